@@ -1,0 +1,149 @@
+// The max-load lower bound per arena: no placement can have a peak below the
+// largest number of bytes that must be live at one instant. An O(n log n)
+// sweep over lifetime boundaries.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "pto_mem/analysis/alias_classes.hpp"
+#include "pto_mem/core/problem.hpp"
+
+namespace pto_mem {
+
+struct ArenaLoad {
+  std::size_t buffers = 0;     ///< buffers in the arena
+  Addr max_load = 0;           ///< largest total size live at one instant
+  std::size_t max_live = 0;    ///< largest number of buffers live at one instant
+  Addr reserved_bytes = 0;     ///< bytes covered by reserved windows (their union)
+  Addr reserved_end = 0;       ///< highest reserved end
+  /// Every placement's peak in this arena is at least this:
+  /// max(reserved_end, max_load + reserved_bytes) (peaks include reserved ends,
+  /// so every window lies below the peak and beside the live buffers).
+  Addr lower_bound = 0;
+};
+
+namespace detail {
+
+struct LoadEvent {
+  Tick tick;
+  bool starts;
+  Addr bytes;
+  friend bool operator<(const LoadEvent& a, const LoadEvent& b) {
+    if (a.tick != b.tick) return a.tick < b.tick;
+    return a.starts < b.starts;  // ends first: [a, b) and [b, c) are never live together
+  }
+};
+
+inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes) {
+  std::sort(events.begin(), events.end());
+  Addr live = 0;
+  for (const auto& e : events) {
+    if (e.starts) live = saturating_add(live, e.bytes);
+    else live -= std::min(live, e.bytes);
+    max_bytes = std::max(max_bytes, live);
+  }
+}
+
+}  // namespace detail
+
+/// Loads and lower bounds, aligned with problem.arenas. Malformed buffers
+/// (empty lifetime, unknown arena) are ignored; validate the problem first.
+///
+/// Buffers that share storage (one alias class) count once at each instant,
+/// with the largest live member; a declared allocation's bytes are closed to
+/// every other buffer, so they count over the whole horizon.
+[[nodiscard]] inline std::vector<ArenaLoad> arena_loads(const Problem& p) {
+  const ProblemIndex index(p);
+  const AliasClasses classes = alias_classes(p, index);
+  const std::size_t na = p.arenas.size();
+  std::vector<ArenaLoad> out(na);
+  std::vector<std::vector<detail::LoadEvent>> bytes(na), counts(na);
+  std::vector<Tick> lo(na, 0), hi(na, 0);
+  std::vector<bool> seen(na, false);
+
+  auto arena_of = [&](const BufferSpec& b) { return index.arena(b.arena); };
+  auto well_formed = [](const BufferSpec& b) { return b.lifetime.begin < b.lifetime.end; };
+
+  std::vector<bool> is_declared(p.buffers.size(), false);
+  for (const auto& d : p.declared)
+    if (auto i = index.buffer(d.buffer)) is_declared[*i] = true;
+
+  std::vector<std::vector<std::size_t>> members(classes.count);
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    const auto& b = p.buffers[i];
+    auto k = arena_of(b);
+    if (!k || !well_formed(b)) continue;
+    ++out[*k].buffers;
+    counts[*k].push_back({b.lifetime.begin, true, 1});
+    counts[*k].push_back({b.lifetime.end, false, 1});
+    if (!seen[*k]) { lo[*k] = b.lifetime.begin; hi[*k] = b.lifetime.end; seen[*k] = true; }
+    lo[*k] = std::min(lo[*k], b.lifetime.begin);
+    hi[*k] = std::max(hi[*k], b.lifetime.end);
+    if (classes.grouped[i] || is_declared[i]) members[classes.class_of[i]].push_back(i);
+    else {
+      bytes[*k].push_back({b.lifetime.begin, true, b.size});
+      bytes[*k].push_back({b.lifetime.end, false, b.size});
+    }
+  }
+
+  // A class occupies, at each instant, at least its largest live member.
+  for (const auto& group : members) {
+    if (group.empty()) continue;
+    const auto k = *arena_of(p.buffers[group[0]]);
+    Addr closed = 0;  // a declaration's size holds over the arena's whole horizon
+    std::vector<detail::LoadEvent> ev;
+    for (std::size_t i : group) {
+      const auto& b = p.buffers[i];
+      if (arena_of(b) != k) continue;  // malformed class; the validator reports it
+      if (is_declared[i]) closed = std::max(closed, b.size);
+      ev.push_back({b.lifetime.begin, true, b.size});
+      ev.push_back({b.lifetime.end, false, b.size});
+    }
+    std::sort(ev.begin(), ev.end());
+    std::multiset<Addr> live;
+    for (std::size_t e = 0; e < ev.size();) {
+      const Tick t = ev[e].tick;
+      for (; e < ev.size() && ev[e].tick == t; ++e) {
+        if (ev[e].starts) live.insert(ev[e].bytes);
+        else live.erase(live.find(ev[e].bytes));
+      }
+      const Addr largest = live.empty() ? Addr{0} : *live.rbegin();
+      const Addr extra = largest > closed ? largest - closed : 0;
+      if (extra > 0 && e < ev.size()) {
+        bytes[k].push_back({t, true, extra});
+        bytes[k].push_back({ev[e].tick, false, extra});
+      }
+    }
+    if (closed > 0) {
+      bytes[k].push_back({lo[k], true, closed});
+      bytes[k].push_back({hi[k], false, closed});
+    }
+  }
+
+  for (std::size_t k = 0; k < na; ++k) {
+    auto& a = out[k];
+    detail::sweep(bytes[k], a.max_load);
+    Addr live_count = 0;
+    detail::sweep(counts[k], live_count);
+    a.max_live = static_cast<std::size_t>(live_count);
+    std::vector<AddrRange> rs;
+    for (const auto& r : p.arenas[k].reserved)
+      if (!r.empty()) rs.push_back(r);
+    std::sort(rs.begin(), rs.end());
+    Addr covered_to = 0;
+    for (const auto& r : rs) {
+      const Addr from = std::max(r.begin, covered_to);
+      if (r.end > from) a.reserved_bytes += r.end - from;
+      covered_to = std::max(covered_to, r.end);
+      a.reserved_end = std::max(a.reserved_end, r.end);
+    }
+    a.lower_bound = std::max(a.reserved_end, saturating_add(a.max_load, a.reserved_bytes));
+  }
+  return out;
+}
+
+}  // namespace pto_mem

@@ -1,0 +1,161 @@
+// The default problem model: arenas, buffers and the constraints between them.
+// Every planner and the validator read this; make_problem.hpp builds one from
+// a compiler's own buffer types through the concepts.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pto_mem/core/lifetime.hpp"
+#include "pto_mem/core/numeric.hpp"
+
+namespace pto_mem {
+
+/// An independent address space with a fixed capacity.
+struct Arena {
+  std::int64_t id = 0;        ///< unique; buffers refer to it
+  std::string name;           ///< for reports ("Vec", "arena0"); may be empty
+  Addr capacity = 0;          ///< offset + size <= capacity
+  std::vector<AddrRange> reserved;  ///< windows no buffer may overlap (may overlap each other)
+};
+
+/// One allocation request.
+struct BufferSpec {
+  std::string id;             ///< unique; integer ids are written in decimal
+  Addr size = 0;              ///< bytes, > 0
+  Addr alignment = 1;         ///< offset % alignment == 0; any positive integer
+  std::int64_t arena = 0;     ///< Arena::id
+  Interval lifetime;          ///< half-open [begin, end), 0 <= begin < end
+};
+
+/// A member of a must-alias group sits `offset` bytes above the group's start.
+struct AliasMember {
+  std::string buffer;
+  Addr offset = 0;
+};
+
+/// Semantic aliases: the members are one allocation (views, in-place results,
+/// loop carries). They may overlap each other; they move as a unit.
+struct MustAliasGroup {
+  std::vector<AliasMember> members;
+};
+
+/// Why a pair is hard-separated; only the hard-then-relaxed driver reads it.
+enum SeparationReason : std::uint8_t {
+  reason_explicit = 0,
+  reason_semantic_no_alias = 1,
+  reason_target_hazard = 2,
+  reason_pipeline_stage = 4,
+  reason_declared_allocation = 8,
+};
+
+/// The two buffers may never overlap in bytes, whatever their lifetimes.
+struct Separation {
+  std::string a, b;
+  std::uint8_t reasons = reason_explicit;  ///< bit set of SeparationReason
+};
+
+/// `weight` is paid when a and b (lifetime-disjoint) overlap in bytes.
+struct Penalty {
+  std::string a, b;
+  Weight weight = 1;
+};
+
+/// A buffer bound to one slot of a declared allocation; `slot` is nullopt when
+/// the slot is chosen at run time.
+struct SlotBinding {
+  std::string buffer;
+  std::optional<std::uint32_t> slot;
+};
+
+/// An author-declared allocation of `slots` equal slots. `buffer` names the
+/// whole declaration (its size covers every slot). Each binding lives at
+/// offset(buffer) + slot * slot_size. The declaration is closed: no buffer
+/// other than its bindings may share its bytes, even when lifetimes allow.
+struct DeclaredAllocation {
+  std::string buffer;
+  std::uint32_t slots = 1;
+  Addr slot_size = 0;
+  std::vector<SlotBinding> bindings;
+};
+
+struct Problem {
+  std::vector<Arena> arenas;
+  std::vector<BufferSpec> buffers;
+  std::vector<MustAliasGroup> must_alias;
+  std::vector<Separation> separations;
+  std::vector<Penalty> penalties;
+  std::vector<DeclaredAllocation> declared;
+};
+
+/// Looks up buffers by id and arenas by id. Built once per problem; the
+/// first occurrence wins when ids repeat (the validator reports repeats).
+class ProblemIndex {
+ public:
+  explicit ProblemIndex(const Problem& p) {
+    buffer_.reserve(p.buffers.size());
+    for (std::size_t i = 0; i < p.buffers.size(); ++i) buffer_.try_emplace(p.buffers[i].id, i);
+    for (std::size_t i = 0; i < p.arenas.size(); ++i) arena_.try_emplace(p.arenas[i].id, i);
+  }
+  [[nodiscard]] std::optional<std::size_t> buffer(std::string_view id) const {
+    auto it = buffer_.find(std::string(id));
+    if (it == buffer_.end()) return std::nullopt;
+    return it->second;
+  }
+  [[nodiscard]] std::optional<std::size_t> arena(std::int64_t id) const {
+    auto it = arena_.find(id);
+    if (it == arena_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::size_t> buffer_;
+  std::unordered_map<std::int64_t, std::size_t> arena_;
+};
+
+/// True when `s` is a decimal integer in canonical form ("0", "-3", "42").
+[[nodiscard]] inline std::optional<std::int64_t> parse_integer_id(std::string_view s) noexcept {
+  if (s.empty()) return std::nullopt;
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
+  if (std::to_string(v) != s) return std::nullopt;  // "007", "+1" are names, not numbers
+  return v;
+}
+
+/// The rank of each buffer under the id order used for tie-breaking: numeric
+/// when every id is an integer, lexicographic otherwise. Equal ids share a rank.
+[[nodiscard]] inline std::vector<std::uint32_t> id_ranks(const Problem& p) {
+  const std::size_t n = p.buffers.size();
+  std::vector<std::int64_t> numbers(n);
+  bool numeric = true;
+  for (std::size_t i = 0; i < n && numeric; ++i) {
+    auto v = parse_integer_id(p.buffers[i].id);
+    if (v) numbers[i] = *v;
+    else numeric = false;
+  }
+  std::vector<std::uint32_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+  auto less = [&](std::uint32_t a, std::uint32_t b) {
+    if (numeric) return numbers[a] < numbers[b];
+    return p.buffers[a].id < p.buffers[b].id;
+  };
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return less(a, b) || (!less(b, a) && a < b);
+  });
+  std::vector<std::uint32_t> rank(n);
+  std::uint32_t r = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k > 0 && less(order[k - 1], order[k])) ++r;
+    rank[order[k]] = r;
+  }
+  return rank;
+}
+
+}  // namespace pto_mem

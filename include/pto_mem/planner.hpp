@@ -1,0 +1,125 @@
+// The front door: plan(problem, options) -> result. Every placement a
+// strategy produces is checked by the independent validator before it is
+// returned; a planner bug becomes a diagnostic, never a wrong address.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/sequential.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/core/make_problem.hpp"
+#include "pto_mem/core/result.hpp"
+
+namespace pto_mem {
+
+struct PlanOptions {
+  std::string strategy = "sequential";
+  double time_limit_s = 10.0;   ///< budget for strategies that search
+  std::uint64_t node_limit = 0; ///< search nodes for exact search; 0 = no limit
+  unsigned threads = 0;         ///< worker threads for portfolio; 0 = hardware concurrency
+  std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP)
+  std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
+  bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
+};
+
+/// The strategies `plan` accepts, in the order the tool lists them.
+[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential"}; }
+
+namespace detail {
+
+inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb) {
+  if (o.penalty != 0) return false;
+  for (std::size_t k = 0; k < lb.size(); ++k)
+    if (o.peak_by_arena[k] > lb[k]) return false;
+  return true;
+}
+
+}  // namespace detail
+
+/// Plans `problem` with `options.strategy`. The result's status is honest:
+/// `optimal` only when the placement meets the lower bound in every arena
+/// with no penalty paid, `no_fit` when the strategy (a bounded search) found
+/// nothing, `invalid` for malformed problems or an unknown strategy.
+[[nodiscard]] inline PlanResult plan(const Problem& problem, const PlanOptions& options = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  PlanResult r;
+  r.strategy = options.strategy;
+  auto finish = [&]() -> PlanResult {
+    r.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(r);
+  };
+  r.diagnostics = validate(problem);
+  if (has_errors(r.diagnostics)) {
+    r.status = Status::invalid;
+    return finish();
+  }
+  for (const auto& load : arena_loads(problem)) r.lower_bound.push_back(load.lower_bound);
+
+  std::optional<Placement> placement;
+  if (options.strategy == "sequential") {
+    if (!problem.must_alias.empty() || !problem.declared.empty()) {
+      r.diagnostics.push_back(error("strategy 'sequential' does not handle must-alias groups or declared allocations"));
+      r.status = Status::invalid;
+      return finish();
+    }
+    auto s = place_sequential(problem);
+    r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
+    placement = std::move(s.placement);
+  } else {
+    std::string known;
+    for (const auto& s : strategies()) known += (known.empty() ? "" : ", ") + s;
+    r.diagnostics.push_back(error("unknown strategy '" + options.strategy + "'; choose one of: " + known));
+    r.status = Status::invalid;
+    return finish();
+  }
+
+  if (!placement) {
+    r.status = Status::no_fit;
+    r.diagnostics.push_back(error("no placement found by strategy '" + options.strategy +
+                                  "'; this bounded search does not prove that none exists"));
+    return finish();
+  }
+  if (auto bad = validate(problem, *placement); !bad.empty()) {
+    r.status = Status::invalid;
+    r.diagnostics.push_back(error("internal error: strategy '" + options.strategy +
+                                  "' produced a placement that fails validation; please report it"));
+    r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
+    return finish();
+  }
+  r.objective = evaluate_objective(problem, *placement);
+  r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
+  r.placement = std::move(placement);
+  return finish();
+}
+
+/// Plans a compiler's own buffers (any range of a type modelling Buffer) under
+/// an ArenaPolicy. offsets[i] answers for the i-th buffer of the range; it is
+/// nullopt for buffers in arenas the policy does not plan, or when nothing fit.
+template <class Key>
+struct BufferPlan {
+  PlanResult result;
+  ProblemWithKeys<Key> model;
+  std::vector<std::optional<Addr>> offsets;
+};
+
+template <std::ranges::forward_range R, class Policy>
+  requires Buffer<std::ranges::range_value_t<R>> &&
+           ArenaPolicy<Policy, buffer_arena_t<std::ranges::range_value_t<R>>>
+[[nodiscard]] auto plan(const R& buffers, const Policy& policy, const PlanOptions& options = {}) {
+  BufferPlan<buffer_arena_t<std::ranges::range_value_t<R>>> out;
+  out.model = make_problem(buffers, policy);
+  out.result = plan(out.model.problem, options);
+  for (const auto& idx : out.model.buffer_index) {
+    if (idx && out.result.placement) out.offsets.push_back(out.result.placement->offsets[*idx]);
+    else out.offsets.push_back(std::nullopt);
+  }
+  return out;
+}
+
+}  // namespace pto_mem
