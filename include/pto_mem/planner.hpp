@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "pto_mem/algorithms/alias.hpp"
 #include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/reuse.hpp"
 #include "pto_mem/algorithms/sequential.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
@@ -29,7 +31,7 @@ struct PlanOptions {
 };
 
 /// The strategies `plan` accepts, in the order the tool lists them.
-[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential"}; }
+[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "reuse"}; }
 
 namespace detail {
 
@@ -40,13 +42,35 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
   return true;
 }
 
+/// Strategy "reuse", PyPTO's default pipeline: allocations whose lifetimes do
+/// not overlap share slots (algorithms/reuse.hpp), then the slots are placed
+/// sequentially. Returns a placement of `p`'s buffers.
+inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<bool>& closed, PlanResult& r) {
+  const ReuseResult shared = reuse_lifetimes(p, closed);
+  r.statistics.set("slots", static_cast<std::int64_t>(shared.slots.size()));
+  SlotProblem slots = shared_slot_problem(p, shared);
+  if (has_errors(slots.diagnostics)) {
+    r.diagnostics.insert(r.diagnostics.end(), slots.diagnostics.begin(), slots.diagnostics.end());
+    return std::nullopt;
+  }
+  auto s = place_sequential(slots.problem);
+  r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
+  if (!s.placement) return std::nullopt;
+  return expand_slots(shared, *s.placement);
+}
+
 }  // namespace detail
 
-/// Plans `problem` with `options.strategy`. The result's status is honest:
+/// Plans `original` with `options.strategy`. The result's status is honest:
 /// `optimal` only when the placement meets the lower bound in every arena
 /// with no penalty paid, `no_fit` when the strategy (a bounded search) found
 /// nothing, `invalid` for malformed problems or an unknown strategy.
-[[nodiscard]] inline PlanResult plan(const Problem& problem, const PlanOptions& options = {}) {
+///
+/// Every strategy places allocations, not raw buffers: must-alias groups and
+/// declared allocations are first unified (algorithms/alias.hpp), the
+/// strategy plans the reduced problem, and its placement is expanded to every
+/// original buffer and validated against the original problem.
+[[nodiscard]] inline PlanResult plan(const Problem& original, const PlanOptions& options = {}) {
   const auto start = std::chrono::steady_clock::now();
   PlanResult r;
   r.strategy = options.strategy;
@@ -54,23 +78,29 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
     r.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(r);
   };
-  r.diagnostics = validate(problem);
+  r.diagnostics = validate(original);
   if (has_errors(r.diagnostics)) {
     r.status = Status::invalid;
     return finish();
   }
-  for (const auto& load : arena_loads(problem)) r.lower_bound.push_back(load.lower_bound);
+  for (const auto& load : arena_loads(original)) r.lower_bound.push_back(load.lower_bound);
 
-  std::optional<Placement> placement;
+  const AliasUnification unified = unify_aliases(original);
+  if (!unified.ok()) {
+    r.diagnostics.insert(r.diagnostics.end(), unified.diagnostics.begin(), unified.diagnostics.end());
+    r.status = Status::invalid;
+    return finish();
+  }
+  const Problem& problem = unified.problem;  // what every strategy below places: one buffer per allocation
+  r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
+
+  std::optional<Placement> placement;  // of problem.buffers
   if (options.strategy == "sequential") {
-    if (!problem.must_alias.empty() || !problem.declared.empty()) {
-      r.diagnostics.push_back(error("strategy 'sequential' does not handle must-alias groups or declared allocations"));
-      r.status = Status::invalid;
-      return finish();
-    }
     auto s = place_sequential(problem);
     r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
     placement = std::move(s.placement);
+  } else if (options.strategy == "reuse") {
+    placement = detail::plan_reuse(problem, unified.closed, r);
   } else {
     std::string known;
     for (const auto& s : strategies()) known += (known.empty() ? "" : ", ") + s;
@@ -85,16 +115,17 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
                                   "'; this bounded search does not prove that none exists"));
     return finish();
   }
-  if (auto bad = validate(problem, *placement); !bad.empty()) {
+  Placement expanded = expand_placement(unified, *placement);
+  if (auto bad = validate(original, expanded); !bad.empty()) {
     r.status = Status::invalid;
     r.diagnostics.push_back(error("internal error: strategy '" + options.strategy +
                                   "' produced a placement that fails validation; please report it"));
     r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
     return finish();
   }
-  r.objective = evaluate_objective(problem, *placement);
+  r.objective = evaluate_objective(original, expanded);
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
-  r.placement = std::move(placement);
+  r.placement = std::move(expanded);
   return finish();
 }
 

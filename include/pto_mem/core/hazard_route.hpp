@@ -35,10 +35,12 @@ struct hazard_route_traits {
   }
 };
 
+/// Pipes are small opaque values (an enum is typical); totally ordered so
+/// that the recognizer buckets them in a deterministic order.
 template <class R, class Op>
 concept HazardRoute = requires(const R& r, const Op& op) {
   typename hazard_route_traits<R>::pipe_type;
-  requires std::equality_comparable<typename hazard_route_traits<R>::pipe_type>;
+  requires std::totally_ordered<typename hazard_route_traits<R>::pipe_type>;
   { hazard_route_traits<R>::evidence(r, op) } -> std::same_as<AccessEvidence>;
   { hazard_route_traits<R>::pipe(r, op) }
       -> std::same_as<std::optional<typename hazard_route_traits<R>::pipe_type>>;

@@ -1,0 +1,206 @@
+#include <doctest/doctest.h>
+
+#include "pto_mem/algorithms/alias.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "test_support.hpp"
+
+using namespace pto_mem;
+using pto_mem::test::dump;
+using pto_mem::test::mentions;
+
+namespace {
+Problem arena_of(Addr capacity = 1024) {
+  Problem p;
+  p.arenas = {{0, "Vec", capacity, {}}};
+  return p;
+}
+const BufferSpec& by_id(const Problem& p, const std::string& id) {
+  for (const auto& b : p.buffers)
+    if (b.id == id) return b;
+  FAIL("no buffer " << id);
+  return p.buffers.front();
+}
+}  // namespace
+
+TEST_CASE("alias: a problem without groups is its own reduction") {
+  auto p = arena_of();
+  p.buffers = {{"a", 64, 32, 0, {0, 4}}, {"b", 32, 1, 0, {2, 6}}};
+  p.separations = {{"b", "a"}, {"a", "b"}};
+  p.penalties = {};
+  const auto u = unify_aliases(p);
+  REQUIRE(u.ok());
+  CHECK(u.problem.buffers.size() == 2);
+  CHECK(u.problem.separations.size() == 2);  // kept as given
+  CHECK(u.allocation_of == std::vector<std::size_t>{0, 1});
+  CHECK(u.member_offset == std::vector<Addr>{0, 0});
+  const auto back = expand_placement(u, Placement{{0, 64}});
+  CHECK(back.offsets == std::vector<std::optional<Addr>>{0, 64});
+}
+
+TEST_CASE("alias: a group becomes one allocation spanning its members, offsets kept") {
+  auto p = arena_of();
+  // root r (64 B), a view v 32 B at offset 32 living later, an unrelated x.
+  p.buffers = {{"x", 16, 32, 0, {0, 2}}, {"r", 64, 32, 0, {1, 3}}, {"v", 48, 32, 0, {3, 7}}};
+  p.must_alias = {{{{"r", 0}, {"v", 32}}}};
+  const auto u = unify_aliases(p);
+  REQUIRE(u.ok());
+  REQUIRE(u.problem.buffers.size() == 2);
+  CHECK(u.problem.buffers[0].id == "x");
+  const auto& g = u.problem.buffers[1];
+  CHECK(g.id == "r");                         // the first member in problem order
+  CHECK(g.size == 80);                        // max(0 + 64, 32 + 48)
+  CHECK(g.alignment == 32);
+  CHECK(g.lifetime == Interval{1, 7});        // hull
+  CHECK(u.allocation_of == std::vector<std::size_t>{0, 1, 1});
+  CHECK(u.member_offset == std::vector<Addr>{0, 0, 32});
+  const auto back = expand_placement(u, Placement{{0, 32}});
+  CHECK(back.offsets == std::vector<std::optional<Addr>>{0, 32, 64});
+  CHECK(validate(p, back).empty());
+}
+
+TEST_CASE("alias: groups sharing a buffer are tied together; a group may start below its members") {
+  auto p = arena_of();
+  p.buffers = {{"a", 8, 1, 0, {0, 2}}, {"b", 8, 1, 0, {0, 2}}, {"c", 8, 1, 0, {1, 4}}};
+  // Group 0 starts 8 bytes below a; group 1 puts c 4 bytes above b's group start.
+  p.must_alias = {{{{"a", 8}, {"b", 12}}}, {{{"b", 0}, {"c", 4}}}};
+  const auto u = unify_aliases(p);
+  REQUIRE(u.ok());
+  REQUIRE(u.problem.buffers.size() == 1);
+  // Positions relative to group 0's start: a 8, b 12, c 16; the start itself is byte 0.
+  CHECK(u.member_offset == std::vector<Addr>{8, 12, 16});
+  CHECK(u.problem.buffers[0].size == 24);
+  const auto back = expand_placement(u, Placement{{0}});
+  CHECK(validate(p, back).empty());
+}
+
+TEST_CASE("alias: one buffer at two offsets is an error naming it") {
+  auto p = arena_of();
+  p.buffers = {{"a", 8, 1, 0, {0, 2}}, {"b", 8, 1, 0, {0, 2}}};
+  p.must_alias = {{{{"a", 0}, {"b", 4}}}, {{{"a", 0}, {"b", 8}}}};
+  const auto u = unify_aliases(p);
+  INFO(dump(u.diagnostics));
+  CHECK_FALSE(u.ok());
+  CHECK(mentions(u.diagnostics, "'b'", "two different offsets relative to 'a'", "8 and 4 bytes", "must-alias group"));
+}
+
+TEST_CASE("alias: alignment makes every member aligned, with leading bytes when needed") {
+  auto p = arena_of();
+  // root r aligned 32 at offset 0; w aligned 64 at offset 32 -> the group
+  // start must sit at 32 mod 64.
+  p.buffers = {{"r", 96, 32, 0, {0, 4}}, {"w", 64, 64, 0, {0, 4}}};
+  p.must_alias = {{{{"r", 0}, {"w", 32}}}};
+  const auto u = unify_aliases(p);
+  REQUIRE(u.ok());
+  const auto& g = u.problem.buffers[0];
+  CHECK(g.alignment == 64);
+  CHECK(u.member_offset == std::vector<Addr>{32, 64});
+  CHECK(g.size == 32 + 96);
+  for (Addr at : {0, 64, 128}) CHECK(validate(p, expand_placement(u, Placement{{at}})).empty());
+
+  SUBCASE("odd alignments combine by least common multiple") {
+    p.buffers = {{"r", 12, 3, 0, {0, 4}}, {"w", 10, 5, 0, {0, 4}}};
+    p.must_alias = {{{{"r", 0}, {"w", 2}}}};
+    const auto v = unify_aliases(p);
+    REQUIRE(v.ok());
+    // x ≡ 0 (mod 3) and x + 2 ≡ 0 (mod 5): x ≡ 3 (mod 15).
+    CHECK(v.problem.buffers[0].alignment == 15);
+    CHECK(v.member_offset == std::vector<Addr>{3, 5});
+    for (Addr at : {0, 15, 30}) CHECK(validate(p, expand_placement(v, Placement{{at}})).empty());
+  }
+  SUBCASE("contradicting offsets and alignments are an error naming both members") {
+    p.buffers = {{"r", 8, 2, 0, {0, 4}}, {"w", 8, 2, 0, {0, 4}}};
+    p.must_alias = {{{{"r", 0}, {"w", 1}}}};
+    const auto v = unify_aliases(p);
+    INFO(dump(v.diagnostics));
+    CHECK_FALSE(v.ok());
+    CHECK(mentions(v.diagnostics, "'r'", "'w'", "cannot both be aligned"));
+  }
+}
+
+TEST_CASE("alias: a declared allocation is one closed allocation with its bindings on their slots") {
+  auto p = arena_of(4096);
+  p.buffers = {{"other", 64, 32, 0, {0, 10}},
+               {"ping", 128, 32, 0, {0, 3}},
+               {"buf", 256, 32, 0, {0, 10}},
+               {"pong", 100, 32, 0, {2, 5}},
+               {"late", 64, 32, 0, {20, 30}}};
+  p.declared = {{"buf", 2, 128, {{"ping", 0}, {"pong", 1}}}};
+  p.separations = {{"late", "other", reason_pipeline_stage}};
+  REQUIRE(validate(p).empty());
+  const auto u = unify_aliases(p);
+  REQUIRE(u.ok());
+  REQUIRE(u.problem.buffers.size() == 3);
+  const auto& d = u.problem.buffers[1];
+  CHECK(d.id == "buf");
+  CHECK(d.size == 256);
+  CHECK(d.lifetime == Interval{0, 10});
+  CHECK(u.closed == std::vector<bool>{false, true, false});
+  CHECK(u.member_offset[1] == 0);    // ping: slot 0
+  CHECK(u.member_offset[3] == 128);  // pong: slot 1
+  // Closed: separated from both other allocations, even the one never co-live.
+  REQUIRE(u.problem.separations.size() == 3);
+  CHECK(u.problem.separations[0].a == "other");
+  CHECK(u.problem.separations[0].b == "buf");
+  CHECK(u.problem.separations[0].reasons == reason_declared_allocation);
+  CHECK(u.problem.separations[1].a == "other");
+  CHECK(u.problem.separations[1].b == "late");
+  CHECK(u.problem.separations[1].reasons == reason_pipeline_stage);
+  CHECK(u.problem.separations[2].a == "buf");
+  CHECK(u.problem.separations[2].b == "late");
+  const auto back = expand_placement(u, Placement{{0, 64, 320}});
+  INFO(dump(validate(p, back)));
+  CHECK(validate(p, back).empty());
+}
+
+TEST_CASE("alias: a separation inside one allocation is an error naming both buffers") {
+  auto p = arena_of();
+  p.buffers = {{"a", 8, 1, 0, {0, 2}}, {"b", 8, 1, 0, {0, 2}}, {"c", 8, 1, 0, {0, 2}}};
+  p.must_alias = {{{{"a", 0}, {"b", 0}}}};
+  p.separations = {{"b", "a"}};
+  const auto u = unify_aliases(p);
+  CHECK_FALSE(u.ok());
+  CHECK(mentions(u.diagnostics, "separation ('b', 'a')", "must alias"));
+}
+
+TEST_CASE("alias: penalties map onto allocations, inside one dropped, duplicates added") {
+  auto p = arena_of();
+  p.buffers = {{"a", 8, 1, 0, {0, 2}}, {"b", 8, 1, 0, {2, 4}}, {"c", 8, 1, 0, {4, 6}}, {"d", 8, 1, 0, {6, 8}},
+               {"e", 8, 1, 0, {0, 2}}};
+  p.must_alias = {{{{"a", 0}, {"b", 0}}}};  // allocation a = [0, 4)
+  p.penalties = {{"a", "b", 5},   // inside one allocation: dropped
+                 {"d", "a", 2},   // -> (a, d)
+                 {"b", "d", 3},   // -> (a, d): 2 + 3
+                 {"c", "a", 0},   // zero total: dropped
+                 {"e", "c", 1},   // kept
+                 {"b", "e", 4}};  // b and e are disjoint, but allocation a [0,4) and e [0,2) are co-live: dropped
+  REQUIRE(validate(p).empty());
+  const auto u = unify_aliases(p);
+  REQUIRE(u.ok());
+  REQUIRE(u.problem.penalties.size() == 2);
+  CHECK(u.problem.penalties[0].a == "a");
+  CHECK(u.problem.penalties[0].b == "d");
+  CHECK(u.problem.penalties[0].weight == 5);
+  CHECK(u.problem.penalties[1].a == "c");
+  CHECK(u.problem.penalties[1].b == "e");
+  CHECK(u.problem.penalties[1].weight == 1);
+  CHECK(validate(u.problem).empty());
+}
+
+TEST_CASE("alias: the reduced problem is deterministic and valid") {
+  auto p = arena_of(1 << 20);
+  p.arenas.push_back({1, "Mat", 1 << 20, {{0, 64}}});
+  p.buffers = {{"z", 64, 32, 1, {0, 5}}, {"y", 32, 32, 1, {3, 9}}, {"x", 32, 32, 0, {0, 2}}, {"w", 64, 32, 0, {1, 3}}};
+  p.must_alias = {{{{"z", 0}, {"y", 32}}}, {{{"w", 0}, {"x", 0}}}};
+  p.separations = {{"x", "w"}};
+  CHECK_FALSE(unify_aliases(p).ok());
+  p.separations.clear();
+  const auto u1 = unify_aliases(p);
+  const auto u2 = unify_aliases(p);
+  REQUIRE(u1.ok());
+  CHECK(validate(u1.problem).empty());
+  CHECK(u1.problem.buffers.size() == 2);
+  CHECK(by_id(u1.problem, "z").size == 64);
+  CHECK(by_id(u1.problem, "x").size == 64);
+  CHECK(u1.member_offset == u2.member_offset);
+  CHECK(u1.allocation_of == u2.allocation_of);
+}
