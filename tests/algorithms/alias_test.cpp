@@ -133,20 +133,32 @@ TEST_CASE("alias: a declared allocation is one closed allocation with its bindin
   const auto& d = u.problem.buffers[1];
   CHECK(d.id == "buf");
   CHECK(d.size == 256);
-  CHECK(d.lifetime == Interval{0, 10});
   CHECK(u.closed == std::vector<bool>{false, true, false});
   CHECK(u.member_offset[1] == 0);    // ping: slot 0
   CHECK(u.member_offset[3] == 128);  // pong: slot 1
-  // Closed: separated from both other allocations, even the one never co-live.
-  REQUIRE(u.problem.separations.size() == 3);
+  // Closed: it lives over the arena's whole horizon, so even `late` (never
+  // co-live with it) cannot share its bytes.
+  CHECK(d.lifetime == Interval{0, 30});
+  REQUIRE(u.problem.separations.size() == 1);
   CHECK(u.problem.separations[0].a == "other");
-  CHECK(u.problem.separations[0].b == "buf");
-  CHECK(u.problem.separations[0].reasons == reason_declared_allocation);
-  CHECK(u.problem.separations[1].a == "other");
-  CHECK(u.problem.separations[1].b == "late");
-  CHECK(u.problem.separations[1].reasons == reason_pipeline_stage);
-  CHECK(u.problem.separations[2].a == "buf");
-  CHECK(u.problem.separations[2].b == "late");
+  CHECK(u.problem.separations[0].b == "late");
+  CHECK(u.problem.separations[0].reasons == reason_pipeline_stage);
+
+  SUBCASE("or, on request, by separations from every other allocation (PyPTO's DSA-RP form)") {
+    const auto s = unify_aliases(p, UnifyOptions{.closed_by_separations = true});
+    REQUIRE(s.ok());
+    CHECK(s.problem.buffers[1].lifetime == Interval{0, 10});
+    REQUIRE(s.problem.separations.size() == 3);
+    CHECK(s.problem.separations[0].a == "other");
+    CHECK(s.problem.separations[0].b == "buf");
+    CHECK(s.problem.separations[0].reasons == reason_declared_allocation);
+    CHECK(s.problem.separations[1].a == "other");
+    CHECK(s.problem.separations[1].b == "late");
+    CHECK(s.problem.separations[1].reasons == reason_pipeline_stage);
+    CHECK(s.problem.separations[2].a == "buf");
+    CHECK(s.problem.separations[2].b == "late");
+    CHECK(validate(s.problem).empty());
+  }
   const auto back = expand_placement(u, Placement{{0, 64, 320}});
   INFO(dump(validate(p, back)));
   CHECK(validate(p, back).empty());

@@ -198,6 +198,22 @@ TEST_CASE("property: sequential and reuse placements validate, reuse never share
     const auto reused = reuse_lifetimes(u.problem, u.closed);
     check_reuse(u.problem, u.closed, reused);
     shared += reused.slots.size() < u.problem.buffers.size();
+    {
+      // The other closure form: closed allocations separated pair by pair.
+      const auto v = unify_aliases(p, UnifyOptions{.closed_by_separations = true});
+      REQUIRE(v.ok());
+      CHECK(validate(v.problem).empty());
+      const auto r = reuse_lifetimes(v.problem, v.closed);
+      check_reuse(v.problem, v.closed, r);
+      const auto slots = shared_slot_problem(v.problem, r);
+      REQUIRE(slots.diagnostics.empty());
+      const auto placed = place_sequential(slots.problem);
+      if (placed.placement) {
+        const auto back = expand_placement(v, expand_slots(r, *placed.placement));
+        INFO(dump(validate(p, back)));
+        CHECK(validate(p, back).empty());
+      }
+    }
 
     for (const char* strategy : {"sequential", "reuse"}) {
       CAPTURE(strategy);

@@ -8,8 +8,9 @@
 // An allocation spans every member window (and every group start), moves as a
 // unit, keeps each member's byte offset, is aligned so that every member ends
 // up aligned, and lives over the hull of its members' lifetimes. A declared
-// allocation is closed: the reduced problem separates it from every other
-// allocation of its arena.
+// allocation is closed: in the reduced problem it lives over its arena's
+// whole horizon, so no other allocation may share its bytes (or, on request,
+// it is separated from every other allocation of its arena).
 #pragma once
 
 #include <algorithm>
@@ -46,12 +47,23 @@ struct AliasUnification {
   /// members[a]: the original buffers of allocation a, ascending.
   std::vector<std::vector<std::size_t>> members;
   /// closed[a]: allocation a holds a declared allocation; nothing else may
-  /// share its bytes (the reduced problem separates it from every other one).
+  /// share its bytes (see UnifyOptions::closed_by_separations).
   std::vector<bool> closed;
   /// Errors that make unification impossible, each naming the buffers.
   Diagnostics diagnostics;
 
   [[nodiscard]] bool ok() const noexcept { return !has_errors(diagnostics); }
+};
+
+struct UnifyOptions {
+  /// How the reduced problem keeps other allocations out of a closed
+  /// (declared) allocation. false: its lifetime spans its arena's whole
+  /// horizon (from the earliest begin to the latest end there), so plain
+  /// interference keeps everything else apart, at no cost per pair. true:
+  /// its lifetime stays the hull of its members and it is separated from
+  /// every other allocation of its arena (reason declared_allocation), the
+  /// form PyPTO's DSA-RP problem uses; O(closed x allocations) pairs.
+  bool closed_by_separations = false;
 };
 
 namespace detail::alias {
@@ -117,9 +129,9 @@ inline std::string quote(const std::string& s) { return "'" + s + "'"; }
 ///   (members whose offsets contradict their alignments are an error).
 /// - Separations map onto allocation pairs: one inside an allocation is an
 ///   error naming both buffers; duplicates merge (reasons or-ed) into
-///   ascending (first, second) allocation order. Each closed allocation is
-///   separated from every other allocation of its arena (reason
-///   declared_allocation).
+///   ascending (first, second) allocation order.
+/// - A closed allocation spans its arena's horizon, or is separated from every
+///   other allocation of its arena (UnifyOptions::closed_by_separations).
 /// - Penalties map onto allocation pairs: inside one allocation, or between
 ///   allocations live at the same time (they can never overlap), they are
 ///   dropped; duplicates add up (saturating) in ascending pair order; zero
@@ -129,7 +141,7 @@ inline std::string quote(const std::string& s) { return "'" + s + "'"; }
 ///
 /// A problem without must-alias groups and declarations is returned as is,
 /// each buffer its own allocation.
-[[nodiscard]] inline AliasUnification unify_aliases(const Problem& p) {
+[[nodiscard]] inline AliasUnification unify_aliases(const Problem& p, const UnifyOptions& options = {}) {
   using detail::alias::i128;
   using detail::alias::quote;
   AliasUnification out;
@@ -218,7 +230,9 @@ inline std::string quote(const std::string& s) { return "'" + s + "'"; }
         const i128 first = e.to < n ? *pos[e.to] : *pos[v];
         const i128 second = e.to < n ? want : *pos[e.to] + e.offset;
         auto text = [](i128 x) {
-          return (x < 0 ? "-" : "") + std::to_string(static_cast<unsigned long long>(x < 0 ? -x : x));
+          std::string t = std::to_string(static_cast<unsigned long long>(x < 0 ? -x : x));
+          if (x < 0) t.insert(t.begin(), '-');
+          return t;
         };
         err("buffer " + quote(p.buffers[who].id) + " is placed at two different offsets relative to " +
             quote(p.buffers[root].id) + " (" + text(first) + " and " + text(second) + " bytes) by " + where +
@@ -356,8 +370,18 @@ inline std::string quote(const std::string& s) { return "'" + s + "'"; }
   {
     std::map<std::int64_t, std::vector<std::size_t>> by_arena;
     for (std::size_t a = 0; a < na; ++a) by_arena[out.problem.buffers[a].arena].push_back(a);
+    std::map<std::int64_t, Interval> horizon;  // of the original buffers of each arena
+    for (const auto& b : p.buffers) {
+      auto [it, fresh] = horizon.try_emplace(b.arena, b.lifetime);
+      it->second.begin = std::min(it->second.begin, b.lifetime.begin);
+      it->second.end = std::max(it->second.end, b.lifetime.end);
+    }
     for (std::size_t a = 0; a < na; ++a) {
       if (!out.closed[a]) continue;
+      if (!options.closed_by_separations) {
+        out.problem.buffers[a].lifetime = horizon[out.problem.buffers[a].arena];
+        continue;
+      }
       for (std::size_t b : by_arena[out.problem.buffers[a].arena])
         if (b != a) separated[{std::min(a, b), std::max(a, b)}] |= reason_declared_allocation;
     }

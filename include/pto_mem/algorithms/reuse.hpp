@@ -243,9 +243,10 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
 /// one allocation): its separations are the forbidden pairs, `closed` marks
 /// declared allocations (AliasUnification::closed).
 [[nodiscard]] inline ReuseResult reuse_lifetimes(const Problem& p, const std::vector<bool>& closed = {}) {
-  const ProblemIndex index(p);
   ReuseRules rules;
   rules.closed = closed;
+  if (p.separations.empty()) return reuse_lifetimes(p.buffers, rules);
+  const ProblemIndex index(p);
   for (const auto& s : p.separations) {
     const auto a = index.buffer(s.a);
     const auto b = index.buffer(s.b);
@@ -287,6 +288,7 @@ struct SlotProblem {
     b.lifetime = s.lifetime;
     out.problem.buffers.push_back(std::move(b));
   }
+  if (p.separations.empty()) return out;
   const ProblemIndex index(p);
   std::map<std::pair<std::size_t, std::size_t>, std::uint8_t> separated;
   for (const auto& sep : p.separations) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,10 +61,11 @@ struct SequentialResult {
 [[nodiscard]] inline SequentialResult place_sequential(const Problem& p, const SequentialOptions& options = {}) {
   SequentialResult out;
   const std::function<bool(std::size_t, std::size_t)> before = options.before ? options.before : id_order(p);
-  const ProblemIndex index(p);
+  std::map<std::int64_t, std::size_t> arena_index;  // first occurrence wins, as ProblemIndex
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) arena_index.try_emplace(p.arenas[k].id, k);
   std::vector<std::vector<std::size_t>> by_arena(p.arenas.size());
   for (std::size_t i = 0; i < p.buffers.size(); ++i)
-    if (auto k = index.arena(p.buffers[i].arena)) by_arena[*k].push_back(i);
+    if (auto it = arena_index.find(p.buffers[i].arena); it != arena_index.end()) by_arena[it->second].push_back(i);
 
   Placement pl;
   pl.offsets.assign(p.buffers.size(), std::nullopt);
