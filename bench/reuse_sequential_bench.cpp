@@ -42,14 +42,20 @@ Problem generated(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
-/// The same, with one buffer in ten joined to a neighbour as a view at a
-/// 32-byte multiple, and one declared allocation per 1000 buffers.
+/// The same, with one buffer in ten made a view of its neighbour (same
+/// arena, at a 32-byte multiple, born while the neighbour lives), and one
+/// declared allocation per 1000 buffers.
 Problem generated_aliased(std::size_t n, std::uint64_t seed) {
   Problem p = generated(n, seed);
   std::mt19937_64 rng(seed + 1);
   for (std::size_t i = 0; i + 1 < n; i += 10) {
-    if (p.buffers[i].arena != p.buffers[i + 1].arena) continue;
-    p.must_alias.push_back({{{p.buffers[i].id, 0}, {p.buffers[i + 1].id, 32 * (rng() % 4)}}});
+    auto& root = p.buffers[i];
+    auto& view = p.buffers[i + 1];
+    view.arena = root.arena;
+    const Tick len = view.lifetime.end - view.lifetime.begin;
+    view.lifetime.begin = root.lifetime.begin + static_cast<Tick>(rng() % static_cast<std::uint64_t>(root.lifetime.end - root.lifetime.begin));
+    view.lifetime.end = view.lifetime.begin + len;
+    p.must_alias.push_back({{{root.id, 0}, {view.id, 32 * (rng() % 4)}}});
   }
   for (std::size_t i = 5; i + 1 < n; i += 1000) {
     if (p.buffers[i].arena != p.buffers[i + 1].arena) continue;
