@@ -216,3 +216,26 @@ TEST_CASE("alias: the reduced problem is deterministic and valid") {
   CHECK(u1.member_offset == u2.member_offset);
   CHECK(u1.allocation_of == u2.allocation_of);
 }
+
+TEST_CASE("alias: a view of a slot binding lands inside that slot; joined declarations must not overlap") {
+  auto p = arena_of(4096);
+  p.buffers = {{"d", 128, 32, 0, {0, 10}}, {"x", 64, 32, 0, {1, 4}}, {"v", 32, 16, 0, {2, 5}}};
+  p.declared = {{"d", 2, 64, {{"x", 1}}}};
+  p.must_alias = {{{{"x", 0}, {"v", 16}}}};
+  REQUIRE(validate(p).empty());
+  const auto u = unify_aliases(p);
+  REQUIRE(u.ok());
+  REQUIRE(u.problem.buffers.size() == 1);
+  CHECK(u.member_offset == std::vector<Addr>{0, 64, 80});
+  CHECK(u.closed == std::vector<bool>{true});
+  CHECK(validate(p, expand_placement(u, Placement{{96}})).empty());
+
+  SUBCASE("two declarations tied into one allocation at overlapping bytes") {
+    p.buffers.push_back({"e", 64, 32, 0, {0, 10}});
+    p.declared.push_back({"e", 1, 64, {}});
+    p.must_alias.push_back({{{"d", 0}, {"e", 32}}});
+    const auto w = unify_aliases(p);
+    CHECK_FALSE(w.ok());
+    CHECK(mentions(w.diagnostics, "declared allocations 'd' and 'e'", "overlap"));
+  }
+}
