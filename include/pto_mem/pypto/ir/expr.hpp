@@ -336,6 +336,12 @@ namespace detail {
   if (lplain && li->value == 0 && op == BinaryOp::Add) return rhs;
   if (rplain && ri->value == 1 && (op == BinaryOp::Mul || op == BinaryOp::FloorDiv)) return lhs;
   if (lplain && li->value == 1 && op == BinaryOp::Mul) return rhs;
+  // (x * c1) * c2 -> x * (c1 * c2) and (x + c1) + c2 -> x + (c1 + c2): slice
+  // offsets and slot addresses are built one factor / term at a time.
+  if (rplain && (op == BinaryOp::Mul || op == BinaryOp::Add))
+    if (const auto* inner = lhs->as<BinaryExpr>(); inner && inner->op == op)
+      if (const auto* c = inner->rhs->as<IntImm>(); c && !c->dtype)
+        if (auto v = detail::fold_int(op, c->value, ri->value)) return binary(op, inner->lhs, int_imm(*v));
   return std::make_shared<const BinaryExpr>(op, std::move(lhs), std::move(rhs));
 }
 

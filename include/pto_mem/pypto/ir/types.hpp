@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -153,12 +154,23 @@ struct TupleType final : Type {
                                          MemRefPtr memref = nullptr) {
   return tensor_type(make_shape(shape), dtype, std::move(memref));
 }
+/// `tensor_type({64, 64}, DataType::FP32)`.
+[[nodiscard]] inline TypePtr tensor_type(std::initializer_list<std::int64_t> shape, DataType dtype,
+                                         MemRefPtr memref = nullptr) {
+  return tensor_type(make_shape(shape), dtype, std::move(memref));
+}
 [[nodiscard]] inline TypePtr tile_type(std::vector<ExprPtr> shape, DataType dtype,
                                        std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
                                        TileView view = {}) {
   return std::make_shared<const TileType>(std::move(shape), dtype, std::move(memref), space, std::move(view));
 }
 [[nodiscard]] inline TypePtr tile_type(const std::vector<std::int64_t>& shape, DataType dtype,
+                                       std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
+                                       TileView view = {}) {
+  return tile_type(make_shape(shape), dtype, space, std::move(memref), std::move(view));
+}
+/// `tile_type({64, 64}, DataType::FP32, MemorySpace::Vec)`.
+[[nodiscard]] inline TypePtr tile_type(std::initializer_list<std::int64_t> shape, DataType dtype,
                                        std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
                                        TileView view = {}) {
   return tile_type(make_shape(shape), dtype, space, std::move(memref), std::move(view));

@@ -440,6 +440,7 @@ class Parser {
   }
 
   Function parse_function(const std::vector<Decorator>& decos, const Program& prog) {
+    program_ = &prog;
     Function fn;
     for (const auto& d : decos) {
       if (d.kind == Decorator::Kind::program) fail(d.loc, "@program decorates the class, not a function");
@@ -863,6 +864,10 @@ class Parser {
   TypePtr deduce(const ExprPtr& rhs) {
     if (const auto* c = rhs->as<Call>()) {
       if (const OpSpec* spec = reg_.find(c->op); spec && spec->type_rule) return spec->type_rule(*c);
+      if (const Function* f = program_ ? program_->find(c->op) : nullptr) {  // a call of an earlier function
+        if (f->return_types.size() == 1) return f->return_types[0];
+        if (f->return_types.size() > 1) return tuple_type(f->return_types);
+      }
       return nullptr;
     }
     return expr_type(rhs);
@@ -968,7 +973,7 @@ class Parser {
     else if (kind.is("pipeline")) fk = ForKind::Pipeline;
     else if (!is_while)
       fail(kind.loc, "expected range, parallel, pipeline or while_ after 'in', found '" + kind.joined() + "'");
-    expect_op("(");
+    last_open_ = expect_op("(").loc;
     std::vector<ExprPtr> args;
     std::vector<Kwarg> kwargs;
     parse_call_args(args, kwargs);
@@ -1304,12 +1309,12 @@ class Parser {
           ExprPtr first = parse_expr();
           if (accept_op(")")) return {first, 1};
           std::vector<ExprPtr> elems{first};
-          expect_op(",");
+          if (!accept_op(",")) close_group(")", t);
           while (!peek().is_op(")")) {
             elems.push_back(parse_expr());
             if (!accept_op(",")) break;
           }
-          expect_op(")");
+          close_group(")", t);
           return {tuple(std::move(elems)), 1};
         }
         if (t.is_op("[")) {
@@ -1319,7 +1324,7 @@ class Parser {
             elems.push_back(parse_expr());
             if (!accept_op(",")) break;
           }
-          expect_op("]");
+          close_group("]", t);
           return {list(std::move(elems)), 1};
         }
         break;
@@ -1358,7 +1363,16 @@ class Parser {
     fail(d.loc, "unexpected '" + d.joined() + "': attribute access is not supported");
   }
 
+  /// The closing bracket of a group opened by `open`.
+  void close_group(std::string_view close, const Token& open) {
+    if (accept_op(close)) return;
+    fail(peek().loc, "expected '" + std::string(close) + "' to close '" + std::string(open.text) + "' at line " +
+                         std::to_string(open.loc.line) + ", column " + std::to_string(open.loc.column) + ", found " +
+                         describe(peek()));
+  }
+
   void parse_call_args(std::vector<ExprPtr>& args, std::vector<Kwarg>& kwargs) {
+    const Token open{TokenKind::Op, "(", last_open_};
     while (!peek().is_op(")")) {
       if (peek().is(TokenKind::Name) && peek(1).is_op("=")) {
         const Token key = take();
@@ -1372,7 +1386,7 @@ class Parser {
       }
       if (!accept_op(",")) break;
     }
-    expect_op(")");
+    close_group(")", open);
   }
 
   ExprPtr parse_call(const Dotted& d) {
@@ -1398,7 +1412,7 @@ class Parser {
     } else {
       op = d.joined();
     }
-    take();  // '('
+    last_open_ = take().loc;  // '('
     DepthGuard guard(*this, d.loc);
     std::vector<ExprPtr> args;
     std::vector<Kwarg> kwargs;
@@ -1432,6 +1446,8 @@ class Parser {
   std::unordered_set<std::string> function_names_;
   std::size_t depth_ = 0;
   bool shape_mode_ = false;
+  Loc last_open_;                    // the '(' whose arguments parse_call_args reads
+  const Program* program_ = nullptr;  // functions parsed so far (typing calls to them)
 
   NameMap<std::vector<Binding>> names_;
   std::vector<std::vector<std::string>> frames_;
