@@ -411,3 +411,13 @@ TEST_CASE("an empty file is an empty program") {
   CHECK(p.functions.empty());
   CHECK(print(p).empty());
 }
+
+TEST_CASE("regression (fuzzer): unary minus before a literal in a shape") {
+  // parse_unary read a token after take() had popped it (heap-use-after-free under ASan).
+  const Program p = parse_ok("def k(x: Tensor[[-1, +4, ~0, - -2], FP32]):\n    return\n");
+  const auto& shape = as_tensor(p.functions[0].params[0].var->type)->shape;
+  CHECK(as_const_int(shape[0]) == -1);
+  CHECK(as_const_int(shape[1]) == 4);
+  CHECK(as_const_int(shape[2]) == -1);
+  CHECK(as_const_int(shape[3]) == 2);
+}

@@ -196,3 +196,12 @@ TEST_CASE("property: printed expressions parse back to the same tree") {
     CHECK(print(r.program) == text);
   }
 }
+
+TEST_CASE("an empty program class prints pass and re-parses") {
+  Program p;
+  p.name = "Empty";
+  CHECK(print(p) == "@program\nclass Empty:\n    pass\n");
+  const Program q = test::parse_ok(print(p));
+  CHECK(q.name == "Empty");
+  CHECK(q.functions.empty());
+}

@@ -33,6 +33,7 @@
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
 #include "pto_mem/pypto/text/lexer.hpp"
+#include "pto_mem/pypto/text/lexical.hpp"
 
 namespace pto_mem::pypto {
 
@@ -60,63 +61,6 @@ namespace detail {
 struct ParseFailure {
   Diagnostic diagnostic;
 };
-
-[[nodiscard]] inline bool is_python_keyword(std::string_view n) noexcept {
-  static constexpr std::string_view kws[] = {
-      "False", "None",   "True",     "and",    "as",    "assert", "async",  "await",  "break",
-      "class", "continue", "def",    "del",    "elif",  "else",   "except", "finally", "for",
-      "from",  "global", "if",       "import", "in",    "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",   "raise",    "return", "try",   "while",  "with",   "yield"};
-  for (auto k : kws)
-    if (k == n) return true;
-  return false;
-}
-
-/// Names a variable may not take: keywords and the space / dtype literals.
-[[nodiscard]] inline bool is_reserved_name(std::string_view n) noexcept {
-  return is_python_keyword(n) || parse_memory_space(n) || parse_data_type(n);
-}
-
-/// The value of a string token (quotes removed, escapes resolved).
-[[nodiscard]] inline std::string unescape(std::string_view quoted) {
-  std::string out;
-  if (quoted.size() < 2) return out;
-  const std::string_view s = quoted.substr(1, quoted.size() - 2);
-  out.reserve(s.size());
-  auto hexval = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\' || i + 1 >= s.size()) {
-      out += s[i];
-      continue;
-    }
-    const char e = s[++i];
-    switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case '0': out += '\0'; break;
-      case '\\': out += '\\'; break;
-      case '"': out += '"'; break;
-      case '\'': out += '\''; break;
-      case 'x':
-        if (i + 2 < s.size() && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-          out += static_cast<char>(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-          i += 2;
-          break;
-        }
-        [[fallthrough]];
-      default:
-        out += '\\';
-        out += e;
-    }
-  }
-  return out;
-}
 
 /// `def NAME` lines, so a call `foo(...)` can tell a program function from the
 /// DSL shorthand `tile.foo` before `foo` is parsed.
@@ -163,6 +107,12 @@ class Parser {
       expect(TokenKind::Indent, "an indented class body");
       skip_newlines();
       while (!peek().is(TokenKind::Dedent) && !peek().is(TokenKind::End)) {
+        if (peek().is_name("pass")) {  // an empty program class
+          take();
+          expect_newline();
+          skip_newlines();
+          continue;
+        }
         auto d = parse_decorators();
         prog.functions.push_back(parse_function(d, prog));
         skip_newlines();
@@ -751,7 +701,7 @@ class Parser {
   }
 
   void parse_stmt(std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
-    const Token& t = peek();
+    const Token t = peek();
     const Loc loc = t.loc;
     if (t.is(TokenKind::Indent)) fail(loc, "unexpected indentation");
     if (t.is(TokenKind::Name)) {
@@ -1115,17 +1065,7 @@ class Parser {
                                           std::move(rvs), loc);
   }
 
- public:
-  /// An if-phi's type: the then value's if it is a variable, else the else
-  /// value's, else whatever the values' types are (TEXT_IR.md §2.3 rule 4).
-  static TypePtr phi_type(const ExprPtr& then_value, const ExprPtr& else_value) {
-    if (auto v = as_var(then_value)) return v->type;
-    if (auto v = as_var(else_value)) return v->type;
-    if (auto t = expr_type(then_value)) return t;
-    return expr_type(else_value);
-  }
 
- private:
   // ---- expressions -------------------------------------------------------------------------------------
   struct PE {
     ExprPtr e;
@@ -1231,7 +1171,7 @@ class Parser {
   }
 
   PE parse_unary() {
-    const Token& t = peek();
+    const Token t = peek();  // a copy: take() below pops it
     if (t.is_op("-") || t.is_op("+") || t.is_op("~")) {
       const Loc loc = take().loc;
       DepthGuard guard(*this, loc);

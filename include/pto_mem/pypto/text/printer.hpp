@@ -25,7 +25,8 @@
 #include <vector>
 
 #include "pto_mem/pypto/ir/visitor.hpp"
-#include "pto_mem/pypto/text/parser.hpp"
+#include "pto_mem/pypto/ir/expr_type.hpp"
+#include "pto_mem/pypto/text/lexical.hpp"
 
 namespace pto_mem::pypto {
 
@@ -146,6 +147,7 @@ class Printer {
   void program(const Program& p) {
     const bool wrapped = !p.name.empty();
     if (wrapped) out_ += "@program\nclass " + p.name + ":\n";
+    if (wrapped && p.functions.empty()) out_ += "    pass\n";
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
       if (i) out_ += "\n";
       function(p.functions[i], wrapped ? 1 : 0, wrapped);
@@ -381,7 +383,7 @@ class Printer {
     for (std::size_t i = 0; i < s.return_vars.size(); ++i) {
       ExprPtr tv = ty && i < ty->values.size() ? ty->values[i] : nullptr;
       ExprPtr ev = ey && i < ey->values.size() ? ey->values[i] : nullptr;
-      defaults.push_back(Parser::phi_type(tv, ev));
+      defaults.push_back(phi_type(tv, ev));
     }
     block(s.then_body, indent + 1, YieldTarget{ty, &s.return_vars, defaults});
     if (s.else_body) {
@@ -487,29 +489,7 @@ class Printer {
   }
 
   // ---- expressions ---------------------------------------------------------------------------------
-  void string_literal(std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
-    out_ += '"';
-    for (char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\t': out_ += "\\t"; break;
-        case '\r': out_ += "\\r"; break;
-        default:
-          if (u < 0x20 || u == 0x7f) {
-            out_ += "\\x";
-            out_ += hex[u >> 4];
-            out_ += hex[u & 15];
-          } else {
-            out_ += c;
-          }
-      }
-    }
-    out_ += '"';
-  }
+  void string_literal(std::string_view s) { out_ += quote(s); }
 
   void float_literal(double v) {
     std::array<char, 64> buf{};
