@@ -259,11 +259,33 @@ struct SubscriptExpr final : Expr {
 [[nodiscard]] inline ExprPtr float_imm(double v, std::optional<DataType> dtype = std::nullopt) {
   return std::make_shared<const FloatImm>(v, dtype);
 }
-[[nodiscard]] inline ExprPtr bool_imm(bool v) { return std::make_shared<const BoolImm>(v); }
-[[nodiscard]] inline ExprPtr none_imm() { return std::make_shared<const NoneImm>(); }
+// Literals of a closed set are shared, like small integers.
+[[nodiscard]] inline ExprPtr bool_imm(bool v) {
+  static const ExprPtr t = std::make_shared<const BoolImm>(true), f = std::make_shared<const BoolImm>(false);
+  return v ? t : f;
+}
+[[nodiscard]] inline ExprPtr none_imm() {
+  static const ExprPtr n = std::make_shared<const NoneImm>();
+  return n;
+}
 [[nodiscard]] inline ExprPtr string_imm(std::string v) { return std::make_shared<const StringImm>(std::move(v)); }
-[[nodiscard]] inline ExprPtr space_imm(MemorySpace s) { return std::make_shared<const SpaceImm>(s); }
-[[nodiscard]] inline ExprPtr dtype_imm(DataType t) { return std::make_shared<const DTypeImm>(t); }
+[[nodiscard]] inline ExprPtr space_imm(MemorySpace s) {
+  static const auto cache = [] {
+    std::array<ExprPtr, memory_space_count> c;
+    for (MemorySpace x : all_memory_spaces) c[index_of(x)] = std::make_shared<const SpaceImm>(x);
+    return c;
+  }();
+  return index_of(s) < cache.size() ? cache[index_of(s)] : std::make_shared<const SpaceImm>(s);
+}
+[[nodiscard]] inline ExprPtr dtype_imm(DataType t) {
+  static const auto cache = [] {
+    std::array<ExprPtr, data_type_count> c;
+    for (DataType x : all_data_types) c[static_cast<std::size_t>(x)] = std::make_shared<const DTypeImm>(x);
+    return c;
+  }();
+  const auto i = static_cast<std::size_t>(t);
+  return i < cache.size() ? cache[i] : std::make_shared<const DTypeImm>(t);
+}
 [[nodiscard]] inline ExprPtr enum_imm(std::string enum_name, std::string value) {
   return std::make_shared<const EnumImm>(std::move(enum_name), std::move(value));
 }

@@ -23,7 +23,11 @@ struct Token {
   Loc loc;
 
   [[nodiscard]] bool is(TokenKind k) const noexcept { return kind == k; }
-  [[nodiscard]] bool is_op(std::string_view op) const noexcept { return kind == TokenKind::Op && text == op; }
+  /// Operators are one or two characters: compare them without memcmp (hot).
+  [[nodiscard]] bool is_op(std::string_view op) const noexcept {
+    return kind == TokenKind::Op && text.size() == op.size() && text[0] == op[0] &&
+           (op.size() == 1 || text[1] == op[1]);
+  }
   [[nodiscard]] bool is_name(std::string_view n) const noexcept { return kind == TokenKind::Name && text == n; }
 };
 
@@ -239,14 +243,23 @@ class Lexer {
   }
 
   Token op(Loc loc) {
-    static constexpr std::string_view two[] = {"//", "<<", ">>", "<=", ">=", "==", "!=", "->", "**"};
-    const std::string_view rest = src_.substr(pos_);
-    for (auto t : two)
-      if (rest.substr(0, 2) == t) {
-        pos_ += 2;
-        return make(TokenKind::Op, rest.substr(0, 2), loc);
-      }
     const char c = src_[pos_];
+    const char d = pos_ + 1 < src_.size() ? src_[pos_ + 1] : '\0';
+    bool two = false;
+    switch (c) {
+      case '/': two = d == '/'; break;
+      case '<': two = d == '<' || d == '='; break;
+      case '>': two = d == '>' || d == '='; break;
+      case '=': two = d == '='; break;
+      case '!': two = d == '='; break;
+      case '-': two = d == '>'; break;
+      case '*': two = d == '*'; break;
+      default: break;
+    }
+    if (two) {
+      pos_ += 2;
+      return make(TokenKind::Op, src_.substr(pos_ - 2, 2), loc);
+    }
     static constexpr std::string_view one = "()[]{},:=.@+-*/%&|^~<>";
     if (one.find(c) == std::string_view::npos) {
       const unsigned char u = static_cast<unsigned char>(c);
@@ -262,7 +275,7 @@ class Lexer {
     if (c == '(' || c == '[' || c == '{') ++depth_;
     if ((c == ')' || c == ']' || c == '}') && depth_ > 0) --depth_;
     ++pos_;
-    return make(TokenKind::Op, rest.substr(0, 1), loc);
+    return make(TokenKind::Op, src_.substr(pos_ - 1, 1), loc);
   }
 
   std::string_view src_;

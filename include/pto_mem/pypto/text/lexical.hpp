@@ -2,30 +2,68 @@
 // and how string literals are escaped and unescaped.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pto_mem/pypto/ir/data_type.hpp"
 #include "pto_mem/pypto/ir/memory_space.hpp"
 
 namespace pto_mem::pypto {
 
-/// Python keywords: never variable names.
-[[nodiscard]] inline bool is_python_keyword(std::string_view n) noexcept {
-  static constexpr std::string_view kws[] = {
-      "False", "None",   "True",     "and",    "as",    "assert", "async",  "await",  "break",
-      "class", "continue", "def",    "del",    "elif",  "else",   "except", "finally", "for",
-      "from",  "global", "if",       "import", "in",    "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",   "raise",    "return", "try",   "while",  "with",   "yield"};
-  for (auto k : kws)
-    if (k == n) return true;
-  return false;
+/// What a bare word means before any variable is looked up.
+struct Word {
+  enum class Kind : std::uint8_t { none, keyword, space, dtype, true_lit, false_lit, none_lit } kind = Kind::none;
+  MemorySpace space = MemorySpace::DDR;
+  DataType dtype = DataType::FP32;
+};
+
+/// Classifies `n` with one hash lookup (identifiers are classified on every
+/// use, so this is hot): Python keywords, True / False / None, memory-space
+/// and data-type names.
+[[nodiscard]] inline Word classify_word(std::string_view n) {
+  constexpr std::size_t max_len = 11;
+  if (n.size() < 2 || n.size() > max_len) return {};
+  // Bucketed by (first character, length): a lookup compares against at most
+  // a couple of words and never hashes.
+  struct Entry {
+    std::string_view text;
+    Word word;
+  };
+  static const auto table = [] {
+    std::vector<std::vector<Entry>> t(128 * (max_len + 1));
+    auto put = [&](std::string_view w, Word word) {
+      t[static_cast<std::size_t>(w[0]) * (max_len + 1) + w.size()].push_back(Entry{w, word});
+    };
+    for (std::string_view k : {"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+                               "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+                               "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+                               "with", "yield"})
+      put(k, Word{Word::Kind::keyword});
+    put("True", Word{Word::Kind::true_lit});
+    put("False", Word{Word::Kind::false_lit});
+    put("None", Word{Word::Kind::none_lit});
+    for (MemorySpace s : all_memory_spaces) put(to_string(s), Word{Word::Kind::space, s});
+    for (DataType d : all_data_types) put(to_string(d), Word{Word::Kind::dtype, MemorySpace::DDR, d});
+    return t;
+  }();
+  const auto c = static_cast<unsigned char>(n[0]);
+  if (c >= 128) return {};
+  for (const Entry& e : table[c * (max_len + 1) + n.size()])
+    if (e.text == n) return e.word;
+  return {};
+}
+
+/// Python keywords (True, False and None included): never variable names.
+[[nodiscard]] inline bool is_python_keyword(std::string_view n) {
+  const auto k = classify_word(n).kind;
+  return k == Word::Kind::keyword || k == Word::Kind::true_lit || k == Word::Kind::false_lit ||
+         k == Word::Kind::none_lit;
 }
 
 /// Names a variable may not take: keywords and the space / dtype literals.
-[[nodiscard]] inline bool is_reserved_name(std::string_view n) noexcept {
-  return is_python_keyword(n) || parse_memory_space(n) || parse_data_type(n);
-}
+[[nodiscard]] inline bool is_reserved_name(std::string_view n) { return classify_word(n).kind != Word::Kind::none; }
 
 /// The value of a string token (quotes removed, escapes resolved).
 [[nodiscard]] inline std::string unescape(std::string_view quoted) {

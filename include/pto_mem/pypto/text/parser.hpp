@@ -10,11 +10,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <fstream>
 #include <limits>
@@ -62,10 +62,16 @@ struct ParseFailure {
   Diagnostic diagnostic;
 };
 
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
 /// `def NAME` lines, so a call `foo(...)` can tell a program function from the
 /// DSL shorthand `tile.foo` before `foo` is parsed.
-[[nodiscard]] inline std::unordered_set<std::string> scan_function_names(std::string_view text) {
-  std::unordered_set<std::string> names;
+[[nodiscard]] inline NameSet scan_function_names(std::string_view text) {
+  NameSet names;
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
@@ -144,18 +150,22 @@ class Parser {
 
  private:
   // ---- tokens ---------------------------------------------------------------------------
+  // Lookahead is at most 4 tokens: a ring buffer, not a deque (this is the
+  // parser's hottest path).
   const Token& peek(std::size_t k = 0) {
-    while (la_.size() <= k) {
+    while (la_count_ <= k) {
       Token t = lex_.next();
       if (t.is(TokenKind::Error)) fail(t.loc, std::string(t.text));
-      la_.push_back(t);
+      la_[(la_head_ + la_count_) & 7] = t;
+      ++la_count_;
     }
-    return la_[k];
+    return la_[(la_head_ + k) & 7];
   }
   Token take() {
     peek();
-    Token t = la_.front();
-    la_.pop_front();
+    const Token t = la_[la_head_];
+    la_head_ = (la_head_ + 1) & 7;
+    --la_count_;
     return t;
   }
   bool accept_op(std::string_view op) {
@@ -201,13 +211,17 @@ class Parser {
 
   // ---- dotted names: `pl.` stripped ------------------------------------------------------
   struct Dotted {
-    std::vector<std::string_view> parts;
+    std::array<std::string_view, 8> parts{};  // inline: a name is parsed at every use
+    std::size_t count = 0;
     Loc loc;
-    [[nodiscard]] bool is(std::string_view n) const { return parts.size() == 1 && parts[0] == n; }
-    [[nodiscard]] std::string joined() const {
+    [[nodiscard]] std::size_t size() const noexcept { return count; }
+    [[nodiscard]] std::string_view operator[](std::size_t i) const noexcept { return parts[i]; }
+    [[nodiscard]] std::string_view back() const noexcept { return parts[count - 1]; }
+    [[nodiscard]] bool is(std::string_view n) const noexcept { return count == 1 && parts[0] == n; }
+    [[nodiscard]] std::string joined(std::size_t from = 0) const {
       std::string s;
-      for (std::size_t i = 0; i < parts.size(); ++i) {
-        if (i) s += '.';
+      for (std::size_t i = from; i < count; ++i) {
+        if (i > from) s += '.';
         s += parts[i];
       }
       return s;
@@ -215,59 +229,71 @@ class Parser {
   };
 
   Dotted parse_dotted() {
-    Token first = expect_name("a name");
-    Dotted d{{first.text}, first.loc};
+    const Token first = expect_name("a name");
+    Dotted d;
+    d.loc = first.loc;
+    d.parts[d.count++] = first.text;
     while (peek().is_op(".") && peek(1).is(TokenKind::Name)) {
       take();
-      d.parts.push_back(take().text);
+      const Token part = take();
+      if (d.count == d.parts.size()) fail(part.loc, "a dotted name may have at most 8 parts");
+      d.parts[d.count++] = part.text;
     }
-    if (d.parts.size() > 1 && d.parts[0] == "pl") d.parts.erase(d.parts.begin());
+    if (d.count > 1 && d.parts[0] == "pl") {
+      for (std::size_t i = 1; i < d.count; ++i) d.parts[i - 1] = d.parts[i];
+      --d.count;
+    }
     return d;
   }
 
   static std::optional<MemorySpace> dotted_space(const Dotted& d) {
-    if (d.parts.size() == 1) return parse_memory_space(d.parts[0]);
-    if (d.parts.size() == 2 && (d.parts[0] == "Mem" || d.parts[0] == "MemorySpace")) return parse_memory_space(d.parts[1]);
+    std::string_view n;
+    if (d.size() == 1) n = d[0];
+    else if (d.size() == 2 && (d[0] == "Mem" || d[0] == "MemorySpace")) n = d[1];
+    const Word w = classify_word(n);
+    if (w.kind == Word::Kind::space) return w.space;
     return std::nullopt;
   }
   static std::optional<DataType> dotted_dtype(const Dotted& d) {
-    if (d.parts.size() == 1) return parse_data_type(d.parts[0]);
-    if (d.parts.size() == 2 && d.parts[0] == "DataType") return parse_data_type(d.parts[1]);
+    std::string_view n;
+    if (d.size() == 1) n = d[0];
+    else if (d.size() == 2 && d[0] == "DataType") n = d[1];
+    const Word w = classify_word(n);
+    if (w.kind == Word::Kind::dtype) return w.dtype;
     return std::nullopt;
   }
 
   // ---- scopes --------------------------------------------------------------------------------
   struct Binding {
-    VarPtr var;
+    VarPtr var;  ///< null: not bound in any open scope
     ExprPtr ref;
   };
-  struct StrHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
   template <class V>
-  using NameMap = std::unordered_map<std::string, V, StrHash, std::equal_to<>>;
+  using NameMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+  /// What a definition overwrote, restored when its scope closes.
+  struct Undo {
+    Binding* slot;
+    Binding previous;
+  };
 
   void push_scope() { frames_.emplace_back(); }
   void pop_scope() {
-    for (const auto& n : frames_.back()) {
-      auto it = names_.find(n);
-      if (it == names_.end()) continue;
-      it->second.pop_back();
-      if (it->second.empty()) names_.erase(it);
-    }
+    auto& frame = frames_.back();
+    for (auto it = frame.rbegin(); it != frame.rend(); ++it) *it->slot = std::move(it->previous);
     frames_.pop_back();
   }
   const Binding* lookup(std::string_view name) const {
     auto it = names_.find(name);
-    return it == names_.end() || it->second.empty() ? nullptr : &it->second.back();
+    return it == names_.end() || !it->second.var ? nullptr : &it->second;
   }
   void check_name(std::string_view name, Loc loc) {
-    if (parse_memory_space(name))
-      fail(loc, "'" + std::string(name) + "' is a memory space name; choose another variable name");
-    if (parse_data_type(name))
-      fail(loc, "'" + std::string(name) + "' is a data type name; choose another variable name");
-    if (is_python_keyword(name)) fail(loc, "'" + std::string(name) + "' is a keyword; choose another variable name");
+    switch (classify_word(name).kind) {
+      case Word::Kind::none: return;
+      case Word::Kind::space:
+        fail(loc, "'" + std::string(name) + "' is a memory space name; choose another variable name");
+      case Word::Kind::dtype: fail(loc, "'" + std::string(name) + "' is a data type name; choose another variable name");
+      default: fail(loc, "'" + std::string(name) + "' is a keyword; choose another variable name");
+    }
   }
   void define(const VarPtr& v, Loc loc) {
     check_name(v->name, loc);
@@ -275,8 +301,9 @@ class Parser {
       fail(loc, "'" + v->name + "' is already defined at line " + std::to_string(b->var->loc.line) + ", column " +
                     std::to_string(b->var->loc.column) +
                     "; each value needs its own name (the IR is in SSA form)");
-    names_[v->name].push_back(Binding{v, var_ref(v)});
-    frames_.back().push_back(v->name);
+    Binding& slot = names_[v->name];  // map nodes are stable: the undo log points at them
+    frames_.back().push_back(Undo{&slot, std::move(slot)});
+    slot = Binding{v, var_ref(v)};
   }
 
   void reset_function_state() {
@@ -366,8 +393,8 @@ class Parser {
             expect_op("=");
             if (key.text == "type") {
               Dotted k = parse_dotted();
-              std::string_view kn = k.parts.back();
-              if (k.parts.size() > 2 || (k.parts.size() == 2 && k.parts[0] != "FunctionType") ||
+              std::string_view kn = k.back();
+              if (k.size() > 2 || (k.size() == 2 && k[0] != "FunctionType") ||
                   !parse_function_kind(kn))
                 fail(k.loc, "unknown function type '" + k.joined() +
                                 "'; expected InCore, AIC, AIV, Orchestration or Opaque");
@@ -1124,48 +1151,44 @@ class Parser {
     return std::nullopt;
   }
   PE parse_comparison() {
-    PE l = parse_binary_level(0);
+    PE l = parse_arith(5);
     if (auto op = comparison_op(peek())) {
       const Loc loc = take().loc;
-      l = combine(*op, l, parse_binary_level(0), loc);
+      l = combine(*op, l, parse_arith(5), loc);
       if (comparison_op(peek()))
         fail(peek().loc, "chained comparisons are not supported; use parentheses or `and`");
     }
     return l;
   }
 
-  // Levels, loosest first: | ^ & (<< >>) (+ -) (* / // %).
-  static std::optional<BinaryOp> level_op(int level, const Token& t) {
+  /// The non-comparison binary operator of `t` and its precedence.
+  static std::optional<std::pair<BinaryOp, int>> arith_op(const Token& t) {
     if (t.kind != TokenKind::Op) return std::nullopt;
     const std::string_view s = t.text;
-    switch (level) {
-      case 0: if (s == "|") return BinaryOp::BitOr; break;
-      case 1: if (s == "^") return BinaryOp::BitXor; break;
-      case 2: if (s == "&") return BinaryOp::BitAnd; break;
-      case 3:
-        if (s == "<<") return BinaryOp::Shl;
-        if (s == ">>") return BinaryOp::Shr;
-        break;
-      case 4:
-        if (s == "+") return BinaryOp::Add;
-        if (s == "-") return BinaryOp::Sub;
-        break;
-      case 5:
-        if (s == "*") return BinaryOp::Mul;
-        if (s == "/") return BinaryOp::Div;
-        if (s == "//") return BinaryOp::FloorDiv;
-        if (s == "%") return BinaryOp::Mod;
-        break;
+    const bool one = s.size() == 1;
+    switch (s[0]) {
+      case '|': return std::pair{BinaryOp::BitOr, 5};
+      case '^': return std::pair{BinaryOp::BitXor, 6};
+      case '&': return std::pair{BinaryOp::BitAnd, 7};
+      case '<': if (s == "<<") return std::pair{BinaryOp::Shl, 8}; break;
+      case '>': if (s == ">>") return std::pair{BinaryOp::Shr, 8}; break;
+      case '+': return std::pair{BinaryOp::Add, 9};
+      case '-': if (one) return std::pair{BinaryOp::Sub, 9}; break;
+      case '*': if (one) return std::pair{BinaryOp::Mul, 10}; break;
+      case '/': return one ? std::pair{BinaryOp::Div, 10} : std::pair{BinaryOp::FloorDiv, 10};
+      case '%': return std::pair{BinaryOp::Mod, 10};
       default: break;
     }
     return std::nullopt;
   }
-  PE parse_binary_level(int level) {
-    if (level > 5) return parse_unary();
-    PE l = parse_binary_level(level + 1);
-    while (auto op = level_op(level, peek())) {
+
+  /// Precedence climbing over | ^ & (<< >>) (+ -) (* / // %), left-associative.
+  PE parse_arith(int min_prec) {
+    PE l = parse_unary();
+    while (auto op = arith_op(peek())) {
+      if (op->second < min_prec) break;
       const Loc loc = take().loc;
-      l = combine(*op, l, parse_binary_level(level + 1), loc);
+      l = combine(op->first, l, parse_arith(op->second + 1), loc);
     }
     return l;
   }
@@ -1277,14 +1300,18 @@ class Parser {
   ExprPtr parse_name_expr() {
     Dotted d = parse_dotted();
     if (peek().is_op("(")) return parse_call(d);
-    if (d.parts.size() == 1) {
-      const std::string_view n = d.parts[0];
-      if (n == "True") return bool_imm(true);
-      if (n == "False") return bool_imm(false);
-      if (n == "None") return none_imm();
-      if (auto s = parse_memory_space(n)) return space_imm(*s);
-      if (auto dt = parse_data_type(n)) return dtype_imm(*dt);
-      if (is_python_keyword(n)) fail(d.loc, "expected an expression, found '" + std::string(n) + "'");
+    if (d.size() == 1) {
+      const std::string_view n = d[0];
+      const Word w = classify_word(n);
+      switch (w.kind) {
+        case Word::Kind::true_lit: return bool_imm(true);
+        case Word::Kind::false_lit: return bool_imm(false);
+        case Word::Kind::none_lit: return none_imm();
+        case Word::Kind::space: return space_imm(w.space);
+        case Word::Kind::dtype: return dtype_imm(w.dtype);
+        case Word::Kind::keyword: fail(d.loc, "expected an expression, found '" + std::string(n) + "'");
+        case Word::Kind::none: break;
+      }
       if (const Binding* b = lookup(n)) return b->ref;
       if (shape_mode_) {
         // A symbolic dim nobody defines (`Tensor[[N, 64], FP32]`): a free symbol.
@@ -1298,8 +1325,8 @@ class Parser {
     }
     if (auto s = dotted_space(d)) return space_imm(*s);
     if (auto dt = dotted_dtype(d)) return dtype_imm(*dt);
-    if (d.parts.size() == 2 && !d.parts[0].empty() && d.parts[0][0] >= 'A' && d.parts[0][0] <= 'Z')
-      return enum_imm(std::string(d.parts[0]), std::string(d.parts[1]));
+    if (d.size() == 2 && !d[0].empty() && d[0][0] >= 'A' && d[0][0] <= 'Z')
+      return enum_imm(std::string(d[0]), std::string(d[1]));
     fail(d.loc, "unexpected '" + d.joined() + "': attribute access is not supported");
   }
 
@@ -1332,22 +1359,21 @@ class Parser {
   ExprPtr parse_call(const Dotted& d) {
     std::string op;
     bool shorthand = false;
-    if (d.parts.size() == 1) {
-      const std::string_view n = d.parts[0];
+    if (d.size() == 1) {
+      const std::string_view n = d[0];
       if (n == "const") return parse_const(d.loc);
       if (n == "yield_") fail(d.loc, "yield_ is a statement: write `r = yield_(v)` as the last line of a loop or if body");
       if (n == "cond") fail(d.loc, "cond(...) is only allowed as the first line of a while_ loop body");
       if (n == "range" || n == "parallel" || n == "pipeline" || n == "while_")
         fail(d.loc, "'" + std::string(n) + "' is only allowed in a for header");
-      if (function_names_.count(std::string(n))) {
+      if (function_names_.count(n)) {
         op = n;
       } else {
         op = "tile." + std::string(n);
         shorthand = true;
       }
-    } else if (d.parts[0] == "self") {
-      std::vector<std::string_view> rest(d.parts.begin() + 1, d.parts.end());
-      op = Dotted{rest, d.loc}.joined();
+    } else if (d[0] == "self") {
+      op = d.joined(1);
       if (!function_names_.count(op)) fail(d.loc, "the program has no function '" + op + "'");
     } else {
       op = d.joined();
@@ -1379,18 +1405,19 @@ class Parser {
   }
 
   Lexer lex_;
-  std::deque<Token> la_;
+  std::array<Token, 8> la_{};
+  std::size_t la_head_ = 0, la_count_ = 0;
   std::string file_;
   ParseOptions opt_;
   const OpRegistry& reg_;
-  std::unordered_set<std::string> function_names_;
+  NameSet function_names_;
   std::size_t depth_ = 0;
   bool shape_mode_ = false;
   Loc last_open_;                    // the '(' whose arguments parse_call_args reads
   const Program* program_ = nullptr;  // functions parsed so far (typing calls to them)
 
-  NameMap<std::vector<Binding>> names_;
-  std::vector<std::vector<std::string>> frames_;
+  NameMap<Binding> names_;
+  std::vector<std::vector<Undo>> frames_;
   NameMap<VarPtr> bases_;
   std::unordered_set<const Var*> alloc_vars_;
   std::vector<std::pair<std::string, Loc>> pending_bare_;

@@ -36,6 +36,12 @@ namespace detail {
 class Namer : public IRVisitor {
  public:
   void run(const Function& f) {
+    // Usually every variable already has its own valid name: then nothing is
+    // renamed and no scope bookkeeping is needed.
+    if (all_names_distinct(f)) {
+      fast_ = true;
+      return;
+    }
     for (const auto& p : f.params) collect(p.var);
     for_each_def(f.body);
     push();
@@ -44,6 +50,7 @@ class Namer : public IRVisitor {
     pop();
   }
   [[nodiscard]] const std::string& of(const Var* v) const {
+    if (fast_) return v->name;
     auto it = names_.find(v);
     return it == names_.end() ? v->name : it->second;
   }
@@ -85,6 +92,31 @@ class Namer : public IRVisitor {
     push();  // the parser opens a scope per block
     visit_stmt(b);
     pop();
+  }
+  bool all_names_distinct(const Function& f) {
+    struct Defs : IRVisitor {
+      std::unordered_map<std::string_view, const Var*> first;
+      std::unordered_set<const Var*>* allocs = nullptr;
+      bool ok = true;
+      void visit_alloc(const AllocStmt& s) override {
+        allocs->insert(s.var.get());
+        IRVisitor::visit_alloc(s);
+      }
+      void visit_expr(const ExprPtr&) override {}  // only definitions matter
+      void visit_var_def(const VarPtr& v) override {
+        if (!ok || !v) return;
+        if (!is_identifier(v->name) || is_reserved_name(v->name)) {
+          ok = false;
+          return;
+        }
+        auto [it, inserted] = first.try_emplace(v->name, v.get());
+        ok = inserted || it->second == v.get();
+      }
+    } defs;
+    defs.allocs = &allocs_;
+    for (const auto& p : f.params) defs.visit_var_def(p.var);
+    if (f.body) defs.visit_stmt(f.body);
+    return defs.ok;
   }
   void collect(const VarPtr& v) {
     if (v) taken_.insert(v->name);
@@ -133,6 +165,7 @@ class Namer : public IRVisitor {
     frames_.pop_back();
   }
 
+  bool fast_ = false;
   std::unordered_map<const Var*, std::string> names_;
   std::unordered_set<const Var*> allocs_;
   std::unordered_set<std::string> taken_;
