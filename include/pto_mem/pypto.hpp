@@ -1,0 +1,16 @@
+// The bundled PyPTO-style tile-IR adapter, part 1: the IR, its text format,
+// the op registry, the SoC arena policies and the sizing rules.
+#pragma once
+
+#include "pto_mem/pypto/ir/builder.hpp"
+#include "pto_mem/pypto/ir/clone.hpp"
+#include "pto_mem/pypto/ir/expr_type.hpp"
+#include "pto_mem/pypto/ir/function.hpp"
+#include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/sizes.hpp"
+#include "pto_mem/pypto/soc/pipe_inference.hpp"
+#include "pto_mem/pypto/soc/policies.hpp"
+#include "pto_mem/pypto/text/case_header.hpp"
+#include "pto_mem/pypto/text/parser.hpp"
+#include "pto_mem/pypto/text/printer.hpp"

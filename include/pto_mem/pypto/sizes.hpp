@@ -1,0 +1,187 @@
+// Byte sizes (SPEC.md §1.7) and slice windows (§1.8) of the tile IR.
+//
+//   [64,64] FP32 Vec = 16384; [32,32] FP16 = 2048; [8,16] FP4 = 64 (packed);
+//   [4,64] FP32 Acc = 16*64*4 = 4096 (M padded to the L0C row alignment);
+//   [16,128] INT32 Acc = 16384 on a2a3 / no backend, 8192 on a5.
+//
+// Errors are values (SizeError), never exceptions: a dynamic or non-positive
+// dim, a size that overflows 64 bits, an Acc tile of rank < 2, a packed 4-bit
+// slice origin that is not a whole byte.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pto_mem/core/numeric.hpp"
+#include "pto_mem/pypto/ir/types.hpp"
+#include "pto_mem/pypto/soc/soc_policy.hpp"
+
+namespace pto_mem::pypto {
+
+struct SizeError {
+  enum class Kind : std::uint8_t {
+    dynamic_dim,              ///< dim `dim` is not a constant
+    non_positive_dim,         ///< dim `dim` is <= 0
+    overflow,                 ///< the byte count does not fit in 64 bits
+    acc_rank,                 ///< an Acc tile needs rank >= 2
+    rank_mismatch,            ///< slice offsets / shape do not match the parent's rank
+    packed_origin_dynamic,    ///< a 4-bit slice origin is not a compile-time constant
+    packed_origin_unaligned,  ///< a 4-bit slice origin is not a whole byte
+  };
+  Kind kind = Kind::overflow;
+  std::size_t dim = 0;
+  std::string message;
+};
+
+/// A value or the reason there is none.
+template <class T>
+struct Sized {
+  std::optional<T> value;
+  std::optional<SizeError> error;
+
+  [[nodiscard]] explicit operator bool() const noexcept { return value.has_value(); }
+  [[nodiscard]] const T& operator*() const { return *value; }
+  [[nodiscard]] const T* operator->() const { return &*value; }
+  static Sized fail(SizeError::Kind k, std::string message, std::size_t dim = 0) {
+    return Sized{std::nullopt, SizeError{k, dim, std::move(message)}};
+  }
+};
+
+/// Whole bytes of `elements` values of `dtype` (4-bit types packed, rounded up).
+[[nodiscard]] constexpr std::optional<Addr> storage_bytes(std::uint64_t elements, DataType dtype) noexcept {
+  auto bits = checked_mul(elements, storage_bits(dtype));
+  if (!bits) return std::nullopt;
+  return *bits / 8 + (*bits % 8 != 0 ? 1 : 0);
+}
+
+/// Bytes of one element, for the byte-width dtypes (0 for packed 4-bit ones).
+[[nodiscard]] constexpr Addr element_bytes(DataType dtype) noexcept { return storage_bits(dtype) / 8; }
+
+/// The dims as positive constants, or which dim is not.
+[[nodiscard]] inline Sized<std::vector<std::uint64_t>> static_positive_dims(const std::vector<ExprPtr>& shape) {
+  std::vector<std::uint64_t> dims;
+  dims.reserve(shape.size());
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    auto v = as_const_int(shape[i]);
+    if (!v)
+      return Sized<std::vector<std::uint64_t>>::fail(SizeError::Kind::dynamic_dim,
+                                                     "shape element " + std::to_string(i) + " is dynamic", i);
+    if (*v <= 0)
+      return Sized<std::vector<std::uint64_t>>::fail(
+          SizeError::Kind::non_positive_dim,
+          "shape element " + std::to_string(i) + " is " + std::to_string(*v) + ", not positive", i);
+    dims.push_back(static_cast<std::uint64_t>(*v));
+  }
+  return {dims, std::nullopt};
+}
+
+/// AllocBytes(shape, dtype, space) of SPEC.md §1.7: `ceil(prod(shape)·bits/8)`,
+/// and in Acc `roundup(M, A)·N·elem·prod(batch)` with A the SoC's L0C M-row
+/// alignment for `dtype`.
+[[nodiscard]] inline Sized<Addr> tile_bytes(const std::vector<ExprPtr>& shape, DataType dtype,
+                                            std::optional<MemorySpace> space, const SocPolicy& soc) {
+  auto dims = static_positive_dims(shape);
+  if (!dims) return Sized<Addr>::fail(dims.error->kind, dims.error->message, dims.error->dim);
+  auto overflow = [] { return Sized<Addr>::fail(SizeError::Kind::overflow, "the byte size overflows 64 bits"); };
+  const bool acc = space == MemorySpace::Acc;
+  if (acc && dims->size() < 2)
+    return Sized<Addr>::fail(SizeError::Kind::acc_rank,
+                             "an Acc tile needs rank >= 2 (rows and columns), this one has rank " +
+                                 std::to_string(dims->size()));
+  std::uint64_t elements = 1;
+  for (std::size_t i = 0; i < dims->size(); ++i) {
+    std::uint64_t d = (*dims)[i];
+    if (acc && i + 2 == dims->size()) {
+      auto padded = align_up(d, soc.acc_m_alignment(dtype));
+      if (!padded) return overflow();
+      d = *padded;
+    }
+    auto e = checked_mul(elements, d);
+    if (!e) return overflow();
+    elements = *e;
+  }
+  auto bytes = storage_bytes(elements, dtype);
+  if (!bytes) return overflow();
+  return {*bytes, std::nullopt};
+}
+
+/// AllocBytes of a tile type in its own space.
+[[nodiscard]] inline Sized<Addr> tile_bytes(const TileType& t, const SocPolicy& soc) {
+  return tile_bytes(t.shape, t.dtype, t.space, soc);
+}
+
+/// The window a slice takes in its parent's buffer (SPEC.md §1.8).
+struct SliceWindow {
+  ExprPtr byte_offset;        ///< relative to the parent window; folded when constant
+  std::optional<Addr> span;   ///< byte envelope; nullopt when a dim is not a positive constant
+};
+
+/// `tile.slice(parent, shape=requested, offset=offsets)` over a row-major
+/// parent of `parent_shape` and `dtype`:
+///   linear = Σ o_i · Π_{j>i} P_j,  byte_offset = linear · elem_bytes
+///   span   = StorageBytes(1 + Σ (s_i − 1) · Π_{j>i} P_j)
+/// The span is the envelope from the first to the last touched element (not
+/// prod(s)) and is not re-padded for Acc. For 4-bit dtypes the linear origin
+/// must be a non-negative even constant.
+[[nodiscard]] inline Sized<SliceWindow> slice_window(const std::vector<ExprPtr>& parent_shape, DataType dtype,
+                                                     const std::vector<ExprPtr>& offsets,
+                                                     const std::vector<ExprPtr>& requested_shape) {
+  using K = SizeError::Kind;
+  const std::size_t rank = parent_shape.size();
+  if (offsets.size() != rank || requested_shape.size() != rank)
+    return Sized<SliceWindow>::fail(K::rank_mismatch, "a slice of a rank-" + std::to_string(rank) +
+                                                          " tile needs " + std::to_string(rank) +
+                                                          " offsets and shape dims, got " +
+                                                          std::to_string(offsets.size()) + " and " +
+                                                          std::to_string(requested_shape.size()));
+  // Row-major strides as expressions (constants fold).
+  std::vector<ExprPtr> strides(rank);
+  ExprPtr stride = int_imm(1);
+  for (std::size_t i = rank; i-- > 0;) {
+    strides[i] = stride;
+    stride = mul(stride, parent_shape[i]);
+  }
+  ExprPtr linear = int_imm(0);
+  for (std::size_t i = 0; i < rank; ++i) linear = add(linear, mul(offsets[i], strides[i]));
+
+  SliceWindow w;
+  if (is_packed_4bit(dtype)) {
+    auto l = as_const_int(linear);
+    if (!l)
+      return Sized<SliceWindow>::fail(K::packed_origin_dynamic,
+                                      "Packed 4-bit slice origins must be compile-time constants");
+    if (*l < 0 || *l % 2 != 0)
+      return Sized<SliceWindow>::fail(K::packed_origin_unaligned,
+                                      "Packed 4-bit slice origins must be byte-aligned (element offset " +
+                                          std::to_string(*l) + ")");
+    w.byte_offset = int_imm(*l / 2);
+  } else {
+    w.byte_offset = mul(linear, int_imm(static_cast<std::int64_t>(element_bytes(dtype))));
+  }
+
+  auto parent = static_positive_dims(parent_shape);
+  auto req = static_positive_dims(requested_shape);
+  if (parent && req) {
+    std::uint64_t elements = 1, pstride = 1;
+    bool ok = true;
+    for (std::size_t i = rank; i-- > 0 && ok;) {
+      auto term = checked_mul((*req)[i] - 1, pstride);
+      auto sum = term ? checked_add(elements, *term) : std::nullopt;
+      auto next = checked_mul(pstride, (*parent)[i]);
+      ok = sum && (next || i == 0);
+      if (ok) {
+        elements = *sum;
+        pstride = next.value_or(0);
+      }
+    }
+    auto bytes = ok ? storage_bytes(elements, dtype) : std::nullopt;
+    if (!bytes) return Sized<SliceWindow>::fail(K::overflow, "the slice span overflows 64 bits");
+    w.span = *bytes;
+  }
+  return {w, std::nullopt};
+}
+
+}  // namespace pto_mem::pypto

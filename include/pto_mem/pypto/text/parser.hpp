@@ -1,0 +1,1466 @@
+// Parser for the tile-IR text of TEXT_IR.md §2: a superset of what PyPTO's
+// printer emits (`pl.` prefixes optional, `Mem.X` / `MemorySpace.X`, the
+// `@pl.program` class wrapper and `self`, `pl.const(0, pl.INT64)`, declared
+// `MemRef("name", slots=N)[k]`) and exactly what our printer emits.
+//
+// The parser never throws out of parse_program / parse_file and never loops
+// or recurses without bound: nesting of blocks, brackets and expressions is
+// capped by ParseOptions::max_depth. The first error stops the parse and is
+// reported as `file:line:column: error: expected X, found Y`.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <limits>
+#include <new>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/core/diagnostics.hpp"
+#include "pto_mem/pypto/ir/expr_type.hpp"
+#include "pto_mem/pypto/ir/function.hpp"
+#include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/text/lexer.hpp"
+#include "pto_mem/pypto/text/lexical.hpp"
+
+namespace pto_mem::pypto {
+
+struct ParseOptions {
+  /// Ops used to type unannotated assignments; null: default_registry().
+  const OpRegistry* registry = nullptr;
+  /// PyPTO compatibility: re-binding a visible name makes a fresh variable
+  /// instead of an error.
+  bool allow_rebinding = false;
+  /// The DSL shorthands `load(...)` / `create(...)` (no namespace) get
+  /// `target_memory=Vec` when it is omitted, as PyPTO's Python defaults do.
+  bool dsl_defaults = true;
+  /// Deepest nesting of blocks, brackets and expression trees accepted.
+  std::size_t max_depth = 200;
+};
+
+struct ParseResult {
+  Program program;  ///< empty when parsing failed
+  Diagnostics diagnostics;
+  [[nodiscard]] bool ok() const noexcept { return !has_errors(diagnostics); }
+};
+
+namespace detail {
+
+struct ParseFailure {
+  Diagnostic diagnostic;
+};
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
+/// `def NAME` lines, so a call `foo(...)` can tell a program function from the
+/// DSL shorthand `tile.foo` before `foo` is parsed.
+[[nodiscard]] inline NameSet scan_function_names(std::string_view text) {
+  NameSet names;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    std::size_t i = 0;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (line.substr(i, 4) == "def " || line.substr(i, 4) == "def\t") {
+      i += 4;
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      std::size_t b = i;
+      while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_')) ++i;
+      if (i > b) names.emplace(line.substr(b, i - b));
+    }
+    pos = end + 1;
+  }
+  return names;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string file, const ParseOptions& opt)
+      : lex_(text), file_(std::move(file)), opt_(opt),
+        reg_(opt.registry ? *opt.registry : default_registry()), function_names_(scan_function_names(text)) {}
+
+  Program run() {
+    Program prog;
+    prog.file = file_;
+    skip_newlines();
+    std::vector<Decorator> decos = parse_decorators();
+    if (peek().is_name("class")) {
+      if (decos.size() > 1 || (decos.size() == 1 && decos[0].kind != Decorator::Kind::program))
+        fail(decos.back().loc, "a program class takes only the @program decorator");
+      take();
+      prog.name = std::string(expect_name("a class name").text);
+      if (accept_op("(")) expect_op(")");
+      expect_op(":");
+      expect_newline();
+      expect(TokenKind::Indent, "an indented class body");
+      skip_newlines();
+      while (!peek().is(TokenKind::Dedent) && !peek().is(TokenKind::End)) {
+        if (peek().is_name("pass")) {  // an empty program class
+          take();
+          expect_newline();
+          skip_newlines();
+          continue;
+        }
+        auto d = parse_decorators();
+        prog.functions.push_back(parse_function(d, prog));
+        skip_newlines();
+      }
+      expect(TokenKind::Dedent, "the end of the class body");
+      skip_newlines();
+      if (!peek().is(TokenKind::End)) fail(peek().loc, "expected end of input after the program class, found " +
+                                                           describe(peek()));
+      return prog;
+    }
+    for (;;) {
+      if (peek().is(TokenKind::End)) {
+        if (!decos.empty()) fail(decos.back().loc, "a decorator must be followed by a function definition");
+        break;
+      }
+      for (const auto& d : decos)
+        if (d.kind == Decorator::Kind::program)
+          fail(d.loc, "@program must decorate a class: `@program` then `class Name:`");
+      prog.functions.push_back(parse_function(decos, prog));
+      skip_newlines();
+      decos = parse_decorators();
+    }
+    return prog;
+  }
+
+  [[noreturn]] void fail(Loc loc, std::string message) {
+    throw ParseFailure{error_at(file_, loc, std::move(message))};
+  }
+
+ private:
+  // ---- tokens ---------------------------------------------------------------------------
+  // Lookahead is at most 4 tokens: a ring buffer, not a deque (this is the
+  // parser's hottest path).
+  const Token& peek(std::size_t k = 0) {
+    while (la_count_ <= k) {
+      Token t = lex_.next();
+      if (t.is(TokenKind::Error)) fail(t.loc, std::string(t.text));
+      la_[(la_head_ + la_count_) & 7] = t;
+      ++la_count_;
+    }
+    return la_[(la_head_ + k) & 7];
+  }
+  Token take() {
+    peek();
+    const Token t = la_[la_head_];
+    la_head_ = (la_head_ + 1) & 7;
+    --la_count_;
+    return t;
+  }
+  bool accept_op(std::string_view op) {
+    if (!peek().is_op(op)) return false;
+    take();
+    return true;
+  }
+  Token expect_op(std::string_view op) {
+    if (!peek().is_op(op)) fail(peek().loc, "expected '" + std::string(op) + "', found " + describe(peek()));
+    return take();
+  }
+  Token expect_keyword(std::string_view kw) {
+    if (!peek().is_name(kw)) fail(peek().loc, "expected '" + std::string(kw) + "', found " + describe(peek()));
+    return take();
+  }
+  Token expect_name(std::string_view what) {
+    if (!peek().is(TokenKind::Name)) fail(peek().loc, "expected " + std::string(what) + ", found " + describe(peek()));
+    return take();
+  }
+  Token expect(TokenKind k, std::string_view what) {
+    if (!peek().is(k)) fail(peek().loc, "expected " + std::string(what) + ", found " + describe(peek()));
+    return take();
+  }
+  void expect_newline() {
+    if (peek().is(TokenKind::End)) return;
+    expect(TokenKind::Newline, "end of line");
+  }
+  void skip_newlines() {
+    while (peek().is(TokenKind::Newline)) take();
+  }
+
+  struct DepthGuard {
+    Parser& p;
+    DepthGuard(Parser& parser, Loc loc) : p(parser) {
+      if (++p.depth_ > p.opt_.max_depth)
+        p.fail(loc, "nesting is too deep (more than " + std::to_string(p.opt_.max_depth) +
+                        " levels of blocks, brackets or operators)");
+    }
+    ~DepthGuard() { --p.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+  };
+
+  // ---- dotted names: `pl.` stripped ------------------------------------------------------
+  struct Dotted {
+    std::array<std::string_view, 8> parts{};  // inline: a name is parsed at every use
+    std::size_t count = 0;
+    Loc loc;
+    [[nodiscard]] std::size_t size() const noexcept { return count; }
+    [[nodiscard]] std::string_view operator[](std::size_t i) const noexcept { return parts[i]; }
+    [[nodiscard]] std::string_view back() const noexcept { return parts[count - 1]; }
+    [[nodiscard]] bool is(std::string_view n) const noexcept { return count == 1 && parts[0] == n; }
+    [[nodiscard]] std::string joined(std::size_t from = 0) const {
+      std::string s;
+      for (std::size_t i = from; i < count; ++i) {
+        if (i > from) s += '.';
+        s += parts[i];
+      }
+      return s;
+    }
+  };
+
+  Dotted parse_dotted() {
+    const Token first = expect_name("a name");
+    Dotted d;
+    d.loc = first.loc;
+    d.parts[d.count++] = first.text;
+    while (peek().is_op(".") && peek(1).is(TokenKind::Name)) {
+      take();
+      const Token part = take();
+      if (d.count == d.parts.size()) fail(part.loc, "a dotted name may have at most 8 parts");
+      d.parts[d.count++] = part.text;
+    }
+    if (d.count > 1 && d.parts[0] == "pl") {
+      for (std::size_t i = 1; i < d.count; ++i) d.parts[i - 1] = d.parts[i];
+      --d.count;
+    }
+    return d;
+  }
+
+  static std::optional<MemorySpace> dotted_space(const Dotted& d) {
+    std::string_view n;
+    if (d.size() == 1) n = d[0];
+    else if (d.size() == 2 && (d[0] == "Mem" || d[0] == "MemorySpace")) n = d[1];
+    const Word w = classify_word(n);
+    if (w.kind == Word::Kind::space) return w.space;
+    return std::nullopt;
+  }
+  static std::optional<DataType> dotted_dtype(const Dotted& d) {
+    std::string_view n;
+    if (d.size() == 1) n = d[0];
+    else if (d.size() == 2 && d[0] == "DataType") n = d[1];
+    const Word w = classify_word(n);
+    if (w.kind == Word::Kind::dtype) return w.dtype;
+    return std::nullopt;
+  }
+
+  // ---- scopes --------------------------------------------------------------------------------
+  struct Binding {
+    VarPtr var;  ///< null: not bound in any open scope
+    ExprPtr ref;
+  };
+  template <class V>
+  using NameMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+  /// What a definition overwrote, restored when its scope closes.
+  struct Undo {
+    Binding* slot;
+    Binding previous;
+  };
+
+  void push_scope() { frames_.emplace_back(); }
+  void pop_scope() {
+    auto& frame = frames_.back();
+    for (auto it = frame.rbegin(); it != frame.rend(); ++it) *it->slot = std::move(it->previous);
+    frames_.pop_back();
+  }
+  const Binding* lookup(std::string_view name) const {
+    auto it = names_.find(name);
+    return it == names_.end() || !it->second.var ? nullptr : &it->second;
+  }
+  void check_name(std::string_view name, Loc loc) {
+    switch (classify_word(name).kind) {
+      case Word::Kind::none: return;
+      case Word::Kind::space:
+        fail(loc, "'" + std::string(name) + "' is a memory space name; choose another variable name");
+      case Word::Kind::dtype: fail(loc, "'" + std::string(name) + "' is a data type name; choose another variable name");
+      default: fail(loc, "'" + std::string(name) + "' is a keyword; choose another variable name");
+    }
+  }
+  void define(const VarPtr& v, Loc loc) {
+    check_name(v->name, loc);
+    if (const Binding* b = lookup(v->name); b && !opt_.allow_rebinding)
+      fail(loc, "'" + v->name + "' is already defined at line " + std::to_string(b->var->loc.line) + ", column " +
+                    std::to_string(b->var->loc.column) +
+                    "; each value needs its own name (the IR is in SSA form)");
+    Binding& slot = names_[v->name];  // map nodes are stable: the undo log points at them
+    frames_.back().push_back(Undo{&slot, std::move(slot)});
+    slot = Binding{v, var_ref(v)};
+  }
+
+  void reset_function_state() {
+    names_.clear();
+    frames_.clear();
+    bases_.clear();
+    alloc_vars_.clear();
+    pending_bare_.clear();
+    declared_.clear();
+    free_symbols_.clear();
+  }
+
+  // ---- allocation bases -------------------------------------------------------------------------
+  // One function-wide namespace for allocation bases: alloc statements, bare
+  // names and strings in MemRef(...) all meet here, so a parameter's
+  // MemRef("mem_vec_0", ...) (a forward reference) and the body's
+  // `mem_vec_0: Ptr = tile.alloc(...)` are one base.
+  VarPtr string_base(const std::string& name, Loc loc) {
+    auto it = bases_.find(name);
+    if (it != bases_.end()) return it->second;
+    auto v = make_var(name, ptr_type(), loc);
+    bases_.emplace(name, v);
+    return v;
+  }
+  VarPtr bare_base(const std::string& name, Loc loc) {
+    if (const Binding* b = lookup(name)) {
+      if (!alloc_vars_.count(b->var.get()))
+        fail(loc, "'" + name + "' is not an allocation: a bare MemRef base must be defined by tile.alloc or "
+                               "tensor.alloc (write \"" + name + "\" for an external base)");
+      return b->var;
+    }
+    auto it = bases_.find(name);
+    if (it != bases_.end()) {
+      if (!alloc_vars_.count(it->second.get())) pending_bare_.emplace_back(name, loc);
+      return it->second;
+    }
+    auto v = make_var(name, ptr_type(), loc);
+    bases_.emplace(name, v);
+    pending_bare_.emplace_back(name, loc);
+    return v;
+  }
+  VarPtr define_alloc(const std::string& name, Loc loc) {
+    VarPtr v;
+    if (auto it = bases_.find(name); it != bases_.end()) {
+      if (alloc_vars_.count(it->second.get()))
+        fail(loc, "allocation '" + name + "' is defined twice (first at line " +
+                      std::to_string(it->second->loc.line) + ")");
+      v = it->second;  // an earlier forward reference: the same base object
+      v->loc = loc;
+    } else {
+      v = make_var(name, ptr_type(), loc);
+      bases_.emplace(name, v);
+    }
+    alloc_vars_.insert(v.get());
+    define(v, loc);
+    return v;
+  }
+  VarPtr declared_base(const std::string& name, Loc loc) {
+    auto it = declared_.find(name);
+    if (it != declared_.end()) return it->second;
+    auto v = make_var(name, ptr_type(), loc);
+    declared_.emplace(name, v);
+    return v;
+  }
+
+  // ---- functions ----------------------------------------------------------------------------------
+  struct Decorator {
+    enum class Kind { program, function } kind = Kind::function;
+    Loc loc;
+    std::optional<FunctionKind> fkind;
+    std::vector<Kwarg> attrs;
+  };
+
+  std::vector<Decorator> parse_decorators() {
+    std::vector<Decorator> out;
+    while (peek().is_op("@")) {
+      Decorator d;
+      d.loc = take().loc;
+      Dotted name = parse_dotted();
+      if (name.is("program")) {
+        d.kind = Decorator::Kind::program;
+        if (accept_op("(")) expect_op(")");
+      } else if (name.is("function")) {
+        if (accept_op("(")) {
+          while (!peek().is_op(")")) {
+            Token key = expect_name("a decorator keyword");
+            expect_op("=");
+            if (key.text == "type") {
+              Dotted k = parse_dotted();
+              std::string_view kn = k.back();
+              if (k.size() > 2 || (k.size() == 2 && k[0] != "FunctionType") ||
+                  !parse_function_kind(kn))
+                fail(k.loc, "unknown function type '" + k.joined() +
+                                "'; expected InCore, AIC, AIV, Orchestration or Opaque");
+              d.fkind = parse_function_kind(kn);
+            } else {
+              d.attrs.push_back(Kwarg{std::string(key.text), parse_expr()});
+            }
+            if (!accept_op(",")) break;
+          }
+          expect_op(")");
+        }
+      } else {
+        fail(name.loc, "unknown decorator '@" + name.joined() + "'; expected @function or @program");
+      }
+      expect_newline();
+      skip_newlines();
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+  Function parse_function(const std::vector<Decorator>& decos, const Program& prog) {
+    program_ = &prog;
+    Function fn;
+    for (const auto& d : decos) {
+      if (d.kind == Decorator::Kind::program) fail(d.loc, "@program decorates the class, not a function");
+      if (d.fkind) fn.kind = *d.fkind;
+      fn.attrs.insert(fn.attrs.end(), d.attrs.begin(), d.attrs.end());
+    }
+    const Token def = expect_keyword("def");
+    const Token name = expect_name("a function name");
+    fn.name = std::string(name.text);
+    fn.loc = def.loc;
+    if (const Function* prev = prog.find(fn.name))
+      fail(name.loc, "function '" + fn.name + "' is defined twice (first at line " + std::to_string(prev->loc.line) +
+                         ")");
+    reset_function_state();
+    push_scope();
+    expect_op("(");
+    if (peek().is_name("self") && (peek(1).is_op(",") || peek(1).is_op(")"))) {
+      take();
+      accept_op(",");
+    }
+    while (!peek().is_op(")")) {
+      const Token pname = expect_name("a parameter name");
+      expect_op(":");
+      Param p;
+      Dotted d = parse_dotted();
+      TypePtr t;
+      if (d.is("Out") || d.is("InOut") || d.is("In")) {
+        p.direction = d.is("Out") ? ParamDirection::Out : d.is("InOut") ? ParamDirection::InOut : ParamDirection::In;
+        expect_op("[");
+        t = parse_type(TypeContext::signature);
+        expect_op("]");
+      } else {
+        t = parse_type_after(d, TypeContext::signature);
+      }
+      p.var = make_var(std::string(pname.text), std::move(t), pname.loc);
+      define(p.var, pname.loc);
+      fn.params.push_back(std::move(p));
+      if (!accept_op(",")) break;
+    }
+    expect_op(")");
+    if (accept_op("->")) {
+      Dotted d = parse_dotted();
+      if (d.is("tuple") || d.is("Tuple")) {
+        expect_op("[");
+        while (!peek().is_op("]")) {
+          fn.return_types.push_back(parse_type(TypeContext::signature));
+          if (!accept_op(",")) break;
+        }
+        expect_op("]");
+      } else if (!d.is("None")) {
+        fn.return_types.push_back(parse_type_after(d, TypeContext::signature));
+      }
+    }
+    expect_op(":");
+    Block b = parse_block(false);
+    if (b.yield) fail(b.yield->loc, "yield_ outside a loop or if: a function body ends with return");
+    fn.body = b.body;
+    for (const auto& [base, loc] : pending_bare_) {
+      auto it = bases_.find(base);
+      if (it == bases_.end() || !alloc_vars_.count(it->second.get()))
+        fail(loc, "MemRef base '" + base + "' is not defined by a tile.alloc or tensor.alloc in function '" + fn.name +
+                      "' (write \"" + base + "\" for an external base)");
+    }
+    pop_scope();
+    return fn;
+  }
+
+  // ---- types -----------------------------------------------------------------------------------------
+  enum class TypeContext { signature, body };
+
+  TypePtr parse_type(TypeContext ctx) { return parse_type_after(parse_dotted(), ctx); }
+
+  TypePtr parse_type_after(const Dotted& d, TypeContext ctx) {
+    DepthGuard guard(*this, d.loc);
+    if (d.is("Tensor")) {
+      expect_op("[");
+      auto shape = parse_shape();
+      expect_op(",");
+      DataType dt = parse_dtype();
+      MemRefPtr m;
+      if (accept_op(",") && !peek().is_op("]")) {
+        Dotted a = parse_dotted();
+        if (!a.is("MemRef")) fail(a.loc, "expected MemRef(...) after the dtype of a Tensor, found '" + a.joined() + "'");
+        m = parse_memref(ctx, a.loc, /*on_tensor=*/true);
+        accept_op(",");
+      }
+      expect_op("]");
+      return tensor_type(std::move(shape), dt, std::move(m));
+    }
+    if (d.is("Tile")) {
+      expect_op("[");
+      auto shape = parse_shape();
+      expect_op(",");
+      DataType dt = parse_dtype();
+      MemRefPtr m;
+      std::optional<MemorySpace> space;
+      TileView view;
+      bool has_view = false;
+      while (accept_op(",")) {
+        if (peek().is_op("]")) break;
+        Dotted a = parse_dotted();
+        if (a.is("MemRef")) {
+          if (m) fail(a.loc, "a Tile type takes one MemRef");
+          m = parse_memref(ctx, a.loc, false);
+        } else if (a.is("TileView")) {
+          if (has_view) fail(a.loc, "a Tile type takes one TileView");
+          view = parse_tile_view();
+          has_view = true;
+        } else if (auto s = dotted_space(a)) {
+          if (space) fail(a.loc, "a Tile type takes one memory space");
+          space = s;
+        } else {
+          fail(a.loc, "expected MemRef(...), a memory space or TileView(...) in Tile[...], found '" + a.joined() + "'");
+        }
+      }
+      expect_op("]");
+      if (m && m->is_pinned && !space)
+        fail(d.loc, "a tile bound to the declared allocation '" + m->name() +
+                        "' must state its memory space, e.g. Tile[[64, 64], FP32, MemRef(\"" + m->name() + "\"), Vec]");
+      return tile_type(std::move(shape), dt, space, std::move(m), std::move(view));
+    }
+    if (d.is("Scalar")) {
+      expect_op("[");
+      DataType dt = parse_dtype();
+      expect_op("]");
+      return scalar_type(dt);
+    }
+    if (d.is("Ptr") || d.is("MemRefType")) return ptr_type();
+    if (d.is("tuple") || d.is("Tuple")) {
+      expect_op("[");
+      std::vector<TypePtr> elems;
+      while (!peek().is_op("]")) {
+        elems.push_back(parse_type(ctx));
+        if (!accept_op(",")) break;
+      }
+      expect_op("]");
+      return tuple_type(std::move(elems));
+    }
+    fail(d.loc, "expected a type (Tensor, Tile, Scalar, Ptr or tuple), found '" + d.joined() + "'");
+  }
+
+  std::vector<ExprPtr> parse_shape() {
+    expect_op("[");
+    const bool saved = shape_mode_;
+    shape_mode_ = true;
+    std::vector<ExprPtr> dims;
+    while (!peek().is_op("]")) {
+      dims.push_back(parse_expr());
+      if (!accept_op(",")) break;
+    }
+    shape_mode_ = saved;
+    expect_op("]");
+    return dims;
+  }
+
+  DataType parse_dtype() {
+    Dotted d = parse_dotted();
+    auto t = dotted_dtype(d);
+    if (!t) fail(d.loc, "expected a data type (FP32, BF16, INT32, ...), found '" + d.joined() + "'");
+    return *t;
+  }
+
+  std::uint64_t parse_count(std::string_view what) {
+    const Loc loc = peek().loc;
+    ExprPtr e = parse_expr();
+    auto v = as_const_int(e);
+    if (!v || *v < 0) fail(loc, "expected a non-negative integer for " + std::string(what));
+    return static_cast<std::uint64_t>(*v);
+  }
+
+  MemRefPtr parse_memref(TypeContext ctx, Loc loc, bool on_tensor) {
+    expect_op("(");
+    if (peek().is(TokenKind::String) &&
+        (peek(1).is_op(")") || (peek(1).is_op(",") && peek(2).is_name("slots") && peek(3).is_op("=")))) {
+      // A declaration: MemRef("name"[, slots=N])[k]?
+      const std::string name = unescape(take().text);
+      std::uint64_t slots = 1;
+      Loc slots_loc = loc;
+      if (accept_op(",")) {
+        slots_loc = take().loc;  // `slots`
+        expect_op("=");
+        slots = parse_count("slots");
+      }
+      expect_op(")");
+      ExprPtr index;
+      Loc index_loc = loc;
+      if (peek().is_op("[")) {
+        index_loc = take().loc;
+        index = parse_expr();
+        expect_op("]");
+      }
+      if (ctx == TypeContext::signature)
+        fail(loc, "a parameter cannot be bound to the declared allocation MemRef(\"" + name +
+                      "\"); bind a tile defined in the body instead");
+      if (on_tensor) fail(loc, "only tiles can be bound to a declared allocation MemRef(\"" + name + "\")");
+      if (slots < 1) fail(slots_loc, "the declared allocation '" + name + "' must have at least one slot");
+      if (index && slots == 1)
+        fail(index_loc, "MemRef(\"" + name + "\") has a single slot, so it cannot be subscripted; declare slots: "
+                        "MemRef(\"" + name + "\", slots=2)[k]");
+      if (auto k = as_const_int(index); k && (*k < 0 || static_cast<std::uint64_t>(*k) >= slots))
+        fail(index_loc, "slot index " + std::to_string(*k) + " is out of range for MemRef(\"" + name + "\", slots=" +
+                            std::to_string(slots) + ")");
+      return declared_memref(declared_base(name, loc), slots, std::move(index));
+    }
+    VarPtr base;
+    const Token bt = peek();
+    if (bt.is(TokenKind::String)) {
+      take();
+      base = string_base(unescape(bt.text), bt.loc);
+    } else if (bt.is(TokenKind::Name)) {
+      take();
+      base = bare_base(std::string(bt.text), bt.loc);
+    } else {
+      fail(bt.loc, "expected a base name or a \"string\" in MemRef(...), found " + describe(bt));
+    }
+    expect_op(",");
+    ExprPtr offset = parse_expr();
+    if (const auto* i = offset->as<IntImm>(); i && i->dtype) offset = int_imm(i->value);  // const(0, INT64) is 0
+    expect_op(",");
+    const std::uint64_t size = parse_count("the MemRef size");
+    std::uint64_t slots = 1;
+    if (accept_op(",")) {
+      expect_keyword("slots");
+      expect_op("=");
+      const Loc sl = peek().loc;
+      slots = parse_count("slots");
+      if (slots < 1) fail(sl, "a MemRef must have at least one slot");
+    }
+    expect_op(")");
+    ExprPtr index;
+    if (peek().is_op("[")) {
+      const Loc il = take().loc;
+      index = parse_expr();
+      expect_op("]");
+      if (auto k = as_const_int(index); k && (*k < 0 || static_cast<std::uint64_t>(*k) >= slots))
+        fail(il, "slot index " + std::to_string(*k) + " is out of range for " + std::to_string(slots) + " slot(s)");
+    }
+    return make_memref(std::move(base), std::move(offset), size, slots, std::move(index), false);
+  }
+
+  TileView parse_tile_view() {
+    TileView v;
+    expect_op("(");
+    while (!peek().is_op(")")) {
+      Token key = expect_name("a TileView field name");
+      expect_op("=");
+      if (v.field(key.text)) fail(key.loc, "TileView field '" + std::string(key.text) + "' is given twice");
+      v.fields.push_back(Kwarg{std::string(key.text), parse_expr()});
+      if (!accept_op(",")) break;
+    }
+    expect_op(")");
+    return v;
+  }
+
+  // ---- blocks and statements ------------------------------------------------------------------------
+  struct YieldInfo {
+    bool named = false;
+    std::vector<std::string> names;
+    TypePtr annotation;  ///< for several names, a TupleType
+    Loc loc;
+    const YieldStmt* stmt = nullptr;
+  };
+  struct Block {
+    StmtPtr body;
+    std::optional<YieldInfo> yield;
+    ExprPtr condition;  ///< while_ bodies: the leading cond(...)
+  };
+
+  /// After the ':' of a compound statement.
+  Block parse_block(bool while_condition) {
+    const Loc loc = peek().loc;
+    expect(TokenKind::Newline, "end of line after ':'");
+    expect(TokenKind::Indent, "an indented block");
+    DepthGuard guard(*this, loc);
+    push_scope();
+    Block b;
+    std::vector<StmtPtr> stmts;
+    if (while_condition) {
+      if (!at_keyword_call("cond")) fail(peek().loc, "a while_ loop body must start with cond(<condition>), found " +
+                                                         describe(peek()));
+      skip_keyword_name();
+      expect_op("(");
+      b.condition = parse_expr();
+      expect_op(")");
+      expect_newline();
+    }
+    while (!peek().is(TokenKind::Dedent) && !peek().is(TokenKind::End)) {
+      if (b.yield) fail(b.yield->loc, "yield_ must be the last statement of its block");
+      parse_stmt(stmts, b.yield);
+    }
+    expect(TokenKind::Dedent, "end of block");
+    pop_scope();
+    b.body = seq(std::move(stmts), loc);
+    return b;
+  }
+
+  /// `yield_`, `cond`, ... possibly written `pl.yield_`, followed by '('.
+  bool at_keyword_call(std::string_view kw) {
+    if (peek().is_name(kw)) return peek(1).is_op("(");
+    return peek().is_name("pl") && peek(1).is_op(".") && peek(2).is_name(kw) && peek(3).is_op("(");
+  }
+  void skip_keyword_name() {
+    if (peek().is_name("pl")) {
+      take();
+      take();
+    }
+    take();
+  }
+
+  void parse_stmt(std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
+    const Token t = peek();
+    const Loc loc = t.loc;
+    if (t.is(TokenKind::Indent)) fail(loc, "unexpected indentation");
+    if (t.is(TokenKind::Name)) {
+      const std::string_view kw = t.text;
+      if (kw == "for") return out.push_back(parse_for());
+      if (kw == "while") return out.push_back(parse_while());
+      if (kw == "if") return out.push_back(parse_if());
+      if (kw == "return") return out.push_back(parse_return());
+      if (kw == "pass") {
+        take();
+        return expect_newline();
+      }
+      if (kw == "else" || kw == "elif") fail(loc, "'" + std::string(kw) + "' without a matching 'if' (check the indentation)");
+      if (kw == "def") fail(loc, "nested function definitions are not supported");
+      if (kw == "class") fail(loc, "a class is only allowed as the @program wrapper at the top of the file");
+      if (at_keyword_call("yield_")) {
+        YieldInfo y;
+        y.loc = loc;
+        auto s = parse_yield_call(loc);
+        expect_newline();
+        y.stmt = s->as<YieldStmt>();
+        yield_info = std::move(y);
+        return out.push_back(std::move(s));
+      }
+      const Token& next = peek(1);
+      if (next.is_op(",")) return parse_yield_assign(out, yield_info);
+      if (next.is_op(":") || next.is_op("=")) return parse_assign(out, yield_info);
+    }
+    ExprPtr e = parse_expr();
+    if (!e->is<Call>()) fail(loc, "expected a statement; an expression on its own line must be a call");
+    expect_newline();
+    out.push_back(eval(std::move(e), loc));
+  }
+
+  StmtPtr parse_yield_call(Loc loc) {
+    skip_keyword_name();
+    expect_op("(");
+    std::vector<ExprPtr> values;
+    while (!peek().is_op(")")) {
+      if (peek().is(TokenKind::Name) && peek(1).is_op("=")) fail(peek().loc, "yield_ takes no keyword arguments");
+      values.push_back(parse_expr());
+      if (!accept_op(",")) break;
+    }
+    expect_op(")");
+    return yield(std::move(values), loc);
+  }
+
+  void parse_yield_assign(std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
+    YieldInfo y;
+    y.named = true;
+    y.loc = peek().loc;
+    y.names.emplace_back(take().text);
+    while (accept_op(",")) y.names.emplace_back(expect_name("a name").text);
+    if (accept_op(":")) y.annotation = parse_type(TypeContext::body);
+    expect_op("=");
+    if (!at_keyword_call("yield_"))
+      fail(peek().loc, "several names can only be assigned from yield_(...), found " + describe(peek()));
+    finish_yield_assign(std::move(y), out, yield_info);
+  }
+
+  void finish_yield_assign(YieldInfo y, std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
+    const Loc at = peek().loc;
+    auto s = parse_yield_call(y.loc);
+    expect_newline();
+    const auto* ys = s->as<YieldStmt>();
+    if (ys->values.size() != y.names.size())
+      fail(at, "yield_ defines " + std::to_string(y.names.size()) + " name(s) but yields " +
+                   std::to_string(ys->values.size()) + " value(s)");
+    for (const auto& n : y.names) check_name(n, y.loc);
+    if (y.annotation && y.names.size() > 1) {
+      const auto* tt = y.annotation->as<TupleType>();
+      if (!tt || tt->elems.size() != y.names.size())
+        fail(y.loc, "the annotation of " + std::to_string(y.names.size()) + " yielded names must be tuple[...] of " +
+                        std::to_string(y.names.size()) + " types");
+    }
+    y.stmt = ys;
+    yield_info = std::move(y);
+    out.push_back(std::move(s));
+  }
+
+  void parse_assign(std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
+    const Token name = take();
+    const Loc loc = name.loc;
+    TypePtr ann;
+    if (accept_op(":")) ann = parse_type(TypeContext::body);
+    expect_op("=");
+    if (at_keyword_call("yield_")) {
+      YieldInfo y;
+      y.named = true;
+      y.loc = loc;
+      y.names.emplace_back(name.text);
+      y.annotation = ann;
+      return finish_yield_assign(std::move(y), out, yield_info);
+    }
+    const Loc rhs_loc = peek().loc;
+    ExprPtr rhs = parse_expr();
+    expect_newline();
+    const std::string var_name(name.text);
+    if (const auto* c = rhs->as<Call>(); c && (c->op == "tile.alloc" || c->op == "tensor.alloc"))
+      return out.push_back(make_alloc(var_name, loc, ann, *c, rhs_loc));
+    TypePtr type = ann ? ann : deduce(rhs);
+    if (!type)
+      fail(loc, "cannot deduce the type of '" + var_name + "'; annotate it, e.g. " + var_name +
+                    ": Tile[[64, 64], FP32, Vec] = ...");
+    auto v = make_var(var_name, std::move(type), loc);
+    define(v, loc);
+    out.push_back(assign(std::move(v), std::move(rhs), loc));
+  }
+
+  TypePtr deduce(const ExprPtr& rhs) {
+    if (const auto* c = rhs->as<Call>()) {
+      if (const OpSpec* spec = reg_.find(c->op); spec && spec->type_rule) return spec->type_rule(*c);
+      if (const Function* f = program_ ? program_->find(c->op) : nullptr) {  // a call of an earlier function
+        if (f->return_types.size() == 1) return f->return_types[0];
+        if (f->return_types.size() > 1) return tuple_type(f->return_types);
+      }
+      return nullptr;
+    }
+    return expr_type(rhs);
+  }
+
+  StmtPtr make_alloc(const std::string& name, Loc loc, const TypePtr& ann, const Call& c, Loc rhs_loc) {
+    if (ann && !ann->is<PtrType>()) fail(loc, "an allocation '" + name + "' has type Ptr");
+    const std::string op = c.op;
+    auto space = c.args.empty() ? std::nullopt : as_space(c.args[0]);
+    if (!space) fail(rhs_loc, op + " needs a memory space as its first argument, e.g. " + op + "(Vec, 16384)");
+    ExprPtr size_expr;
+    if (c.args.size() == 2) size_expr = c.args[1];
+    else if (c.args.size() == 4) size_expr = c.args[2];  // legacy (space, addr, size, id)
+    else fail(rhs_loc, op + " takes (space, size[, pinned=True])");
+    auto size = as_const_int(size_expr);
+    if (!size || *size < 0) fail(rhs_loc, op + " needs a non-negative integer size");
+    bool pinned = false;
+    for (const auto& kw : c.kwargs) {
+      if (kw.name != "pinned") fail(rhs_loc, "unknown keyword '" + kw.name + "' for " + op + "; only pinned= is accepted");
+      const auto* b = kw.value->as<BoolImm>();
+      if (!b) fail(rhs_loc, "pinned= takes True or False");
+      pinned = b->value;
+    }
+    VarPtr v = define_alloc(name, loc);
+    return alloc(std::move(v), *space, static_cast<Addr>(*size), pinned,
+                 op == "tile.alloc" ? AllocOp::tile : AllocOp::tensor, loc);
+  }
+
+  StmtPtr parse_return() {
+    const Loc loc = take().loc;
+    std::vector<ExprPtr> values;
+    if (!peek().is(TokenKind::Newline) && !peek().is(TokenKind::End) && !peek().is(TokenKind::Dedent)) {
+      values.push_back(parse_expr());
+      while (accept_op(",")) {
+        if (peek().is(TokenKind::Newline)) break;
+        values.push_back(parse_expr());
+      }
+    }
+    expect_newline();
+    return ret(std::move(values), loc);
+  }
+
+  /// Types of the return vars: the annotation's, else the defaults.
+  std::vector<TypePtr> yielded_types(const YieldInfo& y, const std::vector<TypePtr>& defaults) {
+    std::vector<TypePtr> out = defaults;
+    if (y.annotation) {
+      if (y.names.size() == 1) out[0] = y.annotation;
+      else if (const auto* tt = y.annotation->as<TupleType>()) out = tt->elems;
+    }
+    return out;
+  }
+
+  std::vector<VarPtr> bind_return_vars(const YieldInfo& y, const std::vector<TypePtr>& types) {
+    std::vector<VarPtr> rvs;
+    for (std::size_t i = 0; i < y.names.size(); ++i) {
+      auto v = make_var(y.names[i], types[i], y.loc);
+      define(v, y.loc);
+      rvs.push_back(std::move(v));
+    }
+    return rvs;
+  }
+
+  StmtPtr parse_for() {
+    const Loc loc = take().loc;
+    struct Name {
+      std::string name;
+      Loc loc;
+    };
+    std::optional<Name> loop_var;
+    std::vector<Name> carries;
+    bool parenthesized = false;
+    auto name_list_in_parens = [&] {
+      parenthesized = true;
+      while (!peek().is_op(")")) {
+        Token n = expect_name("a carried value name");
+        carries.push_back({std::string(n.text), n.loc});
+        if (!accept_op(",")) break;
+      }
+      expect_op(")");
+    };
+    if (accept_op("(")) {
+      name_list_in_parens();
+    } else {
+      Token n = expect_name("a loop variable");
+      loop_var = Name{std::string(n.text), n.loc};
+      if (accept_op(",")) {
+        if (accept_op("(")) {
+          name_list_in_parens();
+        } else {
+          do {
+            Token c = expect_name("a carried value name");
+            carries.push_back({std::string(c.text), c.loc});
+          } while (accept_op(","));
+        }
+      }
+    }
+    expect_keyword("in");
+    Dotted kind = parse_dotted();
+    const bool is_while = kind.is("while_");
+    ForKind fk = ForKind::Range;
+    if (kind.is("range")) fk = ForKind::Range;
+    else if (kind.is("parallel")) fk = ForKind::Parallel;
+    else if (kind.is("pipeline")) fk = ForKind::Pipeline;
+    else if (!is_while)
+      fail(kind.loc, "expected range, parallel, pipeline or while_ after 'in', found '" + kind.joined() + "'");
+    last_open_ = expect_op("(").loc;
+    std::vector<ExprPtr> args;
+    std::vector<Kwarg> kwargs;
+    parse_call_args(args, kwargs);
+    expect_op(":");
+
+    std::vector<ExprPtr> inits;
+    bool has_inits = false;
+    std::optional<std::int64_t> stage;
+    std::vector<Kwarg> attrs;
+    for (auto& kw : kwargs) {
+      if (kw.name == "init_values") {
+        const auto* seq = as_sequence(kw.value);
+        if (!seq) fail(loc, "init_values takes a tuple, e.g. init_values=(x,)");
+        inits = *seq;
+        has_inits = true;
+      } else if (kw.name == "stage") {
+        auto v = as_const_int(kw.value);
+        if (fk != ForKind::Pipeline) fail(loc, "stage= is only valid for pipeline loops");
+        if (!v || *v < 1) fail(loc, "stage= takes a positive integer");
+        stage = *v;
+      } else {
+        if (is_while) fail(loc, "while_ takes only init_values=(...)");
+        attrs.push_back(std::move(kw));
+      }
+    }
+    if (is_while) {
+      if (loop_var) carries.insert(carries.begin(), *loop_var);
+      loop_var.reset();
+      if (!args.empty())
+        fail(loc, "while_ takes only init_values=(...); its condition is the body's first line, cond(...)");
+      if (!has_inits || carries.empty())
+        fail(loc, "a while_ loop needs carried values: for (x,) in while_(init_values=(x0,))");
+    } else {
+      if (!loop_var) fail(loc, "expected a loop variable: for i in range(...)");
+      if (!carries.empty() && !parenthesized)
+        fail(carries.front().loc, "write the carried values in parentheses: for i, (a, b) in range(...)");
+      if (args.empty() || args.size() > 3)
+        fail(loc, "range takes 1 to 3 positional arguments (stop | start, stop | start, stop, step)");
+      if (has_inits && carries.empty()) fail(loc, "init_values needs carried names: for i, (acc,) in range(...)");
+    }
+    if (!carries.empty() && !has_inits)
+      fail(carries.front().loc, "carried values need init_values=(...)");
+    if (carries.size() != inits.size())
+      fail(loc, "the loop carries " + std::to_string(carries.size()) + " value(s) but init_values has " +
+                    std::to_string(inits.size()));
+
+    std::vector<IterArg> iter_args;
+    std::vector<TypePtr> carry_types;
+    for (std::size_t i = 0; i < carries.size(); ++i) {
+      TypePtr t = expr_type(inits[i]);
+      if (!t)
+        fail(loc, "cannot tell the type of init value " + std::to_string(i + 1) + "; bind it to a variable first");
+      iter_args.push_back(IterArg{make_var(carries[i].name, t, carries[i].loc), inits[i]});
+      carry_types.push_back(std::move(t));
+    }
+    VarPtr lv;
+    push_scope();
+    if (loop_var) {
+      lv = make_var(loop_var->name, scalar_type(DataType::INDEX), loop_var->loc);
+      define(lv, loop_var->loc);
+    }
+    for (const auto& ia : iter_args) define(ia.var, ia.var->loc);
+    Block b = parse_block(is_while);
+    pop_scope();
+
+    std::vector<VarPtr> rvs;
+    if (!iter_args.empty()) {
+      if (!b.yield || !b.yield->named)
+        fail(loc, "a loop with init_values must end with `" + carries[0].name + "_out" +
+                      (carries.size() > 1 ? ", ..." : "") + " = yield_(...)` carrying " +
+                      std::to_string(carries.size()) + " value(s)");
+      if (b.yield->names.size() != iter_args.size())
+        fail(b.yield->loc, "the loop carries " + std::to_string(iter_args.size()) + " value(s) but yield_ defines " +
+                               std::to_string(b.yield->names.size()));
+      rvs = bind_return_vars(*b.yield, yielded_types(*b.yield, carry_types));
+    } else if (b.yield && b.yield->named) {
+      fail(b.yield->loc, "a loop without init_values cannot define names with yield_");
+    }
+    if (is_while)
+      return std::make_shared<const WhileStmt>(b.condition, std::move(iter_args), b.body, std::move(rvs), loc);
+    ExprPtr start = args.size() >= 2 ? args[0] : int_imm(0);
+    ExprPtr stop = args.size() >= 2 ? args[1] : args[0];
+    ExprPtr step = args.size() == 3 ? args[2] : int_imm(1);
+    return std::make_shared<const ForStmt>(std::move(lv), std::move(start), std::move(stop), std::move(step),
+                                           std::move(iter_args), b.body, std::move(rvs), fk, stage, std::move(attrs),
+                                           loc);
+  }
+
+  StmtPtr parse_while() {
+    const Loc loc = take().loc;
+    ExprPtr cond = parse_expr();
+    expect_op(":");
+    Block b = parse_block(false);
+    if (b.yield && b.yield->named) fail(b.yield->loc, "a while loop without carries cannot define names with yield_");
+    return std::make_shared<const WhileStmt>(std::move(cond), std::vector<IterArg>{}, b.body, std::vector<VarPtr>{},
+                                             loc);
+  }
+
+  StmtPtr parse_if() {
+    const Loc loc = take().loc;  // `if` or `elif`
+    ExprPtr cond = parse_expr();
+    expect_op(":");
+    Block then_b = parse_block(false);
+    std::optional<Block> else_b;
+    if (peek().is_name("else")) {
+      take();
+      expect_op(":");
+      else_b = parse_block(false);
+    } else if (peek().is_name("elif")) {
+      const Loc eloc = peek().loc;
+      push_scope();
+      StmtPtr nested = parse_if();
+      pop_scope();
+      else_b = Block{seq({std::move(nested)}, eloc), std::nullopt, nullptr};
+    }
+    const YieldInfo* ty = then_b.yield && then_b.yield->named ? &*then_b.yield : nullptr;
+    const YieldInfo* ey = else_b && else_b->yield && else_b->yield->named ? &*else_b->yield : nullptr;
+    std::vector<VarPtr> rvs;
+    if (ty) {
+      if (!else_b)
+        fail(ty->loc, "the then arm defines '" + ty->names[0] + "' with yield_, so the if needs an else arm that "
+                      "yields it too");
+      if (!ey) fail(ty->loc, "the else arm must end with `" + ty->names[0] + " = yield_(...)` like the then arm");
+      if (ty->names != ey->names) {
+        std::string a, b;
+        for (const auto& n : ty->names) a += (a.empty() ? "" : ", ") + n;
+        for (const auto& n : ey->names) b += (b.empty() ? "" : ", ") + n;
+        fail(ey->loc, "the if arms yield different names: '" + a + "' and '" + b + "'");
+      }
+      std::vector<TypePtr> types;
+      for (std::size_t i = 0; i < ty->names.size(); ++i) types.push_back(phi_type(ty->stmt->values[i], ey->stmt->values[i]));
+      YieldInfo merged = *ty;
+      if (!merged.annotation) merged.annotation = ey->annotation;
+      rvs = bind_return_vars(merged, yielded_types(merged, types));
+    } else if (ey) {
+      fail(ey->loc, "the else arm defines '" + ey->names[0] + "' with yield_ but the then arm does not");
+    }
+    return std::make_shared<const IfStmt>(std::move(cond), then_b.body, else_b ? else_b->body : nullptr,
+                                          std::move(rvs), loc);
+  }
+
+
+  // ---- expressions -------------------------------------------------------------------------------------
+  struct PE {
+    ExprPtr e;
+    std::uint32_t h = 1;  ///< height of the expression tree (printing recurses this deep)
+  };
+
+  ExprPtr parse_expr() {
+    DepthGuard guard(*this, peek().loc);
+    return parse_or().e;
+  }
+
+  PE combine(BinaryOp op, const PE& l, const PE& r, Loc loc) {
+    ExprPtr e = binary(op, l.e, r.e);
+    std::uint32_t h = 1;
+    if (e->is<BinaryExpr>()) h = std::max(l.h, r.h) + 1;
+    else if (e == l.e) h = l.h;
+    else if (e == r.e) h = r.h;
+    if (h > opt_.max_depth) fail(loc, "expression is nested too deeply (more than " + std::to_string(opt_.max_depth) +
+                                          " levels)");
+    return {std::move(e), h};
+  }
+
+  PE parse_or() {
+    PE l = parse_and();
+    while (peek().is_name("or")) {
+      const Loc loc = take().loc;
+      l = combine(BinaryOp::Or, l, parse_and(), loc);
+    }
+    return l;
+  }
+  PE parse_and() {
+    PE l = parse_not();
+    while (peek().is_name("and")) {
+      const Loc loc = take().loc;
+      l = combine(BinaryOp::And, l, parse_not(), loc);
+    }
+    return l;
+  }
+  PE parse_not() {
+    if (peek().is_name("not")) {
+      const Loc loc = take().loc;
+      DepthGuard guard(*this, loc);
+      PE x = parse_not();
+      return {unary(UnaryOp::Not, x.e), x.h + 1};
+    }
+    return parse_comparison();
+  }
+  static std::optional<BinaryOp> comparison_op(const Token& t) {
+    if (t.kind != TokenKind::Op) return std::nullopt;
+    if (t.text == "<") return BinaryOp::Lt;
+    if (t.text == "<=") return BinaryOp::Le;
+    if (t.text == ">") return BinaryOp::Gt;
+    if (t.text == ">=") return BinaryOp::Ge;
+    if (t.text == "==") return BinaryOp::Eq;
+    if (t.text == "!=") return BinaryOp::Ne;
+    return std::nullopt;
+  }
+  PE parse_comparison() {
+    PE l = parse_arith(5);
+    if (auto op = comparison_op(peek())) {
+      const Loc loc = take().loc;
+      l = combine(*op, l, parse_arith(5), loc);
+      if (comparison_op(peek()))
+        fail(peek().loc, "chained comparisons are not supported; use parentheses or `and`");
+    }
+    return l;
+  }
+
+  /// The non-comparison binary operator of `t` and its precedence.
+  static std::optional<std::pair<BinaryOp, int>> arith_op(const Token& t) {
+    if (t.kind != TokenKind::Op) return std::nullopt;
+    const std::string_view s = t.text;
+    const bool one = s.size() == 1;
+    switch (s[0]) {
+      case '|': return std::pair{BinaryOp::BitOr, 5};
+      case '^': return std::pair{BinaryOp::BitXor, 6};
+      case '&': return std::pair{BinaryOp::BitAnd, 7};
+      case '<': if (s == "<<") return std::pair{BinaryOp::Shl, 8}; break;
+      case '>': if (s == ">>") return std::pair{BinaryOp::Shr, 8}; break;
+      case '+': return std::pair{BinaryOp::Add, 9};
+      case '-': if (one) return std::pair{BinaryOp::Sub, 9}; break;
+      case '*': if (one) return std::pair{BinaryOp::Mul, 10}; break;
+      case '/': return one ? std::pair{BinaryOp::Div, 10} : std::pair{BinaryOp::FloorDiv, 10};
+      case '%': return std::pair{BinaryOp::Mod, 10};
+      default: break;
+    }
+    return std::nullopt;
+  }
+
+  /// Precedence climbing over | ^ & (<< >>) (+ -) (* / // %), left-associative.
+  PE parse_arith(int min_prec) {
+    PE l = parse_unary();
+    while (auto op = arith_op(peek())) {
+      if (op->second < min_prec) break;
+      const Loc loc = take().loc;
+      l = combine(op->first, l, parse_arith(op->second + 1), loc);
+    }
+    return l;
+  }
+
+  PE parse_unary() {
+    const Token t = peek();  // a copy: take() below pops it
+    if (t.is_op("-") || t.is_op("+") || t.is_op("~")) {
+      const Loc loc = take().loc;
+      DepthGuard guard(*this, loc);
+      if (t.is_op("-") && peek().is(TokenKind::Int) && !peek(1).is_op("[")) {
+        // `-9223372036854775808` is representable although its magnitude is not.
+        const Token lit = take();
+        const std::uint64_t u = parse_uint(lit);
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1)
+          fail(lit.loc, "integer literal -" + std::string(lit.text) + " does not fit in 64 bits");
+        const std::int64_t v = u == static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1
+                                   ? std::numeric_limits<std::int64_t>::min()
+                                   : -static_cast<std::int64_t>(u);
+        return {int_imm(v), 1};
+      }
+      const bool neg = t.is_op("-"), inv = t.is_op("~");
+      PE x = parse_unary();
+      if (!neg && !inv) return x;  // unary plus
+      ExprPtr e = unary(neg ? UnaryOp::Neg : UnaryOp::Invert, x.e);
+      return {e, e->is<UnaryExpr>() ? x.h + 1 : x.h};
+    }
+    if (t.is_op("**")) fail(t.loc, "'**' is not supported");
+    return parse_postfix();
+  }
+
+  PE parse_postfix() {
+    PE e = parse_primary();
+    while (peek().is_op("[")) {
+      const Loc loc = take().loc;
+      DepthGuard guard(*this, loc);
+      ExprPtr index = parse_expr();
+      expect_op("]");
+      e = {subscript(e.e, std::move(index)), e.h + 1};
+      if (e.h > opt_.max_depth) fail(loc, "expression is nested too deeply");
+    }
+    return e;
+  }
+
+  std::uint64_t parse_uint(const Token& t) {
+    std::uint64_t v = 0;
+    std::string_view s = t.text;
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      s.remove_prefix(2);
+      base = 16;
+    }
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (ec != std::errc() || p != s.data() + s.size())
+      fail(t.loc, "integer literal " + std::string(t.text) + " does not fit in 64 bits");
+    return v;
+  }
+
+  PE parse_primary() {
+    const Token t = peek();
+    switch (t.kind) {
+      case TokenKind::Int: {
+        take();
+        const std::uint64_t u = parse_uint(t);
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+          fail(t.loc, "integer literal " + std::string(t.text) + " does not fit in a signed 64-bit integer");
+        return {int_imm(static_cast<std::int64_t>(u)), 1};
+      }
+      case TokenKind::Float: {
+        take();
+        double v = 0;
+        auto [p, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+        if (ec != std::errc() || p != t.text.data() + t.text.size())
+          fail(t.loc, "float literal " + std::string(t.text) + " is out of range");
+        return {float_imm(v), 1};
+      }
+      case TokenKind::String: take(); return {string_imm(unescape(t.text)), 1};
+      case TokenKind::Op:
+        if (t.is_op("(")) {
+          take();
+          if (accept_op(")")) return {tuple({}), 1};
+          ExprPtr first = parse_expr();
+          if (accept_op(")")) return {first, 1};
+          std::vector<ExprPtr> elems{first};
+          if (!accept_op(",")) close_group(")", t);
+          while (!peek().is_op(")")) {
+            elems.push_back(parse_expr());
+            if (!accept_op(",")) break;
+          }
+          close_group(")", t);
+          return {tuple(std::move(elems)), 1};
+        }
+        if (t.is_op("[")) {
+          take();
+          std::vector<ExprPtr> elems;
+          while (!peek().is_op("]")) {
+            elems.push_back(parse_expr());
+            if (!accept_op(",")) break;
+          }
+          close_group("]", t);
+          return {list(std::move(elems)), 1};
+        }
+        break;
+      case TokenKind::Name: return {parse_name_expr(), 1};
+      default: break;
+    }
+    fail(t.loc, "expected an expression, found " + describe(t));
+  }
+
+  ExprPtr parse_name_expr() {
+    Dotted d = parse_dotted();
+    if (peek().is_op("(")) return parse_call(d);
+    if (d.size() == 1) {
+      const std::string_view n = d[0];
+      const Word w = classify_word(n);
+      switch (w.kind) {
+        case Word::Kind::true_lit: return bool_imm(true);
+        case Word::Kind::false_lit: return bool_imm(false);
+        case Word::Kind::none_lit: return none_imm();
+        case Word::Kind::space: return space_imm(w.space);
+        case Word::Kind::dtype: return dtype_imm(w.dtype);
+        case Word::Kind::keyword: fail(d.loc, "expected an expression, found '" + std::string(n) + "'");
+        case Word::Kind::none: break;
+      }
+      if (const Binding* b = lookup(n)) return b->ref;
+      if (shape_mode_) {
+        // A symbolic dim nobody defines (`Tensor[[N, 64], FP32]`): a free symbol.
+        auto it = free_symbols_.find(n);
+        if (it == free_symbols_.end())
+          it = free_symbols_.emplace(std::string(n), var_ref(make_var(std::string(n), scalar_type(DataType::INDEX), d.loc)))
+                   .first;
+        return it->second;
+      }
+      fail(d.loc, "undefined name '" + std::string(n) + "'");
+    }
+    if (auto s = dotted_space(d)) return space_imm(*s);
+    if (auto dt = dotted_dtype(d)) return dtype_imm(*dt);
+    if (d.size() == 2 && !d[0].empty() && d[0][0] >= 'A' && d[0][0] <= 'Z')
+      return enum_imm(std::string(d[0]), std::string(d[1]));
+    fail(d.loc, "unexpected '" + d.joined() + "': attribute access is not supported");
+  }
+
+  /// The closing bracket of a group opened by `open`.
+  void close_group(std::string_view close, const Token& open) {
+    if (accept_op(close)) return;
+    fail(peek().loc, "expected '" + std::string(close) + "' to close '" + std::string(open.text) + "' at line " +
+                         std::to_string(open.loc.line) + ", column " + std::to_string(open.loc.column) + ", found " +
+                         describe(peek()));
+  }
+
+  void parse_call_args(std::vector<ExprPtr>& args, std::vector<Kwarg>& kwargs) {
+    const Token open{TokenKind::Op, "(", last_open_};
+    while (!peek().is_op(")")) {
+      if (peek().is(TokenKind::Name) && peek(1).is_op("=")) {
+        const Token key = take();
+        take();
+        for (const auto& kw : kwargs)
+          if (kw.name == key.text) fail(key.loc, "keyword argument '" + std::string(key.text) + "' is given twice");
+        kwargs.push_back(Kwarg{std::string(key.text), parse_expr()});
+      } else {
+        if (!kwargs.empty()) fail(peek().loc, "positional argument after keyword arguments");
+        args.push_back(parse_expr());
+      }
+      if (!accept_op(",")) break;
+    }
+    close_group(")", open);
+  }
+
+  ExprPtr parse_call(const Dotted& d) {
+    std::string op;
+    bool shorthand = false;
+    if (d.size() == 1) {
+      const std::string_view n = d[0];
+      if (n == "const") return parse_const(d.loc);
+      if (n == "yield_") fail(d.loc, "yield_ is a statement: write `r = yield_(v)` as the last line of a loop or if body");
+      if (n == "cond") fail(d.loc, "cond(...) is only allowed as the first line of a while_ loop body");
+      if (n == "range" || n == "parallel" || n == "pipeline" || n == "while_")
+        fail(d.loc, "'" + std::string(n) + "' is only allowed in a for header");
+      if (function_names_.count(n)) {
+        op = n;
+      } else {
+        op = "tile." + std::string(n);
+        shorthand = true;
+      }
+    } else if (d[0] == "self") {
+      op = d.joined(1);
+      if (!function_names_.count(op)) fail(d.loc, "the program has no function '" + op + "'");
+    } else {
+      op = d.joined();
+    }
+    last_open_ = take().loc;  // '('
+    DepthGuard guard(*this, d.loc);
+    std::vector<ExprPtr> args;
+    std::vector<Kwarg> kwargs;
+    parse_call_args(args, kwargs);
+    if (shorthand && opt_.dsl_defaults && (op == "tile.load" || op == "tile.create")) {
+      bool has = false;
+      for (const auto& kw : kwargs) has |= kw.name == "target_memory";
+      if (!has) kwargs.push_back(Kwarg{"target_memory", space_imm(MemorySpace::Vec)});
+    }
+    return call(std::move(op), std::move(args), std::move(kwargs));
+  }
+
+  ExprPtr parse_const(Loc loc) {
+    take();  // '('
+    ExprPtr value = parse_expr();
+    expect_op(",");
+    DataType dt = parse_dtype();
+    accept_op(",");
+    expect_op(")");
+    if (const auto* i = value->as<IntImm>()) return int_imm(i->value, dt);
+    if (const auto* f = value->as<FloatImm>()) return float_imm(f->value, dt);
+    if (const auto* b = value->as<BoolImm>()) return int_imm(b->value ? 1 : 0, dt);
+    fail(loc, "const(...) takes a number and a data type, e.g. const(0, INT64)");
+  }
+
+  Lexer lex_;
+  std::array<Token, 8> la_{};
+  std::size_t la_head_ = 0, la_count_ = 0;
+  std::string file_;
+  ParseOptions opt_;
+  const OpRegistry& reg_;
+  NameSet function_names_;
+  std::size_t depth_ = 0;
+  bool shape_mode_ = false;
+  Loc last_open_;                    // the '(' whose arguments parse_call_args reads
+  const Program* program_ = nullptr;  // functions parsed so far (typing calls to them)
+
+  NameMap<Binding> names_;
+  std::vector<std::vector<Undo>> frames_;
+  NameMap<VarPtr> bases_;
+  std::unordered_set<const Var*> alloc_vars_;
+  std::vector<std::pair<std::string, Loc>> pending_bare_;
+  NameMap<VarPtr> declared_;
+  NameMap<ExprPtr> free_symbols_;
+};
+
+}  // namespace detail
+
+/// Parses a whole program. On error the program is empty and the one
+/// diagnostic says where and what was expected.
+[[nodiscard]] inline ParseResult parse_program(std::string_view text, std::string file = "<input>",
+                                               const ParseOptions& options = {}) {
+  ParseResult r;
+  try {
+    detail::Parser p(text, file, options);
+    r.program = p.run();
+  } catch (const detail::ParseFailure& f) {
+    r.program = Program{};
+    r.program.file = file;
+    r.diagnostics.push_back(f.diagnostic);
+  } catch (const std::bad_alloc&) {
+    r.program = Program{};
+    r.diagnostics.push_back(error_at(file, {}, "out of memory while parsing"));
+  } catch (const std::exception& e) {
+    r.program = Program{};
+    r.diagnostics.push_back(error_at(file, {}, std::string("internal error while parsing: ") + e.what()));
+  }
+  return r;
+}
+
+/// Reads and parses `path`; an unreadable file is a diagnostic too.
+[[nodiscard]] inline ParseResult parse_file(const std::string& path, const ParseOptions& options = {}) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ParseResult r;
+    r.program.file = path;
+    r.diagnostics.push_back(error_at(path, {}, "cannot open '" + path + "' for reading"));
+    return r;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_program(ss.str(), path, options);
+}
+
+}  // namespace pto_mem::pypto

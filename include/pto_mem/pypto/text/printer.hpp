@@ -1,0 +1,690 @@
+// Canonical printing of the tile IR (TEXT_IR.md §2.4). The output re-parses
+// to the same IR, and print -> parse -> print is a fixed point.
+//
+// * 4-space indent, one statement per line, parameters one per line aligned
+//   after `def name(`.
+// * `Tile[[d0, d1], DTYPE, MemRef(...)?, SPACE?, TileView(...)?]`; view fields
+//   equal to the space's implicit layout are omitted.
+// * MemRef bases: a bare name when an alloc statement of the function defines
+//   it (in the body), a "string" otherwise and in signatures.
+// * `range(stop)` when start = 0 and step = 1, `range(start, stop)` when step = 1.
+// * A loop's return vars / an if's phis are printed on the terminating yield,
+//   `r = yield_(v)`, annotated only when their type differs from the one the
+//   parser would derive (the iter-arg's, or the then-value's).
+// * Variables whose names would clash in a scope, or are not identifiers, are
+//   printed with a deterministic suffix so the text always re-parses.
+#pragma once
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/ir/expr_type.hpp"
+#include "pto_mem/pypto/text/lexical.hpp"
+
+namespace pto_mem::pypto {
+
+namespace detail {
+
+/// Printed names of one function's variables: scoped exactly like the parser.
+class Namer : public IRVisitor {
+ public:
+  void run(const Function& f) {
+    // Usually every variable already has its own valid name: then nothing is
+    // renamed and no scope bookkeeping is needed.
+    if (all_names_distinct(f)) {
+      fast_ = true;
+      return;
+    }
+    for (const auto& p : f.params) collect(p.var);
+    for_each_def(f.body);
+    push();
+    for (const auto& p : f.params) name(p.var);
+    if (f.body) visit_stmt(f.body);
+    pop();
+  }
+  [[nodiscard]] const std::string& of(const Var* v) const {
+    if (fast_) return v->name;
+    auto it = names_.find(v);
+    return it == names_.end() ? v->name : it->second;
+  }
+  [[nodiscard]] bool is_alloc(const Var* v) const { return allocs_.count(v) != 0; }
+
+  void visit_alloc(const AllocStmt& s) override {
+    allocs_.insert(s.var.get());
+    name(s.var);
+  }
+  void visit_assign(const AssignStmt& s) override { name(s.var); }
+  void visit_for(const ForStmt& s) override {
+    push();
+    name(s.loop_var);
+    for (const auto& ia : s.iter_args) name(ia.var);
+    body(s.body);
+    pop();
+    for (const auto& rv : s.return_vars) name(rv);
+  }
+  void visit_while(const WhileStmt& s) override {
+    push();
+    for (const auto& ia : s.iter_args) name(ia.var);
+    body(s.body);
+    pop();
+    for (const auto& rv : s.return_vars) name(rv);
+  }
+  void visit_if(const IfStmt& s) override {
+    push();
+    body(s.then_body);
+    pop();
+    push();
+    body(s.else_body);
+    pop();
+    for (const auto& rv : s.return_vars) name(rv);
+  }
+
+ private:
+  void body(const StmtPtr& b) {
+    if (!b) return;
+    push();  // the parser opens a scope per block
+    visit_stmt(b);
+    pop();
+  }
+  bool all_names_distinct(const Function& f) {
+    struct Defs : IRVisitor {
+      std::unordered_map<std::string_view, const Var*> first;
+      std::unordered_set<const Var*>* allocs = nullptr;
+      bool ok = true;
+      void visit_alloc(const AllocStmt& s) override {
+        allocs->insert(s.var.get());
+        IRVisitor::visit_alloc(s);
+      }
+      void visit_expr(const ExprPtr&) override {}  // only definitions matter
+      void visit_var_def(const VarPtr& v) override {
+        if (!ok || !v) return;
+        if (!is_identifier(v->name) || is_reserved_name(v->name)) {
+          ok = false;
+          return;
+        }
+        auto [it, inserted] = first.try_emplace(v->name, v.get());
+        ok = inserted || it->second == v.get();
+      }
+    } defs;
+    defs.allocs = &allocs_;
+    for (const auto& p : f.params) defs.visit_var_def(p.var);
+    if (f.body) defs.visit_stmt(f.body);
+    return defs.ok;
+  }
+  void collect(const VarPtr& v) {
+    if (v) taken_.insert(v->name);
+  }
+  void for_each_def(const StmtPtr& root) {
+    struct Defs : IRVisitor {
+      std::unordered_set<std::string>* taken;
+      void visit_var_def(const VarPtr& v) override {
+        if (v) taken->insert(v->name);
+      }
+    } d;
+    d.taken = &taken_;
+    d.visit_stmt(root);
+  }
+  static bool is_identifier(std::string_view s) {
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (char c : s)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
+  }
+  void name(const VarPtr& v) {
+    if (!v || names_.count(v.get())) return;
+    std::string want = v->name;
+    if (!is_identifier(want)) {
+      for (char& c : want)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
+      if (want.empty() || (want[0] >= '0' && want[0] <= '9')) want = "v" + want;
+    }
+    if (is_reserved_name(want)) want += "_";
+    std::string got = want;
+    if (visible_.count(got) || (got != v->name && taken_.count(got))) {
+      for (std::uint64_t k = 1;; ++k) {
+        got = want + "_" + std::to_string(k);
+        if (!visible_.count(got) && !taken_.count(got)) break;
+      }
+    }
+    taken_.insert(got);
+    names_.emplace(v.get(), got);
+    ++visible_[got];
+    frames_.back().push_back(got);
+  }
+  void push() { frames_.emplace_back(); }
+  void pop() {
+    for (const auto& n : frames_.back())
+      if (--visible_[n] == 0) visible_.erase(n);
+    frames_.pop_back();
+  }
+
+  bool fast_ = false;
+  std::unordered_map<const Var*, std::string> names_;
+  std::unordered_set<const Var*> allocs_;
+  std::unordered_set<std::string> taken_;
+  std::unordered_map<std::string, int> visible_;
+  std::vector<std::vector<std::string>> frames_;
+};
+
+class Printer {
+ public:
+  explicit Printer(std::string& out) : out_(out) {}
+
+  void program(const Program& p) {
+    const bool wrapped = !p.name.empty();
+    if (wrapped) out_ += "@program\nclass " + p.name + ":\n";
+    if (wrapped && p.functions.empty()) out_ += "    pass\n";
+    for (std::size_t i = 0; i < p.functions.size(); ++i) {
+      if (i) out_ += "\n";
+      function(p.functions[i], wrapped ? 1 : 0, wrapped);
+    }
+  }
+
+  void function(const Function& f, int indent = 0, bool self = false) {
+    namer_ = Namer{};
+    namer_.run(f);
+    const std::string pad(static_cast<std::size_t>(indent) * 4, ' ');
+    out_ += pad + "@function(type=";
+    out_ += to_string(f.kind);
+    for (const auto& kw : f.attrs) {
+      out_ += ", " + kw.name + "=";
+      expr(kw.value, 0);
+    }
+    out_ += ")\n" + pad + "def " + f.name + "(";
+    const std::string align(pad.size() + 5 + f.name.size(), ' ');
+    bool first = true;
+    if (self) {
+      out_ += "self";
+      first = false;
+    }
+    in_signature_ = true;
+    for (const auto& p : f.params) {
+      if (!first) out_ += ",\n" + align;
+      first = false;
+      out_ += namer_.of(p.var.get()) + ": ";
+      if (p.direction != ParamDirection::In) out_ += std::string(to_string(p.direction)) + "[";
+      type(p.var->type);
+      if (p.direction != ParamDirection::In) out_ += "]";
+    }
+    out_ += ")";
+    if (!f.return_types.empty()) {
+      out_ += " -> ";
+      if (f.return_types.size() == 1) {
+        type(f.return_types[0]);
+      } else {
+        out_ += "tuple[";
+        for (std::size_t i = 0; i < f.return_types.size(); ++i) {
+          if (i) out_ += ", ";
+          type(f.return_types[i]);
+        }
+        out_ += "]";
+      }
+    }
+    in_signature_ = false;
+    out_ += ":\n";
+    block(f.body, indent + 1, {});
+  }
+
+  // ---- statements ---------------------------------------------------------------------------
+  /// What a terminating yield of the block being printed defines.
+  struct YieldTarget {
+    const YieldStmt* stmt = nullptr;
+    const std::vector<VarPtr>* vars = nullptr;
+    std::vector<TypePtr> defaults;  ///< the types the parser would give the vars
+  };
+
+  void block(const StmtPtr& body, int indent, const YieldTarget& target) {
+    const std::size_t before = out_.size();
+    stmt(body, indent, target);
+    if (out_.size() == before) line(indent) += "pass\n";
+  }
+
+  std::string& line(int indent) {
+    out_.append(static_cast<std::size_t>(indent) * 4, ' ');
+    return out_;
+  }
+
+  void stmt(const StmtPtr& s, int indent, const YieldTarget& target) {
+    if (!s) return;
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (const auto& c : s->as<SeqStmts>()->stmts) stmt(c, indent, target);
+        return;
+      case StmtKind::Assign: {
+        const auto* a = s->as<AssignStmt>();
+        line(indent) += namer_.of(a->var.get());
+        if (a->var->type) {
+          out_ += ": ";
+          type(a->var->type);
+        }
+        out_ += " = ";
+        expr(a->value, 0);
+        out_ += "\n";
+        return;
+      }
+      case StmtKind::Eval:
+        line(indent);
+        expr(s->as<EvalStmt>()->value, 0);
+        out_ += "\n";
+        return;
+      case StmtKind::Alloc: {
+        const auto* a = s->as<AllocStmt>();
+        line(indent) += namer_.of(a->var.get()) + ": Ptr = ";
+        out_ += to_string(a->op);
+        out_ += "(";
+        out_ += to_string(a->space);
+        out_ += ", " + std::to_string(a->size);
+        if (a->pinned) out_ += ", pinned=True";
+        out_ += ")\n";
+        return;
+      }
+      case StmtKind::For: return for_stmt(*s->as<ForStmt>(), indent);
+      case StmtKind::While: return while_stmt(*s->as<WhileStmt>(), indent);
+      case StmtKind::If: return if_stmt(*s->as<IfStmt>(), indent);
+      case StmtKind::Yield: return yield_stmt(*s->as<YieldStmt>(), indent, target);
+      case StmtKind::Return: {
+        const auto& vals = s->as<ReturnStmt>()->values;
+        line(indent) += "return";
+        for (std::size_t i = 0; i < vals.size(); ++i) {
+          out_ += i ? ", " : " ";
+          expr(vals[i], 0);
+        }
+        out_ += "\n";
+        return;
+      }
+    }
+  }
+
+  void yield_stmt(const YieldStmt& y, int indent, const YieldTarget& target) {
+    line(indent);
+    if (target.stmt == &y && target.vars && !target.vars->empty()) {
+      const auto& vars = *target.vars;
+      bool annotate = false;
+      for (std::size_t i = 0; i < vars.size(); ++i)
+        annotate |= vars[i]->type && !same_type(vars[i]->type, i < target.defaults.size() ? target.defaults[i] : nullptr);
+      for (std::size_t i = 0; i < vars.size(); ++i) out_ += (i ? ", " : "") + namer_.of(vars[i].get());
+      if (annotate) {
+        out_ += ": ";
+        if (vars.size() == 1) {
+          type(vars[0]->type);
+        } else {
+          out_ += "tuple[";
+          for (std::size_t i = 0; i < vars.size(); ++i) {
+            if (i) out_ += ", ";
+            type(vars[i]->type);
+          }
+          out_ += "]";
+        }
+      }
+      out_ += " = ";
+    }
+    out_ += "yield_(";
+    for (std::size_t i = 0; i < y.values.size(); ++i) {
+      if (i) out_ += ", ";
+      expr(y.values[i], 0);
+    }
+    out_ += ")\n";
+  }
+
+  void init_values(const std::vector<IterArg>& ias) {
+    out_ += "init_values=(";
+    for (std::size_t i = 0; i < ias.size(); ++i) {
+      if (i) out_ += ", ";
+      expr(ias[i].init, 0);
+    }
+    if (ias.size() == 1) out_ += ",";
+    out_ += ")";
+  }
+
+  static YieldTarget carry_target(const StmtPtr& body, const std::vector<IterArg>& ias,
+                                  const std::vector<VarPtr>& rvs) {
+    YieldTarget t{terminating_yield(body), &rvs, {}};
+    for (const auto& ia : ias) t.defaults.push_back(ia.var->type);
+    return t;
+  }
+
+  void for_stmt(const ForStmt& f, int indent) {
+    line(indent) += "for " + (f.loop_var ? namer_.of(f.loop_var.get()) : std::string("_"));
+    if (!f.iter_args.empty()) {
+      out_ += ", (";
+      for (std::size_t i = 0; i < f.iter_args.size(); ++i) out_ += (i ? ", " : "") + namer_.of(f.iter_args[i].var.get());
+      if (f.iter_args.size() == 1) out_ += ",";
+      out_ += ")";
+    }
+    out_ += " in ";
+    out_ += to_string(f.for_kind);
+    out_ += "(";
+    const auto start = as_const_int(f.start), step = as_const_int(f.step);
+    const bool plain_start = start == 0 && f.start->as<IntImm>() && !f.start->as<IntImm>()->dtype;
+    const bool plain_step = step == 1 && f.step->as<IntImm>() && !f.step->as<IntImm>()->dtype;
+    if (!plain_start || !plain_step) {
+      expr(f.start, 0);
+      out_ += ", ";
+    }
+    expr(f.stop, 0);
+    if (!plain_step) {
+      out_ += ", ";
+      expr(f.step, 0);
+    }
+    if (!f.iter_args.empty()) {
+      out_ += ", ";
+      init_values(f.iter_args);
+    }
+    if (f.stage) out_ += ", stage=" + std::to_string(*f.stage);
+    for (const auto& kw : f.attrs) {
+      out_ += ", " + kw.name + "=";
+      expr(kw.value, 0);
+    }
+    out_ += "):\n";
+    block(f.body, indent + 1, carry_target(f.body, f.iter_args, f.return_vars));
+  }
+
+  void while_stmt(const WhileStmt& w, int indent) {
+    if (w.iter_args.empty()) {
+      line(indent) += "while ";
+      expr(w.condition, 0);
+      out_ += ":\n";
+      block(w.body, indent + 1, {});
+      return;
+    }
+    line(indent) += "for (";
+    for (std::size_t i = 0; i < w.iter_args.size(); ++i) out_ += (i ? ", " : "") + namer_.of(w.iter_args[i].var.get());
+    if (w.iter_args.size() == 1) out_ += ",";
+    out_ += ") in while_(";
+    init_values(w.iter_args);
+    out_ += "):\n";
+    line(indent + 1) += "cond(";
+    expr(w.condition, 0);
+    out_ += ")\n";
+    stmt(w.body, indent + 1, carry_target(w.body, w.iter_args, w.return_vars));
+  }
+
+  void if_stmt(const IfStmt& s, int indent) {
+    line(indent) += "if ";
+    expr(s.condition, 0);
+    out_ += ":\n";
+    const YieldStmt* ty = terminating_yield(s.then_body);
+    const YieldStmt* ey = terminating_yield(s.else_body);
+    std::vector<TypePtr> defaults;
+    for (std::size_t i = 0; i < s.return_vars.size(); ++i) {
+      ExprPtr tv = ty && i < ty->values.size() ? ty->values[i] : nullptr;
+      ExprPtr ev = ey && i < ey->values.size() ? ey->values[i] : nullptr;
+      defaults.push_back(phi_type(tv, ev));
+    }
+    block(s.then_body, indent + 1, YieldTarget{ty, &s.return_vars, defaults});
+    if (s.else_body) {
+      line(indent) += "else:\n";
+      block(s.else_body, indent + 1, YieldTarget{ey, &s.return_vars, defaults});
+    }
+  }
+
+  // ---- types -----------------------------------------------------------------------------------
+  void shape(const std::vector<ExprPtr>& dims) {
+    out_ += "[";
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (i) out_ += ", ";
+      expr(dims[i], 0);
+    }
+    out_ += "]";
+  }
+
+  void memref(const MemRef& m) {
+    if (m.is_pinned) {
+      out_ += "MemRef(";
+      string_literal(m.name());
+    } else {
+      out_ += "MemRef(";
+      if (m.base && !in_signature_ && namer_.is_alloc(m.base.get())) out_ += namer_.of(m.base.get());
+      else string_literal(m.base ? (namer_.is_alloc(m.base.get()) ? namer_.of(m.base.get()) : m.base->name) : "");
+      out_ += ", ";
+      if (const auto* i = m.byte_offset ? m.byte_offset->as<IntImm>() : nullptr) out_ += std::to_string(i->value);
+      else expr(m.byte_offset, 0);
+      out_ += ", " + std::to_string(m.size);
+    }
+    if (m.slot_count != 1) out_ += ", slots=" + std::to_string(m.slot_count);
+    out_ += ")";
+    if (m.slot_index) {
+      out_ += "[";
+      expr(m.slot_index, 0);
+      out_ += "]";
+    }
+  }
+
+  void type(const TypePtr& t) {
+    if (!t) {
+      out_ += "None";
+      return;
+    }
+    switch (t->kind) {
+      case TypeKind::Tensor: {
+        const auto* x = t->as<TensorType>();
+        out_ += "Tensor[";
+        shape(x->shape);
+        out_ += ", ";
+        out_ += to_string(x->dtype);
+        if (x->memref) {
+          out_ += ", ";
+          memref(*x->memref);
+        }
+        out_ += "]";
+        return;
+      }
+      case TypeKind::Tile: {
+        const auto* x = t->as<TileType>();
+        out_ += "Tile[";
+        shape(x->shape);
+        out_ += ", ";
+        out_ += to_string(x->dtype);
+        if (x->memref) {
+          out_ += ", ";
+          memref(*x->memref);
+        }
+        if (x->space) {
+          out_ += ", ";
+          out_ += to_string(*x->space);
+        }
+        bool any = false;
+        for (const auto& f : x->view.fields) {
+          if (is_implicit_view_field(f, x->space)) continue;
+          out_ += any ? ", " : ", TileView(";
+          any = true;
+          out_ += f.name + "=";
+          expr(f.value, 0);
+        }
+        if (any) out_ += ")";
+        out_ += "]";
+        return;
+      }
+      case TypeKind::Scalar:
+        out_ += "Scalar[";
+        out_ += to_string(t->as<ScalarType>()->dtype);
+        out_ += "]";
+        return;
+      case TypeKind::Ptr: out_ += "Ptr"; return;
+      case TypeKind::Tuple: {
+        out_ += "tuple[";
+        const auto& e = t->as<TupleType>()->elems;
+        for (std::size_t i = 0; i < e.size(); ++i) {
+          if (i) out_ += ", ";
+          type(e[i]);
+        }
+        out_ += "]";
+        return;
+      }
+    }
+  }
+
+  // ---- expressions ---------------------------------------------------------------------------------
+  void string_literal(std::string_view s) { out_ += quote(s); }
+
+  void float_literal(double v) {
+    std::array<char, 64> buf{};
+    auto [p, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    std::string s(buf.data(), ec == std::errc() ? p : buf.data());
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // `n`: inf / nan stay as spelled
+    out_ += s;
+  }
+
+  void exprs(const std::vector<ExprPtr>& es) {
+    for (std::size_t i = 0; i < es.size(); ++i) {
+      if (i) out_ += ", ";
+      expr(es[i], 0);
+    }
+  }
+
+  /// `ctx`: the precedence of the surrounding operator slot; parenthesise
+  /// when this expression binds more loosely.
+  void expr(const ExprPtr& e, int ctx) {
+    if (!e) {
+      out_ += "None";
+      return;
+    }
+    switch (e->kind) {
+      case ExprKind::Var: out_ += namer_.of(e->as<VarExpr>()->var.get()); return;
+      case ExprKind::Int: {
+        const auto* i = e->as<IntImm>();
+        if (i->dtype) {
+          out_ += "const(" + std::to_string(i->value) + ", ";
+          out_ += to_string(*i->dtype);
+          out_ += ")";
+        } else if (i->value < 0 && ctx > unary_precedence) {
+          out_ += "(" + std::to_string(i->value) + ")";
+        } else {
+          out_ += std::to_string(i->value);
+        }
+        return;
+      }
+      case ExprKind::Float: {
+        const auto* f = e->as<FloatImm>();
+        if (f->dtype) {
+          out_ += "const(";
+          float_literal(f->value);
+          out_ += ", ";
+          out_ += to_string(*f->dtype);
+          out_ += ")";
+        } else {
+          const bool paren = f->value < 0 && ctx > unary_precedence;
+          if (paren) out_ += "(";
+          float_literal(f->value);
+          if (paren) out_ += ")";
+        }
+        return;
+      }
+      case ExprKind::Bool: out_ += e->as<BoolImm>()->value ? "True" : "False"; return;
+      case ExprKind::None: out_ += "None"; return;
+      case ExprKind::String: string_literal(e->as<StringImm>()->value); return;
+      case ExprKind::Space: out_ += to_string(e->as<SpaceImm>()->space); return;
+      case ExprKind::DType: out_ += to_string(e->as<DTypeImm>()->dtype); return;
+      case ExprKind::Enum: {
+        const auto* x = e->as<EnumImm>();
+        out_ += x->enum_name + "." + x->value;
+        return;
+      }
+      case ExprKind::Call: {
+        const auto* c = e->as<Call>();
+        out_ += c->op + "(";
+        exprs(c->args);
+        for (std::size_t i = 0; i < c->kwargs.size(); ++i) {
+          if (i || !c->args.empty()) out_ += ", ";
+          out_ += c->kwargs[i].name + "=";
+          expr(c->kwargs[i].value, 0);
+        }
+        out_ += ")";
+        return;
+      }
+      case ExprKind::List:
+        out_ += "[";
+        exprs(e->as<ListExpr>()->elems);
+        out_ += "]";
+        return;
+      case ExprKind::Tuple: {
+        const auto& el = e->as<TupleExpr>()->elems;
+        out_ += "(";
+        exprs(el);
+        if (el.size() == 1) out_ += ",";
+        out_ += ")";
+        return;
+      }
+      case ExprKind::Binary: {
+        const auto* b = e->as<BinaryExpr>();
+        const int p = precedence(b->op);
+        const bool paren = p < ctx;
+        if (paren) out_ += "(";
+        // Comparisons do not chain, so a comparison operand needs parentheses too.
+        expr(b->lhs, is_comparison(b->op) ? p + 1 : p);
+        out_ += " ";
+        out_ += to_string(b->op);
+        out_ += " ";
+        expr(b->rhs, p + 1);
+        if (paren) out_ += ")";
+        return;
+      }
+      case ExprKind::Unary: {
+        const auto* u = e->as<UnaryExpr>();
+        const int p = u->op == UnaryOp::Not ? not_precedence : unary_precedence;
+        const bool paren = p < ctx;
+        if (paren) out_ += "(";
+        out_ += u->op == UnaryOp::Neg ? "-" : u->op == UnaryOp::Invert ? "~" : "not ";
+        // `- -x` must not print as `--x`-like ambiguities: a nested negative operand is parenthesised.
+        expr(u->operand, p == unary_precedence ? unary_precedence + 1 : p);
+        if (paren) out_ += ")";
+        return;
+      }
+      case ExprKind::Subscript: {
+        const auto* s = e->as<SubscriptExpr>();
+        expr(s->value, unary_precedence + 1);
+        out_ += "[";
+        expr(s->index, 0);
+        out_ += "]";
+        return;
+      }
+    }
+  }
+
+ private:
+  std::string& out_;
+  Namer namer_;
+  bool in_signature_ = false;
+};
+
+}  // namespace detail
+
+/// The canonical text of a program (with the `@program class` wrapper when
+/// `program.name` is set).
+[[nodiscard]] inline std::string print(const Program& p) {
+  std::string out;
+  detail::Printer pr(out);
+  pr.program(p);
+  return out;
+}
+
+[[nodiscard]] inline std::string print(const Function& f) {
+  std::string out;
+  detail::Printer pr(out);
+  pr.function(f);
+  return out;
+}
+
+/// An expression as it appears in the text (variables by their own names).
+[[nodiscard]] inline std::string print(const ExprPtr& e) {
+  std::string out;
+  detail::Printer pr(out);
+  pr.expr(e, 0);
+  return out;
+}
+
+[[nodiscard]] inline std::string print(const TypePtr& t) {
+  std::string out;
+  detail::Printer pr(out);
+  pr.type(t);
+  return out;
+}
+
+}  // namespace pto_mem::pypto
