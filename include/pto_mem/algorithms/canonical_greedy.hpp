@@ -1,0 +1,189 @@
+// DSA-RP canonical greedy (SPEC.md §2): a penalty-blind first-fit incumbent,
+// then the canonical step over the size, birth and incident-weight orders
+// and seeded restarts; the best placement under (penalty, total peak, max
+// peak) wins, ties keep the earlier one. "No fit" is the result of this
+// bounded search, never a proof that no placement exists.
+//
+// Two modes, chosen by GreedyOptions::compat_pypto:
+//  * compat: PyPTO's solver bit for bit — the same orders (with our own copy
+//    of libstdc++'s shuffle), offsets, objective and statistics, including
+//    the exact candidate counter.
+//  * fast (default): the same passes give the same offsets; the candidate
+//    counter counts the free-offset queries really made, and a few extra
+//    deterministic orders run after the PyPTO ones. Ties keep the earlier
+//    order, so a fast result differs from the compat one only when it is
+//    strictly better.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pto_mem/algorithms/canonical_placer.hpp"
+#include "pto_mem/algorithms/dsa_orders.hpp"
+#include "pto_mem/algorithms/dsa_search_space.hpp"
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/core/diagnostics.hpp"
+#include "pto_mem/core/placement.hpp"
+#include "pto_mem/core/problem.hpp"
+#include "pto_mem/core/result.hpp"
+
+namespace pto_mem {
+
+struct GreedyOptions {
+  std::uint64_t seed = 0;      ///< seeds the restarts' mt19937_64
+  std::size_t restarts = 4;    ///< shuffled orders after the three fixed ones
+  bool compat_pypto = false;   ///< reproduce PyPTO's placements and statistics exactly
+};
+
+struct GreedyResult {
+  Status status = Status::invalid;  ///< feasible, no_fit or invalid
+  std::optional<Placement> placement;
+  Objective objective;
+  Statistics statistics;
+  Diagnostics diagnostics;
+  /// The orders tried (deduplicated), by name; statistics.selected_order
+  /// indexes this list.
+  std::vector<std::string> orders;
+};
+
+namespace dsa {
+
+/// Orders the fast mode adds after the PyPTO ones. Lifetime length and
+/// size x length put the buffers that constrain most first, end order mirrors
+/// birth order; all end in the id, so they are total and deterministic.
+[[nodiscard]] inline std::vector<NamedOrder> extra_orders(const SearchSpace& s) {
+  auto length = [&](std::uint32_t i) { return static_cast<Addr>(s.end[i] - s.begin[i]); };
+  std::vector<NamedOrder> out;
+  out.push_back({"area", detail::sorted_nodes(s, [&](std::uint32_t a, std::uint32_t b) {
+                   const auto wa = checked_mul(s.size[a], length(a)).value_or(max_addr);
+                   const auto wb = checked_mul(s.size[b], length(b)).value_or(max_addr);
+                   if (wa != wb) return wa > wb;
+                   if (s.size[a] != s.size[b]) return s.size[a] > s.size[b];
+                   return s.rank[a] < s.rank[b];
+                 })});
+  out.push_back({"length", detail::sorted_nodes(s, [&](std::uint32_t a, std::uint32_t b) {
+                   if (length(a) != length(b)) return length(a) > length(b);
+                   if (s.size[a] != s.size[b]) return s.size[a] > s.size[b];
+                   return s.rank[a] < s.rank[b];
+                 })});
+  return out;
+}
+
+/// The objective of a complete pass, computed on the dense model. Equal to
+/// evaluate_objective for every placement that passes the validator.
+[[nodiscard]] inline Objective dense_objective(const SearchSpace& s, const std::vector<Addr>& offset) {
+  Objective o;
+  o.peak_by_arena.assign(s.capacity.size(), 0);
+  for (std::size_t a = 0; a < s.capacity.size(); ++a)
+    for (const auto& r : s.reserved[a]) o.peak_by_arena[a] = std::max(o.peak_by_arena[a], r.end);
+  for (std::size_t i = 0; i < s.n; ++i)
+    o.peak_by_arena[s.arena[i]] = std::max(o.peak_by_arena[s.arena[i]], offset[i] + s.size[i]);
+  for (Addr p : o.peak_by_arena) {
+    o.total_peak = saturating_add(o.total_peak, p);
+    o.max_peak = std::max(o.max_peak, p);
+  }
+  for (std::uint32_t i = 0; i < s.n; ++i)
+    for (auto [b, e] = s.soft.of(i); b != e; ++b)
+      if (b->node > i && overlaps(AddrRange{offset[i], offset[i] + s.size[i]},
+                                  AddrRange{offset[b->node], offset[b->node] + s.size[b->node]}))
+        o.penalty = saturating_add(o.penalty, b->weight);
+  return o;
+}
+
+}  // namespace dsa
+
+/// Runs DSA-RP canonical greedy on `p`. Must-alias groups and declared
+/// allocations must be unified into single buffers first; a problem that
+/// still has them is rejected as invalid.
+[[nodiscard]] inline GreedyResult canonical_greedy(const Problem& p, const GreedyOptions& options = {}) {
+  GreedyResult r;
+  r.diagnostics = validate(p);
+  if (has_errors(r.diagnostics)) {
+    r.status = Status::invalid;
+    return r;
+  }
+  if (!p.must_alias.empty() || !p.declared.empty()) {
+    r.status = Status::invalid;
+    r.diagnostics.push_back(
+        error("canonical greedy places independent buffers only, but the problem has " +
+              std::to_string(p.must_alias.size()) + " must-alias group(s) and " + std::to_string(p.declared.size()) +
+              " declared allocation(s); unify each group or declaration into one buffer first"));
+    return r;
+  }
+
+  const dsa::SearchSpace space = dsa::build_search_space(p);
+  std::vector<dsa::NamedOrder> orders = dsa::dsa_orders(space, options.seed, options.restarts);
+  if (!options.compat_pypto)
+    for (auto& o : dsa::extra_orders(space)) dsa::append_unique(orders, std::move(o.name), std::move(o.order));
+  for (const auto& o : orders) r.orders.push_back(o.name);
+
+  dsa::CanonicalPlacer placer(space, options.compat_pypto);
+  auto as_placement = [&](const std::vector<Addr>& offsets) {
+    Placement pl;
+    pl.offsets.assign(offsets.begin(), offsets.end());
+    return pl;
+  };
+  // Upstream re-validates every placement it considers; a failure is an
+  // internal error, reported with the stage and the validator's findings.
+  auto rejected = [&](const Placement& pl, const std::string& stage) {
+    auto bad = validate(p, pl);
+    if (bad.empty()) return false;
+    r.status = Status::invalid;
+    r.placement.reset();
+    r.diagnostics.push_back(error("internal error: the canonical greedy " + stage +
+                                  " failed validation; please report this problem"));
+    r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
+    return true;
+  };
+
+  std::optional<Placement> best;
+  Objective best_objective;
+  const dsa::Order& size_order = orders.front().order;  // O1 is always first
+  std::optional<std::uint64_t> first_fit_candidates;
+  if (placer.place(size_order, space.has_soft ? dsa::PassKind::penalty_blind : dsa::PassKind::canonical)) {
+    best = as_placement(placer.offsets());
+    if (rejected(*best, "first-fit incumbent")) return r;
+    best_objective = dsa::dense_objective(space, placer.offsets());
+    r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
+  }
+  // Without penalties first fit and the size order are the same pass.
+  if (!space.has_soft) first_fit_candidates = placer.candidates();
+
+  for (std::size_t k = 0; k < orders.size(); ++k) {
+    ++r.statistics.orders_evaluated;
+    if (k == 0 && first_fit_candidates) {
+      r.statistics.candidates_evaluated += *first_fit_candidates;
+      continue;  // identical to the incumbent, which wins the tie
+    }
+    const bool ok = placer.place(orders[k].order, dsa::PassKind::canonical);
+    r.statistics.candidates_evaluated += placer.candidates();
+    if (!ok) continue;
+    const Objective objective = dsa::dense_objective(space, placer.offsets());
+    Placement pl = as_placement(placer.offsets());
+    if (rejected(pl, "order " + std::to_string(k) + " (" + orders[k].name + ")")) return r;
+    if (!best || objective < best_objective) {
+      best = std::move(pl);
+      best_objective = objective;
+      r.statistics.selected_order = k;
+      r.statistics.selected_first_fit = false;
+    }
+  }
+
+  if (!best) {
+    r.status = Status::no_fit;
+    r.diagnostics.push_back(error("canonical greedy found no placement that fits the arena capacities in " +
+                                  std::to_string(orders.size()) +
+                                  " order(s); this bounded search does not prove that none exists (try strategy 'exact')",
+                                  "DSA-NO-FIT"));
+    return r;
+  }
+  r.objective = evaluate_objective(p, *best);
+  r.placement = std::move(best);
+  r.status = Status::feasible;
+  return r;
+}
+
+}  // namespace pto_mem
