@@ -23,6 +23,7 @@
 #include "pto_mem/algorithms/canonical_placer.hpp"
 #include "pto_mem/algorithms/dsa_orders.hpp"
 #include "pto_mem/algorithms/dsa_search_space.hpp"
+#include "pto_mem/algorithms/dsa_self_check.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/core/diagnostics.hpp"
@@ -121,31 +122,26 @@ namespace dsa {
   for (const auto& o : orders) r.orders.push_back(o.name);
 
   dsa::CanonicalPlacer placer(space, options.compat_pypto);
-  auto as_placement = [&](const std::vector<Addr>& offsets) {
-    Placement pl;
-    pl.offsets.assign(offsets.begin(), offsets.end());
-    return pl;
-  };
+  const dsa::PlacementCheck check(space);
   // Upstream re-validates every placement it considers; a failure is an
-  // internal error, reported with the stage and the validator's findings.
-  auto rejected = [&](const Placement& pl, const std::string& stage) {
-    auto bad = validate(p, pl);
-    if (bad.empty()) return false;
+  // internal error, reported with the stage and what was wrong.
+  auto rejected = [&](const std::vector<Addr>& offsets, const std::string& stage) {
+    const auto conflict = check.first_conflict(offsets);
+    if (!conflict) return false;
     r.status = Status::invalid;
     r.placement.reset();
-    r.diagnostics.push_back(error("internal error: the canonical greedy " + stage +
-                                  " failed validation; please report this problem"));
-    r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
+    r.diagnostics.push_back(error("internal error: the canonical greedy " + stage + " failed validation (" + *conflict +
+                                  "); please report this problem"));
     return true;
   };
 
-  std::optional<Placement> best;
+  std::optional<std::vector<Addr>> best;
   Objective best_objective;
   const dsa::Order& size_order = orders.front().order;  // O1 is always first
   std::optional<std::uint64_t> first_fit_candidates;
   if (placer.place(size_order, space.has_soft ? dsa::PassKind::penalty_blind : dsa::PassKind::canonical)) {
-    best = as_placement(placer.offsets());
-    if (rejected(*best, "first-fit incumbent")) return r;
+    if (rejected(placer.offsets(), "first-fit incumbent")) return r;
+    best = placer.offsets();
     best_objective = dsa::dense_objective(space, placer.offsets());
     r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
   }
@@ -161,11 +157,10 @@ namespace dsa {
     const bool ok = placer.place(orders[k].order, dsa::PassKind::canonical);
     r.statistics.candidates_evaluated += placer.candidates();
     if (!ok) continue;
+    if (rejected(placer.offsets(), "order " + std::to_string(k) + " (" + orders[k].name + ")")) return r;
     const Objective objective = dsa::dense_objective(space, placer.offsets());
-    Placement pl = as_placement(placer.offsets());
-    if (rejected(pl, "order " + std::to_string(k) + " (" + orders[k].name + ")")) return r;
     if (!best || objective < best_objective) {
-      best = std::move(pl);
+      best = placer.offsets();
       best_objective = objective;
       r.statistics.selected_order = k;
       r.statistics.selected_first_fit = false;
@@ -180,8 +175,16 @@ namespace dsa {
                                   "DSA-NO-FIT"));
     return r;
   }
-  r.objective = evaluate_objective(p, *best);
-  r.placement = std::move(best);
+  Placement placement;
+  placement.offsets.assign(best->begin(), best->end());
+  if (auto bad = validate(p, placement); !bad.empty()) {
+    r.status = Status::invalid;
+    r.diagnostics.push_back(error("internal error: the canonical greedy's placement failed validation; please report this problem"));
+    r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
+    return r;
+  }
+  r.objective = evaluate_objective(p, placement);
+  r.placement = std::move(placement);
   r.status = Status::feasible;
   return r;
 }
