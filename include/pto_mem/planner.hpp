@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pto_mem/algorithms/dsa_rp.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/sequential.hpp"
 #include "pto_mem/algorithms/validator.hpp"
@@ -29,7 +30,7 @@ struct PlanOptions {
 };
 
 /// The strategies `plan` accepts, in the order the tool lists them.
-[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential"}; }
+[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "greedy"}; }
 
 namespace detail {
 
@@ -62,6 +63,9 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
   for (const auto& load : arena_loads(problem)) r.lower_bound.push_back(load.lower_bound);
 
   std::optional<Placement> placement;
+  // The problem the placement must satisfy: a strategy that relaxes
+  // constraints (greedy's pipeline fallback) checks against what it solved.
+  std::optional<Problem> solved;
   if (options.strategy == "sequential") {
     if (!problem.must_alias.empty() || !problem.declared.empty()) {
       r.diagnostics.push_back(error("strategy 'sequential' does not handle must-alias groups or declared allocations"));
@@ -71,6 +75,21 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
     auto s = place_sequential(problem);
     r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
     placement = std::move(s.placement);
+  } else if (options.strategy == "greedy") {
+    // trusted: the problem was validated above and the placement is below.
+    auto g = plan_dsa_rp(problem, GreedyOptions{options.seed, options.restarts, options.compat_pypto, true});
+    r.statistics = std::move(g.greedy.statistics);
+    r.diagnostics.insert(r.diagnostics.end(), g.greedy.diagnostics.begin(), g.greedy.diagnostics.end());
+    if (g.greedy.status == Status::invalid) {
+      r.status = Status::invalid;
+      return finish();
+    }
+    if (!g.greedy.placement) {  // the driver already said why, as a bounded-search result
+      r.status = Status::no_fit;
+      return finish();
+    }
+    placement = std::move(g.greedy.placement);
+    solved = std::move(g.relaxed);
   } else {
     std::string known;
     for (const auto& s : strategies()) known += (known.empty() ? "" : ", ") + s;
@@ -85,14 +104,15 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
                                   "'; this bounded search does not prove that none exists"));
     return finish();
   }
-  if (auto bad = validate(problem, *placement); !bad.empty()) {
+  const Problem& checked = solved ? *solved : problem;
+  if (auto bad = validate(checked, *placement); !bad.empty()) {
     r.status = Status::invalid;
     r.diagnostics.push_back(error("internal error: strategy '" + options.strategy +
                                   "' produced a placement that fails validation; please report it"));
     r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
     return finish();
   }
-  r.objective = evaluate_objective(problem, *placement);
+  r.objective = evaluate_objective(checked, *placement);
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
   r.placement = std::move(placement);
   return finish();

@@ -53,32 +53,34 @@ class CanonicalPlacer {
       ticks[s.arena[i]].push_back(s.begin[i]);
       ticks[s.arena[i]].push_back(s.end[i]);
     }
-    slots_.resize(arenas);
+    std::vector<std::vector<OccupancyTree::Window>> windows(arenas);
+    local_.resize(s.n);
     for (std::size_t a = 0; a < arenas; ++a) {
       auto& t = ticks[a];
       std::sort(t.begin(), t.end());
       t.erase(std::unique(t.begin(), t.end()), t.end());
-      slots_[a] = t.empty() ? 1 : t.size() - 1;
     }
-    lo_.resize(s.n);
-    hi_.resize(s.n);
     for (std::size_t i = 0; i < s.n; ++i) {
       const auto& t = ticks[s.arena[i]];
-      lo_[i] = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.begin[i]) - t.begin());
-      hi_[i] = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.end[i]) - t.begin());
+      const auto lo = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.begin[i]) - t.begin());
+      const auto hi = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.end[i]) - t.begin());
+      local_[i] = static_cast<std::uint32_t>(windows[s.arena[i]].size());
+      windows[s.arena[i]].emplace_back(lo, hi);
     }
+    trees_.reserve(arenas);
+    for (std::size_t a = 0; a < arenas; ++a)
+      trees_.emplace_back(ticks[a].empty() ? 1 : ticks[a].size() - 1, windows[a]);
     reserved_.resize(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
       for (const auto& r : s.reserved[a])
         if (!r.empty()) reserved_[a].add(r);
-    trees_.resize(arenas);
   }
 
   /// Places every buffer of `order`. False when some buffer has no fitting
   /// candidate; offsets() then holds the partial pass.
   bool place(const Order& order, PassKind kind) {
     const bool count_exact = exact_ && kind == PassKind::canonical;
-    for (std::size_t a = 0; a < trees_.size(); ++a) trees_[a].reset(slots_[a], count_exact);
+    for (auto& tree : trees_) tree.reset(count_exact);
     placed_.assign(s_.n, 0);
     offset_.assign(s_.n, 0);
     candidates_ = 0;
@@ -87,7 +89,7 @@ class CanonicalPlacer {
       if (!at) return false;
       offset_[i] = *at;
       placed_[i] = 1;
-      trees_[s_.arena[i]].insert(lo_[i], hi_[i], AddrRange{*at, *at + s_.size[i]}, i);
+      trees_[s_.arena[i]].insert(local_[i], AddrRange{*at, *at + s_.size[i]}, i);
     }
     return true;
   }
@@ -101,12 +103,13 @@ class CanonicalPlacer {
   std::optional<Addr> best_offset(std::uint32_t i, PassKind kind, bool count_exact) {
     const std::uint32_t a = s_.arena[i];
     sets_.clear();
-    trees_[a].sets_for(lo_[i], hi_[i], sets_);
+    trees_[a].sets_for(local_[i], sets_);
     if (!reserved_[a].empty()) sets_.push_back(&reserved_[a]);
     separated_.clear();
     for (auto [b, e] = s_.separated.of(i); b != e; ++b)
       if (placed_[*b]) separated_.add(range_of(*b));
     if (!separated_.empty()) sets_.push_back(&separated_);
+    cursor_.assign(sets_.size(), unpositioned);
     if (count_exact) candidates_ += count_candidates(i);
 
     soft_.clear();
@@ -163,8 +166,10 @@ class CanonicalPlacer {
   }
 
   /// f(x): the lowest offset >= x aligned for buffer i whose bytes avoid every
-  /// set in sets_ and fit the capacity; nullopt when none does.
-  std::optional<Addr> lowest_free(std::uint32_t i, Addr x) const {
+  /// set in sets_ and fit the capacity; nullopt when none does. Calls for one
+  /// buffer must come with growing x: each set keeps a cursor that only moves
+  /// forward, so a set costs one search per buffer, not per visit.
+  std::optional<Addr> lowest_free(std::uint32_t i, Addr x) {
     const Addr align = s_.alignment[i], size = s_.size[i], cap = s_.capacity[s_.arena[i]];
     const auto first = align_up(x, align);
     if (!first) return std::nullopt;
@@ -173,8 +178,11 @@ class CanonicalPlacer {
     std::size_t calm = 0;  // sets passed in a row without moving c
     for (std::size_t at = 0; k > 0 && calm < k; at = at + 1 == k ? 0 : at + 1) {
       const RangeUnion& u = *sets_[at];
+      std::size_t& r = cursor_[at];
+      if (r == unpositioned) r = u.first_ending_after(c);
+      else if (r < u.size() && u[r].end <= c) r = u.first_ending_after(c, r + 1);
       bool moved = false;
-      for (std::size_t r = u.first_ending_after(c); r < u.size(); ++r) {
+      for (; r < u.size(); ++r) {
         const auto end = checked_add(c, size);
         if (!end || *end > cap) return std::nullopt;
         if (u[r].begin >= *end) break;
@@ -200,7 +208,7 @@ class CanonicalPlacer {
       if (auto v = align_up(x, align)) values_.push_back(*v);
     };
     for (const auto& r : s_.reserved[s_.arena[i]]) add(r.end);
-    trees_[s_.arena[i]].for_each_member(lo_[i], hi_[i], [&](std::uint32_t j) { add(offset_[j] + s_.size[j]); });
+    trees_[s_.arena[i]].for_each_member(local_[i], [&](std::uint32_t j) { add(offset_[j] + s_.size[j]); });
     for (auto [b, e] = s_.separated.of(i); b != e; ++b)
       if (placed_[*b]) add(offset_[*b] + s_.size[*b]);
     for (auto [b, e] = s_.soft.of(i); b != e; ++b)
@@ -213,8 +221,7 @@ class CanonicalPlacer {
 
   const SearchSpace& s_;
   bool exact_;
-  std::vector<std::size_t> slots_;        // per arena: elementary time slots
-  std::vector<std::uint32_t> lo_, hi_;    // per node: its slots [lo, hi)
+  std::vector<std::uint32_t> local_;      // per node: its number in its arena's tree
   std::vector<RangeUnion> reserved_;      // per arena, merged
   std::vector<OccupancyTree> trees_;      // per arena
   std::vector<char> placed_;
@@ -222,6 +229,8 @@ class CanonicalPlacer {
   std::uint64_t candidates_ = 0;
   // Scratch, reused across buffers.
   std::vector<const RangeUnion*> sets_;
+  static constexpr std::size_t unpositioned = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> cursor_;  // per set in sets_: first range that may still block
   RangeUnion separated_;
   std::vector<SoftNeighbour> soft_, starts_;
   std::vector<Addr> values_;

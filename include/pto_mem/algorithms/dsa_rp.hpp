@@ -34,7 +34,9 @@ struct DsaRpResult {
   if (out.greedy.status == Status::no_fit && !pairs.empty()) {
     out.relaxed = relax_separations_to_penalties(strict, pairs, 1);
     Diagnostics strict_diagnostics = std::move(out.greedy.diagnostics);
-    out.greedy = canonical_greedy(*out.relaxed, options);
+    GreedyOptions relaxed_options = options;
+    relaxed_options.trusted = false;  // relaxing can overflow the penalty total: validate what we built
+    out.greedy = canonical_greedy(*out.relaxed, relaxed_options);
     out.greedy.statistics.set("relaxed_pipeline_pairs", static_cast<std::int64_t>(pairs.size()));
     if (!out.greedy.placement) {
       strict_diagnostics.insert(strict_diagnostics.end(), out.greedy.diagnostics.begin(), out.greedy.diagnostics.end());
