@@ -41,6 +41,9 @@ struct GreedyOptions {
   /// (the planner front door does both), so the solver skips those two
   /// checks. Its own consistency check of every incumbent still runs.
   bool trusted = false;
+  /// Tuning of the occupancy tree (lifetime ends per leaf bucket). Results
+  /// never depend on it; the tests vary it to exercise every code path.
+  std::uint32_t bucket_events = 32;
 };
 
 struct GreedyResult {
@@ -125,7 +128,7 @@ namespace dsa {
     for (auto& o : dsa::extra_orders(space)) dsa::append_unique(orders, std::move(o.name), std::move(o.order));
   for (const auto& o : orders) r.orders.push_back(o.name);
 
-  dsa::CanonicalPlacer placer(space, options.compat_pypto);
+  dsa::CanonicalPlacer placer(space, options.compat_pypto, options.bucket_events);
   const dsa::PlacementCheck check(space);
   // Upstream re-validates every placement it considers; a failure is an
   // internal error, reported with the stage and what was wrong. Only a

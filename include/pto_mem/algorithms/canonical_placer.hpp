@@ -46,7 +46,10 @@ class CanonicalPlacer {
  public:
   /// `exact_candidates`: count candidates exactly as upstream does (compat
   /// mode); otherwise count the free-offset queries this pass really made.
-  CanonicalPlacer(const SearchSpace& s, bool exact_candidates) : s_(s), exact_(exact_candidates) {
+  /// `bucket_events` tunes the occupancy tree's leaves; offsets never depend
+  /// on it.
+  CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 32)
+      : s_(s), exact_(exact_candidates) {
     const std::size_t arenas = s.capacity.size();
     std::vector<std::vector<Tick>> ticks(arenas);
     for (std::size_t i = 0; i < s.n; ++i) {
@@ -69,7 +72,7 @@ class CanonicalPlacer {
     }
     trees_.reserve(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
-      trees_.emplace_back(ticks[a].empty() ? 1 : ticks[a].size() - 1, windows[a]);
+      trees_.emplace_back(ticks[a].empty() ? 1 : ticks[a].size() - 1, windows[a], bucket_events);
     reserved_.resize(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
       for (const auto& r : s.reserved[a])

@@ -15,6 +15,13 @@
 // meets it must move past its end. Merging keeps the sets small (dense packing
 // merges into a few ranges), which is what makes the structure fast.
 //
+// The leaves are buckets of consecutive time slots: a buffer that covers a
+// bucket only in part is listed raw in that bucket and filtered exactly at
+// query time. Buckets are cut so that at most `bucket_events` lifetime ends
+// fall strictly inside one, which bounds every raw list; a tick where many
+// lifetimes start or end simply becomes a cut. Bucketing shrinks the tree to
+// a size that stays in cache: the pass is bound by memory latency.
+//
 // Every window is known before the first pass (the buffers' lifetimes), so
 // each buffer's path through the tree is computed once and reused by every
 // pass, and a set that no query will ever read is not maintained.
@@ -57,6 +64,16 @@ class RangeUnion {
     }
   }
 
+  /// Replaces the contents with the union of `ranges` (which it sorts).
+  void assign_union(std::vector<AddrRange>& ranges) {
+    ranges_.clear();
+    std::sort(ranges.begin(), ranges.end());
+    for (const auto& r : ranges) {
+      if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
+      else ranges_.push_back(r);
+    }
+  }
+
   /// Index of the first range at or after `from` that ends after `x` (size()
   /// when none).
   [[nodiscard]] std::size_t first_ending_after(Addr x, std::size_t from = 0) const noexcept {
@@ -82,24 +99,61 @@ class OccupancyTree {
 
   /// A tree over `slots` elementary time slots for buffers living in
   /// `windows` (indexed by the tree's own buffer numbers 0..windows.size()).
-  OccupancyTree(std::size_t slots, const std::vector<Window>& windows) {
+  OccupancyTree(std::size_t slots, const std::vector<Window>& windows, std::uint32_t bucket_events = 32)
+      : windows_(windows) {
+    slots = std::max<std::size_t>(slots, 1);
+    // Cut buckets: ends[t] counts lifetimes that start or end at slot boundary t.
+    std::vector<std::uint32_t> ends(slots + 1, 0);
+    for (const auto& [lo, hi] : windows) {
+      ++ends[lo];
+      ++ends[hi];
+    }
+    bucket_of_.resize(slots);
+    bucket_start_.push_back(0);
+    std::uint32_t inside = 0;
+    for (std::uint32_t t = 0; t < slots; ++t) {
+      // Slot t joins the current bucket unless boundary t would push the
+      // bucket past its budget of interior ends.
+      if (t > bucket_start_.back() && inside + ends[t] > bucket_events) {
+        bucket_start_.push_back(t);
+        inside = 0;
+      } else if (t > bucket_start_.back()) {
+        inside += ends[t];
+      }
+      bucket_of_[t] = static_cast<std::uint32_t>(bucket_start_.size() - 1);
+    }
+    bucket_start_.push_back(static_cast<std::uint32_t>(slots));
+    const std::size_t buckets = bucket_start_.size() - 1;
     width_ = 1;
-    while (width_ < slots) width_ *= 2;
+    while (width_ < buckets) width_ *= 2;
     nodes_.assign(2 * width_, Node{});
     population_.assign(2 * width_, 0);
     here_population_.assign(2 * width_, 0);
+    raw_.assign(buckets, {});
     path_start_.reserve(windows.size() + 1);
     path_start_.push_back(0);
+    std::vector<std::uint32_t> steps;
     for (const auto& [lo, hi] : windows) {
-      walk(1, 0, width_, lo, hi);
+      steps.clear();
+      const std::uint32_t first = bucket_of_[lo], last = bucket_of_[hi - 1];
+      const std::uint32_t full_lo = lo == bucket_start_[first] ? first : first + 1;
+      const std::uint32_t full_hi = hi == bucket_start_[last + 1] ? last + 1 : last;
+      if (full_lo < full_hi) walk(1, 0, width_, full_lo, full_hi, steps);
+      for (std::uint32_t b : {first, last}) {
+        if (b >= full_lo && b < full_hi) continue;  // fully covered: in the walk
+        steps.push_back(b | bucket_step);
+        for (std::size_t node = width_ + b; node >= 1; node /= 2) steps.push_back(static_cast<std::uint32_t>(node));
+      }
+      std::sort(steps.begin(), steps.end());
+      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+      path_.insert(path_.end(), steps.begin(), steps.end());
       path_start_.push_back(path_.size());
     }
     // A node's "below" set is read only where it is canonical for some
     // window, its "here" set only where it partly overlaps one.
     for (std::uint32_t step : path_) {
-      Node& n = nodes_[step & node_mask];
-      if (step & canonical_bit) n.read_below = true;
-      else n.read_here = true;
+      if ((step & kind_mask) == canonical_step) nodes_[step & index_mask].read_below = true;
+      else if ((step & kind_mask) == ancestor_step) nodes_[step & index_mask].read_here = true;
     }
   }
 
@@ -112,6 +166,7 @@ class OccupancyTree {
     }
     std::fill(population_.begin(), population_.end(), 0);
     std::fill(here_population_.begin(), here_population_.end(), 0);
+    for (auto& r : raw_) r.clear();
     keep_members_ = keep_members;
     if (!keep_members) members_.clear();
     else if (members_.size() != nodes_.size()) members_.assign(nodes_.size(), Members{});
@@ -127,31 +182,48 @@ class OccupancyTree {
   void insert(std::size_t b, AddrRange bytes, std::uint32_t member) {
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
-      const std::uint32_t node = step & node_mask;
-      Node& n = nodes_[node];
-      ++population_[node];
+      const std::uint32_t index = step & index_mask;
+      if ((step & kind_mask) == bucket_step) {
+        raw_[index].push_back({windows_[b].first, windows_[b].second, bytes, member});
+        continue;
+      }
+      Node& n = nodes_[index];
+      ++population_[index];
       if (n.read_below) n.below.add(bytes);
-      if (keep_members_) members_[node].below.push_back(member);
-      if (step & canonical_bit) {
-        ++here_population_[node];
+      if (keep_members_) members_[index].below.push_back(member);
+      if ((step & kind_mask) == canonical_step) {
+        ++here_population_[index];
         if (n.read_here) n.here.add(bytes);
-        if (keep_members_) members_[node].here.push_back(member);
+        if (keep_members_) members_[index].here.push_back(member);
       }
     }
   }
 
   /// Appends every non-empty set that buffer `b` must avoid. Together they
-  /// cover exactly the bytes of the placed buffers whose lifetimes overlap b's.
-  void sets_for(std::size_t b, std::vector<const RangeUnion*>& out) const {
+  /// cover exactly the bytes of the placed buffers whose lifetimes overlap
+  /// b's. Valid until the next call.
+  void sets_for(std::size_t b, std::vector<const RangeUnion*>& out) {
+    const auto [lo, hi] = windows_[b];
+    scratch_.clear();
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
-      const std::uint32_t node = step & node_mask;
+      const std::uint32_t index = step & index_mask;
       // The counters live apart from the sets so that this scan stays in cache.
-      if (step & canonical_bit) {
-        if (population_[node] != 0) out.push_back(&nodes_[node].below);
-      } else if (here_population_[node] != 0) {
-        out.push_back(&nodes_[node].here);
+      switch (step & kind_mask) {
+        case bucket_step:
+          for (const auto& r : raw_[index])
+            if (r.lo < hi && lo < r.hi) scratch_.push_back(r.bytes);
+          break;
+        case canonical_step:
+          if (population_[index] != 0) out.push_back(&nodes_[index].below);
+          break;
+        default:
+          if (here_population_[index] != 0) out.push_back(&nodes_[index].here);
       }
+    }
+    if (!scratch_.empty()) {
+      partial_.assign_union(scratch_);
+      out.push_back(&partial_);
     }
   }
 
@@ -159,47 +231,74 @@ class OccupancyTree {
   /// some possibly more than once. Needs keep_members.
   template <class F>
   void for_each_member(std::size_t b, F&& f) const {
+    const auto [lo, hi] = windows_[b];
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
-      const Members& m = members_[step & node_mask];
-      for (auto j : (step & canonical_bit) ? m.below : m.here) f(j);
+      const std::uint32_t index = step & index_mask;
+      switch (step & kind_mask) {
+        case bucket_step:
+          for (const auto& r : raw_[index])
+            if (r.lo < hi && lo < r.hi) f(r.member);
+          break;
+        case canonical_step:
+          for (auto m : members_[index].below) f(m);
+          break;
+        default:
+          for (auto m : members_[index].here) f(m);
+      }
     }
   }
 
  private:
-  static constexpr std::uint32_t canonical_bit = 0x80000000u;
-  static constexpr std::uint32_t node_mask = ~canonical_bit;
+  // A path step: a node or bucket index with its kind in the top two bits.
+  static constexpr std::uint32_t ancestor_step = 0;          ///< node partly overlapping the window
+  static constexpr std::uint32_t canonical_step = 1u << 30;  ///< node inside the window
+  static constexpr std::uint32_t bucket_step = 2u << 30;     ///< bucket the window covers in part
+  static constexpr std::uint32_t kind_mask = 3u << 30;
+  static constexpr std::uint32_t index_mask = ~kind_mask;
 
   struct Node {
-    RangeUnion here;   ///< buffers whose lifetime covers this node's slots (canonical here)
-    RangeUnion below;  ///< buffers kept here or in the subtree
+    RangeUnion here;   ///< buffers whose lifetime covers this node's buckets (canonical here)
+    RangeUnion below;  ///< buffers kept here, below, or raw in its buckets
     bool read_here = false, read_below = false;
   };
   struct Members {
     std::vector<std::uint32_t> here, below;  ///< the same, as buffer lists
   };
+  struct Raw {  ///< a buffer that covers a bucket only in part
+    std::uint32_t lo, hi;
+    AddrRange bytes;
+    std::uint32_t member;
+  };
 
-  /// Records the path of a window: the nodes that partly overlap it and the
-  /// canonical nodes that tile it.
-  void walk(std::size_t node, std::size_t nl, std::size_t nr, std::uint32_t lo, std::uint32_t hi) {
+  /// Records the canonical decomposition of buckets [lo, hi) with the nodes
+  /// that partly overlap it.
+  void walk(std::size_t node, std::size_t nl, std::size_t nr, std::uint32_t lo, std::uint32_t hi,
+            std::vector<std::uint32_t>& steps) {
     if (lo <= nl && nr <= hi) {
-      path_.push_back(static_cast<std::uint32_t>(node) | canonical_bit);
+      steps.push_back(static_cast<std::uint32_t>(node) | canonical_step);
       return;
     }
-    path_.push_back(static_cast<std::uint32_t>(node));
+    steps.push_back(static_cast<std::uint32_t>(node));
     const std::size_t mid = (nl + nr) / 2;
-    if (lo < mid) walk(2 * node, nl, mid, lo, hi);
-    if (hi > mid) walk(2 * node + 1, mid, nr, lo, hi);
+    if (lo < mid) walk(2 * node, nl, mid, lo, hi, steps);
+    if (hi > mid) walk(2 * node + 1, mid, nr, lo, hi, steps);
   }
 
+  std::vector<Window> windows_;
+  std::vector<std::uint32_t> bucket_of_;     // per slot
+  std::vector<std::uint32_t> bucket_start_;  // per bucket: first slot; one past the end last
   std::vector<Node> nodes_;
-  std::vector<std::uint32_t> population_;       // per node: buffers kept here or below
+  std::vector<std::uint32_t> population_;       // per node: buffers kept here, below or raw below
   std::vector<std::uint32_t> here_population_;  // per node: buffers kept here
   std::vector<Members> members_;
-  std::vector<std::uint32_t> path_;       // per buffer: node ids, canonical_bit on canonical nodes
-  std::vector<std::size_t> path_start_;   // buffer b's path is path_[path_start_[b] .. path_start_[b + 1])
+  std::vector<std::vector<Raw>> raw_;     // per bucket
+  std::vector<std::uint32_t> path_;       // per buffer: its steps
+  std::vector<std::size_t> path_start_;   // buffer b's steps are path_[path_start_[b] .. path_start_[b + 1])
   std::size_t width_ = 0;
   bool keep_members_ = false;
+  std::vector<AddrRange> scratch_;  // raw buffers overlapping the window being queried
+  RangeUnion partial_;              // their union
 };
 
 }  // namespace pto_mem::dsa
