@@ -24,6 +24,7 @@
 #include "pto_mem/algorithms/dsa_orders.hpp"
 #include "pto_mem/algorithms/dsa_search_space.hpp"
 #include "pto_mem/algorithms/dsa_self_check.hpp"
+#include "pto_mem/algorithms/greedy_extras.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/core/diagnostics.hpp"
@@ -58,27 +59,6 @@ struct GreedyResult {
 };
 
 namespace dsa {
-
-/// Orders the fast mode adds after the PyPTO ones. Lifetime length and
-/// size x length put the buffers that constrain most first, end order mirrors
-/// birth order; all end in the id, so they are total and deterministic.
-[[nodiscard]] inline std::vector<NamedOrder> extra_orders(const SearchSpace& s) {
-  auto length = [&](std::uint32_t i) { return static_cast<Addr>(s.end[i] - s.begin[i]); };
-  std::vector<NamedOrder> out;
-  out.push_back({"area", detail::sorted_nodes(s, [&](std::uint32_t a, std::uint32_t b) {
-                   const auto wa = checked_mul(s.size[a], length(a)).value_or(max_addr);
-                   const auto wb = checked_mul(s.size[b], length(b)).value_or(max_addr);
-                   if (wa != wb) return wa > wb;
-                   if (s.size[a] != s.size[b]) return s.size[a] > s.size[b];
-                   return s.rank[a] < s.rank[b];
-                 })});
-  out.push_back({"length", detail::sorted_nodes(s, [&](std::uint32_t a, std::uint32_t b) {
-                   if (length(a) != length(b)) return length(a) > length(b);
-                   if (s.size[a] != s.size[b]) return s.size[a] > s.size[b];
-                   return s.rank[a] < s.rank[b];
-                 })});
-  return out;
-}
 
 /// The objective of a complete pass, computed on the dense model. Equal to
 /// evaluate_objective for every placement that passes the validator.
@@ -124,9 +104,8 @@ namespace dsa {
 
   const dsa::SearchSpace space = dsa::build_search_space(p);
   std::vector<dsa::NamedOrder> orders = dsa::dsa_orders(space, options.seed, options.restarts);
-  if (!options.compat_pypto)
-    for (auto& o : dsa::extra_orders(space)) dsa::append_unique(orders, std::move(o.name), std::move(o.order));
-  for (const auto& o : orders) r.orders.push_back(o.name);
+  const std::size_t pypto_orders = orders.size();
+  if (!options.compat_pypto) dsa::append_unique(orders, "contention", dsa::contention_order(space));
 
   dsa::CanonicalPlacer placer(space, options.compat_pypto, options.bucket_events);
   const dsa::PlacementCheck check(space);
@@ -146,6 +125,23 @@ namespace dsa {
 
   std::optional<std::vector<Addr>> best;
   Objective best_objective;
+  std::size_t best_order = 0;  // where the incumbent came from (first fit: the size order)
+  // Offers a complete placement from order k; it wins only when strictly
+  // better (ties keep the incumbent and earlier orders). False on an
+  // internal error.
+  auto offer = [&](const std::vector<Addr>& offsets, std::size_t k) {
+    const Objective objective = dsa::dense_objective(space, offsets);
+    if (best && !(objective < best_objective)) return true;
+    if (rejected(offsets, "order " + std::to_string(k) + " (" + r.orders[k] + ")")) return false;
+    best = offsets;
+    best_objective = objective;
+    best_order = k;
+    r.statistics.selected_order = k;
+    r.statistics.selected_first_fit = false;
+    return true;
+  };
+  for (const auto& o : orders) r.orders.push_back(o.name);
+
   const dsa::Order& size_order = orders.front().order;  // O1 is always first
   std::optional<std::uint64_t> first_fit_candidates;
   if (placer.place(size_order, space.has_soft ? dsa::PassKind::penalty_blind : dsa::PassKind::canonical)) {
@@ -165,14 +161,34 @@ namespace dsa {
     }
     const bool ok = placer.place(orders[k].order, dsa::PassKind::canonical);
     r.statistics.candidates_evaluated += placer.candidates();
-    if (!ok) continue;
-    const Objective objective = dsa::dense_objective(space, placer.offsets());
-    if (!best || objective < best_objective) {
-      if (rejected(placer.offsets(), "order " + std::to_string(k) + " (" + orders[k].name + ")")) return r;
-      best = placer.offsets();
-      best_objective = objective;
-      r.statistics.selected_order = k;
-      r.statistics.selected_first_fit = false;
+    if (ok && !offer(placer.offsets(), k)) return r;
+  }
+
+  if (!options.compat_pypto) {
+    // The peak-driven walk (greedy_extras.hpp), steered by passes that ignore
+    // capacity so that it also runs where nothing fits yet. Without penalties
+    // such a pass places exactly like the capacity-bound one whenever it
+    // fits, so only with penalties is the bound pass run again.
+    r.statistics.set("pypto_orders", static_cast<std::int64_t>(pypto_orders));
+    dsa::Order order = orders[best ? best_order : 0].order;
+    std::vector<Addr> unbounded;
+    if (best && !space.has_soft) unbounded = *best;
+    else if (placer.place(order, dsa::PassKind::canonical, true)) unbounded = placer.offsets();
+    for (std::size_t step = 1; !unbounded.empty() && step <= dsa::walk_steps(space.n); ++step) {
+      dsa::Order next = dsa::peak_first(space, order, unbounded);
+      if (next == order) break;  // the buffers at the peak already lead
+      order = std::move(next);
+      r.orders.push_back("peak walk " + std::to_string(step));
+      ++r.statistics.orders_evaluated;
+      const bool placed = placer.place(order, dsa::PassKind::canonical, true);
+      r.statistics.candidates_evaluated += placer.candidates();
+      if (!placed) break;  // only on address overflow
+      unbounded = placer.offsets();
+      bool fits = true;
+      for (std::size_t i = 0; i < space.n && fits; ++i)
+        fits = unbounded[i] + space.size[i] <= space.capacity[space.arena[i]];
+      if (space.has_soft) fits = placer.place(order, dsa::PassKind::canonical);
+      if (fits && !offer(placer.offsets(), r.orders.size() - 1)) return r;
     }
   }
 

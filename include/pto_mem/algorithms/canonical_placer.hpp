@@ -42,6 +42,42 @@ enum class PassKind {
   canonical,      ///< the canonical step (§2.6)
 };
 
+/// Counts distinct values with an open-addressing table whose slots are
+/// stamped per use, so nothing is cleared between calls.
+class DistinctCounter {
+ public:
+  std::uint64_t count(const std::vector<Addr>& values) {
+    std::size_t width = 16;
+    while (width < 2 * values.size()) width *= 2;
+    if (width > keys_.size()) {
+      keys_.assign(width, 0);
+      stamps_.assign(width, 0);
+      now_ = 0;
+    }
+    if (++now_ == 0) {  // stamps wrapped: start over
+      std::fill(stamps_.begin(), stamps_.end(), 0);
+      now_ = 1;
+    }
+    const std::size_t mask = keys_.size() - 1;
+    std::uint64_t distinct = 0;
+    for (Addr v : values) {
+      std::size_t h = static_cast<std::size_t>((v * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+      while (stamps_[h] == now_ && keys_[h] != v) h = (h + 1) & mask;
+      if (stamps_[h] != now_) {
+        stamps_[h] = now_;
+        keys_[h] = v;
+        ++distinct;
+      }
+    }
+    return distinct;
+  }
+
+ private:
+  std::vector<Addr> keys_;
+  std::vector<std::uint32_t> stamps_;
+  std::uint32_t now_ = 0;
+};
+
 class CanonicalPlacer {
  public:
   /// `exact_candidates`: count candidates exactly as upstream does (compat
@@ -80,9 +116,12 @@ class CanonicalPlacer {
   }
 
   /// Places every buffer of `order`. False when some buffer has no fitting
-  /// candidate; offsets() then holds the partial pass.
-  bool place(const Order& order, PassKind kind) {
+  /// candidate; offsets() then holds the partial pass. With
+  /// `ignore_capacity` every arena is treated as unbounded (only address
+  /// overflow fails), which shows how a pass would pack where it cannot fit.
+  bool place(const Order& order, PassKind kind, bool ignore_capacity = false) {
     const bool count_exact = exact_ && kind == PassKind::canonical;
+    ignore_capacity_ = ignore_capacity;
     for (auto& tree : trees_) tree.reset(count_exact);
     placed_.assign(s_.n, 0);
     offset_.assign(s_.n, 0);
@@ -92,7 +131,7 @@ class CanonicalPlacer {
       if (!at) return false;
       offset_[i] = *at;
       placed_[i] = 1;
-      trees_[s_.arena[i]].insert(local_[i], AddrRange{*at, *at + s_.size[i]}, i);
+      trees_[s_.arena[i]].insert(local_[i], AddrRange{*at, *at + s_.size[i]});
     }
     return true;
   }
@@ -173,7 +212,8 @@ class CanonicalPlacer {
   /// buffer must come with growing x: each set keeps a cursor that only moves
   /// forward, so a set costs one search per buffer, not per visit.
   std::optional<Addr> lowest_free(std::uint32_t i, Addr x) {
-    const Addr align = s_.alignment[i], size = s_.size[i], cap = s_.capacity[s_.arena[i]];
+    const Addr align = s_.alignment[i], size = s_.size[i];
+    const Addr cap = ignore_capacity_ ? max_addr : s_.capacity[s_.arena[i]];
     const auto first = align_up(x, align);
     if (!first) return std::nullopt;
     Addr c = *first;
@@ -202,7 +242,8 @@ class CanonicalPlacer {
   }
 
   /// |C_i| of SPEC.md §2.6: distinct aligned values of 0, the reserved ends
-  /// and the tops of placed hard and soft neighbours.
+  /// and the tops of placed hard and soft neighbours. Linear in the number of
+  /// placed neighbours (a hash set, no sort).
   std::uint64_t count_candidates(std::uint32_t i) {
     const Addr align = s_.alignment[i];
     values_.clear();
@@ -211,19 +252,19 @@ class CanonicalPlacer {
       if (auto v = align_up(x, align)) values_.push_back(*v);
     };
     for (const auto& r : s_.reserved[s_.arena[i]]) add(r.end);
-    trees_[s_.arena[i]].for_each_member(local_[i], [&](std::uint32_t j) { add(offset_[j] + s_.size[j]); });
+    trees_[s_.arena[i]].for_each_top(local_[i], add);
     for (auto [b, e] = s_.separated.of(i); b != e; ++b)
       if (placed_[*b]) add(offset_[*b] + s_.size[*b]);
     for (auto [b, e] = s_.soft.of(i); b != e; ++b)
       if (placed_[b->node]) add(offset_[b->node] + s_.size[b->node]);
-    std::sort(values_.begin(), values_.end());
-    return static_cast<std::uint64_t>(std::unique(values_.begin(), values_.end()) - values_.begin());
+    return distinct_.count(values_);
   }
 
   [[nodiscard]] AddrRange range_of(std::uint32_t j) const { return {offset_[j], offset_[j] + s_.size[j]}; }
 
   const SearchSpace& s_;
   bool exact_;
+  bool ignore_capacity_ = false;
   std::vector<std::uint32_t> local_;      // per node: its number in its arena's tree
   std::vector<RangeUnion> reserved_;      // per arena, merged
   std::vector<OccupancyTree> trees_;      // per arena
@@ -237,6 +278,7 @@ class CanonicalPlacer {
   RangeUnion separated_;
   std::vector<SoftNeighbour> soft_, starts_;
   std::vector<Addr> values_;
+  DistinctCounter distinct_;
 };
 
 }  // namespace pto_mem::dsa

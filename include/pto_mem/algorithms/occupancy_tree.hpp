@@ -157,9 +157,9 @@ class OccupancyTree {
     }
   }
 
-  /// Empties the tree. With `keep_members` the buffers themselves are listed
-  /// too (for the exact candidate count of the compat mode).
-  void reset(bool keep_members) {
+  /// Empties the tree. With `keep_tops` every placed buffer's top (offset +
+  /// size) is listed too, for the exact candidate count of the compat mode.
+  void reset(bool keep_tops) {
     for (auto& n : nodes_) {
       n.here.clear();
       n.below.clear();
@@ -167,34 +167,33 @@ class OccupancyTree {
     std::fill(population_.begin(), population_.end(), 0);
     std::fill(here_population_.begin(), here_population_.end(), 0);
     for (auto& r : raw_) r.clear();
-    keep_members_ = keep_members;
-    if (!keep_members) members_.clear();
-    else if (members_.size() != nodes_.size()) members_.assign(nodes_.size(), Members{});
+    keep_tops_ = keep_tops;
+    if (!keep_tops) tops_.clear();
+    else if (tops_.size() != nodes_.size()) tops_.assign(nodes_.size(), Tops{});
     else
-      for (auto& m : members_) {
+      for (auto& m : tops_) {
         m.here.clear();
         m.below.clear();
       }
   }
 
-  /// Records that buffer `b` (a tree number) takes `bytes`; `member` is what
-  /// for_each_member reports for it.
-  void insert(std::size_t b, AddrRange bytes, std::uint32_t member) {
+  /// Records that buffer `b` (a tree number) takes `bytes`.
+  void insert(std::size_t b, AddrRange bytes) {
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
       const std::uint32_t index = step & index_mask;
       if ((step & kind_mask) == bucket_step) {
-        raw_[index].push_back({windows_[b].first, windows_[b].second, bytes, member});
+        raw_[index].push_back({windows_[b].first, windows_[b].second, bytes});
         continue;
       }
       Node& n = nodes_[index];
       ++population_[index];
       if (n.read_below) n.below.add(bytes);
-      if (keep_members_) members_[index].below.push_back(member);
+      if (keep_tops_) tops_[index].below.push_back(bytes.end);
       if ((step & kind_mask) == canonical_step) {
         ++here_population_[index];
         if (n.read_here) n.here.add(bytes);
-        if (keep_members_) members_[index].here.push_back(member);
+        if (keep_tops_) tops_[index].here.push_back(bytes.end);
       }
     }
   }
@@ -227,10 +226,10 @@ class OccupancyTree {
     }
   }
 
-  /// Calls f(member) for every placed buffer overlapping buffer b's lifetime,
-  /// some possibly more than once. Needs keep_members.
+  /// Calls f(top) for every placed buffer overlapping buffer b's lifetime,
+  /// some possibly more than once. Needs keep_tops.
   template <class F>
-  void for_each_member(std::size_t b, F&& f) const {
+  void for_each_top(std::size_t b, F&& f) const {
     const auto [lo, hi] = windows_[b];
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
@@ -238,13 +237,13 @@ class OccupancyTree {
       switch (step & kind_mask) {
         case bucket_step:
           for (const auto& r : raw_[index])
-            if (r.lo < hi && lo < r.hi) f(r.member);
+            if (r.lo < hi && lo < r.hi) f(r.bytes.end);
           break;
         case canonical_step:
-          for (auto m : members_[index].below) f(m);
+          for (Addr top : tops_[index].below) f(top);
           break;
         default:
-          for (auto m : members_[index].here) f(m);
+          for (Addr top : tops_[index].here) f(top);
       }
     }
   }
@@ -262,13 +261,12 @@ class OccupancyTree {
     RangeUnion below;  ///< buffers kept here, below, or raw in its buckets
     bool read_here = false, read_below = false;
   };
-  struct Members {
-    std::vector<std::uint32_t> here, below;  ///< the same, as buffer lists
+  struct Tops {
+    std::vector<Addr> here, below;  ///< the same buffers' tops (offset + size)
   };
   struct Raw {  ///< a buffer that covers a bucket only in part
     std::uint32_t lo, hi;
     AddrRange bytes;
-    std::uint32_t member;
   };
 
   /// Records the canonical decomposition of buckets [lo, hi) with the nodes
@@ -291,12 +289,12 @@ class OccupancyTree {
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> population_;       // per node: buffers kept here, below or raw below
   std::vector<std::uint32_t> here_population_;  // per node: buffers kept here
-  std::vector<Members> members_;
+  std::vector<Tops> tops_;
   std::vector<std::vector<Raw>> raw_;     // per bucket
   std::vector<std::uint32_t> path_;       // per buffer: its steps
   std::vector<std::size_t> path_start_;   // buffer b's steps are path_[path_start_[b] .. path_start_[b + 1])
   std::size_t width_ = 0;
-  bool keep_members_ = false;
+  bool keep_tops_ = false;
   std::vector<AddrRange> scratch_;  // raw buffers overlapping the window being queried
   RangeUnion partial_;              // their union
 };
