@@ -148,14 +148,15 @@ class CanonicalPlacer {
     trees_[a].sets_for(local_[i], sets_);
     if (!reserved_[a].empty()) sets_.push_back(&reserved_[a]);
     separated_.clear();
-    for (auto [b, e] = s_.separated.of(i); b != e; ++b)
-      if (placed_[*b]) separated_.add(range_of(*b));
+    if (has_separations_)
+      for (auto [b, e] = s_.separated.of(i); b != e; ++b)
+        if (placed_[*b]) separated_.add(range_of(*b));
     if (!separated_.empty()) sets_.push_back(&separated_);
     cursor_.assign(sets_.size(), unpositioned);
     if (count_exact) candidates_ += count_candidates(i);
 
     soft_.clear();
-    if (kind == PassKind::canonical)
+    if (kind == PassKind::canonical && s_.has_soft)
       for (auto [b, e] = s_.soft.of(i); b != e; ++b)
         if (placed_[b->node]) soft_.push_back({range_of(b->node), b->weight});
     if (soft_.empty()) {
@@ -214,7 +215,7 @@ class CanonicalPlacer {
   std::optional<Addr> lowest_free(std::uint32_t i, Addr x) {
     const Addr align = s_.alignment[i], size = s_.size[i];
     const Addr cap = ignore_capacity_ ? max_addr : s_.capacity[s_.arena[i]];
-    const auto first = align_up(x, align);
+    const auto first = up(x, align);
     if (!first) return std::nullopt;
     Addr c = *first;
     const std::size_t k = sets_.size();
@@ -229,7 +230,7 @@ class CanonicalPlacer {
         const auto end = checked_add(c, size);
         if (!end || *end > cap) return std::nullopt;
         if (u[r].begin >= *end) break;
-        const auto next = align_up(u[r].end, align);
+        const auto next = up(u[r].end, align);
         if (!next) return std::nullopt;
         c = *next;
         moved = true;
@@ -260,11 +261,21 @@ class CanonicalPlacer {
     return distinct_.count(values_);
   }
 
+  /// align_up without the division for power-of-two alignments (the
+  /// common case: it sits on the hot path of every jump).
+  [[nodiscard]] static std::optional<Addr> up(Addr x, Addr align) noexcept {
+    if ((align & (align - 1)) != 0) return align_up(x, align);
+    const Addr y = (x + (align - 1)) & ~(align - 1);
+    if (y < x) return std::nullopt;  // wrapped past 2^64
+    return y;
+  }
+
   [[nodiscard]] AddrRange range_of(std::uint32_t j) const { return {offset_[j], offset_[j] + s_.size[j]}; }
 
   const SearchSpace& s_;
   bool exact_;
   bool ignore_capacity_ = false;
+  bool has_separations_ = !s_.separated.items.empty();
   std::vector<std::uint32_t> local_;      // per node: its number in its arena's tree
   std::vector<RangeUnion> reserved_;      // per arena, merged
   std::vector<OccupancyTree> trees_;      // per arena
