@@ -335,7 +335,7 @@ TEST_CASE("compat mode equals the literal SPEC transcription on random problems"
 TEST_CASE("fast mode places like compat mode unless it finds a strictly better placement") {
   std::mt19937_64 g(77);
   std::size_t improved = 0, rescued = 0;
-  for (int t = 0; t < 1000; ++t) {
+  for (int t = 0; t < 700; ++t) {
     const Problem p = random_problem(g);
     CAPTURE(t);
     const auto compat = canonical_greedy(p, GreedyOptions{0, 4, true});
@@ -442,7 +442,7 @@ TEST_CASE("relaxation and pair counting follow SPEC 4.2-4.3 on random problems")
 TEST_CASE("the driver relaxes exactly the pipeline-only, lifetime-compatible pairs") {
   std::mt19937_64 g(99);
   std::size_t relaxed = 0, hinted = 0;
-  for (int t = 0; t < 800; ++t) {
+  for (int t = 0; t < 400; ++t) {
     const Problem p = random_problem(g);
     if (has_errors(validate(p))) continue;
     CAPTURE(t);

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -174,9 +175,11 @@ namespace dsa {
     std::vector<Addr> unbounded;
     if (best && !space.has_soft) unbounded = *best;
     else if (placer.place(order, dsa::PassKind::canonical, true)) unbounded = placer.offsets();
+    std::set<std::uint64_t> seen{dsa::fingerprint(order)};
     for (std::size_t step = 1; !unbounded.empty() && step <= dsa::walk_steps(space.n); ++step) {
       dsa::Order next = dsa::peak_first(space, order, unbounded);
-      if (next == order) break;  // the buffers at the peak already lead
+      // A repeated order repeats its pass: the walk has converged or cycles.
+      if (!seen.insert(dsa::fingerprint(next)).second) break;
       order = std::move(next);
       r.orders.push_back("peak walk " + std::to_string(step));
       ++r.statistics.orders_evaluated;

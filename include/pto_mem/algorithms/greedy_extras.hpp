@@ -70,6 +70,18 @@ namespace pto_mem::dsa {
   return next;
 }
 
+/// A 64-bit fingerprint of an order (FNV-1a over the node numbers), to
+/// notice when the walk comes back to an order it has already placed. A
+/// collision would only end the walk early; it cannot change a placement.
+[[nodiscard]] inline std::uint64_t fingerprint(const Order& order) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint32_t i : order) {
+    h ^= i;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
 /// How many walk steps the fast mode takes: up to 64, fewer on large
 /// problems so that the whole solve stays within a few passes' time there
 /// (a step is one pass). Depends only on the problem size: deterministic.
