@@ -77,7 +77,9 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
     placement = std::move(s.placement);
   } else if (options.strategy == "greedy") {
     // trusted: the problem was validated above and the placement is below.
-    auto g = plan_dsa_rp(problem, GreedyOptions{options.seed, options.restarts, options.compat_pypto, true});
+    GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
+    greedy.threads = options.threads;
+    auto g = plan_dsa_rp(problem, greedy);
     r.statistics = std::move(g.greedy.statistics);
     r.diagnostics.insert(r.diagnostics.end(), g.greedy.diagnostics.begin(), g.greedy.diagnostics.end());
     if (g.greedy.status == Status::invalid) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,6 +44,11 @@ struct GreedyOptions {
   /// (the planner front door does both), so the solver skips those two
   /// checks. Its own consistency check of every incumbent still runs.
   bool trusted = false;
+  /// Worker threads for the fixed passes (0 = hardware concurrency), used
+  /// from `parallel_from` buffers on: threads cost more than they save on
+  /// small problems. Results never depend on either.
+  unsigned threads = 1;
+  std::size_t parallel_from = 20000;
   /// Tuning of the occupancy tree (lifetime ends per leaf bucket). Results
   /// never depend on it; the tests vary it to exercise every code path.
   std::uint32_t bucket_events = 32;
@@ -143,26 +149,65 @@ namespace dsa {
   };
   for (const auto& o : orders) r.orders.push_back(o.name);
 
-  const dsa::Order& size_order = orders.front().order;  // O1 is always first
-  std::optional<std::uint64_t> first_fit_candidates;
-  if (placer.place(size_order, space.has_soft ? dsa::PassKind::penalty_blind : dsa::PassKind::canonical)) {
-    if (rejected(placer.offsets(), "first-fit incumbent")) return r;
-    best = placer.offsets();
-    best_objective = dsa::dense_objective(space, placer.offsets());
-    r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
+  // The fixed passes: first fit (penalty-blind; without penalties it is the
+  // size-order pass itself, which is always orders[0]) and every order. They
+  // are independent, so large problems run them on several workers; the
+  // results are reduced in order, exactly as one after another.
+  struct Pass {
+    const dsa::Order* order;
+    dsa::PassKind kind;
+    bool ok = false;
+    std::uint64_t candidates = 0;
+    std::vector<Addr> offsets{};
+  };
+  std::vector<Pass> passes;
+  passes.push_back({&orders[0].order, space.has_soft ? dsa::PassKind::penalty_blind : dsa::PassKind::canonical});
+  for (std::size_t k = space.has_soft ? 0 : 1; k < orders.size(); ++k)
+    passes.push_back({&orders[k].order, dsa::PassKind::canonical});
+  auto run = [](dsa::CanonicalPlacer& worker, Pass& pass) {
+    pass.ok = worker.place(*pass.order, pass.kind);
+    pass.candidates = worker.candidates();
+    if (pass.ok) pass.offsets = worker.offsets();
+  };
+  const std::size_t workers = dsa::pass_workers(options.threads, space.n < options.parallel_from, passes.size());
+  if (workers > 1) {
+    // Clean copies, made before any pass runs: workers share nothing mutable.
+    std::vector<dsa::CanonicalPlacer> own(workers - 1, placer);
+    std::vector<std::future<void>> done;
+    for (std::size_t w = 1; w < workers; ++w)
+      done.push_back(std::async(std::launch::async, [&, w] {
+        for (std::size_t t = w; t < passes.size(); t += workers) run(own[w - 1], passes[t]);
+      }));
+    for (std::size_t t = 0; t < passes.size(); t += workers) run(placer, passes[t]);
+    for (auto& d : done) d.get();
   }
-  // Without penalties first fit and the size order are the same pass.
-  if (!space.has_soft) first_fit_candidates = placer.candidates();
 
-  for (std::size_t k = 0; k < orders.size(); ++k) {
-    ++r.statistics.orders_evaluated;
-    if (k == 0 && first_fit_candidates) {
-      r.statistics.candidates_evaluated += *first_fit_candidates;
-      continue;  // identical to the incumbent, which wins the tie
+  std::size_t next_pass = 0;
+  // The result of the next pass in order: computed above, or now.
+  auto take = [&]() -> Pass& {
+    Pass& pass = passes[next_pass++];
+    if (workers <= 1) run(placer, pass);
+    return pass;
+  };
+  {
+    Pass& ff = take();
+    if (ff.ok) {
+      if (rejected(ff.offsets, "first-fit incumbent")) return r;
+      best = std::move(ff.offsets);
+      best_objective = dsa::dense_objective(space, *best);
+      r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
     }
-    const bool ok = placer.place(orders[k].order, dsa::PassKind::canonical);
-    r.statistics.candidates_evaluated += placer.candidates();
-    if (ok && !offer(placer.offsets(), k)) return r;
+    if (!space.has_soft) {  // the same pass is order 0, which then only ties
+      ++r.statistics.orders_evaluated;
+      r.statistics.candidates_evaluated += ff.candidates;
+    }
+  }
+  for (std::size_t k = space.has_soft ? 0 : 1; k < orders.size(); ++k) {
+    Pass& pass = take();
+    ++r.statistics.orders_evaluated;
+    r.statistics.candidates_evaluated += pass.candidates;
+    if (pass.ok && !offer(pass.offsets, k)) return r;
+    pass.offsets = {};  // release memory early
   }
 
   if (!options.compat_pypto) {

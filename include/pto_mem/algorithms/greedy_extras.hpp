@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,13 @@ namespace pto_mem::dsa {
   for (std::uint32_t i : order)
     if (offset[i] + s.size[i] != peak[s.arena[i]]) next.push_back(i);
   return next;
+}
+
+/// Workers for the fixed passes (threads == 0: one per hardware thread).
+[[nodiscard]] inline std::size_t pass_workers(unsigned threads, bool small_problem, std::size_t passes) {
+  if (small_problem) return 1;
+  const std::size_t wanted = threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads;
+  return std::min(wanted, passes);
 }
 
 /// A 64-bit fingerprint of an order (FNV-1a over the node numbers), to
