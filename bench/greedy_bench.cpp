@@ -45,10 +45,12 @@ void one_pass(benchmark::State& state, const Problem& p) {
   state.counters["buffers"] = static_cast<double>(p.buffers.size());
 }
 
-void full_solve(benchmark::State& state, const Problem& p, bool compat) {
+void full_solve(benchmark::State& state, const Problem& p, bool compat, unsigned threads = 1) {
   GreedyResult r;
+  GreedyOptions options{0, 4, compat};
+  options.threads = threads;
   for (auto _ : state) {
-    r = canonical_greedy(p, GreedyOptions{0, 4, compat});
+    r = canonical_greedy(p, options);
     benchmark::DoNotOptimize(r);
   }
   state.counters["buffers"] = static_cast<double>(p.buffers.size());
@@ -62,9 +64,13 @@ void BM_SolveGenerated(benchmark::State& s) { full_solve(s, generated(static_cas
 void BM_SolveGeneratedCompat(benchmark::State& s) {
   full_solve(s, generated(static_cast<std::size_t>(s.range(0))), true);
 }
+void BM_SolveGenerated2Threads(benchmark::State& s) {
+  full_solve(s, generated(static_cast<std::size_t>(s.range(0))), false, 2);
+}
 BENCHMARK(BM_PassGenerated)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SolveGenerated)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SolveGeneratedCompat)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SolveGenerated)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SolveGenerated2Threads)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SolveGeneratedCompat)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void register_traces() {
   for (const char* name : {"iree_mobilebert", "G_1", "resnet50", "bert_base", "pangu_2.6B", "S_1", "Y_1"}) {
@@ -75,10 +81,12 @@ void register_traces() {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((std::string("BM_SolveTrace/") + name).c_str(),
                                  [p](benchmark::State& s) { full_solve(s, *p, false); })
-        ->Unit(benchmark::kMillisecond);
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
     benchmark::RegisterBenchmark((std::string("BM_SolveTraceCompat/") + name).c_str(),
                                  [p](benchmark::State& s) { full_solve(s, *p, true); })
-        ->Unit(benchmark::kMillisecond);
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
 }
 

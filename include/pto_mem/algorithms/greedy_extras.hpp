@@ -94,7 +94,7 @@ namespace pto_mem::dsa {
 /// problems so that the whole solve stays within a few passes' time there
 /// (a step is one pass). Depends only on the problem size: deterministic.
 [[nodiscard]] inline std::size_t walk_steps(std::size_t buffers) {
-  constexpr std::size_t placements = 200000;  // buffer placements the walk may spend
+  constexpr std::size_t placements = 100000;  // buffer placements the walk may spend
   return std::min<std::size_t>(64, placements / std::max<std::size_t>(buffers, 1));
 }
 
