@@ -9,12 +9,16 @@
 //    of libstdc++'s shuffle), offsets, objective and statistics, including
 //    the exact candidate counter.
 //  * fast (default): the same passes give the same offsets; the candidate
-//    counter counts the free-offset queries really made, and a few extra
-//    deterministic orders run after the PyPTO ones. Ties keep the earlier
-//    order, so a fast result differs from the compat one only when it is
-//    strictly better.
+//    counter counts the free-offset queries really made; after the PyPTO
+//    orders come the contention order and a deterministic peak-driven walk
+//    (greedy_extras.hpp). Ties keep the earlier order, so a fast result
+//    differs from the compat one only when it is strictly better.
+//
+// The speed comes from the pass (canonical_placer.hpp, occupancy_tree.hpp):
+// no conflict table, no per-buffer neighbour list; see docs/planners.md.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <future>
 #include <optional>
