@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "pto_mem/algorithms/alias.hpp"
+#include "pto_mem/algorithms/dsa_rp.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/reuse.hpp"
 #include "pto_mem/algorithms/sequential.hpp"
@@ -31,7 +33,7 @@ struct PlanOptions {
 };
 
 /// The strategies `plan` accepts, in the order the tool lists them.
-[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "reuse"}; }
+[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "reuse", "greedy"}; }
 
 namespace detail {
 
@@ -57,6 +59,22 @@ inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<b
   r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
   if (!s.placement) return std::nullopt;
   return expand_slots(shared, *s.placement);
+}
+
+/// The original problem without the separations the greedy driver relaxed:
+/// those between two allocations whose pair it turned into a penalty.
+inline Problem without_relaxed(const Problem& original, const AliasUnification& unified,
+                               const std::vector<BufferPair>& relaxed) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& [a, b] : relaxed) pairs.insert({std::min(a, b), std::max(a, b)});
+  const ProblemIndex index(original);
+  Problem out = original;
+  std::erase_if(out.separations, [&](const Separation& s) {
+    const auto& x = unified.problem.buffers[unified.allocation_of[*index.buffer(s.a)]].id;
+    const auto& y = unified.problem.buffers[unified.allocation_of[*index.buffer(s.b)]].id;
+    return pairs.contains({std::min(x, y), std::max(x, y)});
+  });
+  return out;
 }
 
 }  // namespace detail
@@ -95,12 +113,38 @@ inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<b
   r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
 
   std::optional<Placement> placement;  // of problem.buffers
+  // Set when a strategy relaxed pipeline-only separations into penalties: the
+  // placement is then checked against the original without them.
+  std::optional<Problem> relaxed_original;
+  Weight relaxed_penalty = 0;
   if (options.strategy == "sequential") {
     auto s = place_sequential(problem);
     r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
     placement = std::move(s.placement);
   } else if (options.strategy == "reuse") {
     placement = detail::plan_reuse(problem, unified.closed, r);
+  } else if (options.strategy == "greedy") {
+    // trusted: the problem was validated above and the placement is below.
+    GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
+    greedy.threads = options.threads;
+    auto g = plan_dsa_rp(problem, greedy);
+    const auto allocations = r.statistics.extra;
+    r.statistics = std::move(g.greedy.statistics);
+    for (const auto& [k, v] : allocations) r.statistics.set(k, v);
+    r.diagnostics.insert(r.diagnostics.end(), g.greedy.diagnostics.begin(), g.greedy.diagnostics.end());
+    if (g.greedy.status == Status::invalid) {
+      r.status = Status::invalid;
+      return finish();
+    }
+    if (!g.greedy.placement) {  // the driver already said why, as a bounded-search result
+      r.status = Status::no_fit;
+      return finish();
+    }
+    placement = std::move(g.greedy.placement);
+    if (g.relaxed) {
+      relaxed_original = detail::without_relaxed(original, unified, pipeline_pairs(problem));
+      relaxed_penalty = g.overlapping_pairs;
+    }
   } else {
     std::string known;
     for (const auto& s : strategies()) known += (known.empty() ? "" : ", ") + s;
@@ -116,7 +160,7 @@ inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<b
     return finish();
   }
   Placement expanded = expand_placement(unified, *placement);
-  if (auto bad = validate(original, expanded); !bad.empty()) {
+  if (auto bad = validate(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
     r.status = Status::invalid;
     r.diagnostics.push_back(error("internal error: strategy '" + options.strategy +
                                   "' produced a placement that fails validation; please report it"));
@@ -124,6 +168,7 @@ inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<b
     return finish();
   }
   r.objective = evaluate_objective(original, expanded);
+  r.objective.penalty = saturating_add(r.objective.penalty, relaxed_penalty);  // relaxed pairs cost 1 each
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
   r.placement = std::move(expanded);
   return finish();

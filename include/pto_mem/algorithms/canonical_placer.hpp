@@ -1,0 +1,295 @@
+// One pass of the DSA-RP canonical greedy (SPEC.md §2.5–2.6): buffers in a
+// given order, each at the best canonical candidate offset — lowest penalty,
+// then lowest address — or the pass fails (no backtracking).
+//
+// Upstream scans every candidate (0, reserved ends, the aligned tops of all
+// placed hard and soft neighbours) against a sorted list of every placed
+// neighbour. This pass finds the same offset without listing the neighbours:
+//
+//  * f(x), the lowest aligned offset >= x whose bytes are free during the
+//    buffer's lifetime, comes from the occupancy tree (a fixpoint of "jump
+//    past the merged range that meets [c, c + size)"). Each jump lands on 0,
+//    a reserved end or a placed neighbour's aligned top, so f(x) is a
+//    canonical candidate whenever x is.
+//  * The best candidate is always f(0) or f(aligned top of a placed soft
+//    neighbour): between two soft tops the penalty can only grow with the
+//    offset (a soft neighbour stops overlapping only when the offset passes
+//    its top), so the lowest free candidate after each soft top dominates
+//    every later one up to the next soft top.
+//
+// Both modes place identically. The compat mode also counts every candidate
+// upstream would scan (SPEC.md §2.7), which needs the placed neighbours listed
+// once per buffer: O(degree), the only part of a pass that is.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/algorithms/dsa_orders.hpp"
+#include "pto_mem/algorithms/dsa_search_space.hpp"
+#include "pto_mem/algorithms/occupancy_tree.hpp"
+
+namespace pto_mem::dsa {
+
+/// How a pass picks offsets and what it counts.
+enum class PassKind {
+  penalty_blind,  ///< first fit: lowest free offset, penalties ignored, nothing counted (§2.5)
+  canonical,      ///< the canonical step (§2.6)
+};
+
+/// Counts distinct values with an open-addressing table whose slots are
+/// stamped per use, so nothing is cleared between calls.
+class DistinctCounter {
+ public:
+  std::uint64_t count(const std::vector<Addr>& values) {
+    std::size_t width = 16;
+    while (width < 2 * values.size()) width *= 2;
+    if (width > keys_.size()) {
+      keys_.assign(width, 0);
+      stamps_.assign(width, 0);
+      now_ = 0;
+    }
+    if (++now_ == 0) {  // stamps wrapped: start over
+      std::fill(stamps_.begin(), stamps_.end(), 0);
+      now_ = 1;
+    }
+    const std::size_t mask = keys_.size() - 1;
+    std::uint64_t distinct = 0;
+    for (Addr v : values) {
+      std::size_t h = static_cast<std::size_t>((v * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+      while (stamps_[h] == now_ && keys_[h] != v) h = (h + 1) & mask;
+      if (stamps_[h] != now_) {
+        stamps_[h] = now_;
+        keys_[h] = v;
+        ++distinct;
+      }
+    }
+    return distinct;
+  }
+
+ private:
+  std::vector<Addr> keys_;
+  std::vector<std::uint32_t> stamps_;
+  std::uint32_t now_ = 0;
+};
+
+class CanonicalPlacer {
+ public:
+  /// `exact_candidates`: count candidates exactly as upstream does (compat
+  /// mode); otherwise count the free-offset queries this pass really made.
+  /// `bucket_events` tunes the occupancy tree's leaves; offsets never depend
+  /// on it.
+  CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 32)
+      : s_(s), exact_(exact_candidates) {
+    const std::size_t arenas = s.capacity.size();
+    std::vector<std::vector<Tick>> ticks(arenas);
+    for (std::size_t i = 0; i < s.n; ++i) {
+      ticks[s.arena[i]].push_back(s.begin[i]);
+      ticks[s.arena[i]].push_back(s.end[i]);
+    }
+    std::vector<std::vector<OccupancyTree::Window>> windows(arenas);
+    local_.resize(s.n);
+    for (std::size_t a = 0; a < arenas; ++a) {
+      auto& t = ticks[a];
+      std::sort(t.begin(), t.end());
+      t.erase(std::unique(t.begin(), t.end()), t.end());
+    }
+    for (std::size_t i = 0; i < s.n; ++i) {
+      const auto& t = ticks[s.arena[i]];
+      const auto lo = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.begin[i]) - t.begin());
+      const auto hi = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.end[i]) - t.begin());
+      local_[i] = static_cast<std::uint32_t>(windows[s.arena[i]].size());
+      windows[s.arena[i]].emplace_back(lo, hi);
+    }
+    trees_.reserve(arenas);
+    for (std::size_t a = 0; a < arenas; ++a)
+      trees_.emplace_back(ticks[a].empty() ? 1 : ticks[a].size() - 1, windows[a], bucket_events);
+    reserved_.resize(arenas);
+    for (std::size_t a = 0; a < arenas; ++a)
+      for (const auto& r : s.reserved[a])
+        if (!r.empty()) reserved_[a].add(r);
+  }
+
+  /// Places every buffer of `order`. False when some buffer has no fitting
+  /// candidate; offsets() then holds the partial pass. With
+  /// `ignore_capacity` every arena is treated as unbounded (only address
+  /// overflow fails), which shows how a pass would pack where it cannot fit.
+  bool place(const Order& order, PassKind kind, bool ignore_capacity = false) {
+    const bool count_exact = exact_ && kind == PassKind::canonical;
+    ignore_capacity_ = ignore_capacity;
+    for (auto& tree : trees_) tree.reset(count_exact);
+    placed_.assign(s_.n, 0);
+    offset_.assign(s_.n, 0);
+    candidates_ = 0;
+    for (std::uint32_t i : order) {
+      const auto at = best_offset(i, kind, count_exact);
+      if (!at) return false;
+      offset_[i] = *at;
+      placed_[i] = 1;
+      trees_[s_.arena[i]].insert(local_[i], AddrRange{*at, *at + s_.size[i]});
+    }
+    return true;
+  }
+
+  [[nodiscard]] const std::vector<Addr>& offsets() const noexcept { return offset_; }
+  /// Candidates of the last pass (see the constructor).
+  [[nodiscard]] std::uint64_t candidates() const noexcept { return candidates_; }
+
+ private:
+  /// The offset for buffer i, or nullopt when no canonical candidate fits.
+  std::optional<Addr> best_offset(std::uint32_t i, PassKind kind, bool count_exact) {
+    const std::uint32_t a = s_.arena[i];
+    sets_.clear();
+    trees_[a].sets_for(local_[i], sets_);
+    if (!reserved_[a].empty()) sets_.push_back(&reserved_[a]);
+    separated_.clear();
+    if (has_separations_)
+      for (auto [b, e] = s_.separated.of(i); b != e; ++b)
+        if (placed_[*b]) separated_.add(range_of(*b));
+    if (!separated_.empty()) sets_.push_back(&separated_);
+    cursor_.assign(sets_.size(), unpositioned);
+    if (count_exact) candidates_ += count_candidates(i);
+
+    soft_.clear();
+    if (kind == PassKind::canonical && s_.has_soft)
+      for (auto [b, e] = s_.soft.of(i); b != e; ++b)
+        if (placed_[b->node]) soft_.push_back({range_of(b->node), b->weight});
+    if (soft_.empty()) {
+      if (!exact_ && kind == PassKind::canonical) ++candidates_;
+      return lowest_free(i, 0);
+    }
+    return cheapest(i);
+  }
+
+  struct SoftNeighbour {
+    AddrRange bytes;
+    Weight weight;
+  };
+
+  /// min (penalty, offset) over f(0) and f(aligned soft tops): see the header.
+  std::optional<Addr> cheapest(std::uint32_t i) {
+    const Addr align = s_.alignment[i], size = s_.size[i];
+    starts_.clear();
+    for (const auto& n : soft_) starts_.push_back(n);
+    std::sort(starts_.begin(), starts_.end(),
+              [](const SoftNeighbour& x, const SoftNeighbour& y) { return x.bytes.begin < y.bytes.begin; });
+    std::sort(soft_.begin(), soft_.end(),
+              [](const SoftNeighbour& x, const SoftNeighbour& y) { return x.bytes.end < y.bytes.end; });
+    std::size_t next_start = 0, next_end = 0;
+    Weight started = 0, ended = 0;
+    std::optional<std::pair<Weight, Addr>> best;
+    std::optional<Addr> last;  // f of the previous start point
+    for (std::size_t k = 0; k <= soft_.size(); ++k) {
+      Addr x = 0;
+      if (k > 0) {
+        const auto top = align_up(soft_[k - 1].bytes.end, align);
+        if (!top) break;
+        x = *top;
+      }
+      if (last && x <= *last) continue;  // f(x) == f(previous start): already scored
+      const auto c = lowest_free(i, x);
+      if (!exact_) ++candidates_;
+      if (!c) break;  // nothing fits at or above x
+      last = c;
+      // The cost at c: soft neighbours that start below c + size and end above c.
+      while (next_start < starts_.size() && starts_[next_start].bytes.begin < *c + size)
+        started += starts_[next_start++].weight;
+      while (next_end < soft_.size() && soft_[next_end].bytes.end <= *c) ended += soft_[next_end++].weight;
+      const Weight cost = started - ended;
+      if (!best || cost < best->first) best = std::pair{cost, *c};
+      if (cost == 0) break;  // offsets only grow from here
+    }
+    if (!best) return std::nullopt;
+    return best->second;
+  }
+
+  /// f(x): the lowest offset >= x aligned for buffer i whose bytes avoid every
+  /// set in sets_ and fit the capacity; nullopt when none does. Calls for one
+  /// buffer must come with growing x: each set keeps a cursor that only moves
+  /// forward, so a set costs one search per buffer, not per visit.
+  std::optional<Addr> lowest_free(std::uint32_t i, Addr x) {
+    const Addr align = s_.alignment[i], size = s_.size[i];
+    const Addr cap = ignore_capacity_ ? max_addr : s_.capacity[s_.arena[i]];
+    const auto first = up(x, align);
+    if (!first) return std::nullopt;
+    Addr c = *first;
+    const std::size_t k = sets_.size();
+    std::size_t calm = 0;  // sets passed in a row without moving c
+    for (std::size_t at = 0; k > 0 && calm < k; at = at + 1 == k ? 0 : at + 1) {
+      const RangeUnion& u = *sets_[at];
+      std::size_t& r = cursor_[at];
+      if (r == unpositioned) r = u.first_ending_after(c);
+      else if (r < u.size() && u[r].end <= c) r = u.first_ending_after(c, r + 1);
+      bool moved = false;
+      for (; r < u.size(); ++r) {
+        const auto end = checked_add(c, size);
+        if (!end || *end > cap) return std::nullopt;
+        if (u[r].begin >= *end) break;
+        const auto next = up(u[r].end, align);
+        if (!next) return std::nullopt;
+        c = *next;
+        moved = true;
+      }
+      calm = moved ? 1 : calm + 1;
+    }
+    const auto end = checked_add(c, size);
+    if (!end || *end > cap) return std::nullopt;
+    return c;
+  }
+
+  /// |C_i| of SPEC.md §2.6: distinct aligned values of 0, the reserved ends
+  /// and the tops of placed hard and soft neighbours. Linear in the number of
+  /// placed neighbours (a hash set, no sort).
+  std::uint64_t count_candidates(std::uint32_t i) {
+    const Addr align = s_.alignment[i];
+    values_.clear();
+    values_.push_back(0);
+    auto add = [&](Addr x) {
+      if (auto v = align_up(x, align)) values_.push_back(*v);
+    };
+    for (const auto& r : s_.reserved[s_.arena[i]]) add(r.end);
+    trees_[s_.arena[i]].for_each_top(local_[i], add);
+    for (auto [b, e] = s_.separated.of(i); b != e; ++b)
+      if (placed_[*b]) add(offset_[*b] + s_.size[*b]);
+    for (auto [b, e] = s_.soft.of(i); b != e; ++b)
+      if (placed_[b->node]) add(offset_[b->node] + s_.size[b->node]);
+    return distinct_.count(values_);
+  }
+
+  /// align_up without the division for power-of-two alignments (the
+  /// common case: it sits on the hot path of every jump).
+  [[nodiscard]] static std::optional<Addr> up(Addr x, Addr align) noexcept {
+    if ((align & (align - 1)) != 0) return align_up(x, align);
+    const Addr y = (x + (align - 1)) & ~(align - 1);
+    if (y < x) return std::nullopt;  // wrapped past 2^64
+    return y;
+  }
+
+  [[nodiscard]] AddrRange range_of(std::uint32_t j) const { return {offset_[j], offset_[j] + s_.size[j]}; }
+
+  const SearchSpace& s_;
+  bool exact_;
+  bool ignore_capacity_ = false;
+  bool has_separations_ = !s_.separated.items.empty();
+  std::vector<std::uint32_t> local_;      // per node: its number in its arena's tree
+  std::vector<RangeUnion> reserved_;      // per arena, merged
+  std::vector<OccupancyTree> trees_;      // per arena
+  std::vector<char> placed_;
+  std::vector<Addr> offset_;
+  std::uint64_t candidates_ = 0;
+  // Scratch, reused across buffers.
+  std::vector<const RangeUnion*> sets_;
+  static constexpr std::size_t unpositioned = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> cursor_;  // per set in sets_: first range that may still block
+  RangeUnion separated_;
+  std::vector<SoftNeighbour> soft_, starts_;
+  std::vector<Addr> values_;
+  DistinctCounter distinct_;
+};
+
+}  // namespace pto_mem::dsa

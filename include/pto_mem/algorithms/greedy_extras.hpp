@@ -1,0 +1,101 @@
+// What the fast (non-compat) canonical greedy adds after PyPTO's orders:
+// one more fixed order and a deterministic peak-driven walk over orders.
+// Each extra pass can only replace the incumbent when it is strictly better,
+// so the fast mode is never worse than the compat mode.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/algorithms/dsa_orders.hpp"
+#include "pto_mem/algorithms/dsa_search_space.hpp"
+
+namespace pto_mem::dsa {
+
+/// Contention order: buffers that share their lifetime with the most bytes
+/// first (then larger, then id). Contention counts every buffer of the same
+/// arena whose lifetime overlaps, itself included, by prefix sums over the
+/// sorted births and deaths: O(n log n), no pairs listed.
+[[nodiscard]] inline Order contention_order(const SearchSpace& s) {
+  const std::size_t arenas = s.capacity.size();
+  std::vector<std::vector<std::pair<Tick, Addr>>> births(arenas), deaths(arenas);
+  for (std::size_t i = 0; i < s.n; ++i) {
+    births[s.arena[i]].push_back({s.begin[i], s.size[i]});
+    deaths[s.arena[i]].push_back({s.end[i], s.size[i]});
+  }
+  std::vector<std::vector<Addr>> born_before(arenas), dead_by(arenas);  // prefix sums, saturating
+  for (std::size_t a = 0; a < arenas; ++a) {
+    std::sort(births[a].begin(), births[a].end());
+    std::sort(deaths[a].begin(), deaths[a].end());
+    born_before[a].assign(births[a].size() + 1, 0);
+    dead_by[a].assign(deaths[a].size() + 1, 0);
+    for (std::size_t k = 0; k < births[a].size(); ++k) {
+      born_before[a][k + 1] = saturating_add(born_before[a][k], births[a][k].second);
+      dead_by[a][k + 1] = saturating_add(dead_by[a][k], deaths[a][k].second);
+    }
+  }
+  std::vector<Addr> contention(s.n);
+  for (std::size_t i = 0; i < s.n; ++i) {
+    const auto a = s.arena[i];
+    // Overlapping i = born before i ends, minus those dead by the time i starts.
+    const auto born = std::lower_bound(births[a].begin(), births[a].end(), std::pair<Tick, Addr>{s.end[i], 0}) -
+                      births[a].begin();
+    const auto dead = std::upper_bound(deaths[a].begin(), deaths[a].end(), std::pair<Tick, Addr>{s.begin[i], max_addr}) -
+                      deaths[a].begin();
+    const Addr in = born_before[a][static_cast<std::size_t>(born)], out = dead_by[a][static_cast<std::size_t>(dead)];
+    contention[i] = in > out ? in - out : 0;  // saturated sums may not subtract exactly; the order stays total
+  }
+  return detail::sorted_nodes(s, [&](std::uint32_t x, std::uint32_t y) {
+    if (contention[x] != contention[y]) return contention[x] > contention[y];
+    if (s.size[x] != s.size[y]) return s.size[x] > s.size[y];
+    return s.rank[x] < s.rank[y];
+  });
+}
+
+/// One step of the peak-driven walk: the buffers whose top reaches their
+/// arena's peak move to the front (keeping their relative order), the rest
+/// follow in order. Placed first, the buffers that set the peak get the
+/// lowest room, and the others fill around them.
+[[nodiscard]] inline Order peak_first(const SearchSpace& s, const Order& order, const std::vector<Addr>& offset) {
+  std::vector<Addr> peak(s.capacity.size(), 0);
+  for (std::size_t i = 0; i < s.n; ++i) peak[s.arena[i]] = std::max(peak[s.arena[i]], offset[i] + s.size[i]);
+  Order next;
+  next.reserve(order.size());
+  for (std::uint32_t i : order)
+    if (offset[i] + s.size[i] == peak[s.arena[i]]) next.push_back(i);
+  for (std::uint32_t i : order)
+    if (offset[i] + s.size[i] != peak[s.arena[i]]) next.push_back(i);
+  return next;
+}
+
+/// Workers for the fixed passes (threads == 0: one per hardware thread).
+[[nodiscard]] inline std::size_t pass_workers(unsigned threads, bool small_problem, std::size_t passes) {
+  if (small_problem) return 1;
+  const std::size_t wanted = threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads;
+  return std::min(wanted, passes);
+}
+
+/// A 64-bit fingerprint of an order (FNV-1a over the node numbers), to
+/// notice when the walk comes back to an order it has already placed. A
+/// collision would only end the walk early; it cannot change a placement.
+[[nodiscard]] inline std::uint64_t fingerprint(const Order& order) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint32_t i : order) {
+    h ^= i;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+/// How many walk steps the fast mode takes: up to 64, fewer on large
+/// problems so that the whole solve stays within a few passes' time there
+/// (a step is one pass). Depends only on the problem size: deterministic.
+[[nodiscard]] inline std::size_t walk_steps(std::size_t buffers) {
+  constexpr std::size_t placements = 100000;  // buffer placements the walk may spend
+  return std::min<std::size_t>(64, placements / std::max<std::size_t>(buffers, 1));
+}
+
+}  // namespace pto_mem::dsa

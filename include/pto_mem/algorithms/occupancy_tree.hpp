@@ -1,0 +1,302 @@
+// Which bytes of one arena are taken during a window of time, by the buffers
+// placed so far. This is the indexed structure behind the canonical greedy's
+// "lowest feasible offset" (SPEC.md §2.5–2.6) without visiting every co-live
+// neighbour: real traces keep thousands of buffers live at once (idealloc's
+// Y_1: 62k buffers, 2.2e8 interfering pairs), so enumerating or sorting the
+// placed neighbours per buffer is what makes a greedy pass slow.
+//
+// A segment tree over the arena's elementary time slots. A placed buffer is
+// stored at the O(log T) canonical nodes that tile its lifetime ("here") and
+// summarised in every node on the way down ("below", which includes "here").
+// The buffers overlapping a window W are exactly those kept "here" at a node
+// that partly overlaps W, plus those kept "below" a canonical node of W, so a
+// query reads O(log T) sets. Each set is a union of byte ranges, merged: a
+// merged range is fully taken by buffers that overlap W, so an offset that
+// meets it must move past its end. Merging keeps the sets small (dense packing
+// merges into a few ranges), which is what makes the structure fast.
+//
+// The leaves are buckets of consecutive time slots: a buffer that covers a
+// bucket only in part is listed raw in that bucket and filtered exactly at
+// query time. Buckets are cut so that at most `bucket_events` lifetime ends
+// fall strictly inside one, which bounds every raw list; a tick where many
+// lifetimes start or end simply becomes a cut. Bucketing shrinks the tree to
+// a size that stays in cache: the pass is bound by memory latency.
+//
+// Every window is known before the first pass (the buffers' lifetimes), so
+// each buffer's path through the tree is computed once and reused by every
+// pass, and a set that no query will ever read is not maintained.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/core/numeric.hpp"
+
+namespace pto_mem::dsa {
+
+/// Disjoint, non-touching byte ranges in ascending order.
+class RangeUnion {
+ public:
+  [[nodiscard]] bool empty() const noexcept { return ranges_.empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return ranges_.size(); }
+  [[nodiscard]] const AddrRange& operator[](std::size_t k) const noexcept { return ranges_[k]; }
+  void clear() noexcept { ranges_.clear(); }
+
+  /// Adds [r.begin, r.end), merging with every range it overlaps or touches.
+  void add(AddrRange r) {
+    auto first = std::lower_bound(ranges_.begin(), ranges_.end(), r.begin,
+                                  [](const AddrRange& x, Addr v) { return x.end < v; });
+    if (first != ranges_.end() && first->begin <= r.begin && r.end <= first->end) return;  // already covered
+    auto last = first;
+    while (last != ranges_.end() && last->begin <= r.end) {
+      r.begin = std::min(r.begin, last->begin);
+      r.end = std::max(r.end, last->end);
+      ++last;
+    }
+    if (first == last) {
+      ranges_.insert(first, r);
+    } else {
+      *first = r;
+      ranges_.erase(first + 1, last);
+    }
+  }
+
+  /// Replaces the contents with the union of `ranges` (which it sorts).
+  void assign_union(std::vector<AddrRange>& ranges) {
+    ranges_.clear();
+    std::sort(ranges.begin(), ranges.end());
+    for (const auto& r : ranges) {
+      if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
+      else ranges_.push_back(r);
+    }
+  }
+
+  /// Index of the first range at or after `from` that ends after `x` (size()
+  /// when none).
+  [[nodiscard]] std::size_t first_ending_after(Addr x, std::size_t from = 0) const noexcept {
+    if (ranges_.size() - from <= 8) {  // most sets are tiny: a scan beats the branchy search
+      std::size_t k = from;
+      while (k < ranges_.size() && ranges_[k].end <= x) ++k;
+      return k;
+    }
+    return static_cast<std::size_t>(std::upper_bound(ranges_.begin() + static_cast<std::ptrdiff_t>(from), ranges_.end(),
+                                                     x, [](Addr v, const AddrRange& y) { return v < y.end; }) -
+                                    ranges_.begin());
+  }
+
+ private:
+  std::vector<AddrRange> ranges_;
+};
+
+class OccupancyTree {
+ public:
+  using Window = std::pair<std::uint32_t, std::uint32_t>;  ///< elementary slots [lo, hi)
+
+  OccupancyTree() = default;
+
+  /// A tree over `slots` elementary time slots for buffers living in
+  /// `windows` (indexed by the tree's own buffer numbers 0..windows.size()).
+  OccupancyTree(std::size_t slots, const std::vector<Window>& windows, std::uint32_t bucket_events = 32)
+      : windows_(windows) {
+    slots = std::max<std::size_t>(slots, 1);
+    // Cut buckets: ends[t] counts lifetimes that start or end at slot boundary t.
+    std::vector<std::uint32_t> ends(slots + 1, 0);
+    for (const auto& [lo, hi] : windows) {
+      ++ends[lo];
+      ++ends[hi];
+    }
+    bucket_of_.resize(slots);
+    bucket_start_.push_back(0);
+    std::uint32_t inside = 0;
+    for (std::uint32_t t = 0; t < slots; ++t) {
+      // Slot t joins the current bucket unless boundary t would push the
+      // bucket past its budget of interior ends.
+      if (t > bucket_start_.back() && inside + ends[t] > bucket_events) {
+        bucket_start_.push_back(t);
+        inside = 0;
+      } else if (t > bucket_start_.back()) {
+        inside += ends[t];
+      }
+      bucket_of_[t] = static_cast<std::uint32_t>(bucket_start_.size() - 1);
+    }
+    bucket_start_.push_back(static_cast<std::uint32_t>(slots));
+    const std::size_t buckets = bucket_start_.size() - 1;
+    width_ = 1;
+    while (width_ < buckets) width_ *= 2;
+    nodes_.assign(2 * width_, Node{});
+    population_.assign(2 * width_, 0);
+    here_population_.assign(2 * width_, 0);
+    raw_.assign(buckets, {});
+    path_start_.reserve(windows.size() + 1);
+    path_start_.push_back(0);
+    std::vector<std::uint32_t> steps;
+    for (const auto& [lo, hi] : windows) {
+      steps.clear();
+      const std::uint32_t first = bucket_of_[lo], last = bucket_of_[hi - 1];
+      const std::uint32_t full_lo = lo == bucket_start_[first] ? first : first + 1;
+      const std::uint32_t full_hi = hi == bucket_start_[last + 1] ? last + 1 : last;
+      if (full_lo < full_hi) walk(1, 0, width_, full_lo, full_hi, steps);
+      for (std::uint32_t b : {first, last}) {
+        if (b >= full_lo && b < full_hi) continue;  // fully covered: in the walk
+        steps.push_back(b | bucket_step);
+        for (std::size_t node = width_ + b; node >= 1; node /= 2) steps.push_back(static_cast<std::uint32_t>(node));
+      }
+      std::sort(steps.begin(), steps.end());
+      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+      path_.insert(path_.end(), steps.begin(), steps.end());
+      path_start_.push_back(path_.size());
+    }
+    // A node's "below" set is read only where it is canonical for some
+    // window, its "here" set only where it partly overlaps one.
+    for (std::uint32_t step : path_) {
+      if ((step & kind_mask) == canonical_step) nodes_[step & index_mask].read_below = true;
+      else if ((step & kind_mask) == ancestor_step) nodes_[step & index_mask].read_here = true;
+    }
+  }
+
+  /// Empties the tree. With `keep_tops` every placed buffer's top (offset +
+  /// size) is listed too, for the exact candidate count of the compat mode.
+  void reset(bool keep_tops) {
+    for (auto& n : nodes_) {
+      n.here.clear();
+      n.below.clear();
+    }
+    std::fill(population_.begin(), population_.end(), 0);
+    std::fill(here_population_.begin(), here_population_.end(), 0);
+    for (auto& r : raw_) r.clear();
+    keep_tops_ = keep_tops;
+    if (!keep_tops) tops_.clear();
+    else if (tops_.size() != nodes_.size()) tops_.assign(nodes_.size(), Tops{});
+    else
+      for (auto& m : tops_) {
+        m.here.clear();
+        m.below.clear();
+      }
+  }
+
+  /// Records that buffer `b` (a tree number) takes `bytes`.
+  void insert(std::size_t b, AddrRange bytes) {
+    for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
+      const std::uint32_t step = path_[k];
+      const std::uint32_t index = step & index_mask;
+      if ((step & kind_mask) == bucket_step) {
+        raw_[index].push_back({windows_[b].first, windows_[b].second, bytes});
+        continue;
+      }
+      Node& n = nodes_[index];
+      ++population_[index];
+      if (n.read_below) n.below.add(bytes);
+      if (keep_tops_) tops_[index].below.push_back(bytes.end);
+      if ((step & kind_mask) == canonical_step) {
+        ++here_population_[index];
+        if (n.read_here) n.here.add(bytes);
+        if (keep_tops_) tops_[index].here.push_back(bytes.end);
+      }
+    }
+  }
+
+  /// Appends every non-empty set that buffer `b` must avoid. Together they
+  /// cover exactly the bytes of the placed buffers whose lifetimes overlap
+  /// b's. Valid until the next call.
+  void sets_for(std::size_t b, std::vector<const RangeUnion*>& out) {
+    const auto [lo, hi] = windows_[b];
+    scratch_.clear();
+    for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
+      const std::uint32_t step = path_[k];
+      const std::uint32_t index = step & index_mask;
+      // The counters live apart from the sets so that this scan stays in cache.
+      switch (step & kind_mask) {
+        case bucket_step:
+          for (const auto& r : raw_[index])
+            if (r.lo < hi && lo < r.hi) scratch_.push_back(r.bytes);
+          break;
+        case canonical_step:
+          if (population_[index] != 0) out.push_back(&nodes_[index].below);
+          break;
+        default:
+          if (here_population_[index] != 0) out.push_back(&nodes_[index].here);
+      }
+    }
+    if (!scratch_.empty()) {
+      partial_.assign_union(scratch_);
+      out.push_back(&partial_);
+    }
+  }
+
+  /// Calls f(top) for every placed buffer overlapping buffer b's lifetime,
+  /// some possibly more than once. Needs keep_tops.
+  template <class F>
+  void for_each_top(std::size_t b, F&& f) const {
+    const auto [lo, hi] = windows_[b];
+    for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
+      const std::uint32_t step = path_[k];
+      const std::uint32_t index = step & index_mask;
+      switch (step & kind_mask) {
+        case bucket_step:
+          for (const auto& r : raw_[index])
+            if (r.lo < hi && lo < r.hi) f(r.bytes.end);
+          break;
+        case canonical_step:
+          for (Addr top : tops_[index].below) f(top);
+          break;
+        default:
+          for (Addr top : tops_[index].here) f(top);
+      }
+    }
+  }
+
+ private:
+  // A path step: a node or bucket index with its kind in the top two bits.
+  static constexpr std::uint32_t ancestor_step = 0;          ///< node partly overlapping the window
+  static constexpr std::uint32_t canonical_step = 1u << 30;  ///< node inside the window
+  static constexpr std::uint32_t bucket_step = 2u << 30;     ///< bucket the window covers in part
+  static constexpr std::uint32_t kind_mask = 3u << 30;
+  static constexpr std::uint32_t index_mask = ~kind_mask;
+
+  struct Node {
+    RangeUnion here;   ///< buffers whose lifetime covers this node's buckets (canonical here)
+    RangeUnion below;  ///< buffers kept here, below, or raw in its buckets
+    bool read_here = false, read_below = false;
+  };
+  struct Tops {
+    std::vector<Addr> here, below;  ///< the same buffers' tops (offset + size)
+  };
+  struct Raw {  ///< a buffer that covers a bucket only in part
+    std::uint32_t lo, hi;
+    AddrRange bytes;
+  };
+
+  /// Records the canonical decomposition of buckets [lo, hi) with the nodes
+  /// that partly overlap it.
+  void walk(std::size_t node, std::size_t nl, std::size_t nr, std::uint32_t lo, std::uint32_t hi,
+            std::vector<std::uint32_t>& steps) {
+    if (lo <= nl && nr <= hi) {
+      steps.push_back(static_cast<std::uint32_t>(node) | canonical_step);
+      return;
+    }
+    steps.push_back(static_cast<std::uint32_t>(node));
+    const std::size_t mid = (nl + nr) / 2;
+    if (lo < mid) walk(2 * node, nl, mid, lo, hi, steps);
+    if (hi > mid) walk(2 * node + 1, mid, nr, lo, hi, steps);
+  }
+
+  std::vector<Window> windows_;
+  std::vector<std::uint32_t> bucket_of_;     // per slot
+  std::vector<std::uint32_t> bucket_start_;  // per bucket: first slot; one past the end last
+  std::vector<Node> nodes_;
+  std::vector<std::uint32_t> population_;       // per node: buffers kept here, below or raw below
+  std::vector<std::uint32_t> here_population_;  // per node: buffers kept here
+  std::vector<Tops> tops_;
+  std::vector<std::vector<Raw>> raw_;     // per bucket
+  std::vector<std::uint32_t> path_;       // per buffer: its steps
+  std::vector<std::size_t> path_start_;   // buffer b's steps are path_[path_start_[b] .. path_start_[b + 1])
+  std::size_t width_ = 0;
+  bool keep_tops_ = false;
+  std::vector<AddrRange> scratch_;  // raw buffers overlapping the window being queried
+  RangeUnion partial_;              // their union
+};
+
+}  // namespace pto_mem::dsa
