@@ -1,0 +1,44 @@
+// What every tile-memory pass shares: the SoC, the planner mode, the op
+// registry, and where diagnostics and inserted moves are recorded.
+//
+// Each pass is a function `Program pass(const Program&, PassContext&)`. A pass
+// reports user errors (PyPTO ValueError) and broken invariants (InternalError)
+// as error diagnostics with the location of the offending statement or
+// variable and returns the program unchanged from that point; the pipeline
+// stops after a pass that added an error.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pto_mem/core/diagnostics.hpp"
+#include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/report.hpp"
+#include "pto_mem/pypto/soc/policies.hpp"
+
+namespace pto_mem::pypto {
+
+/// AllocateMemoryAddr's planner (SPEC.md §7.1).
+enum class Planner { pypto, dsa_rp, ptoas };
+
+[[nodiscard]] constexpr std::string_view to_string(Planner p) noexcept {
+  switch (p) {
+    case Planner::pypto: return "pypto";
+    case Planner::dsa_rp: return "dsa_rp";
+    case Planner::ptoas: return "ptoas";
+  }
+  return "pypto";
+}
+
+struct PassContext {
+  const SocPolicy* soc = nullptr;          ///< never null while a pass runs
+  Planner planner = Planner::pypto;
+  const OpRegistry* ops = nullptr;         ///< never null while a pass runs
+  Diagnostics diagnostics;                 ///< errors, warnings, hints (with codes) of every pass
+  std::vector<InsertedMove> moves;         ///< every tile.move a pass inserted, in insertion order
+
+  [[nodiscard]] bool failed() const noexcept { return has_errors(diagnostics); }
+};
+
+}  // namespace pto_mem::pypto
