@@ -95,21 +95,29 @@ struct LoopView {
 class LaterTouches {
  public:
   [[nodiscard]] bool touched_after(const SeqStmts& s, std::size_t child, const Var* base) {
-    auto [it, fresh] = tables_.try_emplace(&s);
-    if (fresh) build(s, it->second);
-    auto found = it->second.find(base);
-    return found != it->second.end() && found->second > child;
+    const Tables& t = tables(s);
+    auto found = t.by_base.find(base);
+    return found != t.by_base.end() && found->second > child;
+  }
+  /// Same, for one variable (read, or assigned) rather than a buffer.
+  [[nodiscard]] bool var_touched_after(const SeqStmts& s, std::size_t child, const Var* v) {
+    const Tables& t = tables(s);
+    auto found = t.by_var.find(v);
+    return found != t.by_var.end() && found->second > child;
   }
 
   /// Walking `path` from the innermost statement outwards, true when some
-  /// enclosing sequence touches `base` after the path's element. The walk
-  /// stops at `stop` (when given) or at the first enclosing loop; sibling
-  /// branches of an enclosing if are never scanned.
-  [[nodiscard]] bool live_after(const std::vector<PathEntry>& path, const Var* base, const Stmt* stop = nullptr) {
+  /// enclosing sequence touches `base`, or one of `vars`, after the path's
+  /// element. The walk stops at `stop` (when given) or at the first
+  /// enclosing loop; sibling branches of an enclosing if are never scanned.
+  [[nodiscard]] bool live_after(const std::vector<PathEntry>& path, const Var* base, const Stmt* stop = nullptr,
+                                const std::vector<const Var*>& vars = {}) {
     for (auto e = path.rbegin(); e != path.rend(); ++e) {
       if (stop && e->stmt == stop) return false;
       if (const auto* s = e->stmt->as<SeqStmts>()) {
         if (touched_after(*s, e->child, base)) return true;
+        for (const Var* v : vars)
+          if (var_touched_after(*s, e->child, v)) return true;
         continue;
       }
       if (!stop && (e->stmt->is<ForStmt>() || e->stmt->is<WhileStmt>())) return false;
@@ -118,14 +126,24 @@ class LaterTouches {
   }
 
  private:
-  using Table = std::unordered_map<const Var*, std::size_t>;  // base -> last child touching it
+  using Table = std::unordered_map<const Var*, std::size_t>;  // base (or var) -> last child touching it
+  struct Tables {
+    Table by_base, by_var;
+  };
 
-  static void build(const SeqStmts& s, Table& t) {
+  const Tables& tables(const SeqStmts& s) {
+    auto [it, fresh] = tables_.try_emplace(&s);
+    if (fresh) build(s, it->second);
+    return it->second;
+  }
+
+  static void build(const SeqStmts& s, Tables& t) {
     struct Touch : IRVisitor {
-      Table* t;
+      Tables* t;
       std::size_t at = 0;
       void note(const VarPtr& v) {
-        if (const Var* b = var_base(v)) (*t)[b] = at;
+        t->by_var[v.get()] = at;
+        if (const Var* b = var_base(v)) t->by_base[b] = at;
       }
       void visit_var_use(const VarPtr& v) override { note(v); }
       void visit_assign(const AssignStmt& a) override {
@@ -140,7 +158,7 @@ class LaterTouches {
     }
   }
 
-  std::unordered_map<const SeqStmts*, Table> tables_;
+  std::unordered_map<const SeqStmts*, Tables> tables_;
 };
 
 }  // namespace pto_mem::pypto::passes

@@ -77,26 +77,29 @@ struct DerivedValue {
   return out;
 }
 
-/// Re-derives every captured value from its source's current MemRef.
-inline void normalize_identities(const std::vector<DerivedValue>& relations) {
-  for (const auto& d : relations) {
-    const MemRefPtr src = var_memref(d.source);
-    const MemRefPtr cur = var_memref(d.var);
-    if (!src || !cur) continue;
-    const auto space = var_space(d.source);
-    if (d.kind != DerivedValue::Kind::view) {
-      if (cur != src) set_memref(d.var, src, d.kind == DerivedValue::Kind::alias ? space : std::nullopt);
-      else if (d.kind == DerivedValue::Kind::alias && var_space(d.var) != space) set_memref(d.var, src, space);
-      continue;
-    }
-    const ExprPtr offset = add(src->byte_offset, d.rel);
-    if (cur->base == src->base && same_expr(cur->byte_offset, offset) && var_space(d.var) == space) continue;
-    if (as_const_int(d.rel) == 0 && cur->size == src->size) {
-      set_memref(d.var, src, space);
-      continue;
-    }
-    set_memref(d.var, make_memref(src->base, offset, cur->size, src->slot_count, src->slot_index, false), space);
+/// Re-derives one captured value from its source's current MemRef.
+inline void normalize_identity(const DerivedValue& d) {
+  const MemRefPtr src = var_memref(d.source);
+  const MemRefPtr cur = var_memref(d.var);
+  if (!src || !cur) return;
+  const auto space = var_space(d.source);
+  if (d.kind != DerivedValue::Kind::view) {
+    if (cur != src) set_memref(d.var, src, d.kind == DerivedValue::Kind::alias ? space : std::nullopt);
+    else if (d.kind == DerivedValue::Kind::alias && var_space(d.var) != space) set_memref(d.var, src, space);
+    return;
   }
+  const ExprPtr offset = add(src->byte_offset, d.rel);
+  if (cur->base == src->base && same_expr(cur->byte_offset, offset) && var_space(d.var) == space) return;
+  if (as_const_int(d.rel) == 0 && cur->size == src->size) {
+    set_memref(d.var, src, space);
+    return;
+  }
+  set_memref(d.var, make_memref(src->base, offset, cur->size, src->slot_count, src->slot_index, false), space);
+}
+
+/// Re-derives every captured value, in program order, so chains follow.
+inline void normalize_identities(const std::vector<DerivedValue>& relations) {
+  for (const auto& d : relations) normalize_identity(d);
 }
 
 }  // namespace pto_mem::pypto::passes

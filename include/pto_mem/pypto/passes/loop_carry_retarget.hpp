@@ -14,19 +14,23 @@
 //    3./4. a target_memory or resolved output space other than the target's
 //       refuses (a Vec-only op never lands on a DDR carry);
 //    5. an op that may not write a buffer it reads refuses when a forbidden
-//       operand is on the target base (SPEC: not-in-place-safe ops; here
-//       every forbidden operand, forbid_output_alias and widening casts too);
+//       operand is, or is planned to be, on the target base (SPEC: not-in-
+//       place-safe ops, current bases; here every forbidden operand,
+//       forbid_output_alias and widening casts too);
 //    6. liveness: any statement after the definition, in every enclosing
 //       block up to the first enclosing loop, that reads or assigns a tile on
-//       the target base refuses (sibling if-arms are not scanned);
+//       the target base — or a variable already planned onto it, such as an
+//       inner loop's iter-arg — refuses (sibling if-arms are not scanned);
 //    7. plan the value onto the target;
 //  * an if-phi: both arms' values must retarget, then the phi;
-//  * a loop return var: the loop's yielded value, then its init; then the
-//    iter-arg and the return var;
+//  * a loop return var: its init (then the iter-arg is planned), then the
+//    loop's yielded value (spec order: yield first), then the return var;
 //  * an iter-arg: its init, then the iter-arg.
-// A variable met again while being retargeted refuses (cycle guard). Plans
-// of a refused branch may remain: they only move values that passed every
-// check. Nothing is rewritten until apply().
+// A variable met again while being retargeted refuses (cycle guard). A
+// refusal takes back the plans made on its way (the spec lets them remain;
+// but a then-value left on the target drags its phi — and a loop carried
+// through that phi — onto the target, where a value planned under the old
+// carry may clobber it). Nothing is rewritten until apply().
 #pragma once
 
 #include <optional>
@@ -92,15 +96,45 @@ class LoopCarryRetarget {
   }
 
   void plan(const VarPtr& v, const Target& t) {
+    std::optional<Plan> before;
+    if (auto it = plans_.find(v.get()); it != plans_.end()) before = it->second;
+    undo_.emplace_back(v.get(), std::move(before));
     auto [it, fresh] = plans_.insert_or_assign(v.get(), Plan{v, t.memref, t.space});
     if (fresh) order_.push_back(v.get());
+    planned_onto_[t.memref->base.get()].push_back(v.get());  // stale entries are filtered on use
+  }
+
+  /// Variables planned onto `base` so far (their old values will live there).
+  std::vector<const Var*> planned_onto(const Var* base) const {
+    std::vector<const Var*> out;
+    auto it = planned_onto_.find(base);
+    if (it == planned_onto_.end()) return out;
+    for (const Var* v : it->second)
+      if (auto p = plans_.find(v); p != plans_.end() && p->second.memref->base.get() == base) out.push_back(v);
+    return out;
+  }
+
+  /// Takes back every plan made after undo-log position `mark`.
+  void undo_to(std::size_t mark) {
+    while (undo_.size() > mark) {
+      auto& [v, before] = undo_.back();
+      if (before) {
+        plans_.insert_or_assign(v, *before);
+      } else {
+        plans_.erase(v);
+        if (!order_.empty() && order_.back() == v) order_.pop_back();
+      }
+      undo_.pop_back();
+    }
   }
 
   bool try_retarget(const VarPtr& v, const Target& t) {
     if (!v) return false;
     if (current_base(v) == t.memref->base.get()) return true;
     if (!busy_.insert(v.get()).second) return false;  // cycle guard
+    const std::size_t mark = undo_.size();
     const bool ok = retarget_by_definition(v, t);
+    if (!ok) undo_to(mark);
     busy_.erase(v.get());
     return ok;
   }
@@ -122,12 +156,15 @@ class LoopCarryRetarget {
         return true;
       }
       case DefSite::Kind::loop_return: {
+        // The init and iter-arg first: the yield's producer is then checked
+        // knowing that the iter-arg it may still read lives on the target.
         auto loop = loop_view(d->stmt);
         if (!loop || d->index >= loop->iter_args->size()) return false;
         auto y = yielded_var(*loop->body, d->index);
         auto init = as_var((*loop->iter_args)[d->index].init);
-        if (!y || !try_retarget(y, t) || !init || !try_retarget(init, t)) return false;
+        if (!y || !init || !try_retarget(init, t)) return false;
         plan((*loop->iter_args)[d->index].var, t);
+        if (!try_retarget(y, t)) return false;
         plan(v, t);
         return true;
       }
@@ -165,11 +202,13 @@ class LoopCarryRetarget {
     // 3. and 4. The op must produce the target's space.
     if (const ExprPtr* kw = c->kwarg("target_memory"); kw && t.space && as_space(*kw) != t.space) return false;
     if (auto r = spec->resolve_output(*c); r && t.space && *r != *t.space) return false;
-    // 5. It may not write a buffer it reads through a forbidden operand.
+    // 5. It may not write a buffer it reads through a forbidden operand
+    //    (one that is, or is planned to be, on the target).
     for (std::size_t k : forbidden_operands(*spec, *c, v, ctx_))
-      if (auto a = arg_var(*c, k); a && var_base(a) == t.memref->base.get()) return false;
-    // 6. The target buffer is dead after the definition, up to the loop.
-    if (touches_.live_after(d.path, t.memref->base.get())) return false;
+      if (auto a = arg_var(*c, k); a && current_base(a) == t.memref->base.get()) return false;
+    // 6. The target buffer is dead after the definition, up to the loop —
+    //    also through values already planned onto it (an inner iter-arg).
+    if (touches_.live_after(d.path, t.memref->base.get(), nullptr, planned_onto(t.memref->base.get()))) return false;
     plan(v, t);
     return true;
   }
@@ -180,6 +219,8 @@ class LoopCarryRetarget {
   LaterTouches touches_;
   std::unordered_map<const Var*, Plan> plans_;
   std::vector<const Var*> order_;
+  std::vector<std::pair<const Var*, std::optional<Plan>>> undo_;
+  std::unordered_map<const Var*, std::vector<const Var*>> planned_onto_;
   std::unordered_set<const Var*> busy_;
 };
 

@@ -40,12 +40,13 @@ namespace pto_mem::pypto {
       const auto before_fixup = capture_identity_relations(f, ctx);
       coalesce_accumulator_phis(f, program, ctx, "MaterializeSemanticAliases");
       if (ctx.failed()) return out;
-      f = yield_fixup(f, program, ctx, {true, true, "MaterializeSemanticAliases"});
+      normalize_identities(before_fixup);
+      f = yield_fixup(f, program, ctx, {true, true, true, "MaterializeSemanticAliases"}, &before_fixup);
       if (ctx.failed()) return out;
       normalize_identities(before_fixup);
     } else if (ctx.planner == Planner::ptoas) {
       const auto before_fixup = capture_identity_relations(f, ctx);
-      f = yield_fixup(f, program, ctx, {true, false, "MaterializeSemanticAliases"});
+      f = yield_fixup(f, program, ctx, {true, false, true, "MaterializeSemanticAliases"}, &before_fixup);
       if (ctx.failed()) return out;
       normalize_identities(before_fixup);
     }

@@ -19,6 +19,8 @@
 //     base: its first tile (and every variable holding that very MemRef)
 //     takes the representative's MemRef object, the other windows keep their
 //     offsets relative to it.
+//  Before step 2, each if-phi is given its buffer (yield_fixup.hpp): an
+//  arm-local value's, or a fresh one both arms copy into.
 //  5. Loop carries re-aligned on their init's buffer; peeled accumulator
 //     if-phis coalesced (acc_phi_coalesce.hpp); YieldFixup
 //     (yield_fixup.hpp); identity chains normalised; orphaned allocs dropped.
@@ -36,6 +38,7 @@
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/passes/acc_phi_coalesce.hpp"
 #include "pto_mem/pypto/passes/declared_slots.hpp"
+#include "pto_mem/pypto/passes/def_sites.hpp"
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/lifetimes.hpp"
 #include "pto_mem/pypto/passes/no_alias.hpp"
@@ -106,8 +109,43 @@ inline void realign_loop_carries(const Function& f) {
   });
 }
 
-[[nodiscard]] inline Function reuse_function(const Function& f, const Program& p, PassContext& ctx) {
-  const auto relations = capture_identity_relations(f, ctx);
+/// The then-arm copies YieldFixup will add after packing: a phi living in
+/// the else arm's own buffer receives, at the end of the then arm, the then
+/// value (one from before the if, or an iter-arg). The two buffers may not be
+/// one slot, or that copy would run in place (tile.move may not); nothing
+/// else keeps them apart, as the then value's last read precedes the else
+/// value's definition.
+[[nodiscard]] inline std::vector<std::pair<const Var*, const Var*>> then_arm_copies(const Function& f) {
+  std::vector<std::pair<const Var*, const Var*>> out;
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    const auto* i = s.as<IfStmt>();
+    if (!i || i->return_vars.empty() || !i->else_body) return;
+    std::unordered_set<const Var*> then_defs, else_defs;
+    auto collect = [](const StmtPtr& body, std::unordered_set<const Var*>& into) {
+      struct Defs : IRVisitor {
+        std::unordered_set<const Var*>* out;
+        void visit_var_def(const VarPtr& v) override { out->insert(v.get()); }
+      } d;
+      d.out = &into;
+      d.visit_stmt(body);
+    };
+    collect(i->then_body, then_defs);
+    collect(i->else_body, else_defs);
+    for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
+      const VarPtr t = yielded_var(i->then_body, k), e = yielded_var(i->else_body, k);
+      if (!is_planned_tile(t) || !is_planned_tile(e) || then_defs.contains(t.get()) || !else_defs.contains(e.get()))
+        continue;
+      if (var_base(t) != var_base(e)) out.emplace_back(var_base(t), var_base(e));
+    }
+  });
+  return out;
+}
+
+[[nodiscard]] inline Function reuse_function(const Function& in, const Program& p, PassContext& ctx) {
+  const auto relations = capture_identity_relations(in, ctx);
+  // Where each if-phi lives, before lifetimes are packed (yield_fixup.hpp).
+  const Function f = yield_fixup(in, p, ctx, {false, ctx.planner != Planner::ptoas, false, "MemoryReuse"}, &relations);
+  if (ctx.failed()) return in;
   const Lifetimes lt = compute_lifetimes(f);
   if (!check_declared_slots(f, p, lt, ctx)) return f;
   const auto allocs = alloc_statements(f);
@@ -136,6 +174,10 @@ inline void realign_loop_carries(const Function& f) {
   }
   for (const auto& pair : hard_base_pairs(f, lt, ctx)) {
     auto a = group_of.find(pair.a), b = group_of.find(pair.b);
+    if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
+  }
+  for (const auto& [x, y] : then_arm_copies(f)) {
+    auto a = group_of.find(x), b = group_of.find(y);
     if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
   }
   const ReuseResult packed = reuse_lifetimes(items, rules);
@@ -209,7 +251,8 @@ inline void realign_loop_carries(const Function& f) {
 
   coalesce_accumulator_phis(f, p, ctx, "MemoryReuse");
   if (ctx.failed()) return f;
-  Function out = yield_fixup(f, p, ctx, {true, ctx.planner != Planner::ptoas, "MemoryReuse"});
+  normalize_identities(relations);
+  Function out = yield_fixup(f, p, ctx, {true, ctx.planner != Planner::ptoas, true, "MemoryReuse"}, &relations);
   if (ctx.failed()) return out;
   normalize_identities(relations);
   return drop_orphaned_allocs(out);

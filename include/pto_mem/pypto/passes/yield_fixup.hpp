@@ -2,28 +2,38 @@
 // one buffer by inserting a tile.move where the yielded value sits elsewhere.
 //
 // Bottom-up (children first):
-//  * a loop carry i whose yielded value y and init are plain tile variables
-//    on different allocations gets `y_mv = tile.move(y, target_memory=<init
+//  * a loop carry i whose yielded value y and init are tile variables on
+//    different allocations gets `y_mv = tile.move(y, target_memory=<init
 //    space>)`, typed like y but with the init's MemRef and space, right
 //    before the terminating yield (moves in carry order), and y_mv is
 //    yielded instead. The iter-arg then takes the init's MemRef and the
 //    return var the (new) yielded value's;
-//  * an if-phi takes the then value's MemRef (the else value's when the then
-//    value is not a plain variable with a MemRef); an else value elsewhere
-//    gets `e_mv = tile.move(e, ...)` before the else yield (skipped under
-//    PTOAS, which reconciles branch phis in codegen).
-// Iter-args yielded directly are not plain variables and are skipped. A
-// move from Acc to Acc is illegal (an internal error): divergent L0C
-// accumulators must be coalesced before.
+//  * an if-phi takes the then value's MemRef; an else value elsewhere gets
+//    `e_mv = tile.move(e, ...)` before the else yield (skipped under PTOAS,
+//    which reconciles branch phis in codegen).
+// Beyond the spec (each found by the property test): the phi's buffer must
+// be one the phi may overwrite on either path, so it is the buffer of a
+// value defined inside its arm — the then value's, else the else value's,
+// whose arm copies nothing while the then arm copies its value in — and,
+// when neither arm defines its value (both come from before the if and may
+// still be live after it), a fresh allocation both arms copy into. Iter-args
+// yielded directly are copied like any value (the spec skips them, leaving
+// the phi's buffer unwritten on that path). A loop yielding its own
+// iter-arg needs nothing. MemoryReuse chooses the phi buffers before it
+// packs lifetimes (YieldFixupOptions::arm_copies = false) and copies after. A move from Acc to Acc is illegal (an internal
+// error): divergent L0C accumulators must be coalesced before.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
 
 namespace pto_mem::pypto::passes {
@@ -31,6 +41,10 @@ namespace pto_mem::pypto::passes {
 struct YieldFixupOptions {
   bool loops = true;
   bool ifs = true;
+  /// false: only choose each phi's buffer (creating the fresh ones with their
+  /// copies) and leave the copies into arm-local buffers for later — run
+  /// before lifetime packing, so that packing sees where each phi lives.
+  bool arm_copies = true;
   std::string_view pass_name = "MemoryReuse";
 };
 
@@ -59,10 +73,24 @@ namespace detail {
 
 class YieldFixupMutator : public IRMutator {
  public:
-  YieldFixupMutator(const Function& f, const Program& p, PassContext& ctx, const YieldFixupOptions& o)
-      : f_(f), p_(p), ctx_(ctx), options_(o), iter_args_(iter_arg_set(f)) {}
+  YieldFixupMutator(const Function& f, const Program& p, PassContext& ctx, const YieldFixupOptions& o,
+                    const std::vector<DerivedValue>* relations)
+      : f_(f), p_(p), ctx_(ctx), options_(o), iter_args_(iter_arg_set(f)) {
+    if (relations)
+      for (const auto& d : *relations) derived_.emplace(d.var.get(), &d);
+  }
+
+  /// A value derived from another (alias, in-place result, view) follows it
+  /// at once: a phi or loop result re-pointed above must not leave a later
+  /// loop's init behind.
+  StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
+    StmtPtr r = IRMutator::mutate_assign(s, self);
+    if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
+    return r;
+  }
 
   StmtPtr mutate_for(const ForStmt& s, const StmtPtr& self) override {
+    align_carries(s.iter_args, s.return_vars);
     StmtPtr r = IRMutator::mutate_for(s, self);
     if (!options_.loops || failed_) return r;
     const auto* l = r->as<ForStmt>();
@@ -72,6 +100,7 @@ class YieldFixupMutator : public IRMutator {
                                            l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
   }
   StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) override {
+    align_carries(s.iter_args, s.return_vars);
     StmtPtr r = IRMutator::mutate_while(s, self);
     if (!options_.loops || failed_) return r;
     const auto* l = r->as<WhileStmt>();
@@ -86,28 +115,56 @@ class YieldFixupMutator : public IRMutator {
     if (i->return_vars.empty()) return r;
     const YieldStmt* ty = terminating_yield(i->then_body);
     const YieldStmt* ey = terminating_yield(i->else_body);
-    std::vector<StmtPtr> moves;
+    std::vector<StmtPtr> then_moves, else_moves;
+    std::vector<ExprPtr> then_values = ty ? ty->values : std::vector<ExprPtr>{};
     std::vector<ExprPtr> else_values = ey ? ey->values : std::vector<ExprPtr>{};
+    const auto then_defs = defined_in(i->then_body), else_defs = defined_in(i->else_body);
     for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
-      const VarPtr t = plain(ty, k), e = plain(ey, k);
-      const VarPtr owner = t ? t : e;
-      if (!owner) continue;
-      const MemRefPtr target = var_memref(owner);
-      const auto space = var_space(owner);
-      if (t && e && !same_window(*var_memref(e), *target)) {
-        auto mv = make_move(e, target, space, ey->loc);
+      const VarPtr t = value(ty, k), e = value(ey, k);
+      if (!t && !e) continue;
+      // The phi's buffer must be free for it on both paths: the buffer of an
+      // arm-local value (written in that arm; the other arm copies into it),
+      // the then one first. Without one, a value from before the if may still
+      // be live after it, so copying the other arm's value over it would
+      // clobber it: both arms copy into a fresh buffer instead (unless they
+      // yield the same value).
+      MemRefPtr target;
+      std::optional<MemorySpace> space;
+      bool fresh = false;
+      if (t && then_defs.contains(t.get())) {
+        target = var_memref(t), space = var_space(t);
+      } else if (e && else_defs.contains(e.get())) {
+        target = var_memref(e), space = var_space(e);
+      } else if (!t || !e || t == e || same_window(*var_memref(t), *var_memref(e))) {
+        target = var_memref(t ? t : e), space = var_space(t ? t : e);
+      } else {
+        target = fresh_buffer(i->return_vars[k], t, e), space = var_space(t);
+        fresh = true;
+      }
+      if (!target) continue;
+      for (auto [v, y, values, moves] : {std::tuple{t, ty, &then_values, &then_moves},
+                                         std::tuple{e, ey, &else_values, &else_moves}}) {
+        if (!v || same_window(*var_memref(v), *target) || (!fresh && !options_.arm_copies)) continue;
+        auto mv = make_move(v, target, space, y->loc);
         if (!mv) return r;
-        else_values[k] = var_ref(mv->var);
-        moves.push_back(std::move(mv->stmt));
+        (*values)[k] = var_ref(mv->var);
+        moves->push_back(std::move(mv->stmt));
       }
       set_memref(i->return_vars[k], target, space);
     }
-    if (moves.empty()) return r;
-    StmtPtr else_body = replace_terminating_yield(i->else_body, std::move(moves), yield(std::move(else_values), ey->loc));
-    return std::make_shared<const IfStmt>(i->condition, i->then_body, std::move(else_body), i->return_vars, i->loc);
+    if (then_moves.empty() && else_moves.empty()) return r;
+    StmtPtr then_body = i->then_body, else_body = i->else_body;
+    if (!then_moves.empty())
+      then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
+    if (!else_moves.empty())
+      else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
+    return std::make_shared<const IfStmt>(i->condition, std::move(then_body), std::move(else_body), i->return_vars,
+                                          i->loc);
   }
 
   [[nodiscard]] bool failed() const noexcept { return failed_; }
+  /// Alloc statements of the fresh phi buffers, to prepend to the body.
+  [[nodiscard]] const std::vector<StmtPtr>& new_allocs() const noexcept { return allocs_; }
 
  private:
   struct Move {
@@ -115,12 +172,45 @@ class YieldFixupMutator : public IRMutator {
     StmtPtr stmt;
   };
 
-  /// Value k of a yield when it is a plain tile variable with a MemRef (not an iter-arg).
-  VarPtr plain(const YieldStmt* y, std::size_t k) const {
+  /// Value k of a yield when it is a tile variable with a MemRef.
+  static VarPtr value(const YieldStmt* y, std::size_t k) {
     if (!y || k >= y->values.size()) return nullptr;
     auto v = as_var(y->values[k]);
-    if (!is_planned_tile(v) || iter_args_.contains(v.get())) return nullptr;
-    return v;
+    return is_planned_tile(v) ? v : nullptr;
+  }
+
+  /// Before the body is fixed: each iter-arg (and the return var on its
+  /// buffer) lives where its init lives now (an if-phi before the loop may
+  /// just have moved to another buffer).
+  static void align_carries(const std::vector<IterArg>& iter_args, const std::vector<VarPtr>& return_vars) {
+    for (std::size_t k = 0; k < iter_args.size(); ++k) {
+      const VarPtr init = as_var(iter_args[k].init);
+      const VarPtr& ia = iter_args[k].var;
+      if (!is_planned_tile(init) || !is_planned_tile(ia) || var_memref(ia) == var_memref(init)) continue;
+      if (k < return_vars.size() && is_planned_tile(return_vars[k]) && var_base(return_vars[k]) == var_base(ia))
+        set_memref(return_vars[k], var_memref(init), var_space(init));
+      set_memref(ia, var_memref(init), var_space(init));
+    }
+  }
+
+  /// Variables defined inside `body`.
+  static std::unordered_set<const Var*> defined_in(const StmtPtr& body) {
+    struct Defs : IRVisitor {
+      std::unordered_set<const Var*> out;
+      void visit_var_def(const VarPtr& v) override { out.insert(v.get()); }
+    } d;
+    d.visit_stmt(body);
+    return std::move(d.out);
+  }
+
+  /// A new allocation for phi `phi` as large as the larger of its two values.
+  MemRefPtr fresh_buffer(const VarPtr& phi, const VarPtr& t, const VarPtr& e) {
+    const auto space = var_space(t);
+    if (!space || *space == MemorySpace::DDR) return nullptr;
+    const Addr size = std::max(var_memref(t)->size, var_memref(e)->size);
+    auto base = make_var("mem_" + std::string(lowercase_name(*space)) + "_" + phi->name, ptr_type(), phi->loc);
+    allocs_.push_back(alloc(base, *space, size, false, AllocOp::tile, phi->loc));
+    return make_memref(std::move(base), int_imm(0), size);
   }
 
   static bool same_window(const MemRef& a, const MemRef& b) {
@@ -157,7 +247,7 @@ class YieldFixupMutator : public IRMutator {
       if (!is_planned_tile(init)) continue;
       const MemRefPtr target = var_memref(init);
       const auto space = var_space(init);
-      if (const VarPtr v = plain(y, k); v && var_base(v) != target->base.get()) {
+      if (const VarPtr v = value(y, k); v && var_base(v) != target->base.get()) {
         auto mv = make_move(v, target, space, y->loc);
         if (!mv) return body;
         values[k] = var_ref(mv->var);
@@ -176,6 +266,8 @@ class YieldFixupMutator : public IRMutator {
   PassContext& ctx_;
   YieldFixupOptions options_;
   std::unordered_set<const Var*> iter_args_;
+  std::unordered_map<const Var*, const DerivedValue*> derived_;
+  std::vector<StmtPtr> allocs_;
   bool failed_ = false;
 };
 
@@ -183,12 +275,20 @@ class YieldFixupMutator : public IRMutator {
 
 /// YieldFixup over `f`; inserted moves are recorded in ctx.moves, an Acc to
 /// Acc move is reported as an internal error (the function is then returned
-/// as far as it was fixed).
+/// as far as it was fixed). With `relations` (capture_identity_relations
+/// before anything moved), derived values are re-derived on the way.
 [[nodiscard]] inline Function yield_fixup(const Function& f, const Program& p, PassContext& ctx,
-                                          const YieldFixupOptions& options = {}) {
-  detail::YieldFixupMutator m(f, p, ctx, options);
+                                          const YieldFixupOptions& options = {},
+                                          const std::vector<DerivedValue>* relations = nullptr) {
+  detail::YieldFixupMutator m(f, p, ctx, options, relations);
   Function out = f;
   if (f.body) out.body = m.mutate_stmt(f.body);
+  if (!m.new_allocs().empty()) {  // after the leading allocs, as InitMemRef leaves them
+    std::vector<StmtPtr> stmts = out.body->is<SeqStmts>() ? out.body->as<SeqStmts>()->stmts : std::vector<StmtPtr>{out.body};
+    auto at = std::find_if(stmts.begin(), stmts.end(), [](const StmtPtr& s) { return !s->is<AllocStmt>(); });
+    stmts.insert(at, m.new_allocs().begin(), m.new_allocs().end());
+    out.body = seq(std::move(stmts), out.body->loc);
+  }
   return out;
 }
 
