@@ -63,8 +63,9 @@ inline ProblemFile load_problem(const std::string& file, std::optional<Addr> cap
       fail_input(file, "--capacity applies to CSV problems; a JSON problem gives each arena's \"capacity\" itself");
     r = read_json_problem_file(file);
   } else {
-    fail_input(file, "unknown problem format '." + ext +
-                         "'; name the file .csv (id,lower,upper,size[,offset]) or .json (see docs/formats.md)");
+    fail_input(file, (ext.empty() ? std::string("cannot tell the problem format without an extension")
+                                  : "unknown problem format '." + ext + "'") +
+                         "; name the file .csv (id,lower,upper,size[,offset]) or .json (see docs/formats.md)");
   }
   if (!r) {
     print_diagnostics(std::move(r.diagnostics), file);

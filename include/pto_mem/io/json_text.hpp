@@ -51,6 +51,10 @@ bool json_inline(const Json& v, std::string& out, std::size_t limit) {
 
 template <class Json>
 void json_pretty(const Json& v, std::string& out, std::size_t indent, std::size_t width) {
+  if (!v.is_object() && !v.is_array()) {  // scalars never break, however long
+    out += json_scalar(v);
+    return;
+  }
   const std::size_t mark = out.size();
   if (json_inline(v, out, mark + (width > indent ? width - indent : 0))) return;
   out.resize(mark);
