@@ -20,7 +20,10 @@ namespace pto_mem {
     ++uses[labels.back()];
   }
   for (std::size_t k = 0; k < labels.size(); ++k)
-    if (uses[labels[k]] > 1) labels[k] += "#" + std::to_string(p.arenas[k].id);
+    if (uses[labels[k]] > 1) {
+      // append() rather than `+= "#" + ...`: g++ 12 -O2 warns falsely (-Wrestrict) on the latter.
+      labels[k].append(1, '#').append(std::to_string(p.arenas[k].id));
+    }
   return labels;
 }
 
