@@ -62,7 +62,7 @@ bool has(const std::string& text, const std::string& what) { return text.find(wh
 
 }  // namespace
 
-TEST_CASE("tool: --help and --version exit 0") {
+TEST_CASE("--help and --version exit 0") {
   SKIP_WITHOUT_TOOL();
   const auto help = tool({"--help"});
   CHECK(help.code == 0);
@@ -78,7 +78,7 @@ TEST_CASE("tool: --help and --version exit 0") {
   CHECK(has(version.out, "pto-mem 0."));
 }
 
-TEST_CASE("tool: usage errors exit 2") {
+TEST_CASE("usage errors exit 2") {
   SKIP_WITHOUT_TOOL();
   CHECK(tool({}).code == 2);
   CHECK(tool({"frobnicate"}).code == 2);
@@ -91,7 +91,7 @@ TEST_CASE("tool: usage errors exit 2") {
   CHECK(has(bad.err, "no-such-strategy"));
 }
 
-TEST_CASE("tool: plan prints the per-arena summary and writes the outputs") {
+TEST_CASE("plan prints the per-arena summary and writes the outputs") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
   const auto r = tool({"plan", example("attention.json"), "--svg", dir.file("map.svg"), "--json", dir.file("report.json"),
@@ -113,7 +113,7 @@ TEST_CASE("tool: plan prints the per-arena summary and writes the outputs") {
   CHECK(has(v.out, "valid: 31 buffers placed"));
 }
 
-TEST_CASE("tool: plan of a CSV writes a CSV with offsets that validates") {
+TEST_CASE("plan of a CSV writes a CSV with offsets that validates") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
   const auto r = tool({"plan", example("small.csv"), "--capacity", "65536", "-o", dir.file("out.csv")});
@@ -123,7 +123,7 @@ TEST_CASE("tool: plan of a CSV writes a CSV with offsets that validates") {
   CHECK_MESSAGE(v.code == 0, v.err);
 }
 
-TEST_CASE("tool: plan exits 1 when no placement fits, and writes no placement") {
+TEST_CASE("plan exits 1 when no placement fits, and writes no placement") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
   // The lower bound alone (14080) exceeds 4096 bytes: no strategy can fit.
@@ -137,7 +137,7 @@ TEST_CASE("tool: plan exits 1 when no placement fits, and writes no placement") 
   CHECK(report["status"] != "feasible");
 }
 
-TEST_CASE("tool: validate exits 1 naming both buffers of an overlap") {
+TEST_CASE("validate exits 1 naming both buffers of an overlap") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
   const auto file = dir.write("overlap.csv",
@@ -155,7 +155,7 @@ TEST_CASE("tool: validate exits 1 naming both buffers of an overlap") {
   CHECK(has(cap.err, "exceeds the capacity 64"));
 }
 
-TEST_CASE("tool: validate accepts the bundled placements and rejects a file without offsets") {
+TEST_CASE("validate accepts the bundled placements and rejects a file without offsets") {
   SKIP_WITHOUT_TOOL();
   const auto csv = tool({"validate", example("small_placed.csv")});
   CHECK_MESSAGE(csv.code == 0, csv.err);
@@ -167,7 +167,7 @@ TEST_CASE("tool: validate accepts the bundled placements and rejects a file with
   CHECK(has(none.err, "carries no offsets"));
 }
 
-TEST_CASE("tool: a malformed CSV exits 2 naming its line and writes nothing") {
+TEST_CASE("a malformed CSV exits 2 naming its line and writes nothing") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
   const auto bad = dir.write("bad.csv", "id,lower,upper,size\na,0,4,16\nb,3,x,16\n");
@@ -182,7 +182,7 @@ TEST_CASE("tool: a malformed CSV exits 2 naming its line and writes nothing") {
   CHECK(dir.entries() == std::vector<std::string>{"bad.csv"});
 }
 
-TEST_CASE("tool: bad files and bad combinations exit 2 with the reason") {
+TEST_CASE("bad files and bad combinations exit 2 with the reason") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
   const auto missing = tool({"plan", dir.file("none.csv")});
@@ -209,7 +209,7 @@ TEST_CASE("tool: bad files and bad combinations exit 2 with the reason") {
   CHECK(dir.entries() == std::vector<std::string>{"bad.json", "problem.txt"});
 }
 
-TEST_CASE("tool: stats prints buffers, arenas, lower bound and live count") {
+TEST_CASE("stats prints buffers, arenas, lower bound and live count") {
   SKIP_WITHOUT_TOOL();
   const auto r = tool({"stats", example("attention.json")});
   CHECK_MESSAGE(r.code == 0, r.err);
@@ -221,7 +221,7 @@ TEST_CASE("tool: stats prints buffers, arenas, lower bound and live count") {
   CHECK(has(csv.out, "arena0       12     14080         0        14080         5"));
 }
 
-TEST_CASE("tool: the quick-start example of docs/index.md runs") {
+TEST_CASE("the quick-start example of docs/index.md runs") {
   if (std::string(PTO_MEM_QUICK_START).empty()) return;
   const auto r = run_command(quote(PTO_MEM_QUICK_START));
   CHECK_MESSAGE(r.code == 0, r.err);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -31,9 +32,8 @@ struct CsvOptions {
   std::size_t max_errors = 20;
 };
 
-namespace detail {
+namespace detail::csv {
 
-enum class CsvColumn { id, lower, upper, size, offset };
 inline constexpr std::array<std::string_view, 5> csv_column_names{"id", "lower", "upper", "size", "offset"};
 
 inline bool iequals(std::string_view a, std::string_view b) {
@@ -307,16 +307,16 @@ class CsvReader {
   ProblemFile result_;
 };
 
-inline bool csv_safe_id(const std::string& id) {
+inline bool safe_id(const std::string& id) {
   return !id.empty() && id.find_first_of(",\"\r\n") == std::string::npos;
 }
 
-}  // namespace detail
+}  // namespace detail::csv
 
 /// Parses CSV text. `file` names the source in diagnostics.
 [[nodiscard]] inline ReadResult read_csv(std::string_view text, const CsvOptions& options = {},
                                          const std::string& file = {}) {
-  return detail::CsvReader(text, options, file).run();
+  return detail::csv::CsvReader(text, options, file).run();
 }
 
 [[nodiscard]] inline ReadResult read_csv_file(const std::filesystem::path& path, const CsvOptions& options = {}) {
@@ -344,7 +344,7 @@ inline bool csv_safe_id(const std::string& id) {
   for (const auto& b : p.buffers) {
     if (!out.diagnostics.empty()) break;
     if (b.alignment != 1) refuse("buffer '" + b.id + "' has alignment " + std::to_string(b.alignment) + ", which CSV cannot hold");
-    else if (!detail::csv_safe_id(b.id)) refuse("buffer id '" + b.id + "' is empty or holds a comma, quote or line break");
+    else if (!detail::csv::safe_id(b.id)) refuse("buffer id '" + b.id + "' is empty or holds a comma, quote or line break");
   }
   if (!out.diagnostics.empty()) return out;
   std::string text = placement ? "id,lower,upper,size,offset\n" : "id,lower,upper,size\n";
