@@ -18,8 +18,9 @@ class TempDir {
  public:
   TempDir() {
     static std::atomic<int> counter{0};
-    path_ = std::filesystem::path(PTO_MEM_BINARY_DIR) / "test-tmp" /
-            ("t" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::string name(1, 't');  // appended: g++ 12 -O3 warns falsely on `"t" + std::to_string(...)`
+    name.append(std::to_string(::getpid())).append(1, '-').append(std::to_string(counter++));
+    path_ = std::filesystem::path(PTO_MEM_BINARY_DIR) / "test-tmp" / name;
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

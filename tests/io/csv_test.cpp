@@ -120,7 +120,7 @@ TEST_CASE("csv: row errors name the line and column") {
 
 TEST_CASE("csv: every bad row is reported, up to the error limit") {
   std::string text = "id,lower,upper,size\n";
-  for (int i = 0; i < 50; ++i) text += "b" + std::to_string(i) + ",0,1,0\n";
+  for (int i = 0; i < 50; ++i) text.append(1, 'b').append(std::to_string(i)).append(",0,1,0\n");
   auto r = read_csv(text, CsvOptions{std::nullopt, "arena0", 5}, "f.csv");
   CHECK_FALSE(r);
   REQUIRE(r.diagnostics.size() == 6);

@@ -46,7 +46,7 @@ Run run_command(const std::string& command) {
 
 Run tool(const std::vector<std::string>& args) {
   std::string cmd = quote(PTO_MEM_TOOL);
-  for (const auto& a : args) cmd += " " + quote(a);
+  for (const auto& a : args) cmd.append(1, ' ').append(quote(a));
   return run_command(cmd);
 }
 

@@ -43,7 +43,9 @@ namespace pto_mem {
   for (int attempt = 0; attempt < 16 && f == nullptr; ++attempt) {
     char suffix[32];
     std::snprintf(suffix, sizeof suffix, ".tmp-%08x", static_cast<unsigned>(entropy()));
-    tmp = dir / ("." + path.filename().string() + suffix);
+    std::string name(1, '.');  // appended, not `"." + ...`: see GCC PR 105651 (-Wrestrict)
+    name.append(path.filename().string()).append(suffix);
+    tmp = dir / name;
     f = std::fopen(tmp.c_str(), "wbx");
     open_errno = errno;
     if (f == nullptr && open_errno != EEXIST) break;
