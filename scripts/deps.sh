@@ -1,10 +1,11 @@
 #!/bin/sh
 # The Debian packages pto_mem builds and tests with. Installs the missing
 # ones when run as root; otherwise prints the exact command and fails, so
-# nothing is half set up. Shared by setup.sh and test.sh.
+# nothing is half set up. Shared by setup.sh and test.sh; extra packages
+# (e.g. clang for the fuzzer in .ci/run) can be named as arguments.
 set -eu
 
-PACKAGES="cmake make g++ libboost-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev pkg-config"
+PACKAGES="cmake make g++ libboost-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev pkg-config $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps: dpkg-query not found (not Debian or Ubuntu?); make sure these are installed: $PACKAGES" >&2
