@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "pto_mem/algorithms/exact.hpp"
 #include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/portfolio.hpp"
 #include "pto_mem/algorithms/sequential.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
@@ -19,7 +21,7 @@
 namespace pto_mem {
 
 struct PlanOptions {
-  std::string strategy = "sequential";
+  std::string strategy = "portfolio";
   double time_limit_s = 10.0;   ///< budget for strategies that search
   std::uint64_t node_limit = 0; ///< search nodes for exact search; 0 = no limit
   unsigned threads = 0;         ///< worker threads for portfolio; 0 = hardware concurrency
@@ -29,7 +31,7 @@ struct PlanOptions {
 };
 
 /// The strategies `plan` accepts, in the order the tool lists them.
-[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential"}; }
+[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "exact", "portfolio"}; }
 
 namespace detail {
 
@@ -62,7 +64,33 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
   for (const auto& load : arena_loads(problem)) r.lower_bound.push_back(load.lower_bound);
 
   std::optional<Placement> placement;
-  if (options.strategy == "sequential") {
+  std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
+  if (options.strategy == "exact" || options.strategy == "portfolio") {
+    ExactResult e;
+    if (options.strategy == "exact") {
+      ExactOptions eo;
+      eo.time_limit_s = options.time_limit_s;
+      eo.node_limit = options.node_limit;
+      eo.threads = options.threads;
+      e = solve_exact(problem, eo);
+    } else {
+      PortfolioOptions po;
+      po.time_limit_s = options.time_limit_s;
+      po.node_limit = options.node_limit;
+      po.threads = options.threads;
+      e = solve_portfolio(problem, po);
+    }
+    r.diagnostics.insert(r.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    r.statistics = std::move(e.statistics);
+    if (e.status == Status::invalid || e.status == Status::infeasible || e.status == Status::no_fit) {
+      r.status = e.status;  // the diagnostics say why (and whether it is a proof)
+      return finish();
+    }
+    for (std::size_t k = 0; k < r.lower_bound.size() && k < e.lower_bound.size(); ++k)
+      r.lower_bound[k] = std::max(r.lower_bound[k], e.lower_bound[k]);
+    proven = e.status;
+    placement = std::move(e.placement);
+  } else if (options.strategy == "sequential") {
     if (!problem.must_alias.empty() || !problem.declared.empty()) {
       r.diagnostics.push_back(error("strategy 'sequential' does not handle must-alias groups or declared allocations"));
       r.status = Status::invalid;
@@ -94,6 +122,7 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
   }
   r.objective = evaluate_objective(problem, *placement);
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
+  if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
   r.placement = std::move(placement);
   return finish();
 }
