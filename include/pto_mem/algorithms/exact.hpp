@@ -115,9 +115,16 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
   solvers.reserve(parts.size());
   for (const auto& sp : parts) {
     solvers.emplace_back(sp, rotation);
+    auto& s = solvers.back();
     if (o.incumbent)
-      if (auto seed = restrict_to(sp, *o.incumbent)) solvers.back().offer(std::move(*seed));
-    if (auto ff = first_fit_incumbent(sp)) solvers.back().offer(std::move(*ff));
+      if (auto seed = restrict_to(sp, *o.incumbent)) s.offer(std::move(*seed));
+    // Cheap incumbents for small parts: first fit in a few orders and the
+    // canonical dives (large parts dive inside fit_and_penalty / tighten).
+    if (sp.items.size() <= 2000) {
+      if (auto ff = first_fit_incumbent(sp)) s.offer(std::move(*ff));
+      while (s.dives_left() && s.dive(limits)) {
+      }
+    }
   }
   for (auto& s : solvers)
     if (!s.fit_and_penalty(limits)) {
@@ -148,8 +155,8 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
           done[a] = true;
           continue;
         }
-        progress = true;
-        (void)top->tighten(limits, lower);
+        if (top->tighten(limits, lower)) progress = true;
+        else done[a] = true;
       }
       if (!progress) break;
     }
@@ -196,11 +203,11 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
            std::any_of(w.parts.begin(), w.parts.end(), [](const PartState& s) { return s.infeasible; });
   };
   if (two && !parts.empty()) {
-    // The second worker starts three orders further down the list; the
-    // first worker to finish with everything proved stops the other.
+    // The second worker starts one order further down the lists; the first
+    // worker to finish with everything proved stops the other.
     std::jthread side([&](std::stop_token own) {
       std::stop_callback relay(own, [&] { stop.request_stop(); });
-      side_result = run_worker(p, parts, arena_lb, o, limits, 3);
+      side_result = run_worker(p, parts, arena_lb, o, limits, 1);
       if (proved(side_result)) stop.request_stop();
     });
     main_result = run_worker(p, parts, arena_lb, o, limits, 0);
