@@ -118,8 +118,12 @@ class CanonicalSearch {
     features_ = item_features(sp, sec_, degree);
     find_twins();
     init_total_.assign(sec_.count, 0);
-    for (std::uint32_t k = 0; k < sec_.count; ++k)
+    mem_begin_.assign(sec_.count + 1, 0);
+    for (std::uint32_t k = 0; k < sec_.count; ++k) {
       for (std::uint32_t i : sec_.members[k]) init_total_[k] = saturating_add(init_total_[k], size_[i]);
+      mem_begin_[k + 1] = mem_begin_[k] + static_cast<std::uint32_t>(sec_.members[k].size());
+      mem_.insert(mem_.end(), sec_.members[k].begin(), sec_.members[k].end());
+    }
   }
 
   [[nodiscard]] const std::vector<ItemFeatures>& features() const noexcept { return features_; }
@@ -151,16 +155,14 @@ class CanonicalSearch {
       m_[i] = space_.lowest_fit(0, size_[i], align_[i]).value_or(none);
       if (m_[i] == none) return Outcome::infeasible;  // does not fit anywhere
     }
-    pfloor_.assign(sec_.count, 0);
-    minm_.assign(sec_.count, none);
     total_ = init_total_;
     cut_ = sec_.crossing;
-    stamp_.assign(sec_.count, 0);
-    epoch_ = 0;
     trail_.clear();
     cands_.clear();
+    watch_.assign(sec_.count, none32);
+    watching_.assign(n_, {});
     for (std::uint32_t k = 0; k < sec_.count; ++k)
-      for (std::uint32_t i : sec_.members[k]) minm_[k] = std::min(minm_[k], m_[i]);
+      if (!rewatch(k)) return Outcome::infeasible;
     Partition all;
     all.items.resize(n_);
     std::iota(all.items.begin(), all.items.end(), std::uint32_t{0});
@@ -168,7 +170,7 @@ class CanonicalSearch {
     assign_ranks(all.items);
     all.sections.resize(sec_.count);
     std::iota(all.sections.begin(), all.sections.end(), std::uint32_t{0});
-    if (!check(all, 0)) return Outcome::infeasible;
+    if (!room_above(all, 0)) return Outcome::infeasible;
     const Outcome o = split_and_solve(all, 0, -1);
     budget.flush();
     return o;
@@ -184,11 +186,9 @@ class CanonicalSearch {
     std::uint32_t rank;
     std::uint32_t item;
   };
-  enum class What : std::uint8_t { item, placed_floor, lowest_start };
-  struct Change {
-    std::uint32_t index;
-    What what;  // item: thr_/m_[index] = a/b; placed_floor: pfloor_[index] = a; lowest_start: minm_[index] = a
-    Addr a, b;
+  struct Change {  // thr_/m_[item] before a placement raised them
+    std::uint32_t item;
+    Addr thr, m;
   };
 
   void build_conflicts(const std::vector<Interval>& lifetimes) {
@@ -273,14 +273,52 @@ class CanonicalSearch {
     return bytes <= space_.usable_above(h);
   }
 
-  /// Section inference: everything unplaced in a section fits above
-  /// max(floor, offset of the current key).
-  [[nodiscard]] bool check(const Partition& part, Addr x) const noexcept {
-    for (std::uint32_t k : part.sections) {
-      if (total_[k] == 0) continue;
-      if (!room(std::max(std::max(pfloor_[k], minm_[k]), x), total_[k])) return false;
-    }
+  /// Every unplaced buffer goes at or above the offset x of the current
+  /// key, so each section's unplaced bytes must fit above x.
+  [[nodiscard]] bool room_above(const Partition& part, Addr x) const noexcept {
+    for (std::uint32_t k : part.sections)
+      if (total_[k] != 0 && !room(x, total_[k])) return false;
     return true;
+  }
+
+  // Section inference, the second half: the unplaced buffers of section k
+  // pairwise interfere and each sits at or above its lowest offset m, so all
+  // of them fit above the lowest m of the section: "some unplaced member w has
+  // room(m(w), total)". Like a watched literal, each section keeps one such
+  // witness; only when the witness rises or is placed is the section looked
+  // at again (and a new witness sought). A stale witness after backtracking
+  // can only make a check weaker, never wrong.
+  [[nodiscard]] bool witnesses(std::uint32_t w, std::uint32_t k) const noexcept {
+    return off_[w] == none && room(m_[w], total_[k]);
+  }
+  /// Makes sure section k has a witness; false when none exists (prune). A
+  /// failed search leaves the old witness in place: once the search backs
+  /// up, that one is valid again.
+  bool rewatch(std::uint32_t k) {
+    if (total_[k] == 0) return true;
+    if (watch_[k] != none32 && witnesses(watch_[k], k)) return true;
+    for (std::uint32_t e = mem_begin_[k]; e < mem_begin_[k + 1]; ++e) {
+      const std::uint32_t w = mem_[e];
+      if (!witnesses(w, k)) continue;
+      watch_[k] = w;
+      watching_[w].push_back(k);
+      return true;
+    }
+    return false;
+  }
+  /// Item i rose or was placed: re-check the sections it watches.
+  bool recheck_watched(std::uint32_t i) {
+    auto& list = watching_[i];
+    bool ok = true;
+    std::size_t keep = 0;
+    for (std::size_t e = 0; e < list.size(); ++e) {
+      const std::uint32_t k = list[e];
+      if (watch_[k] != i) continue;  // stale entry: the section moved on
+      if (ok && !rewatch(k)) ok = false;
+      if (watch_[k] == i) list[keep++] = k;
+    }
+    list.resize(keep);
+    return ok;
   }
 
   /// Offsets b may take now (see the header); ascending, deduplicated.
@@ -300,9 +338,10 @@ class CanonicalSearch {
     return all == thr_[b] ? m_[b] : space_.lowest_fit(all, size_[b], align_[b]).value_or(none);
   }
 
-  /// Places b at x; returns true when a time cut opened (no unplaced buffer
-  /// crosses some section boundary any more).
-  bool place(std::uint32_t b, Addr x) {
+  /// Places b at x. Returns false when the section inference fails (the
+  /// state is updated anyway; unplace restores it). `cut` tells whether a
+  /// time cut opened (no unplaced buffer crosses some section boundary now).
+  bool place(std::uint32_t b, Addr x, bool& cut) {
     off_[b] = x;
     const Addr h = x + size_[b];
     for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
@@ -310,64 +349,35 @@ class CanonicalSearch {
       --up_pen_[c];
       if (off_[c] != none && x < end_of(c) && off_[c] < h) paid_ = saturating_add(paid_, pen_[e].weight);
     }
-    // A section's floor is also the lowest offset any of its unplaced
-    // buffers can still take (minm_). It can only rise where the buffer that
-    // held the minimum rose or left, so only those sections are rescanned.
-    ++epoch_;
-    dirty_.clear();
-    auto touch = [&](std::uint32_t k) {
-      if (stamp_[k] != epoch_) {
-        stamp_[k] = epoch_;
-        dirty_.push_back(k);
-      }
-    };
+    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] -= size_[b];
+    cut = false;
+    for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k)
+      if (--cut_[k] == 0) cut = true;
+    bool ok = recheck_watched(b);
     for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) {
       const std::uint32_t v = conf_[e];
       --up_hard_[v];
       if (off_[v] != none || thr_[v] >= h) continue;
-      const Addr old = m_[v];
-      trail_.push_back({v, What::item, thr_[v], m_[v]});
+      trail_.push_back({v, thr_[v], m_[v]});
       thr_[v] = h;
+      const Addr old = m_[v];
       m_[v] = space_.lowest_fit(h, size_[v], align_[v]).value_or(none);
-      if (m_[v] == old) continue;
-      for (std::uint32_t k = sec_.first[v]; k < sec_.last[v]; ++k)
-        if (minm_[k] == old) touch(k);
+      if (ok && m_[v] != old) ok = recheck_watched(v);
     }
-    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) {
-      trail_.push_back({k, What::placed_floor, pfloor_[k], 0});
-      pfloor_[k] = h;
-      total_[k] -= size_[b];
-      if (minm_[k] == m_[b]) touch(k);
-    }
-    bool cut = false;
-    for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k)
-      if (--cut_[k] == 0) cut = true;
-    for (std::uint32_t k : dirty_) {
-      Addr lo = none;
-      for (std::uint32_t i : sec_.members[k])
-        if (off_[i] == none) lo = std::min(lo, m_[i]);
-      if (lo != minm_[k]) {
-        trail_.push_back({k, What::lowest_start, minm_[k], 0});
-        minm_[k] = lo;
-      }
-    }
-    return cut;
+    return ok;
   }
 
   void unplace(std::uint32_t b, std::size_t mark, Weight paid) {
     while (trail_.size() > mark) {
       const Change& c = trail_.back();
-      switch (c.what) {
-        case What::item:
-          thr_[c.index] = c.a;
-          m_[c.index] = c.b;
-          break;
-        case What::placed_floor: pfloor_[c.index] = c.a; break;
-        case What::lowest_start: minm_[c.index] = c.a; break;
-      }
+      thr_[c.item] = c.thr;
+      m_[c.item] = c.m;
       trail_.pop_back();
     }
+    // b's sections hold more again: their witnesses may no longer do.
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] += size_[b];
+    off_[b] = none;
+    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) (void)rewatch(k);
     for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k) ++cut_[k];
     for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) ++up_hard_[conf_[e]];
     for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) ++up_pen_[pen_[e].other];
@@ -508,13 +518,16 @@ class CanonicalSearch {
     Outcome result = Outcome::infeasible;
     for (std::size_t c = base; c < cands_.size(); ++c) {
       const Candidate cand = cands_[c];  // copy: the recursion grows cands_
+      // With windows the room above x is checked here; it only shrinks as x grows.
+      if (x_max == none && !room_above(part, cand.offset)) break;
       const std::uint32_t b = cand.item;
       const std::size_t mark = trail_.size();
       const Weight paid = paid_;
       const bool hatless = up_hard_[b] == 0 && up_pen_[b] == 0;
-      const bool cut = place(b, cand.offset);
+      bool cut = false;
+      const bool ok = place(b, cand.offset, cut);
       Outcome o = Outcome::infeasible;
-      if (paid_ <= pbudget_ && check(part, cand.offset))
+      if (ok && paid_ <= pbudget_)
         o = cut ? split_and_solve(part, cand.offset, cand.rank) : search(part, cand.offset, cand.rank);
       const bool paid_nothing = paid_ == paid;
       unplace(b, mark, paid);
@@ -539,6 +552,7 @@ class CanonicalSearch {
   std::vector<ItemFeatures> features_;
   std::vector<std::uint32_t> twin_prev_;
   std::vector<Addr> init_total_;
+  std::vector<std::uint32_t> mem_begin_, mem_;  // section members, flat
 
   // Per run.
   FreeSpace space_;
@@ -551,11 +565,10 @@ class CanonicalSearch {
   Weight pbudget_ = 0, paid_ = 0;
   std::vector<Addr> off_, thr_, m_, sol_;
   std::vector<std::uint32_t> up_hard_, up_pen_;
-  std::vector<Addr> pfloor_, minm_, total_;  // per section: placed top, lowest unplaced start, unplaced bytes
+  std::vector<Addr> total_;  // per section: unplaced bytes
   std::vector<std::uint32_t> cut_;
-  std::vector<std::uint64_t> stamp_;
-  std::uint64_t epoch_ = 0;
-  std::vector<std::uint32_t> dirty_;
+  std::vector<std::uint32_t> watch_;                 // per section: its witness (or none32)
+  std::vector<std::vector<std::uint32_t>> watching_;  // per item: sections it (may) watch
   std::vector<Change> trail_;
   std::vector<Candidate> cands_;
   std::vector<Addr> opts_;
