@@ -43,12 +43,10 @@ inline std::optional<Addr> capacity_from_name(const std::string& path) {
   const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
   const auto a = name.find('.');
   const auto b = name.rfind('.');
-  if (a == std::string::npos || b == a) return std::nullopt;
-  try {
-    return std::stoull(name.substr(a + 1, b - a - 1));
-  } catch (...) {
-    return std::nullopt;
-  }
+  if (a == std::string::npos || b == a + 1 || b == a) return std::nullopt;
+  const std::string digits = name.substr(a + 1, b - a - 1);
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 19) return std::nullopt;
+  return std::stoull(digits);
 }
 
 }  // namespace pto_mem::bench

@@ -230,7 +230,11 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
       std::optional<Weight> least;
       if (a.penalty_proven && a.best) least = a.best->penalty;
       if (b.penalty_proven && b.best) least = b.best->penalty;
-      if (b.best && (!a.best || b.best->better_than(*a.best))) a.best = b.best;
+      if (b.best && (!a.best || b.best->better_than(*a.best))) {
+        a.best = b.best;
+        a.best_found = b.best_found;
+      }
+      if (b.best) a.first_found = a.best ? std::min(a.first_found, b.first_found) : b.first_found;
       a.penalty_proven = least && a.best && a.best->penalty == *least;
       a.infeasible = a.infeasible || b.infeasible;
       a.lower = std::max(a.lower, b.lower);
@@ -250,6 +254,19 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
   st.set("exact_probes", static_cast<std::int64_t>(probes));
   st.set("exact_proofs", static_cast<std::int64_t>(proofs));
   st.set("exact_workers", have_side ? 2 : 1);
+  {
+    // When a whole placement first existed, and when the returned one was
+    // complete: the latest part's first and best.
+    Clock::time_point first = start, last = start;
+    for (const auto& s : states)
+      if (s.best) {
+        first = std::max(first, s.first_found);
+        last = std::max(last, s.best_found);
+      }
+    auto ms = [&](Clock::time_point t) { return std::chrono::duration_cast<std::chrono::milliseconds>(t - start).count(); };
+    st.set("first_found_ms", ms(first));
+    st.set("best_found_ms", ms(last));
+  }
 
   r.lower_bound = arena_lb;
   for (std::size_t k = 0; k < parts.size(); ++k) {

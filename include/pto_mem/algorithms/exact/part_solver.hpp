@@ -28,17 +28,21 @@ struct PartState {
   bool penalty_proven = false;        ///< best->penalty is the least possible
   Addr lower = 0;                     ///< proved: every penalty-optimal placement has peak >= lower
   std::uint64_t probes = 0, proofs = 0;
+  Clock::time_point first_found{};    ///< when the first placement was found
+  Clock::time_point best_found{};     ///< when `best` was found
   /// Solved: nothing left to prove (or nothing to improve).
   [[nodiscard]] bool closed() const noexcept {
     return infeasible || (best && penalty_proven && best->peak <= lower);
   }
 };
 
-/// Every canonical offset and peak of `sp` is a multiple of this: the gcd of
-/// the sizes, alignments and window bounds (align_up of a multiple of g to a
-/// multiple of the alignment stays a multiple of g). Lower bounds round up to it.
+/// Every canonical offset and peak of `sp` is a multiple of this granule g,
+/// so proved lower bounds round up to it. g divides every size and window
+/// bound, and every alignment a either divides g or is a multiple of it:
+/// then align_up(h, a) of a multiple h of g is h itself (a | g) or a
+/// multiple of a (g | a) -- a multiple of g either way -- and sums of
+/// multiples of g stay multiples of g.
 [[nodiscard]] inline Addr granule(const Subproblem& sp) {
-  Addr g = 0;
   auto gcd = [](Addr a, Addr b) {
     while (b != 0) {
       const Addr t = a % b;
@@ -47,9 +51,19 @@ struct PartState {
     }
     return a;
   };
-  for (const auto& it : sp.items) g = gcd(gcd(g, it.size), it.alignment);
+  Addr g = 0;
+  for (const auto& it : sp.items) g = gcd(g, it.size);
   for (const auto& w : sp.space.windows()) g = gcd(gcd(g, w.begin), w.end);
-  return g == 0 ? 1 : g;
+  if (g == 0) return 1;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& it : sp.items)
+      if (g % it.alignment != 0 && it.alignment % g != 0) {
+        g = gcd(g, it.alignment);
+        changed = true;
+      }
+  }
+  return g;
 }
 
 [[nodiscard]] inline Addr round_up(Addr x, Addr g) { return align_up(x, g).value_or(max_addr); }
@@ -112,7 +126,11 @@ class PartSolver {
   /// Offers a placement found elsewhere (a greedy); kept when it fits and is better.
   void offer(PartPlacement p) {
     if (!fits(*sp_, p.offsets, sp_->space)) return;
-    if (!state_.best || p.better_than(*state_.best)) state_.best = std::move(p);
+    if (!state_.best) state_.first_found = Clock::now();
+    if (!state_.best || p.better_than(*state_.best)) {
+      state_.best = std::move(p);
+      state_.best_found = Clock::now();
+    }
   }
 
   /// Is there a placement with peak <= capacity paying <= penalty? Runs the
@@ -121,17 +139,34 @@ class PartSolver {
   Outcome probe(Addr capacity, Weight penalty, const Limits& limits, std::uint64_t effort) {
     if (!search_) return Outcome::aborted;
     ++state_.probes;
+    // A probe asked again (the schedule returns to the lower bound with more
+    // effort) resumes where the last one stopped: the runs it finished are
+    // exhausted and need not be repeated.
     std::uint64_t cap = std::max<std::uint64_t>(64, 2 * sp_->items.size());
+    std::size_t first = 0;
+    auto memo = std::find_if(memo_.begin(), memo_.end(), [&](const ProbeMemo& m) {
+      return m.capacity == capacity && m.penalty == penalty;
+    });
+    if (memo != memo_.end()) {
+      cap = memo->cap;
+      first = memo->order;
+      memo_.erase(memo);
+    }
     std::uint64_t spent = 0;
+    auto remember = [&](std::size_t order) {
+      if (memo_.size() >= 16) memo_.erase(memo_.begin());
+      memo_.push_back({capacity, penalty, cap, order});
+      return Outcome::aborted;
+    };
     for (;;) {
-      for (const auto& keys : orders_) {
+      for (std::size_t k = first; k < orders_.size(); ++k) {
         std::uint64_t run_cap = cap;
         if (effort != 0) {
-          if (spent >= effort) return Outcome::aborted;
+          if (spent >= effort) return remember(k);
           run_cap = std::min(run_cap, effort - spent);
         }
         Budget b(limits, run_cap);
-        const Outcome o = search_->run(capacity, penalty, keys, 0, b);
+        const Outcome o = search_->run(capacity, penalty, orders_[k], 0, b);
         b.flush();
         spent += b.used();
         if (o == Outcome::found) {
@@ -142,8 +177,10 @@ class PartSolver {
           ++state_.proofs;
           return o;
         }
-        if (b.shared_limit_hit() || limits.exhausted()) return Outcome::aborted;
+        // A run cut short of its cap (effort or shared limits) is repeated next time.
+        if (b.shared_limit_hit() || limits.exhausted() || run_cap < cap) return remember(k);
       }
+      first = 0;
       cap = cap > UINT64_MAX / 2 ? UINT64_MAX : cap * 2;
     }
   }
@@ -177,15 +214,16 @@ class PartSolver {
     return true;
   }
 
-  /// One step of the peak schedule (needs a fit): a probe at the lower
-  /// bound (or at `floor`, when the rest of the arena already forces a peak
-  /// that high), else a probe between the bounds -- halfway, then closer and
-  /// closer to the incumbent while probes run out of effort; the effort
-  /// doubles once a level is used up. Never searches upward from zero.
-  /// A probe that completes without a fit proves a lower bound: it covered
-  /// every placement paying at most the incumbent's penalty, so every
-  /// penalty-optimal one.
-  /// Returns false when there is nothing left to try on this part.
+  /// One step of the peak schedule (needs a fit). Steps alternate between a
+  /// probe at the lower bound (or at `floor`, when the rest of the arena
+  /// already forces a peak that high), which resumes where it stopped and is
+  /// the one that can close the part, and a probe between the bounds --
+  /// halfway, then closer and closer to the incumbent while such probes run
+  /// out of effort, each success lowering the incumbent. When no target is
+  /// left between the bounds the effort doubles. Never searches upward from
+  /// zero. A probe that completes without a fit proves a lower bound: it
+  /// covered every placement paying at most the incumbent's penalty, so every
+  /// penalty-optimal one. Returns false when there is nothing left to try.
   bool tighten(const Limits& limits, Addr floor = 0) {
     if (!state_.best || state_.closed()) return false;
     if (!searchable_) return dive(limits);
@@ -194,18 +232,19 @@ class PartSolver {
     const Addr lo = std::max(state_.lower, round_up(floor, granule_));
     if (lo >= hi) return false;
     Addr target = lo;
-    if (step_ > 0) {
+    at_bound_ = !at_bound_;
+    if (!at_bound_) {
       const Addr shift = (hi - lo) >> std::min<std::uint32_t>(step_, 63);
       target = hi - std::max(granule_, (shift / granule_) * granule_);
-      target = std::max(target, lo);
+      if (target <= lo) target = lo;
     }
     const Outcome o = probe(target, penalty, limits, effort_);
     if (o == Outcome::infeasible) {
       state_.lower = std::max(state_.lower, round_up(target + 1, granule_));
-    } else if (o == Outcome::aborted) {
+    } else if (o == Outcome::aborted && !at_bound_) {
       ++step_;
       if (target + granule_ >= hi || step_ > 62) {  // nothing closer to try: more effort
-        step_ = 0;
+        step_ = 1;
         effort_ = effort_ > UINT64_MAX / 2 ? UINT64_MAX : effort_ * 2;
       }
     }
@@ -222,8 +261,16 @@ class PartSolver {
   std::optional<Sections> dive_sections_;
   std::vector<ItemFeatures> dive_features_;
   std::vector<std::string_view> orders_;
+  struct ProbeMemo {
+    Addr capacity;
+    Weight penalty;
+    std::uint64_t cap;
+    std::size_t order;
+  };
+  std::vector<ProbeMemo> memo_;  // aborted probes, to resume
   PartState state_;
-  std::uint32_t step_ = 0;
+  std::uint32_t step_ = 1;   // next probe between the bounds: hi - (hi - lo) / 2^step
+  bool at_bound_ = false;    // the last probe was at the lower bound
   std::uint64_t effort_ = 1u << 14;
 };
 
