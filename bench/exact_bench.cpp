@@ -87,7 +87,7 @@ double median(std::vector<double> v) {
 
 std::string pct(Addr peak, Addr lb) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f %%", lb == 0 ? 0.0 : 100.0 * (static_cast<double>(peak) / static_cast<double>(lb) - 1.0));
+  std::snprintf(buf, sizeof buf, "%.4f %%", lb == 0 ? 0.0 : 100.0 * (static_cast<double>(peak) / static_cast<double>(lb) - 1.0));
   return buf;
 }
 

@@ -347,6 +347,24 @@ TEST_CASE("minimise mode tightens from both sides and reports the proved gap") {
   CHECK(r.lower_bound[0] == 16);
 }
 
+TEST_CASE("a problem without buffers is trivially optimal") {
+  Problem p;
+  p.arenas = {{0, "a", 16, {{4, 8}}}};
+  const auto r = solve_exact(p, unlimited(ExactMode::minimise));
+  REQUIRE(r.status == Status::optimal);
+  REQUIRE(r.placement);
+  CHECK(r.placement->offsets.empty());
+  CHECK(r.lower_bound == std::vector<Addr>{8});
+}
+
+TEST_CASE("a buffer larger than the usable bytes is proved infeasible at once") {
+  Problem p;
+  p.arenas = {{0, "a", 16, {{4, 8}}}};
+  p.buffers = {{"big", 9, 1, 0, {0, 1}}};
+  const auto r = solve_exact(p, unlimited(ExactMode::fit));
+  CHECK(r.status == Status::infeasible);
+}
+
 TEST_CASE("several arenas and time blocks are solved apart") {
   Problem p;
   p.arenas = {{0, "a", 10, {}}, {1, "b", 10, {{0, 2}}}};

@@ -6,10 +6,13 @@
 // first one to prove its answer stops the other.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "pto_mem/algorithms/exact.hpp"
 #include "pto_mem/algorithms/exact/first_fit.hpp"
+#include "pto_mem/algorithms/exact/skyline_dive.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
@@ -25,15 +28,26 @@ struct PortfolioOptions {
 
 namespace exact {
 
-/// The greedy stage: the best first-fit placement of every part (see
-/// first_fit.hpp), or nothing when some part does not fit.
+/// The greedy stage: per part, the best first-fit placement over a few
+/// orders (first_fit.hpp) for parts of up to 2000 buffers, one area-first
+/// canonical dive (skyline_dive.hpp) for larger ones; nothing when some part
+/// does not fit.
 /// TODO(lead): switch to the DSA-RP canonical greedy (canonical_greedy.hpp)
 /// once it is on main; the exact stage only needs some valid placement.
 [[nodiscard]] inline std::optional<Placement> greedy_placement(const Problem& p) {
   Placement pl;
   pl.offsets.assign(p.buffers.size(), std::nullopt);
   for (const auto& sp : decompose(p)) {
-    auto best = first_fit_incumbent(sp);
+    std::optional<PartPlacement> best;
+    if (sp.items.size() <= 2000) {
+      best = first_fit_incumbent(sp);
+    } else {
+      std::vector<Interval> lifetimes;
+      lifetimes.reserve(sp.items.size());
+      for (const auto& it : sp.items) lifetimes.push_back(it.lifetime);
+      const Sections sec = sweep_sections(lifetimes, false);
+      best = skyline_dive(sp, sec, preorder_ranks(item_features(sp, sec, {}), "A"), Limits{});
+    }
     if (!best) return std::nullopt;
     for (std::size_t i = 0; i < sp.items.size(); ++i) pl.offsets[sp.items[i].buffer] = best->offsets[i];
   }
@@ -51,6 +65,7 @@ namespace exact {
     r.diagnostics = std::move(d);
     return r;
   }
+  const auto start = exact::Clock::now();
   std::optional<Placement> greedy = exact::greedy_placement(p);
   if (greedy && validate(p, *greedy).empty()) {
     const Objective obj = evaluate_objective(p, *greedy);
@@ -70,7 +85,11 @@ namespace exact {
   }
   ExactOptions eo;
   eo.mode = ExactMode::minimise;
+  // The budget covers both stages: the exact stage gets what the greedy left
+  // (at least a millisecond, so that "no limit" stays distinguishable).
   eo.time_limit_s = o.time_limit_s;
+  if (o.time_limit_s > 0)
+    eo.time_limit_s = std::max(1e-3, o.time_limit_s - std::chrono::duration<double>(exact::Clock::now() - start).count());
   eo.node_limit = o.node_limit;
   eo.threads = o.threads;
   eo.incumbent = std::move(greedy);
