@@ -150,6 +150,64 @@ void table_idealloc(int repeat, double budget) {
   std::printf("\n");
 }
 
+/// A capacity x horizon rectangle cut at random into `pieces` buffers (a
+/// perfect packing: the optimum peak is the capacity). splitmix64, seeded.
+Problem guillotine(std::uint64_t seed, Addr capacity, Tick horizon, std::size_t pieces) {
+  std::uint64_t state = seed;
+  auto next = [&state]() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  struct Rect {
+    Addr a0, a1;
+    Tick t0, t1;
+  };
+  std::vector<Rect> rs{{0, capacity, 0, horizon}};
+  for (std::size_t tries = 0; rs.size() < pieces && tries < 100 * pieces; ++tries) {
+    const std::size_t k = next() % rs.size();
+    const Rect r = rs[k];
+    if (next() % 2 == 0 && r.a1 - r.a0 >= 2) {
+      const Addr c = r.a0 + 1 + next() % (r.a1 - r.a0 - 1);
+      rs[k] = {r.a0, c, r.t0, r.t1};
+      rs.push_back({c, r.a1, r.t0, r.t1});
+    } else if (r.t1 - r.t0 >= 2) {
+      const Tick c = r.t0 + 1 + static_cast<Tick>(next() % static_cast<std::uint64_t>(r.t1 - r.t0 - 1));
+      rs[k] = {r.a0, r.a1, r.t0, c};
+      rs.push_back({r.a0, r.a1, c, r.t1});
+    }
+  }
+  Problem p;
+  p.arenas.push_back({0, "puzzle", capacity, {}});
+  for (std::size_t i = 0; i < rs.size(); ++i) p.buffers.push_back({std::to_string(i), rs[i].a1 - rs[i].a0, 1, 0, {rs[i].t0, rs[i].t1}});
+  return p;
+}
+
+void table_guillotine(int repeat, double budget) {
+  std::printf("### Perfect-packing puzzles (random guillotine cuts), fit at capacity, %.0f s budget, 1 thread\n\n", budget);
+  std::printf("| pieces | capacity x horizon | seed | status | time | nodes |\n|---:|---|---:|---|---:|---:|\n");
+  for (std::size_t pieces : {50u, 100u, 200u, 400u, 1000u}) {
+    const Addr cap = 1u << 20;
+    const Tick horizon = static_cast<Tick>(pieces) * 10;
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      const Problem p = guillotine(seed, cap, horizon, pieces);
+      std::vector<double> t;
+      ExactResult r;
+      for (int k = 0; k < repeat; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        r = solve_exact(p, options(ExactMode::fit, budget, 1));
+        t.push_back(seconds_since(t0));
+      }
+      std::printf("| %zu | %llu x %lld | %llu | %s | %.3f s | %lld |\n", p.buffers.size(), static_cast<unsigned long long>(cap),
+                  static_cast<long long>(horizon), static_cast<unsigned long long>(seed), to_string(r.status), median(t),
+                  static_cast<long long>(stat(r, "exact_nodes")));
+      std::fflush(stdout);
+    }
+  }
+  std::printf("\n");
+}
+
 // ---- Google Benchmark cases ------------------------------------------------
 
 void register_benchmarks() {
@@ -159,6 +217,16 @@ void register_benchmarks() {
       for (auto _ : state) {
         auto r = solve_exact(inst.problem, options(ExactMode::fit, 60, 1));
         if (r.status != Status::optimal && r.status != Status::feasible) state.SkipWithError("no fit");
+        benchmark::DoNotOptimize(r);
+      }
+    })->Unit(benchmark::kMillisecond)->Iterations(3);
+  }
+  for (std::size_t pieces : {100u, 400u, 1000u}) {
+    benchmark::RegisterBenchmark(("GuillotineFit/" + std::to_string(pieces)).c_str(), [pieces](benchmark::State& state) {
+      const Problem p = guillotine(1, 1u << 20, static_cast<Tick>(pieces) * 10, pieces);
+      for (auto _ : state) {
+        auto r = solve_exact(p, options(ExactMode::fit, 60, 1));
+        if (r.status != Status::optimal) state.SkipWithError("not solved");
         benchmark::DoNotOptimize(r);
       }
     })->Unit(benchmark::kMillisecond)->Iterations(3);
@@ -196,6 +264,7 @@ int main(int argc, char** argv) {
     else rest.push_back(argv[i]);
   }
   if (table) {
+    table_guillotine(repeat, budget);
     table_minimalloc(repeat);
     table_idealloc(std::max(1, repeat / 2), budget);
     return 0;
