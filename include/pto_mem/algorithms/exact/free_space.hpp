@@ -43,6 +43,20 @@ class FreeSpace {
   /// and clear of every window; nullopt when there is none. The answer is
   /// align_up(h) or align_up(end of a window), never anything else.
   [[nodiscard]] std::optional<Addr> lowest_fit(Addr h, Addr size, Addr alignment) const noexcept {
+    const Addr x = lowest_fit_or_max(h, size, alignment);
+    if (x == max_addr) return std::nullopt;
+    return x;
+  }
+
+  /// lowest_fit, with max_addr for "none": the search's hot path (no
+  /// std::optional round trip through memory, no division for alignment 1).
+  [[nodiscard]] Addr lowest_fit_or_max(Addr h, Addr size, Addr alignment) const noexcept {
+    if (windows_.empty() && alignment == 1) return h <= capacity_ && size <= capacity_ - h ? h : max_addr;
+    return general_fit(h, size, alignment).value_or(max_addr);
+  }
+
+ private:
+  [[nodiscard]] std::optional<Addr> general_fit(Addr h, Addr size, Addr alignment) const noexcept {
     auto x = align_up(h, alignment);
     if (!x) return std::nullopt;
     if (!windows_.empty()) {
@@ -62,6 +76,7 @@ class FreeSpace {
     return x;
   }
 
+ public:
   /// Usable (unreserved) bytes in [h, capacity). Windows are few (a handful
   /// per arena), so a scan is the fast way.
   [[nodiscard]] Addr usable_above(Addr h) const noexcept {

@@ -147,12 +147,8 @@ class CanonicalSearch {
     thr_.assign(n_, 0);
     m_.assign(n_, none);
     sol_.assign(n_, none);
-    up_hard_.resize(n_);
-    up_pen_.resize(n_);
     for (std::uint32_t i = 0; i < n_; ++i) {
-      up_hard_[i] = conf_begin_[i + 1] - conf_begin_[i];
-      up_pen_[i] = pen_begin_[i + 1] - pen_begin_[i];
-      m_[i] = space_.lowest_fit(0, size_[i], align_[i]).value_or(none);
+      m_[i] = space_.lowest_fit_or_max(0, size_[i], align_[i]);
       if (m_[i] == none) return Outcome::infeasible;  // does not fit anywhere
     }
     total_ = init_total_;
@@ -264,6 +260,16 @@ class CanonicalSearch {
     for (std::uint32_t k = 0; k < order.size(); ++k) rank_[order[k]] = k;
   }
 
+  /// Does i conflict with, or share a penalty with, an unplaced buffer?
+  /// (Asked once per candidate; cheaper than keeping counts up to date.)
+  [[nodiscard]] bool touches_unplaced(std::uint32_t i) const noexcept {
+    for (std::uint32_t e = conf_begin_[i]; e < conf_begin_[i + 1]; ++e)
+      if (off_[conf_[e]] == none) return true;
+    for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e)
+      if (off_[pen_[e].other] == none) return true;
+    return false;
+  }
+
   [[nodiscard]] Addr end_of(std::uint32_t i) const noexcept { return off_[i] + size_[i]; }
 
   /// usable bytes above `h` hold `bytes`?
@@ -335,7 +341,7 @@ class CanonicalSearch {
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
-    return all == thr_[b] ? m_[b] : space_.lowest_fit(all, size_[b], align_[b]).value_or(none);
+    return all == thr_[b] ? m_[b] : space_.lowest_fit_or_max(all, size_[b], align_[b]);
   }
 
   /// Places b at x. Returns false when the section inference fails (the
@@ -346,7 +352,6 @@ class CanonicalSearch {
     const Addr h = x + size_[b];
     for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
       const std::uint32_t c = pen_[e].other;
-      --up_pen_[c];
       if (off_[c] != none && x < end_of(c) && off_[c] < h) paid_ = saturating_add(paid_, pen_[e].weight);
     }
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] -= size_[b];
@@ -356,12 +361,11 @@ class CanonicalSearch {
     bool ok = recheck_watched(b);
     for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) {
       const std::uint32_t v = conf_[e];
-      --up_hard_[v];
       if (off_[v] != none || thr_[v] >= h) continue;
       trail_.push_back({v, thr_[v], m_[v]});
       thr_[v] = h;
       const Addr old = m_[v];
-      m_[v] = space_.lowest_fit(h, size_[v], align_[v]).value_or(none);
+      m_[v] = space_.lowest_fit_or_max(h, size_[v], align_[v]);
       if (ok && m_[v] != old) ok = recheck_watched(v);
     }
     return ok;
@@ -379,8 +383,6 @@ class CanonicalSearch {
     off_[b] = none;
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) (void)rewatch(k);
     for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k) ++cut_[k];
-    for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) ++up_hard_[conf_[e]];
-    for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) ++up_pen_[pen_[e].other];
     paid_ = paid;
     off_[b] = none;
   }
@@ -507,7 +509,7 @@ class CanonicalSearch {
         options(i, opts);
         for (Addr x : opts) offer(x);
       }
-      if (!later && up_hard_[i] == 0 && up_pen_[i] == 0) {
+      if (!later && !touches_unplaced(i)) {
         cands_.resize(base);
         return Outcome::infeasible;
       }
@@ -523,7 +525,7 @@ class CanonicalSearch {
       const std::uint32_t b = cand.item;
       const std::size_t mark = trail_.size();
       const Weight paid = paid_;
-      const bool hatless = up_hard_[b] == 0 && up_pen_[b] == 0;
+      const bool hatless = !touches_unplaced(b);
       bool cut = false;
       const bool ok = place(b, cand.offset, cut);
       Outcome o = Outcome::infeasible;
@@ -564,7 +566,6 @@ class CanonicalSearch {
   std::vector<ItemFeatures> live_features_;  // features_ with current section totals
   Weight pbudget_ = 0, paid_ = 0;
   std::vector<Addr> off_, thr_, m_, sol_;
-  std::vector<std::uint32_t> up_hard_, up_pen_;
   std::vector<Addr> total_;  // per section: unplaced bytes
   std::vector<std::uint32_t> cut_;
   std::vector<std::uint32_t> watch_;                 // per section: its witness (or none32)
