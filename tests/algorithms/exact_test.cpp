@@ -347,6 +347,31 @@ TEST_CASE("minimise mode tightens from both sides and reports the proved gap") {
   CHECK(r.lower_bound[0] == 16);
 }
 
+TEST_CASE("an invalid incumbent is ignored, a valid one is kept or beaten") {
+  Problem p;
+  p.arenas = {{0, "a", 16, {{0, 2}}}};
+  p.buffers = {{"a", 4, 2, 0, {0, 3}}, {"b", 4, 2, 0, {1, 4}}, {"c", 6, 1, 0, {3, 5}}};
+  const auto truth = BruteForce(p).solve();
+  REQUIRE(truth);
+  auto o = unlimited(ExactMode::minimise);
+  for (const Placement& seed : {Placement{{2, 4, 8}},      // a and b overlap
+                                Placement{{0, 6, 10}},     // a in the reserved window
+                                Placement{{3, 8, 2}},      // a misaligned
+                                Placement{{12, 2, 6}}}) {  // a past the capacity
+    o.incumbent = seed;
+    const auto r = solve_exact(p, o);
+    REQUIRE(r.status == Status::optimal);
+    CHECK(validate(p, *r.placement).empty());
+    CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+  }
+  o.incumbent = Placement{{2, 6, 10}};  // valid, peak 16
+  o.node_limit = 1;
+  const auto r = solve_exact(p, o);
+  REQUIRE(r.placement);
+  CHECK(validate(p, *r.placement).empty());
+  CHECK(evaluate_objective(p, *r.placement).max_peak <= 16);
+}
+
 TEST_CASE("a problem without buffers is trivially optimal") {
   Problem p;
   p.arenas = {{0, "a", 16, {{4, 8}}}};

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "pto_mem/algorithms/exact/free_space.hpp"
@@ -55,21 +57,28 @@ struct PartPlacement {
     for (std::uint32_t j : sp.separated[i])
       if (overlaps(AddrRange{offsets[i], *end}, AddrRange{offsets[j], offsets[j] + sp.items[j].size})) return false;
   }
-  // Interference: sweep by start; the live set is kept sorted by offset so a
-  // neighbour check finds an overlap (live buffers are pairwise disjoint).
+  // Interference: sweep by start time. The live buffers are pairwise
+  // disjoint (else we stopped), so kept in a set ordered by offset, a new
+  // buffer overlaps one of them iff it overlaps a neighbour. O(n log n).
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), std::uint32_t{0});
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return sp.items[a].lifetime.begin < sp.items[b].lifetime.begin ||
            (sp.items[a].lifetime.begin == sp.items[b].lifetime.begin && a < b);
   });
-  std::vector<std::uint32_t> live;  // sorted by offset
+  std::set<std::pair<Addr, std::uint32_t>> live;                   // (offset, item)
+  std::multimap<Tick, std::uint32_t> ends;                         // end -> item
   for (std::uint32_t i : order) {
-    std::erase_if(live, [&](std::uint32_t j) { return sp.items[j].lifetime.end <= sp.items[i].lifetime.begin; });
-    auto pos = std::lower_bound(live.begin(), live.end(), offsets[i], [&](std::uint32_t j, Addr v) { return offsets[j] < v; });
-    if (pos != live.end() && offsets[*pos] < offsets[i] + sp.items[i].size) return false;
-    if (pos != live.begin() && offsets[*std::prev(pos)] + sp.items[*std::prev(pos)].size > offsets[i]) return false;
-    live.insert(pos, i);
+    for (auto e = ends.begin(); e != ends.end() && e->first <= sp.items[i].lifetime.begin; e = ends.erase(e))
+      live.erase({offsets[e->second], e->second});
+    const auto pos = live.lower_bound({offsets[i], 0});
+    if (pos != live.end() && pos->first < offsets[i] + sp.items[i].size) return false;
+    if (pos != live.begin()) {
+      const auto prev = std::prev(pos);
+      if (prev->first + sp.items[prev->second].size > offsets[i]) return false;
+    }
+    live.emplace(offsets[i], i);
+    ends.emplace(sp.items[i].lifetime.end, i);
   }
   return true;
 }

@@ -166,7 +166,7 @@ class PartSolver {
           run_cap = std::min(run_cap, effort - spent);
         }
         Budget b(limits, run_cap);
-        const Outcome o = search_->run(capacity, penalty, orders_[k], 0, b);
+        const Outcome o = search_->run(capacity, penalty, orders_[k], b);
         b.flush();
         spent += b.used();
         if (o == Outcome::found) {

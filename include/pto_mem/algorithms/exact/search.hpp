@@ -133,14 +133,12 @@ class CanonicalSearch {
 
   /// One run under capacity `capacity` (the reserved windows stay), paying
   /// at most `penalty_budget`, breaking ties by the static order `keys`
-  /// (preorder.hpp). A nonzero `seed` perturbs the order at random (the
-  /// restarts of the portfolio); the run stays complete for any order.
-  [[nodiscard]] Outcome run(Addr capacity, Weight penalty_budget, std::string_view keys, std::uint64_t seed, Budget& budget) {
+  /// (preorder.hpp); the run is complete for any order.
+  [[nodiscard]] Outcome run(Addr capacity, Weight penalty_budget, std::string_view keys, Budget& budget) {
     space_ = sp_->space.with_capacity(capacity);
     cap_ = capacity;
     budget_ = &budget;
     keys_ = keys;
-    seed_ = seed;
     pbudget_ = penalty_budget;
     paid_ = 0;
     off_.assign(n_, none);
@@ -156,7 +154,8 @@ class CanonicalSearch {
     trail_.clear();
     cands_.clear();
     watch_.assign(sec_.count, none32);
-    watching_.assign(n_, {});
+    watching_.resize(n_);
+    for (auto& w : watching_) w.clear();
     for (std::uint32_t k = 0; k < sec_.count; ++k)
       if (!rewatch(k)) return Outcome::infeasible;
     Partition all;
@@ -232,8 +231,7 @@ class CanonicalSearch {
   }
 
   /// Ranks `items` (unplaced, one piece) by the static order, with each
-  /// item's T taken from the current section totals; a seed adds a random
-  /// displacement of up to a fifth of the piece to every position.
+  /// item's T taken from the current section totals.
   void assign_ranks(const std::vector<std::uint32_t>& items) {
     if (live_features_.size() != n_) live_features_ = features_;
     for (std::uint32_t i : items) {
@@ -243,20 +241,6 @@ class CanonicalSearch {
     }
     std::vector<std::uint32_t> order = items;
     order_items(order, live_features_, keys_);
-    if (seed_ != 0) {
-      std::uint64_t state = seed_ ^ (0x9E3779B97F4A7C15ull * (items.empty() ? 1 : items.front() + 1));
-      auto next = [&state]() {  // splitmix64: our own, so results do not depend on the standard library
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-      };
-      const std::uint64_t spread = std::max<std::uint64_t>(1, order.size() / 5);
-      std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(order.size());
-      for (std::size_t k = 0; k < order.size(); ++k) keyed[k] = {k + next() % (spread + 1), order[k]};
-      std::sort(keyed.begin(), keyed.end());
-      for (std::size_t k = 0; k < order.size(); ++k) order[k] = keyed[k].second;
-    }
     for (std::uint32_t k = 0; k < order.size(); ++k) rank_[order[k]] = k;
   }
 
@@ -561,7 +545,6 @@ class CanonicalSearch {
   Addr cap_ = 0;
   Budget* budget_ = nullptr;
   std::string_view keys_;
-  std::uint64_t seed_ = 0;
   std::vector<std::uint32_t> rank_;  // static rank of each item in its current piece
   std::vector<ItemFeatures> live_features_;  // features_ with current section totals
   Weight pbudget_ = 0, paid_ = 0;
