@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <queue>
 #include <string_view>
 #include <vector>
 
@@ -23,40 +22,90 @@
 
 namespace pto_mem::exact {
 
-/// Range "raise to at least h" and range maximum over section floors.
+/// Range "raise to at least h" and range maximum over section floors, as a
+/// bottom-up segment tree: tag_[x] is a raise that covered all of node x,
+/// max_[x] the largest value known under x. A position's value is the
+/// largest tag on its path, so a query takes the maxima of the canonical
+/// nodes of [lo, hi) and the tags above the two boundary leaves (every
+/// ancestor of a canonical node is one of those).
 class FloorTree {
  public:
-  explicit FloorTree(std::size_t n) : n_(std::max<std::size_t>(n, 1)) {
+  explicit FloorTree(std::size_t n) {
     size_ = 1;
-    while (size_ < n_) size_ <<= 1;
+    while (size_ < std::max<std::size_t>(n, 1)) size_ <<= 1;
     max_.assign(2 * size_, 0);
-    lazy_.assign(2 * size_, 0);
+    tag_.assign(2 * size_, 0);
   }
-  void raise(std::size_t lo, std::size_t hi, Addr h) { raise(1, 0, size_, lo, hi, h); }
-  [[nodiscard]] Addr max(std::size_t lo, std::size_t hi) const { return query(1, 0, size_, lo, hi); }
+  void raise(std::size_t lo, std::size_t hi, Addr h) {
+    if (lo >= hi) return;
+    for (std::size_t a = lo + size_, b = hi + size_; a < b; a >>= 1, b >>= 1) {
+      if (a & 1) {
+        tag_[a] = std::max(tag_[a], h);
+        max_[a] = std::max(max_[a], h);
+        ++a;
+      }
+      if (b & 1) {
+        --b;
+        tag_[b] = std::max(tag_[b], h);
+        max_[b] = std::max(max_[b], h);
+      }
+    }
+    // Every ancestor of a boundary leaf holds a raised position.
+    for (std::size_t x = (lo + size_) >> 1; x != 0; x >>= 1) max_[x] = std::max(max_[x], h);
+    for (std::size_t x = (hi - 1 + size_) >> 1; x != 0; x >>= 1) max_[x] = std::max(max_[x], h);
+  }
+  [[nodiscard]] Addr max(std::size_t lo, std::size_t hi) const {
+    if (lo >= hi) return 0;
+    Addr r = 0;
+    for (std::size_t a = lo + size_, b = hi + size_; a < b; a >>= 1, b >>= 1) {
+      if (a & 1) r = std::max(r, max_[a++]);
+      if (b & 1) r = std::max(r, max_[--b]);
+    }
+    for (std::size_t x = (lo + size_) >> 1; x != 0; x >>= 1) r = std::max(r, tag_[x]);
+    for (std::size_t x = (hi - 1 + size_) >> 1; x != 0; x >>= 1) r = std::max(r, tag_[x]);
+    return r;
+  }
 
  private:
-  void raise(std::size_t node, std::size_t l, std::size_t r, std::size_t lo, std::size_t hi, Addr h) {
-    if (hi <= l || r <= lo) return;
-    if (lo <= l && r <= hi) {
-      max_[node] = std::max(max_[node], h);
-      lazy_[node] = std::max(lazy_[node], h);
-      return;
+  std::size_t size_;
+  std::vector<Addr> max_, tag_;
+};
+
+/// A binary min-heap of (key, rank) whose top can be replaced in place: a
+/// stale top is re-keyed with one sift instead of a pop and a push.
+class KeyHeap {
+ public:
+  using Key = std::pair<Addr, std::uint32_t>;
+  explicit KeyHeap(std::vector<Key> keys) : h_(std::move(keys)) {
+    for (std::size_t i = h_.size() / 2; i-- > 0;) sift_down(i);
+  }
+  [[nodiscard]] bool empty() const noexcept { return h_.empty(); }
+  [[nodiscard]] const Key& top() const noexcept { return h_.front(); }
+  void replace_top(Key k) {
+    h_.front() = k;
+    sift_down(0);
+  }
+  void pop() {
+    h_.front() = h_.back();
+    h_.pop_back();
+    if (!h_.empty()) sift_down(0);
+  }
+
+ private:
+  void sift_down(std::size_t i) {
+    const Key k = h_[i];
+    const std::size_t n = h_.size();
+    for (;;) {
+      std::size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && h_[c + 1] < h_[c]) ++c;
+      if (!(h_[c] < k)) break;
+      h_[i] = h_[c];
+      i = c;
     }
-    const std::size_t mid = (l + r) / 2;
-    raise(2 * node, l, mid, lo, hi, h);
-    raise(2 * node + 1, mid, r, lo, hi, h);
-    max_[node] = std::max({max_[node], max_[2 * node], max_[2 * node + 1]});
+    h_[i] = k;
   }
-  [[nodiscard]] Addr query(std::size_t node, std::size_t l, std::size_t r, std::size_t lo, std::size_t hi) const {
-    if (hi <= l || r <= lo) return 0;
-    if (lo <= l && r <= hi) return max_[node];
-    const std::size_t mid = (l + r) / 2;
-    // A raise that covered this whole node applies to every part of it.
-    return std::max({lazy_[node], query(2 * node, l, mid, lo, hi), query(2 * node + 1, mid, r, lo, hi)});
-  }
-  std::size_t n_, size_;
-  std::vector<Addr> max_, lazy_;
+  std::vector<Key> h_;
 };
 
 /// A whole-part placement by one canonical dive, ties broken by `rank`.
@@ -75,30 +124,28 @@ class FloorTree {
       if (off[j] != max_addr) h = std::max(h, off[j] + sp.items[j].size);
     return sp.space.lowest_fit(h, sp.items[i].size, sp.items[i].alignment).value_or(max_addr);
   };
-  using Key = std::pair<Addr, std::uint32_t>;  // (lowest offset, rank)
-  std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
   std::vector<std::uint32_t> by_rank(n);
   for (std::uint32_t i = 0; i < n; ++i) by_rank[rank[i]] = i;
-  std::vector<Key> init;
+  std::vector<KeyHeap::Key> init;  // (lowest offset, rank)
   init.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     const Addr m = lowest(i);
     if (m == max_addr) return std::nullopt;
     init.push_back({m, rank[i]});
   }
-  heap = std::priority_queue<Key, std::vector<Key>, std::greater<>>(std::greater<>(), std::move(init));
+  KeyHeap heap(std::move(init));
   std::uint64_t pops = 0;
   while (!heap.empty()) {
     if ((++pops & 0xFFFFu) == 0 && limits.out_of_time()) return std::nullopt;
     const auto [key, r] = heap.top();
-    heap.pop();
     const std::uint32_t i = by_rank[r];
     const Addr m = lowest(i);  // keys only grow: a stale key is a lower bound
     if (m == max_addr) return std::nullopt;
     if (m != key) {
-      heap.push({m, r});
+      heap.replace_top({m, r});
       continue;
     }
+    heap.pop();
     off[i] = m;
     floors.raise(sec.first[i], sec.last[i], m + sp.items[i].size);
   }
