@@ -14,6 +14,7 @@
 #include "pto_mem/algorithms/exact.hpp"
 #include "pto_mem/algorithms/exact/free_space.hpp"
 #include "pto_mem/algorithms/exact/sections.hpp"
+#include "pto_mem/algorithms/exact/skyline_dive.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/portfolio.hpp"
 #include "pto_mem/algorithms/validator.hpp"
@@ -198,6 +199,63 @@ TEST_CASE("lowest_fit skips reserved windows and aligns to any positive alignmen
   CHECK(f.lowest_fit(90, 9, 4) == std::nullopt);
   CHECK(f.usable_above(0) == 100 - 20 - 2);
   CHECK(f.usable_above(25) == 75 - 5 - 2);
+}
+
+TEST_CASE("the floor tree answers range maxima after range raises like a plain array") {
+  std::mt19937_64 rng(17);
+  for (std::size_t n : {1u, 2u, 5u, 64u, 100u}) {
+    exact::FloorTree tree(n);
+    std::vector<Addr> plain(n, 0);
+    for (int op = 0; op < 2000; ++op) {
+      const std::size_t lo = rng() % n, hi = lo + 1 + rng() % (n - lo);
+      if (rng() % 2 == 0) {
+        const Addr h = rng() % 1000;
+        tree.raise(lo, hi, h);
+        for (std::size_t k = lo; k < hi; ++k) plain[k] = std::max(plain[k], h);
+      } else {
+        CHECK(tree.max(lo, hi) == *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                     plain.begin() + static_cast<std::ptrdiff_t>(hi)));
+      }
+    }
+  }
+}
+
+TEST_CASE("canonical dives give valid placements") {
+  std::mt19937_64 rng(23);
+  int dived = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Problem p = random_problem(rng, 10);
+    for (auto& a : p.arenas) a.capacity *= 4;  // room for a greedy dive
+    for (const auto& sp : exact::decompose(p)) {
+      std::vector<Interval> ls;
+      for (const auto& it : sp.items) ls.push_back(it.lifetime);
+      const auto sec = exact::sweep_sections(ls, false);
+      for (const char* order : {"A", "TWA", "L"}) {
+        const auto d = exact::skyline_dive(sp, sec, exact::preorder_ranks(exact::item_features(sp, sec, {}), order), {});
+        if (!d) continue;
+        ++dived;
+        CHECK(exact::fits(sp, d->offsets, sp.space));
+        // The independent validator agrees (the part's buffers at their offsets, the rest unplaced).
+        Problem q = p;
+        q.buffers.clear();
+        q.separations.clear();
+        q.penalties.clear();
+        Placement pl;
+        for (std::size_t i = 0; i < sp.items.size(); ++i) {
+          q.buffers.push_back(p.buffers[sp.items[i].buffer]);
+          pl.offsets.push_back(d->offsets[i]);
+        }
+        for (const auto& sep : p.separations)
+          for (const auto& b : q.buffers)
+            if (b.id == sep.a)
+              for (const auto& c : q.buffers)
+                if (c.id == sep.b) q.separations.push_back(sep);
+        INFO(dump(validate(q, pl)));
+        CHECK(validate(q, pl).empty());
+      }
+    }
+  }
+  CHECK(dived > 300);
 }
 
 TEST_CASE("exact search finds the brute-force optimum on small random problems") {
