@@ -30,11 +30,11 @@
 // S-order (v = the highest end of its earlier kept-apart penalty partners).
 // Hence the path "place the buffers in S-order" exists, with increasing keys.
 // The pruning rules below never cut that path:
-//  * inference: on S's path every unplaced buffer will sit above the floor of
-//    each section it crosses (the placed buffers there are earlier R-partners)
-//    and at or above the current key's offset; buffers crossing one section
-//    are pairwise disjoint, so their sizes must fit in the usable bytes above
-//    max(floor, offset) -- else no completion on the path exists;
+//  * inference: on S's path every unplaced buffer will sit above its placed
+//    conflicts and at or above the current key's offset x; buffers crossing
+//    one section pairwise interfere, so each section's unplaced bytes must
+//    fit above x, and above the lowest m among them (kept by a watched
+//    "witness" per section) -- else no completion on the path exists;
 //  * dominance (the "useless gap"): if some unplaced c could sit entirely
 //    below the next buffer's offset x -- m'(c) + size(c) <= x with m'(c) the
 //    lowest offset above c's placed conflicts and all its placed penalty
