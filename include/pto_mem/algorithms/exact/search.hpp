@@ -47,6 +47,9 @@
 //    i.e. with a smaller key than any sibling: S's path is not below a sibling;
 //  * stuck buffers: an unplaced buffer whose every key is below the current
 //    key and that no unplaced buffer can push up can never be placed;
+//  * twins: identical buffers (size, alignment, lifetime; no separations or
+//    penalties) are placed in index order -- among the minimal S pick the one
+//    where they are, which a swap always gives;
 //  * time cuts: when no unplaced buffer crosses a section boundary, the parts
 //    on either side (joined by hard separations, and never split when the
 //    part has penalties, which share one budget) are independent and solved
