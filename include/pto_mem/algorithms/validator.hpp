@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pto_mem/analysis/alias_classes.hpp"
+#include "pto_mem/analysis/interference.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
@@ -284,13 +285,7 @@ class Report {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i)
       if (usable[i]) order.push_back(i);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      const auto& x = p.buffers[a];
-      const auto& y = p.buffers[b];
-      if (x.arena != y.arena) return x.arena < y.arena;
-      if (x.lifetime.begin != y.lifetime.begin) return x.lifetime.begin < y.lifetime.begin;
-      return a < b;
-    });
+    sort_by_arena_then_start(p, order);
     std::map<std::pair<Addr, std::size_t>, std::size_t> clean;  // (offset, index) -> index
     std::vector<std::size_t> dirty;
     std::multimap<Tick, std::size_t> ends;  // lifetime end -> index, for expiry
