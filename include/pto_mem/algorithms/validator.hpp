@@ -221,6 +221,8 @@ class Report {
   return out;
 }
 
+[[nodiscard]] inline Diagnostics validate_placement(const Problem& p, const Placement& pl);
+
 /// Checks a placement against every invariant: offsets present, alignment,
 /// capacity (without overflow), reserved windows, no two co-live buffers of
 /// one arena overlapping in bytes (unless they alias), separations,
@@ -228,9 +230,16 @@ class Report {
 /// offsets and declarations closed to every other buffer. An empty result
 /// means the placement is valid. If the problem itself is malformed, only
 /// those errors are returned.
+
 [[nodiscard]] inline Diagnostics validate(const Problem& p, const Placement& pl) {
-  using detail::quote;
   if (auto problem_errors = validate(p); has_errors(problem_errors)) return problem_errors;
+  return validate_placement(p, pl);
+}
+
+/// The placement checks of validate(p, pl) alone, for a caller that has
+/// already found `p` well formed (validate(p) empty) and not changed it since.
+[[nodiscard]] inline Diagnostics validate_placement(const Problem& p, const Placement& pl) {
+  using detail::quote;
   Diagnostics out;
   auto err = [&](std::string m) { out.push_back(error(std::move(m))); };
   const ProblemIndex index(p);
