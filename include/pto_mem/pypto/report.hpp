@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,12 @@ namespace pto_mem::pypto {
 
 /// A tile.move a pass inserted (the report's "moves").
 struct InsertedMove {
+  InsertedMove() = default;
+  // A constructor rather than an aggregate, so `InsertedMove{f, name, source,
+  // target}` stays valid (and warning-free) with or without a location.
+  InsertedMove(std::string fn, std::string move, std::string from, MemorySpace to, Loc at = {})
+      : function(std::move(fn)), name(std::move(move)), source(std::move(from)), target(to), loc(at) {}
+
   std::string function;
   std::string name;    ///< the move's result variable
   std::string source;  ///< the moved variable
