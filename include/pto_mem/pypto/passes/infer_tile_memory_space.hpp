@@ -422,21 +422,38 @@ inline void retype(const SpaceResolver& resolved) {
 
 }  // namespace detail::infer
 
-/// "TileMemoryInferred" (§3.7): every tile assigned in a kernel has a space,
-/// and every constrained input that is a variable with a space is in an
-/// allowed one. Adds an error per violation; returns whether none was found.
+/// "TileMemoryInferred" (§3.7): every tile a kernel defines has a space, and
+/// every constrained input that is a variable with a space is in an allowed
+/// one. Adds an error per violation; returns whether none was found.
+///
+/// SPEC §3.7 names assignment targets only; this also names if-phis, loop
+/// return vars and iter-args left without a space (arms that disagree and
+/// nothing annotated), which InitMemRef would otherwise silently place in
+/// the then-value's space (the §3 output contract: every tile has a space).
 inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx) {
   const OpRegistry& ops = ctx.ops ? *ctx.ops : default_registry();
   bool ok = true;
   for (const auto& f : program.functions) {
     if (!is_kernel(f.kind)) continue;
+    auto unset = [&](const VarPtr& v, Loc at) {
+      if (!is_tile(v->type) || as_tile(v->type)->space) return;
+      report_error(ctx, program, v->loc.known() ? v->loc : at, "memory-space-unset",
+                   "TileType variable " + in_quotes(v->name) + " has no memory_space set in function " +
+                       in_quotes(f.name) + "; annotate its space or produce it with an op that decides one");
+      ok = false;
+    };
     for_each_stmt(f.body, [&](const Stmt& s) {
-      if (const auto* a = s.as<AssignStmt>(); a && is_tile(a->var->type) && !as_tile(a->var->type)->space) {
-        report_error(ctx, program, s.loc, "memory-space-unset",
-                     "TileType variable " + in_quotes(a->var->name) + " has no memory_space set in function " +
-                         in_quotes(f.name) + "; annotate its space or produce it with an op that decides one");
-        ok = false;
+      if (const auto* a = s.as<AssignStmt>()) unset(a->var, s.loc);
+      if (const auto* l = s.as<ForStmt>()) {
+        for (const auto& ia : l->iter_args) unset(ia.var, s.loc);
+        for (const auto& rv : l->return_vars) unset(rv, s.loc);
       }
+      if (const auto* w = s.as<WhileStmt>()) {
+        for (const auto& ia : w->iter_args) unset(ia.var, s.loc);
+        for (const auto& rv : w->return_vars) unset(rv, s.loc);
+      }
+      if (const auto* i = s.as<IfStmt>())
+        for (const auto& rv : i->return_vars) unset(rv, s.loc);
       const Call* c = stmt_call(s);
       const OpSpec* spec = c ? ops.find(c->op) : nullptr;
       if (!spec) return;
@@ -447,8 +464,8 @@ inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx
         std::string allowed;
         for (auto a : spec->allowed_spaces(i)) allowed += (allowed.empty() ? "" : "/") + std::string(to_string(a));
         report_error(ctx, program, s.loc, "memory-space-mismatch",
-                     "Op " + in_quotes(c->op) + " input " + std::to_string(i) + " (" + in_quotes(v->name) + ") requires " +
-                         allowed + " but is in " + std::string(to_string(*t->space)));
+                     "Op " + in_quotes(c->op) + " input " + std::to_string(i) + " (" + in_quotes(v->name) +
+                         ") requires " + allowed + " but is in " + std::string(to_string(*t->space)));
         ok = false;
       }
     });
