@@ -12,10 +12,9 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
-#include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/sizes.hpp"
 
 namespace pto_mem::pypto {
@@ -48,37 +47,22 @@ struct DeclaredAllocations {
   }
 };
 
-namespace detail::declared {
-
-/// Every variable occurrence of the body (definitions and uses), in walk order.
-class Occurrences : public IRVisitor {
- public:
-  std::vector<VarPtr> vars;
-  void visit_var_def(const VarPtr& v) override { note(v); }
-  void visit_var_use(const VarPtr& v) override { note(v); }
-
- private:
-  void note(const VarPtr& v) {
-    if (v && seen_.insert(v.get()).second) vars.push_back(v);
-  }
-  std::unordered_set<const Var*> seen_;
-};
-
-}  // namespace detail::declared
-
 /// Collects and checks the declarations bound in `body` (parameters cannot
 /// carry declarations: the parser rejects them). Stops at the first violation.
 [[nodiscard]] inline DeclaredAllocations collect_declared_allocations(const StmtPtr& body, const SocPolicy& soc) {
   DeclaredAllocations out;
-  detail::declared::Occurrences occ;
-  occ.visit_stmt(body);
+  // Only bound tiles matter; each variable is defined once, before its uses.
+  std::vector<VarPtr> bound;
+  for_each_def(body, [&](const VarPtr& v) {
+    const auto* t = as_tile(v->type);
+    if (t && t->memref && t->memref->is_pinned && t->memref->base) bound.push_back(v);
+  });
   auto fail = [&](std::string code, std::string message, Loc loc) {
     out.error = DeclarationError{std::move(code), std::move(message), loc};
     return std::move(out);
   };
-  for (const auto& v : occ.vars) {
+  for (const auto& v : bound) {
     const auto* t = as_tile(v->type);
-    if (!t || !t->memref || !t->memref->is_pinned || !t->memref->base) continue;
     const MemRef& m = *t->memref;
     const std::string& name = m.name();
     auto [it, fresh] = out.by_base.try_emplace(m.base.get(), out.declarations.size());

@@ -11,7 +11,8 @@
 //      propagation (a yield overrides init, iter-arg and return var: an
 //      accumulator loop becomes Acc) and if-phi merging;
 //   2. the moves needed: (variable, canonical space) for every constrained
-//      plain-variable input in a wrong space (iter-args never get moves);
+//      plain-variable input in a wrong space (iter-args never get moves) —
+//      decided at each consumer while rewriting;
 //   3. rewrite: retype variables in place, insert each move right before its
 //      first consumer, scoped per block (a move made in a `then` arm never
 //      leaks into `else`; one made before an `if` is reused inside it),
@@ -30,14 +31,15 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_call.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 
 namespace pto_mem::pypto {
 
@@ -54,8 +56,8 @@ struct MoveKeyHash {
     return std::hash<const Var*>{}(k.var) * 31u + static_cast<std::size_t>(k.space);
   }
 };
-using MoveKeySet = std::unordered_set<MoveKey, MoveKeyHash>;
-using SpaceMap = std::unordered_map<const Var*, MemorySpace>;
+using SpaceMap = PointerMap<const Var*, MemorySpace>;
+using VarSet = PointerSet<const Var*>;
 
 /// A tile view without the layout triple: the implicit layout of its (new) space.
 [[nodiscard]] inline TileView without_layout(const TileView& v) {
@@ -69,72 +71,50 @@ using SpaceMap = std::unordered_map<const Var*, MemorySpace>;
 /// gives way to any other.
 inline void merge_demand(SpaceMap& demand, const Var* v, MemorySpace s) {
   auto [it, inserted] = demand.try_emplace(v, s);
-  if (!inserted && it->second == MemorySpace::Vec && s != MemorySpace::Vec) it->second = s;
+  if (!inserted && *it == MemorySpace::Vec && s != MemorySpace::Vec) *it = s;
 }
 
 /// Phase 0: demands of constrained inputs, propagated back through
-/// inherit-input edges.
-class DemandCollector : public IRVisitor {
- public:
-  explicit DemandCollector(const OpRegistry& ops) : ops_(ops) {}
+/// inherit-input edges (one reverse sweep: SSA reaches the fixed point).
+[[nodiscard]] inline SpaceMap collect_demand(const StmtPtr& body, const OpRegistry& ops) {
   SpaceMap demand;
-
-  void visit_for(const ForStmt& s) override {
-    for (const auto& ia : s.iter_args) iter_args_.insert(ia.var.get());
-    IRVisitor::visit_for(s);
-  }
-  void visit_while(const WhileStmt& s) override {
-    for (const auto& ia : s.iter_args) iter_args_.insert(ia.var.get());
-    IRVisitor::visit_while(s);
-  }
-  void visit_assign(const AssignStmt& s) override {
-    if (const Call* c = s.value ? s.value->as<Call>() : nullptr) {
-      record(*c);
-      const OpSpec* spec = ops_.find(c->op);
-      if (spec && spec->is_inherit_input())
-        for (const auto& a : c->args)
-          if (VarPtr v = as_var(a); v && (is_tile(v->type) || is_tensor(v->type))) {
-            edges_.emplace_back(s.var.get(), v.get());
-            break;
-          }
-    }
-    IRVisitor::visit_assign(s);
-  }
-  void visit_eval(const EvalStmt& s) override {
-    if (const Call* c = s.value ? s.value->as<Call>() : nullptr) record(*c);
-    IRVisitor::visit_eval(s);
-  }
-
-  /// One reverse sweep over the edges (SSA: it reaches the fixed point).
-  void propagate() {
-    for (auto it = edges_.rbegin(); it != edges_.rend(); ++it)
-      if (auto d = demand.find(it->first); d != demand.end()) merge_demand(demand, it->second, d->second);
-  }
-
- private:
-  void record(const Call& c) {
-    const OpSpec* spec = ops_.find(c.op);
-    if (!spec || !spec->has_input_constraints()) return;
-    for (std::size_t i = 0; i < c.args.size(); ++i) {
-      auto canon = spec->canonical_space(i);
-      VarPtr v = as_var(c.args[i]);
-      if (canon && v && !iter_args_.count(v.get())) merge_demand(demand, v.get(), *canon);
-    }
-  }
-  const OpRegistry& ops_;
-  std::unordered_set<const Var*> iter_args_;
-  std::vector<std::pair<const Var*, const Var*>> edges_;  ///< dst -> src, program order
-};
+  VarSet iter_args;
+  std::vector<std::pair<const Var*, const Var*>> edges;  // dst -> src, program order
+  for_each_statement(body, [&](const Stmt& s) {
+    if (const auto* f = s.as<ForStmt>())
+      for (const auto& ia : f->iter_args) iter_args.insert(ia.var.get());
+    if (const auto* w = s.as<WhileStmt>())
+      for (const auto& ia : w->iter_args) iter_args.insert(ia.var.get());
+    const Call* c = stmt_call(s);
+    const OpSpec* spec = c ? ops.find(c->op) : nullptr;
+    if (!spec) return;
+    if (spec->has_input_constraints())
+      for (std::size_t i = 0; i < c->args.size(); ++i) {
+        auto canon = spec->canonical_space(i);
+        const auto* v = c->args[i]->as<VarExpr>();
+        if (canon && v && !iter_args.contains(v->var.get())) merge_demand(demand, v->var.get(), *canon);
+      }
+    if (const auto* a = s.as<AssignStmt>(); a && spec->is_inherit_input())
+      for (const auto& arg : c->args)
+        if (VarPtr v = as_var(arg); v && (is_tile(v->type) || is_tensor(v->type))) {
+          edges.emplace_back(a->var.get(), v.get());
+          break;
+        }
+  });
+  for (auto it = edges.rbegin(); it != edges.rend(); ++it)
+    if (const MemorySpace* d = demand.find(it->first)) merge_demand(demand, it->second, *d);
+  return demand;
+}
 
 /// Phase 1: forward resolution of every tile variable's space.
 class SpaceResolver {
  public:
   SpaceResolver(const OpRegistry& ops, const SpaceMap& demand) : ops_(ops), demand_(demand) {}
   SpaceMap space;
-  std::unordered_map<const Var*, VarPtr> vars;  ///< the variables `space` refers to
+  PointerMap<const Var*, VarPtr> vars;  ///< the variables `space` refers to
 
   void set(const VarPtr& v, MemorySpace s) {
-    space[v.get()] = s;
+    space.set(v.get(), s);
     vars.try_emplace(v.get(), v);
   }
 
@@ -163,7 +143,7 @@ class SpaceResolver {
   /// The recorded space of `v`, else its annotation.
   [[nodiscard]] std::optional<MemorySpace> known_or_annotated(const VarPtr& v) const {
     if (!v) return std::nullopt;
-    if (auto it = space.find(v.get()); it != space.end()) return it->second;
+    if (const MemorySpace* s = space.find(v.get())) return *s;
     if (const auto* t = as_tile(v->type)) return t->space;
     return std::nullopt;
   }
@@ -190,8 +170,7 @@ class SpaceResolver {
     }
     if (auto s = spec->resolve_output(c)) return *s;
     if (spec->is_retargetable()) {
-      if (auto d = demand_.find(&lhs); d != demand_.end() && (d->second == Vec || d->second == Mat))
-        return d->second;
+      if (const MemorySpace* d = demand_.find(&lhs); d && (*d == Vec || *d == Mat)) return *d;
     }
     return inherited(c).value_or(Vec);
   }
@@ -200,7 +179,7 @@ class SpaceResolver {
   [[nodiscard]] std::optional<MemorySpace> inherited(const Call& c) const {
     for (const auto& a : c.args)
       if (VarPtr v = as_var(a))
-        if (auto it = space.find(v.get()); it != space.end()) return it->second;
+        if (const MemorySpace* s = space.find(v.get())) return *s;
     return std::nullopt;
   }
 
@@ -244,53 +223,18 @@ class SpaceResolver {
   const SpaceMap& demand_;
 };
 
-/// Phase 2: the (variable, canonical space) moves the constrained inputs need.
-class MoveCollector : public IRVisitor {
- public:
-  MoveCollector(const OpRegistry& ops, const SpaceMap& space) : ops_(ops), space_(space) {}
-  MoveKeySet needed;
-
-  void visit_for(const ForStmt& s) override {
-    for (const auto& ia : s.iter_args) iter_args_.insert(ia.var.get());
-    IRVisitor::visit_for(s);
-  }
-  void visit_while(const WhileStmt& s) override {
-    for (const auto& ia : s.iter_args) iter_args_.insert(ia.var.get());
-    IRVisitor::visit_while(s);
-  }
-  void visit_assign(const AssignStmt& s) override {
-    collect(stmt_call(s));
-    IRVisitor::visit_assign(s);
-  }
-  void visit_eval(const EvalStmt& s) override {
-    collect(stmt_call(s));
-    IRVisitor::visit_eval(s);
-  }
-
- private:
-  void collect(const Call* c) {
-    const OpSpec* spec = c ? ops_.find(c->op) : nullptr;
-    if (!spec || !spec->has_input_constraints()) return;
-    for (std::size_t i = 0; i < c->args.size(); ++i) {
-      auto canon = spec->canonical_space(i);
-      VarPtr v = as_var(c->args[i]);
-      if (!canon || !v || iter_args_.count(v.get())) continue;
-      auto it = space_.find(v.get());
-      if (it != space_.end() && !spec->accepts(i, it->second)) needed.insert(MoveKey{v.get(), *canon});
-    }
-  }
-  const OpRegistry& ops_;
-  const SpaceMap& space_;
-  std::unordered_set<const Var*> iter_args_;
-};
-
-/// Phase 3 (statements): moves before their first consumer, scoped per
-/// block; consumers' arguments substituted; retargetable kwargs rewritten.
+/// Phases 2 and 3 (statements): a constrained plain-variable input whose
+/// known space is not allowed needs the move (variable, canonical space)
+/// (phase 2, decided at each consumer); the move is made right before its
+/// first consumer, scoped per block; consumers' arguments are substituted;
+/// retargetable kwargs are rewritten. Expressions are not walked: only
+/// consumer statements change.
 class MoveInserter : public IRMutator {
  public:
-  MoveInserter(const OpRegistry& ops, const SpaceMap& space, const MoveKeySet& needed, std::string function,
-               std::vector<InsertedMove>& moves)
-      : ops_(ops), space_(space), needed_(needed), function_(std::move(function)), moves_(moves) {}
+  MoveInserter(const OpRegistry& ops, const SpaceMap& space, std::string function, std::vector<InsertedMove>& moves)
+      : ops_(ops), space_(space), function_(std::move(function)), moves_(moves) {}
+
+  ExprPtr mutate_expr(const ExprPtr& e) override { return e; }
 
   StmtPtr mutate_seq(const SeqStmts& s, const StmtPtr& self) override {
     scopes_.emplace_back();
@@ -341,11 +285,10 @@ class MoveInserter : public IRMutator {
       for (std::size_t i = 0; i < args.size(); ++i) {
         auto canon = spec->canonical_space(i);
         VarPtr v = as_var(args[i]);
-        if (!canon || !v || iter_args_.count(v.get())) continue;
-        auto sp = space_.find(v.get());
-        if (sp == space_.end() || spec->accepts(i, sp->second)) continue;
+        if (!canon || !v || iter_args_.contains(v.get())) continue;
+        const MemorySpace* sp = space_.find(v.get());
+        if (!sp || spec->accepts(i, *sp)) continue;
         const MoveKey key{v.get(), *canon};
-        if (!needed_.count(key)) continue;
         VarPtr moved = materialised(key);
         if (!moved) {
           moved = make_move(v, *canon, s->loc, out);
@@ -357,10 +300,10 @@ class MoveInserter : public IRMutator {
     }
     std::vector<Kwarg> kwargs = c->kwargs;
     if (const auto* a = s->as<AssignStmt>(); a && spec->is_retargetable()) {
-      if (auto sp = space_.find(a->var.get()); sp != space_.end()) {
+      if (const MemorySpace* sp = space_.find(a->var.get())) {
         const ExprPtr* k = c->kwarg("target_memory");
-        if (!k || as_space(*k) != sp->second) {
-          set_target_memory(kwargs, sp->second);
+        if (!k || as_space(*k) != *sp) {
+          set_target_memory(kwargs, *sp);
           if (const auto* t = as_tile(a->var->type)) a->var->type = with_view(a->var->type, without_layout(t->view));
           changed = true;
         }
@@ -400,24 +343,23 @@ class MoveInserter : public IRMutator {
 
   const OpRegistry& ops_;
   const SpaceMap& space_;
-  const MoveKeySet& needed_;
   std::string function_;
   std::vector<InsertedMove>& moves_;
   std::vector<std::unordered_map<MoveKey, VarPtr, MoveKeyHash>> scopes_;
-  std::unordered_set<const Var*> iter_args_;
+  VarSet iter_args_;
 };
 
 /// Phase 3.1: every variable with a recorded space gets it; a variable whose
 /// annotated space changes loses its layout triple (the new space's implicit
 /// layout applies); MemRefs (declared allocations) are kept.
 inline void retype(const SpaceResolver& resolved) {
-  for (const auto& [key, var] : resolved.vars) {
-    const MemorySpace s = resolved.space.at(key);
+  resolved.vars.for_each([&](const Var* key, const VarPtr& var) {
+    const MemorySpace s = *resolved.space.find(key);
     const auto* t = as_tile(var->type);
-    if (!t || t->space == s) continue;
+    if (!t || t->space == s) return;
     TileView view = t->space ? without_layout(t->view) : t->view;
     var->type = tile_type(t->shape, t->dtype, s, t->memref, std::move(view));
-  }
+  });
 }
 
 }  // namespace detail::infer
@@ -442,7 +384,7 @@ inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx
                        in_quotes(f.name) + "; annotate its space or produce it with an op that decides one");
       ok = false;
     };
-    for_each_stmt(f.body, [&](const Stmt& s) {
+    for_each_statement(f.body, [&](const Stmt& s) {
       if (const auto* a = s.as<AssignStmt>()) unset(a->var, s.loc);
       if (const auto* l = s.as<ForStmt>()) {
         for (const auto& ia : l->iter_args) unset(ia.var, s.loc);
@@ -492,15 +434,11 @@ inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx
       }
     if (tile_param || !f.body) continue;
 
-    DemandCollector demand(ops);
-    demand.visit_function(f);
-    demand.propagate();
-    SpaceResolver resolver(ops, demand.demand);
+    const SpaceMap demand = collect_demand(f.body, ops);
+    SpaceResolver resolver(ops, demand);
     resolver.walk(f.body);
-    MoveCollector collector(ops, resolver.space);
-    collector.visit_function(f);
     retype(resolver);
-    MoveInserter inserter(ops, resolver.space, collector.needed, f.name, ctx.moves);
+    MoveInserter inserter(ops, resolver.space, f.name, ctx.moves);
     f.body = inserter.mutate_stmt(f.body);
   }
   return out;

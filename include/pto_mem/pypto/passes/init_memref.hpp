@@ -42,7 +42,9 @@
 #include "pto_mem/pypto/passes/declared_allocations.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_call.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/sizes.hpp"
 
 namespace pto_mem::pypto {
@@ -53,6 +55,7 @@ namespace detail::init {
 /// statements dropped.
 class Normaliser : public IRMutator {
  public:
+  ExprPtr mutate_expr(const ExprPtr& e) override { return e; }  // statements only
   StmtPtr mutate_seq(const SeqStmts& s, const StmtPtr& self) override {
     std::vector<StmtPtr> out;
     out.reserve(s.stmts.size());
@@ -80,6 +83,18 @@ class Normaliser : public IRMutator {
   return op == "tile.tpop_from_aic" || op == "tile.tpop_from_aiv";
 }
 
+/// Ops whose backend ABI needs compiler-owned scratch the call lacks (§4.5):
+/// what to warn about, or empty.
+[[nodiscard]] inline std::string scratch_need(const Call& c, const SocPolicy& soc) {
+  const bool a2a3 = soc.soc_name == "a2a3", a5 = soc.soc_name == "a5";
+  if (c.op == "tile.sort32" && (a2a3 || a5)) return "tile.sort32";
+  if (!a2a3) return {};
+  if (c.op == "tile.ci") return "tile.ci";
+  if (c.op == "tile.cast")
+    if (const ExprPtr* m = c.kwarg("saturation_mode"); m && as_const_int(*m) == 0) return "a narrowing tile.cast";
+  return {};
+}
+
 /// Steps 3-4: the MemRef of every tile and tensor variable.
 class MemRefBinder {
  public:
@@ -102,7 +117,11 @@ class MemRefBinder {
       case StmtKind::Seq:
         for (const auto& c : s->as<SeqStmts>()->stmts) walk(c);
         break;
-      case StmtKind::Assign: assign(*s->as<AssignStmt>()); break;
+      case StmtKind::Assign:
+        scratch(*s);
+        assign(*s->as<AssignStmt>());
+        break;
+      case StmtKind::Eval: scratch(*s); break;
       case StmtKind::For: {
         const auto* f = s->as<ForStmt>();
         loop(f->iter_args, f->body, f->return_vars);
@@ -122,6 +141,18 @@ class MemRefBinder {
   void error(Loc loc, std::string code, std::string message) {
     report_error(ctx_, program_, loc, std::move(code), std::move(message));
     failed = true;
+  }
+
+  /// Level-3 scratch (§4.5) is not materialised: say so where a kernel op
+  /// would need it under the pypto / dsa_rp planners.
+  void scratch(const Stmt& s) {
+    if (!is_kernel(f_.kind) || ctx_.planner == Planner::ptoas || !ctx_.soc->configured) return;
+    const Call* c = stmt_call(s);
+    if (!c) return;
+    if (std::string what = scratch_need(*c, *ctx_.soc); !what.empty())
+      report_warning(ctx_, program_, s.loc, "scratch-not-materialised",
+                     what + " needs compiler-owned scratch on " + ctx_.soc->soc_name +
+                         " (level-3 scratch, SPEC §4.5), which InitMemRef does not add; its bytes are not planned");
   }
 
   /// A fresh MemRef `mem_<space>_<id>` sized AllocBytes(type, space).
@@ -283,7 +314,7 @@ class MemRefBinder {
       if (!is_tile(phi->type)) continue;
       VarPtr tv = ty && i < ty->values.size() ? as_var(ty->values[i]) : nullptr;
       VarPtr ev = ey && i < ey->values.size() ? as_var(ey->values[i]) : nullptr;
-      VarPtr src = tv && !iter_args_.count(tv.get()) && memref_of(tv->type) ? tv
+      VarPtr src = tv && !iter_args_.contains(tv.get()) && memref_of(tv->type) ? tv
                    : ev && memref_of(ev->type)                               ? ev
                                                                              : nullptr;
       if (!src) {
@@ -302,7 +333,7 @@ class MemRefBinder {
   const OpRegistry& ops_;
   const DeclaredAllocations& declared_;
   std::uint64_t next_id_ = 0;
-  std::unordered_set<const Var*> iter_args_;
+  PointerSet<const Var*> iter_args_;
 };
 
 /// One allocation to declare with an alloc statement.
@@ -315,15 +346,17 @@ struct AllocEntry {
 };
 
 /// Step 5: the distinct bases of tile MemRefs (parameters, then the body in
-/// walk order), deduplicated by MemRef object then by base.
-class AllocCollector : public IRVisitor {
+/// walk order), deduplicated by MemRef object then by base. Definitions
+/// suffice: in SSA form every use follows its definition.
+class AllocCollector {
  public:
-  AllocCollector(const DeclaredAllocations& declared) : declared_(declared) {}
+  explicit AllocCollector(const DeclaredAllocations& declared) : declared_(declared) {}
   std::vector<AllocEntry> allocs;
   std::optional<std::pair<Loc, std::string>> conflict;  ///< a MemRef seen in two spaces
 
-  void visit_var_def(const VarPtr& v) override { note(v); }
-  void visit_var_use(const VarPtr& v) override { note(v); }
+  void collect(const Function& f) {
+    for_each_def(f, [&](const VarPtr& v) { note(v); });
+  }
 
  private:
   void note(const VarPtr& v) {
@@ -332,13 +365,13 @@ class AllocCollector : public IRVisitor {
     const MemorySpace space = t->space.value_or(MemorySpace::DDR);
     auto [it, fresh] = spaces_.try_emplace(t->memref.get(), space);
     if (!fresh) {
-      if (it->second != space && !conflict)
+      if (*it != space && !conflict)
         conflict.emplace(v->loc, "Conflicting TileType.memory_space values found for the same MemRef (" +
-                                     t->memref->name() + ": " + std::string(to_string(it->second)) + " and " +
+                                     t->memref->name() + ": " + std::string(to_string(*it)) + " and " +
                                      std::string(to_string(space)) + " at " + in_quotes(v->name) + ")");
       return;
     }
-    if (!bases_.insert(t->memref->base.get()).second) return;
+    if (!bases_.insert(t->memref->base.get())) return;
     AllocEntry e{t->memref->base, space, t->memref->size, false, v->loc};
     if (const DeclaredAllocationInfo* d = declared_.find(t->memref->base.get())) {
       e.size = d->total;
@@ -348,21 +381,9 @@ class AllocCollector : public IRVisitor {
     allocs.push_back(std::move(e));
   }
   const DeclaredAllocations& declared_;
-  std::unordered_map<const MemRef*, MemorySpace> spaces_;
-  std::unordered_set<const Var*> bases_;
+  PointerMap<const MemRef*, MemorySpace> spaces_;
+  PointerSet<const Var*> bases_;
 };
-
-/// Ops whose backend ABI needs compiler-owned scratch the call lacks (§4.5):
-/// what to warn about, or empty.
-[[nodiscard]] inline std::string scratch_need(const Call& c, const SocPolicy& soc) {
-  const bool a2a3 = soc.soc_name == "a2a3", a5 = soc.soc_name == "a5";
-  if (c.op == "tile.sort32" && (a2a3 || a5)) return "tile.sort32";
-  if (!a2a3) return {};
-  if (c.op == "tile.ci") return "tile.ci";
-  if (c.op == "tile.cast")
-    if (const ExprPtr* m = c.kwarg("saturation_mode"); m && as_const_int(*m) == 0) return "a narrowing tile.cast";
-  return {};
-}
 
 }  // namespace detail::init
 
@@ -373,7 +394,7 @@ inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
   const OpRegistry& ops = ctx.ops ? *ctx.ops : default_registry();
   bool ok = true;
   for (const auto& f : program.functions) {
-    for_each_stmt(f.body, [&](const Stmt& s) {
+    for_each_statement(f.body, [&](const Stmt& s) {
       const auto* a = s.as<AssignStmt>();
       if (!a || !is_tile(a->var->type) || memref_of(a->var->type)) return;
       if (const Call* c = a->value ? a->value->as<Call>() : nullptr) {
@@ -427,7 +448,7 @@ inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
     if (binder.failed) continue;
 
     AllocCollector collector(declared);
-    collector.visit_function(f);
+    collector.collect(f);
     if (collector.conflict) {
       report_error(ctx, program, collector.conflict->first, "memref-space-conflict", collector.conflict->second);
       continue;
@@ -441,15 +462,6 @@ inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
     else body.push_back(f.body);
     if (any_alloc) f.body = seq(std::move(body), f.body->loc);
 
-    if (is_kernel(f.kind) && ctx.planner != Planner::ptoas && ctx.soc->configured)
-      for_each_stmt(f.body, [&](const Stmt& s) {
-        const Call* c = stmt_call(s);
-        if (!c) return;
-        if (std::string what = scratch_need(*c, *ctx.soc); !what.empty())
-          report_warning(ctx, program, s.loc, "scratch-not-materialised",
-                         what + " needs compiler-owned scratch on " + ctx.soc->soc_name +
-                             " (level-3 scratch, SPEC §4.5), which InitMemRef does not add; its bytes are not planned");
-      });
   }
   return out;
 }
