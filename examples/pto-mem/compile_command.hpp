@@ -13,18 +13,16 @@
 // atomically (a failed run leaves no half-written file).
 #pragma once
 
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "pto_mem/io/atomic_file.hpp"
 #include "pto_mem/pypto/memory_map.hpp"
 #include "pto_mem/pypto/passes/pipeline.hpp"
 #include "pto_mem/pypto/report.hpp"
@@ -43,31 +41,11 @@ struct CompileOptions {
   std::vector<std::string> dump_after;  ///< stages whose output goes to standard error
 };
 
-/// Writes `text` to `path` through a temporary file in the same directory
-/// and a rename, so a failed run never leaves a half-written output behind.
-inline bool write_file_atomically(const std::string& path, const std::string& text, std::ostream& err) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp-pto-mem");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      err << "pto-mem: error: cannot write '" << path << "'\n";
-      return false;
-    }
-    out << text;
-    if (!out.flush()) {
-      err << "pto-mem: error: cannot write '" << path << "'\n";
-      out.close();
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    err << "pto-mem: error: cannot write '" << path << "': " << ec.message() << "\n";
-    std::remove(tmp.c_str());
+/// Writes `text` to `path` atomically (io/atomic_file.hpp): a failed run
+/// never leaves a half-written output behind.
+inline bool write_output(const std::string& path, const std::string& text, std::ostream& err) {
+  if (auto d = write_file_atomically(path, text)) {
+    err << format(*d) << "\n";
     return false;
   }
   return true;
@@ -139,15 +117,10 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   else if (r.ok()) printed = print(r.program);
   if (!printed.empty()) {
     if (o.output.empty()) out << printed;
-    else if (!write_file_atomically(o.output, printed, err)) rc = 2;
+    else if (!write_output(o.output, printed, err)) rc = 2;
   }
   if (!o.svg.empty() && r.ok() && r.addresses_assigned) {
-#if PTO_MEM_PYPTO_HAVE_SVG
-    if (!write_file_atomically(o.svg, memory_map_svg(r.program, options.soc, r.allocation_addresses), err)) rc = 2;
-#else
-    err << "pto-mem: error: this build has no SVG writer (pto_mem/io/svg.hpp)\n";
-    rc = 2;
-#endif
+    if (!write_output(o.svg, memory_map_svg(r.program, options.soc, r.allocation_addresses), err)) rc = 2;
   }
   return rc;
 }

@@ -23,10 +23,15 @@ namespace pto_mem {
 namespace detail {
 
 inline std::string quote(const std::string& id) { return "'" + id + "'"; }
-inline std::string bytes(Addr b, Addr e) { return "[" + std::to_string(b) + ", " + std::to_string(e) + ")"; }
-inline std::string ticks(const Interval& l) {
-  return "[" + std::to_string(l.begin) + ", " + std::to_string(l.end) + ")";
+// Built by appending: g++ 12 at -O2/-O3 warns falsely (-Wrestrict, GCC
+// PR 105651) on `"[" + std::to_string(...)`, which breaks -Werror builds.
+inline std::string half_open(const std::string& b, const std::string& e) {
+  std::string s(1, '[');
+  s.append(b).append(", ").append(e).append(1, ')');
+  return s;
 }
+inline std::string bytes(Addr b, Addr e) { return half_open(std::to_string(b), std::to_string(e)); }
+inline std::string ticks(const Interval& l) { return half_open(std::to_string(l.begin), std::to_string(l.end)); }
 
 /// Collects diagnostics, capping one noisy class of messages so that a
 /// badly broken placement still yields a readable report.

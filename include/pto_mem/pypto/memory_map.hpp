@@ -25,15 +25,10 @@
 
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
+#include "pto_mem/io/svg.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/soc/soc_policy.hpp"
 
-#if __has_include("pto_mem/io/svg.hpp")
-#include "pto_mem/io/svg.hpp"
-#define PTO_MEM_PYPTO_HAVE_SVG 1
-#else
-#define PTO_MEM_PYPTO_HAVE_SVG 0
-#endif
 
 namespace pto_mem::pypto {
 
@@ -196,13 +191,11 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
   return out;
 }
 
-#if PTO_MEM_PYPTO_HAVE_SVG
 /// The SVG memory map of the planned program (io/svg.hpp).
 [[nodiscard]] inline std::string memory_map_svg(const Program& program, const SocPolicy& soc,
                                                 const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {}) {
   const MemoryMap m = memory_map(program, soc, addresses);
   return svg_memory_map(m.problem, m.placement);
 }
-#endif
 
 }  // namespace pto_mem::pypto
