@@ -147,9 +147,9 @@ struct CompileResult {
 
 namespace detail::pipeline {
 
-/// Constant relative offsets of every tile window, per function and variable
+/// The offset expression of every tile window, per function and variable
 /// name, taken just before AllocateMemoryAddr.
-using RelativeOffsets = std::unordered_map<std::string, std::unordered_map<std::string, std::int64_t>>;
+using RelativeOffsets = std::unordered_map<std::string, std::unordered_map<std::string, ExprPtr>>;
 
 class WindowWalk : public IRVisitor {
  public:
@@ -169,11 +169,26 @@ class WindowWalk : public IRVisitor {
   for (const auto& f : p.functions) {
     auto& m = out[f.name];
     WindowWalk w([&](const Var& v, const MemRef& r) {
-      if (auto o = r.const_offset()) m.emplace(v.name, *o);
+      if (r.byte_offset) m.emplace(v.name, r.byte_offset);
     });
     w.visit_function(f);
   }
   return out;
+}
+
+/// The allocation's start given a window's offset before (`rel`) and after
+/// (`abs`) AllocateMemoryAddr: abs - rel when both are constants, else c when
+/// abs is `c + rel` or `rel + c` (a runtime slot: SPEC §7.3 step 4), and 0
+/// when abs is rel itself (`0 + rel` folds to rel).
+[[nodiscard]] inline std::optional<std::int64_t> start_address(const ExprPtr& abs, const ExprPtr& rel) {
+  auto a = as_const_int(abs), r = as_const_int(rel);
+  if (a && r) return *a - *r;
+  if (abs && rel && same_expr(abs, rel)) return 0;
+  const auto* b = abs ? abs->as<BinaryExpr>() : nullptr;
+  if (!b || b->op != BinaryOp::Add) return std::nullopt;
+  if (auto c = as_const_int(b->lhs); c && same_expr(b->rhs, rel)) return c;
+  if (auto c = as_const_int(b->rhs); c && same_expr(b->lhs, rel)) return c;
+  return std::nullopt;
 }
 
 inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, CompileResult& r) {
@@ -182,9 +197,9 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
     if (fr == rel.end()) continue;
     auto& out = r.allocation_addresses[f.name];
     WindowWalk w([&](const Var& v, const MemRef& m) {
-      auto o = m.const_offset();
       auto it = fr->second.find(v.name);
-      if (o && it != fr->second.end()) out.emplace(m.name(), *o - it->second);
+      if (it == fr->second.end()) return;
+      if (auto a = start_address(m.byte_offset, it->second)) out.emplace(m.name(), *a);
     });
     w.visit_function(f);
     if (out.empty()) r.allocation_addresses.erase(f.name);
