@@ -279,41 +279,42 @@ class MoveInserter : public IRMutator {
       out.push_back(s);
       return;
     }
-    std::vector<ExprPtr> args = c->args;
-    bool changed = false;
+    // Arguments and kwargs are copied only once something changes: most
+    // statements stay as they are.
+    std::optional<std::vector<ExprPtr>> args;
     if (spec->has_input_constraints()) {
-      for (std::size_t i = 0; i < args.size(); ++i) {
+      for (std::size_t i = 0; i < c->args.size(); ++i) {
         auto canon = spec->canonical_space(i);
-        VarPtr v = as_var(args[i]);
-        if (!canon || !v || iter_args_.contains(v.get())) continue;
-        const MemorySpace* sp = space_.find(v.get());
+        const auto* ve = c->args[i]->as<VarExpr>();
+        if (!canon || !ve || iter_args_.contains(ve->var.get())) continue;
+        const MemorySpace* sp = space_.find(ve->var.get());
         if (!sp || spec->accepts(i, *sp)) continue;
-        const MoveKey key{v.get(), *canon};
+        const MoveKey key{ve->var.get(), *canon};
         VarPtr moved = materialised(key);
         if (!moved) {
-          moved = make_move(v, *canon, s->loc, out);
+          moved = make_move(ve->var, *canon, s->loc, out);
           if (!scopes_.empty()) scopes_.back().emplace(key, moved);
         }
-        args[i] = var_ref(moved);
-        changed = true;
+        if (!args) args = c->args;
+        (*args)[i] = var_ref(moved);
       }
     }
-    std::vector<Kwarg> kwargs = c->kwargs;
+    std::optional<std::vector<Kwarg>> kwargs;
     if (const auto* a = s->as<AssignStmt>(); a && spec->is_retargetable()) {
       if (const MemorySpace* sp = space_.find(a->var.get())) {
         const ExprPtr* k = c->kwarg("target_memory");
         if (!k || as_space(*k) != *sp) {
-          set_target_memory(kwargs, *sp);
+          kwargs = c->kwargs;
+          set_target_memory(*kwargs, *sp);
           if (const auto* t = as_tile(a->var->type)) a->var->type = with_view(a->var->type, without_layout(t->view));
-          changed = true;
         }
       }
     }
-    if (!changed) {
+    if (!args && !kwargs) {
       out.push_back(s);
       return;
     }
-    ExprPtr value = call(c->op, std::move(args), std::move(kwargs));
+    ExprPtr value = call(c->op, args ? std::move(*args) : c->args, kwargs ? std::move(*kwargs) : c->kwargs);
     if (const auto* a = s->as<AssignStmt>()) out.push_back(assign(a->var, std::move(value), s->loc));
     else out.push_back(eval(std::move(value), s->loc));
   }

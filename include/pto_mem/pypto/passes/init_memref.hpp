@@ -78,6 +78,14 @@ class Normaliser : public IRMutator {
   StmtPtr mutate_alloc(const AllocStmt&, const StmtPtr&) override { return nullptr; }
 };
 
+/// `t` with MemRef `m` and, for a tile, space `s`: one new type, not two.
+[[nodiscard]] inline TypePtr with_memref_and_space(const TypePtr& t, MemRefPtr m, std::optional<MemorySpace> s) {
+  const auto* tile = as_tile(t);
+  if (!tile) return with_memref(t, std::move(m));
+  if (tile->memref == m && tile->space == s) return t;
+  return tile_type(tile->shape, tile->dtype, s, std::move(m), tile->view);
+}
+
 /// A tile.tpop result lives in the cross-core slot: no MemRef (§4.3 rule 0).
 [[nodiscard]] inline bool is_cross_core_receive(const std::string& op) noexcept {
   return op == "tile.tpop_from_aic" || op == "tile.tpop_from_aiv";
@@ -186,8 +194,11 @@ class MemRefBinder {
                            ": " + e.message);
       }
     }
-    VarPtr base = make_var("mem_" + std::string(lowercase_name(space)) + "_" + std::to_string(next_id_++), ptr_type(),
-                           v->loc);
+    std::string name = "mem_";
+    name += lowercase_name(space);
+    name += '_';
+    name += std::to_string(next_id_++);
+    VarPtr base = make_var(std::move(name), ptr_type(), v->loc);
     v->type = with_memref(v->type, make_memref(std::move(base), int_imm(0), size));
   }
 
@@ -208,9 +219,7 @@ class MemRefBinder {
     MemRefPtr m = s;
     if (!(as_const_int(extra) == 0 && sz == s->size))
       m = make_memref(s->base, add(s->byte_offset, extra), sz, s->slot_count, s->slot_index, false);
-    TypePtr t = with_memref(v->type, std::move(m));
-    if (is_tile(t)) t = with_memory_space(t, memory_space_of(src->type));
-    v->type = std::move(t);
+    v->type = with_memref_and_space(v->type, std::move(m), memory_space_of(src->type));
   }
 
   void assign(const AssignStmt& s) {
@@ -243,8 +252,7 @@ class MemRefBinder {
         return bind_view(v, src, int_imm(0), std::nullopt);
     if (bound) {  // rule 5
       if (const DeclaredAllocationInfo* d = declared_.find(declared->base.get())) {
-        TypePtr t = with_memref(v->type, resolve_declared(*d, *declared));
-        v->type = with_memory_space(t, d->space);
+        v->type = with_memref_and_space(v->type, resolve_declared(*d, *declared), d->space);
         return;
       }
     }
@@ -280,9 +288,8 @@ class MemRefBinder {
       iter_args_.insert(ia.var.get());
       VarPtr init = as_var(ia.init);
       MemRefPtr m = init ? memref_of(init->type) : nullptr;
-      TypePtr t = with_memref(ia.var->type, m);
-      if (is_tile(t) && init) t = with_memory_space(t, memory_space_of(init->type));
-      ia.var->type = std::move(t);
+      ia.var->type = init ? with_memref_and_space(ia.var->type, std::move(m), memory_space_of(init->type))
+                          : with_memref(ia.var->type, nullptr);
     }
     walk(body);
     for (std::size_t i = 0; i < return_vars.size() && !failed; ++i) {
@@ -293,8 +300,7 @@ class MemRefBinder {
         burn_id();
         if (i < iter_args.size()) {
           const VarPtr& ia = iter_args[i].var;
-          TypePtr t = with_memref(rv->type, memref_of(ia->type));
-          rv->type = with_memory_space(t, memory_space_of(ia->type));
+          rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
         }
       }
     }
@@ -322,8 +328,7 @@ class MemRefBinder {
         continue;
       }
       burn_id();
-      TypePtr t = with_memref(phi->type, memref_of(src->type));
-      phi->type = with_memory_space(t, memory_space_of(src->type));
+      phi->type = with_memref_and_space(phi->type, memref_of(src->type), memory_space_of(src->type));
     }
   }
 

@@ -39,6 +39,7 @@
 #include "pto_mem/pypto/passes/materialize_semantic_aliases.hpp"
 #include "pto_mem/pypto/passes/memory_reuse.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/text/parser.hpp"
 #include "pto_mem/pypto/text/printer.hpp"
@@ -151,27 +152,22 @@ namespace detail::pipeline {
 /// name, taken just before AllocateMemoryAddr.
 using RelativeOffsets = std::unordered_map<std::string, std::unordered_map<std::string, ExprPtr>>;
 
-class WindowWalk : public IRVisitor {
- public:
-  template <class F>
-  explicit WindowWalk(F&& f) : fn_(std::forward<F>(f)) {}
-  void visit_var_def(const VarPtr& v) override {
+/// Calls fn(var, memref) for every tile variable `f` defines that has a MemRef.
+template <class F>
+void for_each_window(const Function& f, F&& fn) {
+  for_each_def(f, [&](const VarPtr& v) {
     const auto* t = as_tile(v->type);
-    if (t && t->memref && t->memref->base) fn_(*v, *t->memref);
-  }
-
- private:
-  std::function<void(const Var&, const MemRef&)> fn_;
-};
+    if (t && t->memref && t->memref->base) fn(*v, *t->memref);
+  });
+}
 
 [[nodiscard]] inline RelativeOffsets relative_offsets(const Program& p) {
   RelativeOffsets out;
   for (const auto& f : p.functions) {
     auto& m = out[f.name];
-    WindowWalk w([&](const Var& v, const MemRef& r) {
+    for_each_window(f, [&](const Var& v, const MemRef& r) {
       if (r.byte_offset) m.emplace(v.name, r.byte_offset);
     });
-    w.visit_function(f);
   }
   return out;
 }
@@ -196,12 +192,11 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
     auto fr = rel.find(f.name);
     if (fr == rel.end()) continue;
     auto& out = r.allocation_addresses[f.name];
-    WindowWalk w([&](const Var& v, const MemRef& m) {
+    for_each_window(f, [&](const Var& v, const MemRef& m) {
       auto it = fr->second.find(v.name);
       if (it == fr->second.end()) return;
       if (auto a = start_address(m.byte_offset, it->second)) out.emplace(m.name(), *a);
     });
-    w.visit_function(f);
     if (out.empty()) r.allocation_addresses.erase(f.name);
   }
 }
