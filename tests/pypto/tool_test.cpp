@@ -170,7 +170,7 @@ TEST_CASE("--emit json: the report of a compile, also on failure") {
   CHECK(j["ok"] == true);
   CHECK(j["soc"] == "a5");
   CHECK(j["planner"] == "pypto");
-  CHECK(j["stages"] == nlohmann::json::array({"parse", "infer", "init"}));
+  CHECK(j["stages"] == nlohmann::ordered_json::array({"parse", "infer", "init"}));
   const auto& f = j["functions"][0];
   REQUIRE(f["allocations"].size() == 2);
   CHECK(f["allocations"][0] == nlohmann::ordered_json::parse(
