@@ -1,22 +1,19 @@
-// Instances for the benchmarks and the quality table: a minimal reader for
-// the MiniMalloc CSV form and a seeded generator of compiler-like traces.
-//
-// MERGE NOTE: read_csv_instance is a private stand-in until io/csv.hpp lands;
-// swap it for the foundation's reader then.
+// Instances for the benchmarks and the quality table: CSV instances through
+// io/csv.hpp and a seeded generator of compiler-like traces.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "pto_mem/algorithms/paired_shuffle.hpp"
 #include "pto_mem/core/problem.hpp"
+#include "pto_mem/io/csv.hpp"
 
 namespace pto_mem::bench {
 
@@ -32,31 +29,19 @@ inline std::optional<Addr> capacity_from_name(const std::filesystem::path& path)
 
 /// One arena, one buffer per row of `id,lower,upper,size[,offset]`, live over
 /// [lower, upper), alignment 1. With no capacity given, the arena gets one
-/// that always fits (the sum of the sizes): the run minimises the peak.
+/// that always fits: the run minimises the peak. nullopt when the file cannot
+/// be read (the reader's diagnostics go to stderr).
 inline std::optional<Problem> read_csv_instance(const std::filesystem::path& path,
                                                 std::optional<Addr> capacity = std::nullopt) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::string line;
-  if (!std::getline(in, line)) return std::nullopt;  // header
-  Problem p;
-  Addr total = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::stringstream row(line);
-    std::string id, lower, upper, size;
-    if (!std::getline(row, id, ',') || !std::getline(row, lower, ',') || !std::getline(row, upper, ',') ||
-        !std::getline(row, size, ','))
-      return std::nullopt;
-    BufferSpec b;
-    b.id = id;
-    b.lifetime = {std::stoll(lower), std::stoll(upper)};
-    b.size = std::stoull(size);
-    total = saturating_add(total, b.size);
-    p.buffers.push_back(std::move(b));
+  CsvOptions options;
+  options.capacity = capacity;
+  options.arena_name = path.stem().string();
+  auto read = read_csv_file(path, options);
+  if (!read) {
+    for (const auto& d : read.diagnostics) std::cerr << format(d) << '\n';
+    return std::nullopt;
   }
-  p.arenas.push_back({0, path.stem().string(), capacity.value_or(std::max<Addr>(total, 1)), {}});
-  return p;
+  return std::move(read.file->problem);
 }
 
 /// A compiler-like trace of n buffers, reproducible on every platform: births

@@ -6,14 +6,13 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 
 #include "pto_mem/algorithms/alias.hpp"
 #include "pto_mem/algorithms/reuse.hpp"
 #include "pto_mem/algorithms/sequential.hpp"
+#include "pto_mem/io/csv.hpp"
 #include "pto_mem/planner.hpp"
 
 namespace {
@@ -67,34 +66,12 @@ Problem generated_aliased(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
-/// A MiniMalloc-style CSV (id,lower,upper,size[,offset]) as one arena. This
-/// is a private stand-in until io/csv.hpp lands; it reads only what the
-/// benchmarks need and skips the header.
+/// A MiniMalloc-style CSV (id,lower,upper,size[,offset]) as one arena that
+/// always fits.
 std::optional<Problem> load_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  Problem p;
-  std::string line;
-  std::getline(in, line);
-  Addr total = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::stringstream row(line);
-    std::string id, lower, upper, size;
-    std::getline(row, id, ',');
-    std::getline(row, lower, ',');
-    std::getline(row, upper, ',');
-    std::getline(row, size, ',');
-    BufferSpec b;
-    b.id = id;
-    b.lifetime = {std::stoll(lower), std::stoll(upper)};
-    b.size = std::stoull(size);
-    b.alignment = 1;
-    total += b.size;
-    p.buffers.push_back(std::move(b));
-  }
-  p.arenas = {{0, "trace", std::max<Addr>(total, 1), {}}};
-  return p;
+  auto read = read_csv_file(path);
+  if (!read) return std::nullopt;
+  return std::move(read.file->problem);
 }
 
 std::string shared_dir() {

@@ -12,7 +12,9 @@
 
 #include "pto_mem/algorithms/alias.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/exact.hpp"
 #include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/portfolio.hpp"
 #include "pto_mem/algorithms/reuse.hpp"
 #include "pto_mem/algorithms/sequential.hpp"
 #include "pto_mem/algorithms/validator.hpp"
@@ -23,7 +25,7 @@
 namespace pto_mem {
 
 struct PlanOptions {
-  std::string strategy = "sequential";
+  std::string strategy = "portfolio";
   double time_limit_s = 10.0;   ///< budget for strategies that search
   std::uint64_t node_limit = 0; ///< search nodes for exact search; 0 = no limit
   unsigned threads = 0;         ///< worker threads for portfolio; 0 = hardware concurrency
@@ -33,7 +35,7 @@ struct PlanOptions {
 };
 
 /// The strategies `plan` accepts, in the order the tool lists them.
-[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "reuse", "greedy"}; }
+[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "reuse", "greedy", "exact", "portfolio"}; }
 
 namespace detail {
 
@@ -117,7 +119,35 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification& 
   // placement is then checked against the original without them.
   std::optional<Problem> relaxed_original;
   Weight relaxed_penalty = 0;
-  if (options.strategy == "sequential") {
+  std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
+  if (options.strategy == "exact" || options.strategy == "portfolio") {
+    ExactResult e;
+    if (options.strategy == "exact") {
+      ExactOptions eo;
+      eo.time_limit_s = options.time_limit_s;
+      eo.node_limit = options.node_limit;
+      eo.threads = options.threads;
+      e = solve_exact(problem, eo);
+    } else {
+      PortfolioOptions po;
+      po.time_limit_s = options.time_limit_s;
+      po.node_limit = options.node_limit;
+      po.threads = options.threads;
+      e = solve_portfolio(problem, po);
+    }
+    r.diagnostics.insert(r.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    const auto allocations = r.statistics.extra;
+    r.statistics = std::move(e.statistics);
+    for (const auto& [k, v] : allocations) r.statistics.set(k, v);
+    if (e.status == Status::invalid || e.status == Status::infeasible || e.status == Status::no_fit) {
+      r.status = e.status;  // the diagnostics say why (and whether it is a proof)
+      return finish();
+    }
+    for (std::size_t k = 0; k < r.lower_bound.size() && k < e.lower_bound.size(); ++k)
+      r.lower_bound[k] = std::max(r.lower_bound[k], e.lower_bound[k]);
+    proven = e.status;
+    placement = std::move(e.placement);
+  } else if (options.strategy == "sequential") {
     auto s = place_sequential(problem);
     r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
     placement = std::move(s.placement);
@@ -160,7 +190,8 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification& 
     return finish();
   }
   Placement expanded = expand_placement(unified, *placement);
-  if (auto bad = validate(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
+  // The problem was found well formed above; removing relaxed separations keeps it so.
+  if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
     r.status = Status::invalid;
     r.diagnostics.push_back(error("internal error: strategy '" + options.strategy +
                                   "' produced a placement that fails validation; please report it"));
@@ -170,6 +201,7 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification& 
   r.objective = evaluate_objective(original, expanded);
   r.objective.penalty = saturating_add(r.objective.penalty, relaxed_penalty);  // relaxed pairs cost 1 each
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
+  if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
   r.placement = std::move(expanded);
   return finish();
 }

@@ -1,0 +1,280 @@
+// Exact search benchmarks.
+//
+//   exact_bench [Google Benchmark flags]   timing suite: fit at capacity on
+//                                          each minimalloc instance, one
+//                                          canonical dive on idealloc traces
+//   exact_bench --table [--repeat N] [--budget SEC]
+//                                          the markdown tables of
+//                                          docs/benchmarks.md (medians of N runs)
+//
+// Instances are read from PTO_MEM_SHARED_DIR/data (never copied into the
+// repository) with a small private CSV loader until io/csv.hpp lands.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "instance_csv.hpp"
+#include "pto_mem/algorithms/exact.hpp"
+#include "pto_mem/algorithms/exact/skyline_dive.hpp"
+#include "pto_mem/algorithms/portfolio.hpp"
+
+namespace {
+
+using namespace pto_mem;
+namespace fs = std::filesystem;
+
+std::string data_dir(const std::string& suite) { return std::string(PTO_MEM_SHARED_DIR) + "/data/" + suite; }
+
+struct Instance {
+  std::string name;
+  Problem problem;
+};
+
+/// Every CSV of a suite folder, sorted by name. Minimalloc files carry their
+/// capacity in the name; the others get an unbounded one (minimise the peak).
+std::vector<Instance> load_suite(const std::string& suite, bool named_capacity_only) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(data_dir(suite), ec))
+    if (e.path().extension() == ".csv") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<Instance> out;
+  for (const auto& f : files) {
+    const auto cap = bench::capacity_from_name(f);
+    if (named_capacity_only && (!cap || *cap < 1024)) continue;  // the 5-buffer example is not a benchmark
+    auto p = bench::load_instance_csv(f, cap.value_or(Addr{1} << 62));
+    if (!p) {
+      std::fprintf(stderr, "cannot read %s\n", f.c_str());
+      continue;
+    }
+    out.push_back({fs::path(f).stem().string(), std::move(*p)});
+  }
+  return out;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::int64_t stat(const ExactResult& r, const std::string& key) {
+  for (const auto& [k, v] : r.statistics.extra)
+    if (k == key) return v;
+  return -1;
+}
+
+Addr peak_of(const Problem& p, const ExactResult& r) {
+  return r.placement ? evaluate_objective(p, *r.placement).total_peak : 0;
+}
+
+ExactOptions options(ExactMode mode, double budget, unsigned threads) {
+  ExactOptions o;
+  o.mode = mode;
+  o.time_limit_s = budget;
+  o.threads = threads;
+  return o;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+std::string pct(Addr peak, Addr lb) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f %%", lb == 0 ? 0.0 : 100.0 * (static_cast<double>(peak) / static_cast<double>(lb) - 1.0));
+  return buf;
+}
+
+void table_minimalloc(int repeat, double budget) {
+  std::printf("### minimalloc challenging suite\n\n");
+  std::printf("Fit: a placement under the capacity 1048576 (medians of %d runs). Minimise: the same buffers without a "
+              "capacity, %.0f s budget, 1 thread.\n\n", repeat, budget);
+  std::printf("| instance | n | max-load bound | first-fit peak | fit: status | fit: time, 1 thread | fit: time, 2 threads | nodes | "
+              "minimise: first placement | minimise: status | peak / proved bound | gap | time |\n");
+  std::printf("|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|\n");
+  for (auto& [name, p] : load_suite("minimalloc", true)) {
+    const Addr lb = arena_loads(p)[0].lower_bound;
+    Addr ff = 0;
+    if (auto g = exact::greedy_placement(p); g) ff = evaluate_objective(p, *g).total_peak;
+    std::vector<double> t1, t2;
+    ExactResult fit;
+    for (int k = 0; k < repeat; ++k) {
+      auto t = std::chrono::steady_clock::now();
+      fit = solve_exact(p, options(ExactMode::fit, 60, 1));
+      t1.push_back(seconds_since(t));
+      t = std::chrono::steady_clock::now();
+      (void)solve_exact(p, options(ExactMode::fit, 60, 2));
+      t2.push_back(seconds_since(t));
+    }
+    Problem open = p;
+    open.arenas[0].capacity = Addr{1} << 62;
+    const auto t_mini = std::chrono::steady_clock::now();
+    const auto mini = solve_exact(open, options(ExactMode::minimise, budget, 1));
+    const double mini_time = seconds_since(t_mini);
+    const Addr mp = peak_of(open, mini);
+    std::printf("| %s | %zu | %llu | %s | %s | %.3f s | %.3f s | %lld | %lld ms | %s | %llu / %llu | %s | %.2f s |\n", name.c_str(),
+                p.buffers.size(), static_cast<unsigned long long>(lb),
+                ff == 0 ? "no fit" : (std::to_string(ff) + " (" + pct(ff, lb) + ")").c_str(), to_string(fit.status),
+                median(t1), median(t2), static_cast<long long>(stat(fit, "exact_nodes")),
+                static_cast<long long>(stat(mini, "first_found_ms")), to_string(mini.status),
+                static_cast<unsigned long long>(mp), static_cast<unsigned long long>(mini.lower_bound[0]),
+                pct(mp, mini.lower_bound[0]).c_str(), mini_time);
+    std::fflush(stdout);
+  }
+  std::printf("\n");
+}
+
+void table_idealloc(int repeat, double budget) {
+  std::printf("### idealloc traces: minimise the peak, %.0f s budget, 1 thread\n\n", budget);
+  std::printf("| instance | n | max-load bound | status | peak | above the bound | best found after | total time |\n");
+  std::printf("|---|---:|---:|---|---:|---:|---:|---:|\n");
+  for (auto& [name, p] : load_suite("idealloc", false)) {
+    std::vector<double> total, found;
+    ExactResult r;
+    for (int k = 0; k < repeat; ++k) {
+      const auto t = std::chrono::steady_clock::now();
+      r = solve_exact(p, options(ExactMode::minimise, budget, 1));
+      total.push_back(seconds_since(t));
+      found.push_back(static_cast<double>(stat(r, "best_found_ms")) / 1000.0);
+    }
+    const Addr peak = peak_of(p, r);
+    std::printf("| %s | %zu | %llu | %s | %llu | %s | %.3f s | %.3f s |\n", name.c_str(), p.buffers.size(),
+                static_cast<unsigned long long>(r.lower_bound[0]), to_string(r.status), static_cast<unsigned long long>(peak),
+                pct(peak, r.lower_bound[0]).c_str(), median(found), median(total));
+    std::fflush(stdout);
+  }
+  std::printf("\n");
+}
+
+/// A capacity x horizon rectangle cut at random into `pieces` buffers (a
+/// perfect packing: the optimum peak is the capacity). splitmix64, seeded.
+Problem guillotine(std::uint64_t seed, Addr capacity, Tick horizon, std::size_t pieces) {
+  std::uint64_t state = seed;
+  auto next = [&state]() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  struct Rect {
+    Addr a0, a1;
+    Tick t0, t1;
+  };
+  std::vector<Rect> rs{{0, capacity, 0, horizon}};
+  for (std::size_t tries = 0; rs.size() < pieces && tries < 100 * pieces; ++tries) {
+    const std::size_t k = next() % rs.size();
+    const Rect r = rs[k];
+    if (next() % 2 == 0 && r.a1 - r.a0 >= 2) {
+      const Addr c = r.a0 + 1 + next() % (r.a1 - r.a0 - 1);
+      rs[k] = {r.a0, c, r.t0, r.t1};
+      rs.push_back({c, r.a1, r.t0, r.t1});
+    } else if (r.t1 - r.t0 >= 2) {
+      const Tick c = r.t0 + 1 + static_cast<Tick>(next() % static_cast<std::uint64_t>(r.t1 - r.t0 - 1));
+      rs[k] = {r.a0, r.a1, r.t0, c};
+      rs.push_back({r.a0, r.a1, c, r.t1});
+    }
+  }
+  Problem p;
+  p.arenas.push_back({0, "puzzle", capacity, {}});
+  for (std::size_t i = 0; i < rs.size(); ++i) p.buffers.push_back({std::to_string(i), rs[i].a1 - rs[i].a0, 1, 0, {rs[i].t0, rs[i].t1}});
+  return p;
+}
+
+void table_guillotine(int repeat, double budget) {
+  std::printf("### Perfect-packing puzzles (random guillotine cuts), fit at capacity, %.0f s budget, 1 thread, medians of %d\n\n", budget, repeat);
+  std::printf("| pieces | capacity x horizon | seed | status | time | nodes |\n|---:|---|---:|---|---:|---:|\n");
+  for (std::size_t pieces : {50u, 100u, 200u, 400u, 1000u}) {
+    const Addr cap = 1u << 20;
+    const Tick horizon = static_cast<Tick>(pieces) * 10;
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      const Problem p = guillotine(seed, cap, horizon, pieces);
+      std::vector<double> t;
+      ExactResult r;
+      for (int k = 0; k < repeat; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        r = solve_exact(p, options(ExactMode::fit, budget, 1));
+        t.push_back(seconds_since(t0));
+      }
+      std::printf("| %zu | %llu x %lld | %llu | %s | %.3f s | %lld |\n", p.buffers.size(), static_cast<unsigned long long>(cap),
+                  static_cast<long long>(horizon), static_cast<unsigned long long>(seed), to_string(r.status), median(t),
+                  static_cast<long long>(stat(r, "exact_nodes")));
+      std::fflush(stdout);
+    }
+  }
+  std::printf("\n");
+}
+
+// ---- Google Benchmark cases ------------------------------------------------
+
+void register_benchmarks() {
+  static std::vector<Instance> mm = load_suite("minimalloc", true);
+  for (auto& inst : mm) {
+    benchmark::RegisterBenchmark(("ExactFit/" + inst.name).c_str(), [&inst](benchmark::State& state) {
+      for (auto _ : state) {
+        auto r = solve_exact(inst.problem, options(ExactMode::fit, 60, 1));
+        if (r.status != Status::optimal && r.status != Status::feasible) state.SkipWithError("no fit");
+        benchmark::DoNotOptimize(r);
+      }
+    })->Unit(benchmark::kMillisecond)->Iterations(3);
+  }
+  for (std::size_t pieces : {100u, 400u, 1000u}) {
+    benchmark::RegisterBenchmark(("GuillotineFit/" + std::to_string(pieces)).c_str(), [pieces](benchmark::State& state) {
+      const Problem p = guillotine(1, 1u << 20, static_cast<Tick>(pieces) * 10, pieces);
+      for (auto _ : state) {
+        auto r = solve_exact(p, options(ExactMode::fit, 60, 1));
+        if (r.status != Status::optimal) state.SkipWithError("not solved");
+        benchmark::DoNotOptimize(r);
+      }
+    })->Unit(benchmark::kMillisecond)->Iterations(3);
+  }
+  static std::vector<Instance> ia = load_suite("idealloc", false);
+  for (auto& inst : ia) {
+    benchmark::RegisterBenchmark(("CanonicalDiveArea/" + inst.name).c_str(), [&inst](benchmark::State& state) {
+      const auto parts = exact::decompose(inst.problem);
+      for (auto _ : state) {
+        for (const auto& sp : parts) {
+          std::vector<Interval> ls;
+          for (const auto& it : sp.items) ls.push_back(it.lifetime);
+          const auto sec = exact::sweep_sections(ls, false);
+          const auto rank = exact::preorder_ranks(exact::item_features(sp, sec, {}), "A");
+          exact::Limits limits;
+          auto r = exact::skyline_dive(sp, sec, rank, limits);
+          benchmark::DoNotOptimize(r);
+        }
+      }
+    })->Unit(benchmark::kMillisecond)->Iterations(1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool table = false;
+  int repeat = 5;
+  double budget = 10.0;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--table") == 0) table = true;
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = std::atof(argv[++i]);
+    else rest.push_back(argv[i]);
+  }
+  if (table) {
+    table_guillotine(std::min(repeat, 3), 5.0);
+    table_minimalloc(repeat, budget);
+    table_idealloc(std::max(1, repeat / 2), budget);
+    return 0;
+  }
+  int n = static_cast<int>(rest.size());
+  benchmark::Initialize(&n, rest.data());
+  register_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,126 @@
+// `pto-mem plan FILE`: place every buffer, print a per-arena summary, and
+// write the placement, the JSON report and the SVG memory map on request.
+#pragma once
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "pto_mem/io/arena_label.hpp"
+#include "pto_mem/io/report.hpp"
+#include "pto_mem/io/svg.hpp"
+#include "pto_mem/planner.hpp"
+#include "tool_support.hpp"
+
+namespace pto_mem::tool {
+
+struct PlanArgs {
+  std::string file;
+  Addr capacity = 0;
+  CLI::Option* capacity_option = nullptr;
+  std::string compat;
+  std::string output, report, svg;
+  PlanOptions options;
+};
+
+/// The per-arena summary: buffers, lower bound, peak, peak/lb, fits; the
+/// `all` row adds up the arenas and carries the planning time.
+inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostream& out) {
+  const auto labels = arena_labels(p);
+  const auto loads = arena_loads(p);
+  Table t({"arena", "buffers", "lower bound", "peak", "peak/lb", "fits", "time"});
+  Addr lb_sum = 0;
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+    const Addr lb = k < r.lower_bound.size() ? r.lower_bound[k] : loads[k].lower_bound;
+    lb_sum = saturating_add(lb_sum, lb);
+    if (r.placement) {
+      const Addr peak = r.objective.peak_by_arena[k];
+      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(lb), std::to_string(peak), ratio(peak, lb),
+             peak <= p.arenas[k].capacity ? "yes" : "no", ""});
+    } else {
+      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(lb), "-", "-", "no", ""});
+    }
+  }
+  char time[32];
+  if (r.time_s < 1) std::snprintf(time, sizeof time, "%.1f ms", r.time_s * 1000);
+  else std::snprintf(time, sizeof time, "%.2f s", r.time_s);
+  if (r.placement)
+    t.add({"all", std::to_string(p.buffers.size()), std::to_string(lb_sum), std::to_string(r.objective.total_peak),
+           ratio(r.objective.total_peak, lb_sum), r.fits() ? "yes" : "no", time});
+  else
+    t.add({"all", std::to_string(p.buffers.size()), std::to_string(lb_sum), "-", "-", "no", time});
+  t.print(out);
+  out << "status: " << to_string(r.status) << " (strategy " << r.strategy;
+  if (r.placement && r.objective.penalty > 0) out << ", penalty " << r.objective.penalty;
+  out << ")\n";
+}
+
+inline void run_plan(PlanArgs& a) {
+  const std::string out_ext = extension_of(a.output);
+  if (!a.output.empty() && out_ext != "csv" && out_ext != "json")
+    fail_input(a.output, "--output must name a .csv or .json file");
+
+  const std::optional<Addr> capacity =
+      a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
+  ProblemFile in = load_problem(a.file, capacity);
+  a.options.compat_pypto = a.compat == "pypto";
+  const PlanResult r = plan(in.problem, a.options);
+  print_diagnostics(r.diagnostics, a.file);
+  print_plan_summary(in.problem, r, std::cout);
+
+  bool write_failed = false;
+  auto written = [&](const Diagnostics& ds, const std::string& path) {
+    if (ds.empty()) {
+      std::cout << "wrote " << path << '\n';
+      return;
+    }
+    print_diagnostics(ds, path);
+    write_failed = true;
+  };
+  if (!a.report.empty()) written(write_report_file(a.report, in.problem, r), a.report);
+  if (r.placement) {
+    if (!a.output.empty())
+      written(out_ext == "csv" ? write_csv_file(a.output, in.problem, &*r.placement)
+                               : write_json_problem_file(a.output, in.problem, &*r.placement),
+              a.output);
+    if (!a.svg.empty()) written(write_svg_file(a.svg, in.problem, *r.placement), a.svg);
+  } else if (!a.output.empty() || !a.svg.empty()) {
+    std::cerr << a.file << ": note: no placement, so "
+              << (a.output.empty() ? a.svg : a.svg.empty() ? a.output : a.output + " and " + a.svg)
+              << " were not written\n";
+  }
+  if (r.status == Status::invalid || write_failed) exit_with(exit_bad_input);
+  if (!r.fits()) exit_with(exit_no_fit);
+}
+
+inline void add_plan_command(CLI::App& app) {
+  auto a = std::make_shared<PlanArgs>();
+  std::string names;
+  for (const auto& s : strategies()) names += (names.empty() ? "" : ", ") + s;
+  CLI::App* cmd = app.add_subcommand("plan", "Place every buffer; print per-arena peaks against the lower bound");
+  cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
+  a->capacity_option = cmd->add_option("--capacity", a->capacity,
+                                       "capacity in bytes of a CSV problem's arena (default: minimise the peak)");
+  cmd->add_option("--strategy", a->options.strategy, "planner: one of " + names)
+      ->check(CLI::IsMember(strategies()))
+      ->capture_default_str();
+  cmd->add_option("--time-limit", a->options.time_limit_s, "time budget in seconds for searching strategies")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--node-limit", a->options.node_limit, "search-node budget for exact search (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")->capture_default_str();
+  cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts")->capture_default_str();
+  cmd->add_option("--threads", a->options.threads, "worker threads (0 = one per core)")->capture_default_str();
+  cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")
+      ->check(CLI::IsMember({"pypto"}));
+  cmd->add_option("--output,-o", a->output, "write the problem with the placement: OUT.csv or OUT.json");
+  cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
+  cmd->add_option("--svg", a->svg, "write an SVG memory map (x = time, y = address)");
+  cmd->callback([a] { run_plan(*a); });
+}
+
+}  // namespace pto_mem::tool

@@ -1,0 +1,45 @@
+// `pto-mem stats FILE`: what a problem holds before any planning: buffers,
+// arenas, the lower bound on the peak and the largest number of live buffers.
+#pragma once
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/io/arena_label.hpp"
+#include "tool_support.hpp"
+
+namespace pto_mem::tool {
+
+struct StatsArgs {
+  std::string file;
+};
+
+inline void run_stats(const StatsArgs& a) {
+  const ProblemFile in = load_problem(a.file, std::nullopt);
+  const Problem& p = in.problem;
+  const auto loads = arena_loads(p);
+  const auto labels = arena_labels(p);
+  std::cout << "buffers: " << p.buffers.size() << '\n'
+            << "arenas: " << p.arenas.size() << '\n'
+            << "must-alias groups: " << p.must_alias.size() << ", separations: " << p.separations.size()
+            << ", penalties: " << p.penalties.size() << ", declared allocations: " << p.declared.size() << '\n';
+  Table t({"arena", "buffers", "max load", "reserved", "lower bound", "max live"});
+  for (std::size_t k = 0; k < p.arenas.size(); ++k)
+    t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(loads[k].max_load),
+           std::to_string(loads[k].reserved_bytes), std::to_string(loads[k].lower_bound),
+           std::to_string(loads[k].max_live)});
+  t.print(std::cout);
+}
+
+inline void add_stats_command(CLI::App& app) {
+  auto a = std::make_shared<StatsArgs>();
+  CLI::App* cmd = app.add_subcommand("stats", "Print buffers, arenas, the lower bound and the largest live count");
+  cmd->add_option("FILE", a->file, "problem: .csv or .json")->required();
+  cmd->callback([a] { run_stats(*a); });
+}
+
+}  // namespace pto_mem::tool

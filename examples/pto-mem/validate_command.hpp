@@ -1,0 +1,64 @@
+// `pto-mem validate FILE`: check the offsets a file carries against every
+// rule of the model; exit 1 and name the buffers when one is broken.
+#pragma once
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/io/arena_label.hpp"
+#include "tool_support.hpp"
+
+namespace pto_mem::tool {
+
+struct ValidateArgs {
+  std::string file;
+  Addr capacity = 0;
+  CLI::Option* capacity_option = nullptr;
+};
+
+inline void run_validate(ValidateArgs& a) {
+  const std::optional<Addr> capacity =
+      a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
+  ProblemFile in = load_problem(a.file, capacity);
+  if (!in.placement)
+    fail_input(a.file, "the file carries no offsets to validate; add an 'offset' column (CSV) or a "
+                       "\"placement\" array (JSON)");
+  const Diagnostics violations = validate(in.problem, *in.placement);
+  if (has_errors(violations)) {
+    print_diagnostics(violations, a.file);
+    std::size_t n = 0;
+    for (const auto& d : violations) n += d.severity == Severity::error ? 1 : 0;
+    std::cerr << a.file << ": " << n << (n == 1 ? " violation" : " violations") << '\n';
+    exit_with(exit_no_fit);
+  }
+  print_diagnostics(violations, a.file);  // warnings, if any
+  const Objective o = evaluate_objective(in.problem, *in.placement);
+  const auto loads = arena_loads(in.problem);
+  const auto labels = arena_labels(in.problem);
+  Table t({"arena", "buffers", "capacity", "lower bound", "peak", "peak/lb"});
+  for (std::size_t k = 0; k < in.problem.arenas.size(); ++k)
+    t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(in.problem.arenas[k].capacity),
+           std::to_string(loads[k].lower_bound), std::to_string(o.peak_by_arena[k]),
+           ratio(o.peak_by_arena[k], loads[k].lower_bound)});
+  t.print(std::cout);
+  std::cout << "valid: " << in.problem.buffers.size() << " buffers placed";
+  if (o.penalty > 0) std::cout << ", penalty " << o.penalty;
+  std::cout << '\n';
+}
+
+inline void add_validate_command(CLI::App& app) {
+  auto a = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand("validate", "Check the placement a file carries; exit 1 on any violation");
+  cmd->add_option("FILE", a->file, "problem with offsets: .csv with an offset column, or .json with \"placement\"")
+      ->required();
+  a->capacity_option = cmd->add_option("--capacity", a->capacity, "capacity in bytes of a CSV problem's arena");
+  cmd->callback([a] { run_validate(*a); });
+}
+
+}  // namespace pto_mem::tool

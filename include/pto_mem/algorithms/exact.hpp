@@ -1,0 +1,333 @@
+// Exact and anytime search over canonical placements (strategy `exact`).
+//
+// The problem is cut into independent parts (arenas, and time blocks no
+// lifetime, separation or penalty joins); each part is searched by the
+// complete branch-and-bound of exact/search.hpp. Modes:
+//   fit       -- a placement under every arena capacity, then the least
+//                penalty (lexicographic objective: fit, penalty, peak);
+//   minimise  -- then the least peak per arena, tightened from both sides:
+//                probes at the lower bound prove optimality, probes between
+//                the bounds improve the incumbent or raise the bound.
+// Anytime: a deadline, a node limit and a stop token end the search; the best
+// placement found so far is returned. Statuses tell what was proved:
+//   optimal    -- objective proved least (penalty and every arena's peak);
+//   feasible   -- a valid placement; the gap to the proved bound is reported;
+//   infeasible -- a part's complete search finished and nothing fits;
+//   no_fit     -- the budget ran out before any fit: NOT a proof.
+// Must-alias groups and declared allocations are placed through alias
+// unification (algorithms/alias.hpp) before the search; a problem that still
+// has them is rejected with a diagnostic.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pto_mem/algorithms/exact/budget.hpp"
+#include "pto_mem/algorithms/exact/first_fit.hpp"
+#include "pto_mem/algorithms/exact/part_solver.hpp"
+#include "pto_mem/algorithms/exact/subproblem.hpp"
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/core/result.hpp"
+
+namespace pto_mem {
+
+enum class ExactMode {
+  fit,       ///< stop at a fit (after the least penalty)
+  minimise,  ///< minimise each arena's peak too
+};
+
+struct ExactOptions {
+  ExactMode mode = ExactMode::minimise;
+  double time_limit_s = 10.0;    ///< wall-clock budget; <= 0 means none
+  std::uint64_t node_limit = 0;  ///< search nodes in all (every worker); 0 = none
+  /// Workers: 1 = this thread only (deterministic); 0 = two when the machine
+  /// has more than one core; >= 2 = two (a second worker runs other orders).
+  unsigned threads = 1;
+  /// A placement to start from (the greedy's); used when it is valid.
+  std::optional<Placement> incumbent;
+  std::stop_token stop;  ///< a caller's cancellation
+};
+
+struct ExactResult {
+  Status status = Status::invalid;
+  std::optional<Placement> placement;  ///< best found (present for optimal/feasible)
+  std::vector<Addr> lower_bound;       ///< proved, per arena (aligned with problem.arenas)
+  bool penalty_proven = false;         ///< the placement's penalty is the least possible
+  Diagnostics diagnostics;
+  Statistics statistics;
+};
+
+namespace exact {
+
+/// Why the exact search cannot take `p` as it is (empty when it can).
+[[nodiscard]] inline Diagnostics unsupported(const Problem& p) {
+  Diagnostics out;
+  if (!p.must_alias.empty() || !p.declared.empty())
+    out.push_back(error("the exact search places must-alias groups and declared allocations only after alias "
+                        "unification (algorithms/alias.hpp) has made each group one buffer; unify the problem "
+                        "first, or call pto_mem::plan, which does"));
+  return out;
+}
+
+/// A part's offsets taken from a whole-problem placement (nullopt if any is missing).
+[[nodiscard]] inline std::optional<PartPlacement> restrict_to(const Subproblem& sp, const Placement& pl) {
+  std::vector<Addr> off(sp.items.size());
+  for (std::size_t i = 0; i < sp.items.size(); ++i) {
+    const auto b = sp.items[i].buffer;
+    if (b >= pl.offsets.size() || !pl.offsets[b]) return std::nullopt;
+    off[i] = *pl.offsets[b];
+  }
+  return score(sp, std::move(off));
+}
+
+[[nodiscard]] inline std::string describe_part(const Problem& p, const Subproblem& sp) {
+  const auto& a = p.arenas[sp.arena];
+  Tick lo = sp.items.front().lifetime.begin, hi = sp.items.front().lifetime.end;
+  for (const auto& it : sp.items) {
+    lo = std::min(lo, it.lifetime.begin);
+    hi = std::max(hi, it.lifetime.end);
+  }
+  return "arena " + std::to_string(a.id) + (a.name.empty() ? "" : " (" + a.name + ")") + ", " +
+         std::to_string(sp.items.size()) + " buffer" + (sp.items.size() == 1 ? "" : "s") + " live in [" +
+         std::to_string(lo) + ", " + std::to_string(hi) + ")";
+}
+
+/// One worker: every part, fit then penalty then (minimise) peak.
+struct WorkerResult {
+  std::vector<PartState> parts;
+  bool stopped_early = false;  ///< limits ended the work before everything was proved
+};
+
+inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& parts, const std::vector<Addr>& arena_lb,
+                               const ExactOptions& o, const Limits& limits, std::size_t rotation) {
+  WorkerResult w;
+  std::vector<PartSolver> solvers;
+  solvers.reserve(parts.size());
+  for (const auto& sp : parts) {
+    solvers.emplace_back(sp, rotation);
+    auto& s = solvers.back();
+    if (o.incumbent)
+      if (auto seed = restrict_to(sp, *o.incumbent)) s.offer(std::move(*seed));
+    // Cheap incumbents for small parts: first fit in a few orders and the
+    // canonical dives (large parts dive inside fit_and_penalty / tighten).
+    if (sp.items.size() <= 2000) {
+      if (auto ff = first_fit_incumbent(sp)) s.offer(std::move(*ff));
+      while (s.dives_left() && s.dive(limits)) {
+      }
+    }
+  }
+  for (auto& s : solvers)
+    if (!s.fit_and_penalty(limits)) {
+      w.stopped_early = true;
+      break;
+    }
+  // A part proved infeasible settles the answer; a part without a fit leaves nothing to tighten.
+  const bool settled = std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) {
+    return s.state().infeasible || !s.state().best;
+  });
+  if (o.mode == ExactMode::minimise && !settled && !w.stopped_early) {
+    // Per arena, tighten the part that sets the arena's peak, round robin.
+    const std::size_t na = p.arenas.size();
+    std::vector<bool> done(na, false);
+    while (!limits.exhausted()) {
+      bool progress = false;
+      for (std::size_t a = 0; a < na && !limits.exhausted(); ++a) {
+        if (done[a]) continue;
+        Addr lower = arena_lb[a], peak = 0;
+        PartSolver* top = nullptr;
+        for (auto& s : solvers) {
+          if (parts[static_cast<std::size_t>(&s - solvers.data())].arena != a) continue;
+          lower = std::max(lower, s.state().lower);
+          if (!top || s.state().best->peak > top->state().best->peak) top = &s;
+          peak = std::max(peak, s.state().best->peak);
+        }
+        if (!top || peak <= lower) {
+          done[a] = true;
+          continue;
+        }
+        if (top->tighten(limits, lower)) progress = true;
+        else done[a] = true;
+      }
+      if (!progress) break;
+    }
+    w.stopped_early = limits.exhausted();
+  }
+  for (auto& s : solvers) w.parts.push_back(s.state());
+  return w;
+}
+
+}  // namespace exact
+
+/// Searches `p` (see the header). Never throws on user data; a malformed or
+/// unsupported problem comes back `invalid` with diagnostics.
+[[nodiscard]] inline ExactResult solve_exact(const Problem& p, const ExactOptions& o = {}) {
+  using namespace exact;
+  ExactResult r;
+  r.diagnostics = validate(p);
+  if (has_errors(r.diagnostics)) return r;
+  if (auto d = unsupported(p); !d.empty()) {
+    r.diagnostics = std::move(d);
+    return r;
+  }
+  const auto start = Clock::now();
+  std::atomic<std::uint64_t> nodes{0};
+  std::stop_source stop;
+  std::stop_callback forward(o.stop, [&] { stop.request_stop(); });
+  Limits limits;
+  if (o.time_limit_s > 0)
+    limits.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+  limits.stop = stop.get_token();
+  limits.node_limit = o.node_limit;
+  limits.nodes = &nodes;
+
+  const std::vector<Subproblem> parts = decompose(p);
+  std::vector<Addr> arena_lb;
+  for (const auto& l : arena_loads(p)) arena_lb.push_back(l.lower_bound);
+
+  const bool two = o.threads >= 2 || (o.threads == 0 && std::thread::hardware_concurrency() > 1);
+  WorkerResult main_result, side_result;
+  bool have_side = false;
+  auto proved = [&](const WorkerResult& w) {
+    if (w.stopped_early) return false;
+    return std::all_of(w.parts.begin(), w.parts.end(), [](const PartState& s) { return s.closed(); }) ||
+           std::any_of(w.parts.begin(), w.parts.end(), [](const PartState& s) { return s.infeasible; });
+  };
+  if (two && !parts.empty()) {
+    // The second worker starts one order further down the lists; the first
+    // worker to finish with everything proved stops the other.
+    std::jthread side([&](std::stop_token own) {
+      std::stop_callback relay(own, [&] { stop.request_stop(); });
+      side_result = run_worker(p, parts, arena_lb, o, limits, 1);
+      if (proved(side_result)) stop.request_stop();
+    });
+    main_result = run_worker(p, parts, arena_lb, o, limits, 0);
+    if (proved(main_result)) stop.request_stop();
+    side.join();
+    have_side = true;
+  } else {
+    main_result = run_worker(p, parts, arena_lb, o, limits, 0);
+  }
+
+  // Merge what the workers know: per part, the better placement and the
+  // stronger proofs (each proof stands on its own).
+  std::vector<PartState> states = main_result.parts;
+  if (have_side && side_result.parts.size() == states.size()) {
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      auto& a = states[k];
+      const auto& b = side_result.parts[k];
+      // "The least penalty is P" stays true for whichever placement is kept
+      // as long as that placement pays P.
+      std::optional<Weight> least;
+      if (a.penalty_proven && a.best) least = a.best->penalty;
+      if (b.penalty_proven && b.best) least = b.best->penalty;
+      if (b.best && (!a.best || b.best->better_than(*a.best))) {
+        a.best = b.best;
+        a.best_found = b.best_found;
+      }
+      if (b.best) a.first_found = a.best ? std::min(a.first_found, b.first_found) : b.first_found;
+      a.penalty_proven = least && a.best && a.best->penalty == *least;
+      a.infeasible = a.infeasible || b.infeasible;
+      a.lower = std::max(a.lower, b.lower);
+      a.probes += b.probes;
+      a.proofs += b.proofs;
+    }
+  }
+
+  auto& st = r.statistics;
+  std::uint64_t probes = 0, proofs = 0;
+  for (const auto& s : states) {
+    probes += s.probes;
+    proofs += s.proofs;
+  }
+  st.set("exact_parts", static_cast<std::int64_t>(parts.size()));
+  st.set("exact_nodes", static_cast<std::int64_t>(nodes.load()));
+  st.set("exact_probes", static_cast<std::int64_t>(probes));
+  st.set("exact_proofs", static_cast<std::int64_t>(proofs));
+  st.set("exact_workers", have_side ? 2 : 1);
+  {
+    // When a whole placement first existed, and when the returned one was
+    // complete: the latest part's first and best.
+    Clock::time_point first = start, last = start;
+    for (const auto& s : states)
+      if (s.best) {
+        first = std::max(first, s.first_found);
+        last = std::max(last, s.best_found);
+      }
+    auto ms = [&](Clock::time_point t) { return std::chrono::duration_cast<std::chrono::milliseconds>(t - start).count(); };
+    st.set("first_found_ms", ms(first));
+    st.set("best_found_ms", ms(last));
+  }
+
+  r.lower_bound = arena_lb;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    auto& lb = r.lower_bound[parts[k].arena];
+    lb = std::max(lb, states[k].lower);
+  }
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    if (states[k].infeasible) {
+      r.status = Status::infeasible;
+      r.diagnostics.push_back(error("no placement fits: " + describe_part(p, parts[k]) + " cannot be placed within the capacity " +
+                                    std::to_string(parts[k].space.capacity()) +
+                                    " (the complete search proved it); raise the capacity or shorten lifetimes"));
+      return r;
+    }
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    if (!states[k].best) {
+      r.status = Status::no_fit;
+      r.diagnostics.push_back(error("no fit found within the budget for " + describe_part(p, parts[k]) +
+                                    "; this is not a proof that none exists: raise the time or node limit"));
+      return r;
+    }
+
+  Placement pl;
+  pl.offsets.assign(p.buffers.size(), std::nullopt);
+  bool penalty_proven = true;
+  std::vector<Addr> peak(p.arenas.size(), 0);
+  for (std::size_t a = 0; a < p.arenas.size(); ++a)
+    for (const auto& w : p.arenas[a].reserved) peak[a] = std::max(peak[a], w.end);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const auto& best = *states[k].best;
+    for (std::size_t i = 0; i < parts[k].items.size(); ++i) pl.offsets[parts[k].items[i].buffer] = best.offsets[i];
+    peak[parts[k].arena] = std::max(peak[parts[k].arena], best.peak);
+    penalty_proven = penalty_proven && states[k].penalty_proven;
+  }
+  bool peaks_proven = true;
+  Addr total_peak = 0, total_lower = 0;
+  for (std::size_t a = 0; a < p.arenas.size(); ++a) {
+    peaks_proven = peaks_proven && peak[a] <= r.lower_bound[a];
+    total_peak = saturating_add(total_peak, peak[a]);
+    total_lower = saturating_add(total_lower, r.lower_bound[a]);
+  }
+  r.penalty_proven = penalty_proven;
+  r.status = penalty_proven && peaks_proven ? Status::optimal : Status::feasible;
+  r.placement = std::move(pl);
+  // Gap in parts per million of the proved bound (total over arenas).
+  const std::int64_t gap_ppm =
+      total_lower == 0 ? 0
+                       : static_cast<std::int64_t>(static_cast<long double>(total_peak - std::min(total_peak, total_lower)) *
+                                                   1e6L / static_cast<long double>(total_lower));
+  st.set("lower_bound_total", static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
+  st.set("gap_ppm", gap_ppm);
+  if (r.status == Status::feasible) {
+    std::string msg = "feasible, not proved optimal: ";
+    if (!penalty_proven) msg += "the penalty is not proved least; ";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(gap_ppm) / 1e4);
+    msg += "total peak " + std::to_string(total_peak) + " is within " + buf + " % of the proved lower bound " +
+           std::to_string(total_lower) + (o.mode == ExactMode::fit ? " (fit mode does not minimise the peak)" : "");
+    r.diagnostics.push_back(Diagnostic{Severity::note, "", std::move(msg), std::nullopt});
+  }
+  return r;
+}
+
+}  // namespace pto_mem

@@ -1,0 +1,564 @@
+// The complete branch-and-bound over canonical placements for one
+// subproblem: "is there a placement with peak <= C that pays at most P in
+// penalties?" -- answered `found` (with the placement), `infeasible` (proved:
+// the run finished) or `aborted` (a budget ran out; nothing proved).
+//
+// Search space. A node is a partial placement. Each unplaced buffer b has a
+// threshold thr(b) = highest end of a placed buffer it conflicts with
+// (interferes with in time, or is hard-separated from) and a lowest offset
+// m(b) = FreeSpace::lowest_fit(thr(b)): the lowest aligned offset at or above
+// the threshold clear of the reserved windows. A child places one buffer b at
+// m(b) -- or, when b has placed penalty partners, at lowest_fit(max(thr(b), v))
+// for v the end of one of those partners (paying for the partners it still
+// overlaps). Children are visited by key (offset, static rank); the keys along
+// a path strictly increase.
+//
+// Why this is complete (with any alignment and any reserved windows). Fix C
+// and P and suppose some placement fits. Among all placements with peak <= C
+// and penalty <= P pick S with the smallest sum of offsets. Let R be the
+// conflict pairs plus the penalty pairs that S keeps apart in bytes. Visit the
+// buffers in S-order (offset, then rank) and drop each one to the lowest
+// aligned, window-free offset at or above the ends of the R-partners visited
+// before it ("gravity"). Every R-partner c visited before b lies below b in S
+// (c's offset <= b's and they do not overlap), so by induction its new end is
+// <= its old end <= b's offset: b's old offset is a candidate and the new one is
+// no higher. The result keeps every R pair apart (so it pays at most what S
+// pays), fits under C, and has no larger offset anywhere; S being minimal, the
+// result is S itself. So in S every buffer sits exactly at
+// lowest_fit(max end of its earlier R-partners) -- one of the children the
+// search generates when b is placed after exactly the buffers before it in
+// S-order (v = the highest end of its earlier kept-apart penalty partners).
+// Hence the path "place the buffers in S-order" exists, with increasing keys.
+// The pruning rules below never cut that path:
+//  * inference: on S's path every unplaced buffer will sit above its placed
+//    conflicts and at or above the current key's offset x; buffers crossing
+//    one section pairwise interfere, so each section's unplaced bytes must
+//    fit above x, and above the lowest m among them (kept by a watched
+//    "witness" per section) -- else no completion on the path exists;
+//  * dominance (the "useless gap"): if some unplaced c could sit entirely
+//    below the next buffer's offset x -- m'(c) + size(c) <= x with m'(c) the
+//    lowest offset above c's placed conflicts and all its placed penalty
+//    partners -- then in S (where every later buffer is at >= x) c could drop
+//    to m'(c) without overlapping anything or paying more, lowering the sum:
+//    so S's path never places a buffer at such an x;
+//  * hatless pruning: if b's subtree failed although b conflicts with no
+//    unplaced buffer, shares no penalty with one and paid nothing, then b sits
+//    at m(b) in S if it is placed later (else moving it there lowers the sum),
+//    i.e. with a smaller key than any sibling: S's path is not below a sibling;
+//  * stuck buffers: an unplaced buffer whose every key is below the current
+//    key and that no unplaced buffer can push up can never be placed;
+//  * twins: identical buffers (size, alignment, lifetime; no separations or
+//    penalties) are placed in index order -- among the minimal S pick the one
+//    where they are, which a swap always gives;
+//  * time cuts: when no unplaced buffer crosses a section boundary, the parts
+//    on either side (joined by hard separations, and never split when the
+//    part has penalties, which share one budget) are independent and solved
+//    one after the other, each by the same complete search.
+// The argument and these rules are MiniMalloc's (Moffitt, ASPLOS 2023),
+// extended to alignment, reserved windows, hard separations and penalties.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "pto_mem/algorithms/exact/budget.hpp"
+#include "pto_mem/algorithms/exact/free_space.hpp"
+#include "pto_mem/algorithms/exact/preorder.hpp"
+#include "pto_mem/algorithms/exact/sections.hpp"
+#include "pto_mem/algorithms/exact/subproblem.hpp"
+
+namespace pto_mem::exact {
+
+/// Interfering pairs of a subproblem, by a sweep; stops counting at `cap`.
+[[nodiscard]] inline std::uint64_t count_interfering_pairs(const Subproblem& sp, std::uint64_t cap) {
+  std::vector<std::pair<Tick, Tick>> spans;
+  spans.reserve(sp.items.size());
+  for (const auto& it : sp.items) spans.emplace_back(it.lifetime.begin, it.lifetime.end);
+  std::sort(spans.begin(), spans.end());
+  std::vector<Tick> ends;  // min-heap of live ends
+  std::uint64_t pairs = 0;
+  for (const auto& [b, e] : spans) {
+    while (!ends.empty() && ends.front() <= b) {
+      std::pop_heap(ends.begin(), ends.end(), std::greater<>());
+      ends.pop_back();
+    }
+    pairs += ends.size();
+    if (pairs > cap) return pairs;
+    ends.push_back(e);
+    std::push_heap(ends.begin(), ends.end(), std::greater<>());
+  }
+  return pairs;
+}
+
+class CanonicalSearch {
+ public:
+  static constexpr Addr none = max_addr;
+  static constexpr std::uint32_t none32 = UINT32_MAX;
+
+  explicit CanonicalSearch(const Subproblem& sp) : sp_(&sp), n_(static_cast<std::uint32_t>(sp.items.size())) {
+    std::vector<Interval> lifetimes(n_);
+    for (std::uint32_t i = 0; i < n_; ++i) lifetimes[i] = sp.items[i].lifetime;
+    sec_ = sweep_sections(lifetimes, true);
+    size_.resize(n_);
+    align_.resize(n_);
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      size_[i] = sp.items[i].size;
+      align_[i] = sp.items[i].alignment;
+    }
+    build_conflicts(lifetimes);
+    pen_begin_.assign(n_ + 1, 0);
+    for (std::uint32_t i = 0; i < n_; ++i) pen_begin_[i + 1] = pen_begin_[i] + static_cast<std::uint32_t>(sp.penalties[i].size());
+    for (std::uint32_t i = 0; i < n_; ++i)
+      for (const auto& l : sp.penalties[i]) pen_.push_back(l);
+    has_penalties_ = !pen_.empty();
+    std::vector<std::uint64_t> degree(n_);
+    for (std::uint32_t i = 0; i < n_; ++i) degree[i] = conf_begin_[i + 1] - conf_begin_[i];
+    features_ = item_features(sp, sec_, degree);
+    find_twins();
+    init_total_.assign(sec_.count, 0);
+    mem_begin_.assign(sec_.count + 1, 0);
+    for (std::uint32_t k = 0; k < sec_.count; ++k) {
+      for (std::uint32_t i : sec_.members[k]) init_total_[k] = saturating_add(init_total_[k], size_[i]);
+      mem_begin_[k + 1] = mem_begin_[k] + static_cast<std::uint32_t>(sec_.members[k].size());
+      mem_.insert(mem_.end(), sec_.members[k].begin(), sec_.members[k].end());
+    }
+  }
+
+  [[nodiscard]] const std::vector<ItemFeatures>& features() const noexcept { return features_; }
+  [[nodiscard]] const Sections& sections() const noexcept { return sec_; }
+  /// Offsets (per item) of the last `found` run.
+  [[nodiscard]] const std::vector<Addr>& solution() const noexcept { return sol_; }
+
+  /// One run under capacity `capacity` (the reserved windows stay), paying
+  /// at most `penalty_budget`, breaking ties by the static order `keys`
+  /// (preorder.hpp); the run is complete for any order.
+  [[nodiscard]] Outcome run(Addr capacity, Weight penalty_budget, std::string_view keys, Budget& budget) {
+    space_ = sp_->space.with_capacity(capacity);
+    cap_ = capacity;
+    budget_ = &budget;
+    keys_ = keys;
+    pbudget_ = penalty_budget;
+    paid_ = 0;
+    off_.assign(n_, none);
+    thr_.assign(n_, 0);
+    m_.assign(n_, none);
+    sol_.assign(n_, none);
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      m_[i] = space_.lowest_fit_or_max(0, size_[i], align_[i]);
+      if (m_[i] == none) return Outcome::infeasible;  // does not fit anywhere
+    }
+    total_ = init_total_;
+    cut_ = sec_.crossing;
+    trail_.clear();
+    cands_.clear();
+    watch_.assign(sec_.count, none32);
+    watching_.resize(n_);
+    for (auto& w : watching_) w.clear();
+    for (std::uint32_t k = 0; k < sec_.count; ++k)
+      if (!rewatch(k)) return Outcome::infeasible;
+    Partition all;
+    all.items.resize(n_);
+    std::iota(all.items.begin(), all.items.end(), std::uint32_t{0});
+    rank_.assign(n_, 0);
+    assign_ranks(all.items);
+    all.sections.resize(sec_.count);
+    std::iota(all.sections.begin(), all.sections.end(), std::uint32_t{0});
+    if (!room_above(all, 0)) return Outcome::infeasible;
+    const Outcome o = split_and_solve(all, 0, -1);
+    budget.flush();
+    return o;
+  }
+
+ private:
+  struct Partition {
+    std::vector<std::uint32_t> items;     // every item of the part (placed ones are skipped)
+    std::vector<std::uint32_t> sections;  // ascending
+  };
+  struct Candidate {
+    Addr offset;
+    std::uint32_t rank;
+    std::uint32_t item;
+  };
+  struct Change {  // thr_/m_[item] before a placement raised them
+    std::uint32_t item;
+    Addr thr, m;
+  };
+
+  void build_conflicts(const std::vector<Interval>& lifetimes) {
+    std::vector<std::vector<std::uint32_t>> adj(n_);
+    std::vector<std::uint32_t> order(n_);
+    std::iota(order.begin(), order.end(), std::uint32_t{0});
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return lifetimes[a].begin < lifetimes[b].begin || (lifetimes[a].begin == lifetimes[b].begin && a < b);
+    });
+    std::vector<std::uint32_t> live;
+    for (std::uint32_t i : order) {
+      std::erase_if(live, [&](std::uint32_t j) { return lifetimes[j].end <= lifetimes[i].begin; });
+      for (std::uint32_t j : live) {
+        adj[i].push_back(j);
+        adj[j].push_back(i);
+      }
+      live.push_back(i);
+    }
+    for (std::uint32_t i = 0; i < n_; ++i)
+      for (std::uint32_t j : sp_->separated[i]) adj[i].push_back(j);
+    conf_begin_.assign(n_ + 1, 0);
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      std::sort(adj[i].begin(), adj[i].end());
+      conf_begin_[i + 1] = conf_begin_[i] + static_cast<std::uint32_t>(adj[i].size());
+    }
+    conf_.reserve(conf_begin_[n_]);
+    for (auto& a : adj) conf_.insert(conf_.end(), a.begin(), a.end());
+  }
+
+  /// twin_prev_[j]: the previous (by index) buffer identical to j -- same
+  /// size, alignment and lifetime, no separations or penalties -- or none32.
+  void find_twins() {
+    twin_prev_.assign(n_, none32);
+    std::vector<std::uint32_t> order(n_);
+    std::iota(order.begin(), order.end(), std::uint32_t{0});
+    auto key = [&](std::uint32_t i) {
+      return std::tuple(sp_->items[i].lifetime.begin, sp_->items[i].lifetime.end, size_[i], align_[i]);
+    };
+    auto plain = [&](std::uint32_t i) { return sp_->separated[i].empty() && sp_->penalties[i].empty(); };
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return key(a) != key(b) ? key(a) < key(b) : a < b;
+    });
+    for (std::size_t k = 1; k < order.size(); ++k)
+      if (key(order[k]) == key(order[k - 1]) && plain(order[k]) && plain(order[k - 1])) twin_prev_[order[k]] = order[k - 1];
+  }
+
+  /// Ranks `items` (unplaced, one piece) by the static order, with each
+  /// item's T taken from the current section totals.
+  void assign_ranks(const std::vector<std::uint32_t>& items) {
+    if (live_features_.size() != n_) live_features_ = features_;
+    for (std::uint32_t i : items) {
+      Addr t = 0;
+      for (std::uint32_t k = sec_.first[i]; k < sec_.last[i]; ++k) t = std::max(t, total_[k]);
+      live_features_[i].total = t;
+    }
+    std::vector<std::uint32_t> order = items;
+    order_items(order, live_features_, keys_);
+    for (std::uint32_t k = 0; k < order.size(); ++k) rank_[order[k]] = k;
+  }
+
+  /// Does i conflict with, or share a penalty with, an unplaced buffer?
+  /// (Asked once per candidate; cheaper than keeping counts up to date.)
+  [[nodiscard]] bool touches_unplaced(std::uint32_t i) const noexcept {
+    for (std::uint32_t e = conf_begin_[i]; e < conf_begin_[i + 1]; ++e)
+      if (off_[conf_[e]] == none) return true;
+    for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e)
+      if (off_[pen_[e].other] == none) return true;
+    return false;
+  }
+
+  [[nodiscard]] Addr end_of(std::uint32_t i) const noexcept { return off_[i] + size_[i]; }
+
+  /// usable bytes above `h` hold `bytes`?
+  [[nodiscard]] bool room(Addr h, Addr bytes) const noexcept {
+    if (h == none) return false;
+    if (!space_.has_windows()) return h <= cap_ && bytes <= cap_ - h;
+    return bytes <= space_.usable_above(h);
+  }
+
+  /// Every unplaced buffer goes at or above the offset x of the current
+  /// key, so each section's unplaced bytes must fit above x.
+  [[nodiscard]] bool room_above(const Partition& part, Addr x) const noexcept {
+    for (std::uint32_t k : part.sections)
+      if (total_[k] != 0 && !room(x, total_[k])) return false;
+    return true;
+  }
+
+  // Section inference, the second half: the unplaced buffers of section k
+  // pairwise interfere and each sits at or above its lowest offset m, so all
+  // of them fit above the lowest m of the section: "some unplaced member w has
+  // room(m(w), total)". Like a watched literal, each section keeps one such
+  // witness; only when the witness rises or is placed is the section looked
+  // at again (and a new witness sought). A stale witness after backtracking
+  // can only make a check weaker, never wrong.
+  [[nodiscard]] bool witnesses(std::uint32_t w, std::uint32_t k) const noexcept {
+    return off_[w] == none && room(m_[w], total_[k]);
+  }
+  /// Makes sure section k has a witness; false when none exists (prune). A
+  /// failed search leaves the old witness in place: once the search backs
+  /// up, that one is valid again.
+  bool rewatch(std::uint32_t k) {
+    if (total_[k] == 0) return true;
+    if (watch_[k] != none32 && witnesses(watch_[k], k)) return true;
+    for (std::uint32_t e = mem_begin_[k]; e < mem_begin_[k + 1]; ++e) {
+      const std::uint32_t w = mem_[e];
+      if (!witnesses(w, k)) continue;
+      watch_[k] = w;
+      watching_[w].push_back(k);
+      return true;
+    }
+    return false;
+  }
+  /// Item i rose or was placed: re-check the sections it watches.
+  bool recheck_watched(std::uint32_t i) {
+    auto& list = watching_[i];
+    bool ok = true;
+    std::size_t keep = 0;
+    for (std::size_t e = 0; e < list.size(); ++e) {
+      const std::uint32_t k = list[e];
+      if (watch_[k] != i) continue;  // stale entry: the section moved on
+      if (ok && !rewatch(k)) ok = false;
+      if (watch_[k] == i) list[keep++] = k;
+    }
+    list.resize(keep);
+    return ok;
+  }
+
+  /// Offsets b may take now (see the header); ascending, deduplicated.
+  /// Returns the lowest offset clear of every placed penalty partner (or none).
+  Addr options(std::uint32_t b, std::vector<Addr>& out) const {
+    out.clear();
+    out.push_back(m_[b]);
+    Addr all = thr_[b];
+    for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
+      const std::uint32_t c = pen_[e].other;
+      if (off_[c] == none || end_of(c) <= thr_[b]) continue;
+      all = std::max(all, end_of(c));
+      if (auto x = space_.lowest_fit(end_of(c), size_[b], align_[b])) out.push_back(*x);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return all == thr_[b] ? m_[b] : space_.lowest_fit_or_max(all, size_[b], align_[b]);
+  }
+
+  /// Places b at x. Returns false when the section inference fails (the
+  /// state is updated anyway; unplace restores it). `cut` tells whether a
+  /// time cut opened (no unplaced buffer crosses some section boundary now).
+  bool place(std::uint32_t b, Addr x, bool& cut) {
+    off_[b] = x;
+    const Addr h = x + size_[b];
+    for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
+      const std::uint32_t c = pen_[e].other;
+      if (off_[c] != none && x < end_of(c) && off_[c] < h) paid_ = saturating_add(paid_, pen_[e].weight);
+    }
+    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] -= size_[b];
+    cut = false;
+    for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k)
+      if (--cut_[k] == 0) cut = true;
+    bool ok = recheck_watched(b);
+    for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) {
+      const std::uint32_t v = conf_[e];
+      if (off_[v] != none || thr_[v] >= h) continue;
+      trail_.push_back({v, thr_[v], m_[v]});
+      thr_[v] = h;
+      const Addr old = m_[v];
+      m_[v] = space_.lowest_fit_or_max(h, size_[v], align_[v]);
+      if (ok && m_[v] != old) ok = recheck_watched(v);
+    }
+    return ok;
+  }
+
+  void unplace(std::uint32_t b, std::size_t mark, Weight paid) {
+    while (trail_.size() > mark) {
+      const Change& c = trail_.back();
+      thr_[c.item] = c.thr;
+      m_[c.item] = c.m;
+      trail_.pop_back();
+    }
+    // b's sections hold more again: their witnesses may no longer do.
+    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] += size_[b];
+    off_[b] = none;
+    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) (void)rewatch(k);
+    for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k) ++cut_[k];
+    paid_ = paid;
+    off_[b] = none;
+  }
+
+  void record(const Partition& part) {
+    for (std::uint32_t i : part.items)
+      if (off_[i] != none) sol_[i] = off_[i];
+  }
+
+  /// Splits `part` at open time cuts and solves the pieces one by one; with a
+  /// single piece it simply continues the search below the key (x, r).
+  Outcome split_and_solve(const Partition& part, Addr x, std::int64_t r) {
+    if (has_penalties_) return search(part, x, r);
+    // Runs of consecutive sections with a positive cut between them.
+    std::vector<std::uint32_t> run_of_section;  // parallel to part.sections
+    run_of_section.reserve(part.sections.size());
+    std::uint32_t runs = 0;
+    for (std::size_t s = 0; s < part.sections.size(); ++s) {
+      const std::uint32_t k = part.sections[s];
+      if (s > 0) {
+        const std::uint32_t prev = part.sections[s - 1];
+        if (prev + 1 != k || cut_[prev] == 0) ++runs;
+      }
+      run_of_section.push_back(runs);
+    }
+    ++runs;
+    auto run_of = [&](std::uint32_t i) {
+      const auto pos = std::lower_bound(part.sections.begin(), part.sections.end(), sec_.first[i]) - part.sections.begin();
+      return run_of_section[static_cast<std::size_t>(pos)];
+    };
+    detail::UnionFind uf(runs);
+    bool any_unplaced = false;
+    for (std::uint32_t i : part.items) {
+      if (off_[i] != none) continue;
+      any_unplaced = true;
+      for (std::uint32_t j : sp_->separated[i])
+        if (off_[j] == none) uf.unite(run_of(i), run_of(j));
+    }
+    if (!any_unplaced) {
+      record(part);
+      return Outcome::found;
+    }
+    std::vector<std::uint32_t> group(runs, UINT32_MAX);
+    std::vector<Partition> pieces;
+    for (std::uint32_t i : part.items) {
+      if (off_[i] != none) continue;
+      const auto g = uf.find(run_of(i));
+      if (group[g] == UINT32_MAX) {
+        group[g] = static_cast<std::uint32_t>(pieces.size());
+        pieces.emplace_back();
+      }
+      pieces[group[g]].items.push_back(i);
+    }
+    if (pieces.size() == 1) return search(part, x, r);
+    for (std::size_t s = 0; s < part.sections.size(); ++s) {
+      const auto g = group[uf.find(run_of_section[s])];
+      if (g != UINT32_MAX) pieces[g].sections.push_back(part.sections[s]);
+    }
+    record(part);  // the placed buffers of `part` stay where they are below every piece
+    for (auto& piece : pieces) {
+      // Each piece is a fresh complete search with its own order, taken with
+      // the section totals as they are now (MiniMalloc does the same).
+      std::vector<std::uint32_t> saved(piece.items.size());
+      for (std::size_t k = 0; k < piece.items.size(); ++k) saved[k] = rank_[piece.items[k]];
+      assign_ranks(piece.items);
+      const Outcome o = search(piece, 0, -1);
+      for (std::size_t k = 0; k < piece.items.size(); ++k) rank_[piece.items[k]] = saved[k];
+      if (o != Outcome::found) return o;
+    }
+    return Outcome::found;
+  }
+
+  Outcome search(const Partition& part, Addr last_x, std::int64_t last_r) {
+    if (!budget_->spend()) return Outcome::aborted;
+    const auto& rank = rank_;
+    auto after_last = [&](Addr x, std::uint32_t r) {
+      return x > last_x || (x == last_x && static_cast<std::int64_t>(r) > last_r);
+    };
+    // Pass 1: dead buffers and the dominance height.
+    Addr min_height = none;
+    bool any = false;
+    std::vector<Addr>& opts = opts_;
+    for (std::uint32_t i : part.items) {
+      if (off_[i] != none) continue;
+      any = true;
+      if (m_[i] == none) return Outcome::infeasible;
+      Addr full = m_[i];
+      if (pen_begin_[i] != pen_begin_[i + 1]) full = options(i, opts);
+      if (full != none) min_height = std::min(min_height, full + size_[i]);
+    }
+    if (!any) {
+      record(part);
+      return Outcome::found;
+    }
+    // Every unplaced buffer goes at or above the next offset x, so x leaves
+    // room for the fullest section: x <= C - max total (in usable bytes).
+    Addr x_max = 0;
+    {
+      Addr fullest = 0;
+      for (std::uint32_t k : part.sections) fullest = std::max(fullest, total_[k]);
+      if (!space_.has_windows()) {
+        if (fullest > cap_) return Outcome::infeasible;
+        x_max = cap_ - fullest;
+      } else {
+        x_max = none;  // checked per candidate below (usable bytes depend on x)
+      }
+    }
+    // Pass 2: candidates (offset, rank, item) after the last key, below the
+    // dominance height; stuck buffers end the branch.
+    const std::size_t base = cands_.size();
+    for (std::uint32_t i : part.items) {
+      if (off_[i] != none) continue;
+      // Identical buffers are placed in index order (a swap maps any
+      // placement to one that is), so a twin waits for its predecessor.
+      if (twin_prev_[i] != none32 && off_[twin_prev_[i]] == none) continue;
+      bool later = false;
+      auto offer = [&](Addr x) {
+        if (!after_last(x, rank[i])) return;
+        later = true;
+        if (x < min_height && x <= x_max) cands_.push_back({x, rank[i], i});
+      };
+      if (pen_begin_[i] == pen_begin_[i + 1]) offer(m_[i]);
+      else {
+        options(i, opts);
+        for (Addr x : opts) offer(x);
+      }
+      if (!later && !touches_unplaced(i)) {
+        cands_.resize(base);
+        return Outcome::infeasible;
+      }
+    }
+    std::sort(cands_.begin() + static_cast<std::ptrdiff_t>(base), cands_.end(), [](const Candidate& a, const Candidate& b) {
+      return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
+    });
+    Outcome result = Outcome::infeasible;
+    for (std::size_t c = base; c < cands_.size(); ++c) {
+      const Candidate cand = cands_[c];  // copy: the recursion grows cands_
+      // With windows the room above x is checked here; it only shrinks as x grows.
+      if (x_max == none && !room_above(part, cand.offset)) break;
+      const std::uint32_t b = cand.item;
+      const std::size_t mark = trail_.size();
+      const Weight paid = paid_;
+      const bool hatless = !touches_unplaced(b);
+      bool cut = false;
+      const bool ok = place(b, cand.offset, cut);
+      Outcome o = Outcome::infeasible;
+      if (ok && paid_ <= pbudget_)
+        o = cut ? split_and_solve(part, cand.offset, cand.rank) : search(part, cand.offset, cand.rank);
+      const bool paid_nothing = paid_ == paid;
+      unplace(b, mark, paid);
+      if (o != Outcome::infeasible) {
+        result = o;
+        break;
+      }
+      if (hatless && paid_nothing) break;
+    }
+    cands_.resize(base);
+    return result;
+  }
+
+  const Subproblem* sp_;
+  std::uint32_t n_;
+  Sections sec_;
+  std::vector<Addr> size_, align_;
+  std::vector<std::uint32_t> conf_begin_, conf_;
+  std::vector<std::uint32_t> pen_begin_;
+  std::vector<PenaltyLink> pen_;
+  bool has_penalties_ = false;
+  std::vector<ItemFeatures> features_;
+  std::vector<std::uint32_t> twin_prev_;
+  std::vector<Addr> init_total_;
+  std::vector<std::uint32_t> mem_begin_, mem_;  // section members, flat
+
+  // Per run.
+  FreeSpace space_;
+  Addr cap_ = 0;
+  Budget* budget_ = nullptr;
+  std::string_view keys_;
+  std::vector<std::uint32_t> rank_;  // static rank of each item in its current piece
+  std::vector<ItemFeatures> live_features_;  // features_ with current section totals
+  Weight pbudget_ = 0, paid_ = 0;
+  std::vector<Addr> off_, thr_, m_, sol_;
+  std::vector<Addr> total_;  // per section: unplaced bytes
+  std::vector<std::uint32_t> cut_;
+  std::vector<std::uint32_t> watch_;                 // per section: its witness (or none32)
+  std::vector<std::vector<std::uint32_t>> watching_;  // per item: sections it (may) watch
+  std::vector<Change> trail_;
+  std::vector<Candidate> cands_;
+  std::vector<Addr> opts_;
+};
+
+}  // namespace pto_mem::exact

@@ -1,0 +1,125 @@
+// The JSON problem format: the whole model (arenas with reserved windows,
+// aligned buffers, must-alias groups, separations, penalties, declared
+// allocations) and optionally a placement. The reader is in
+// json_problem_reader.hpp; this header adds the writer. See docs/formats.md.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pto_mem/io/atomic_file.hpp"
+#include "pto_mem/io/json_problem_reader.hpp"
+#include "pto_mem/io/json_text.hpp"
+
+namespace pto_mem {
+
+namespace detail {
+
+/// Integer-looking ids are written as JSON integers, the rest as strings;
+/// both read back to the same id.
+inline nlohmann::ordered_json json_id(const std::string& id) {
+  if (auto v = parse_integer_id(id)) return *v;
+  return id;
+}
+
+}  // namespace detail
+
+/// The JSON document of a problem (and its placement, when given).
+[[nodiscard]] inline nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement = nullptr) {
+  using oj = nlohmann::ordered_json;
+  using detail::json_id;
+  oj doc = oj::object();
+  oj arenas = oj::array();
+  for (const auto& a : p.arenas) {
+    oj j;
+    j["id"] = a.id;
+    if (!a.name.empty()) j["name"] = a.name;
+    j["capacity"] = a.capacity;
+    if (!a.reserved.empty()) {
+      oj rs = oj::array();
+      for (const auto& r : a.reserved) rs.push_back({r.begin, r.end});
+      j["reserved"] = std::move(rs);
+    }
+    arenas.push_back(std::move(j));
+  }
+  doc["arenas"] = std::move(arenas);
+  oj buffers = oj::array();
+  for (const auto& b : p.buffers) {
+    oj j;
+    j["id"] = json_id(b.id);
+    j["size"] = b.size;
+    if (b.alignment != 1) j["alignment"] = b.alignment;
+    j["arena"] = b.arena;
+    j["lifetime"] = {b.lifetime.begin, b.lifetime.end};
+    buffers.push_back(std::move(j));
+  }
+  doc["buffers"] = std::move(buffers);
+  if (!p.must_alias.empty()) {
+    oj groups = oj::array();
+    for (const auto& g : p.must_alias) {
+      oj members = oj::array();
+      for (const auto& m : g.members) {
+        if (m.offset == 0) members.push_back(json_id(m.buffer));
+        else members.push_back(oj{{"id", json_id(m.buffer)}, {"offset", m.offset}});
+      }
+      groups.push_back(std::move(members));
+    }
+    doc["must_alias"] = std::move(groups);
+  }
+  if (!p.separations.empty()) {
+    oj seps = oj::array();
+    for (const auto& s : p.separations) {
+      if (s.reasons == reason_explicit) {
+        seps.push_back({json_id(s.a), json_id(s.b)});
+        continue;
+      }
+      oj reasons = oj::array();
+      for (auto [name, bit] : detail::separation_reason_names)
+        if (bit != reason_explicit && (s.reasons & bit) != 0) reasons.push_back(std::string(name));
+      seps.push_back(oj{{"a", json_id(s.a)}, {"b", json_id(s.b)}, {"reasons", std::move(reasons)}});
+    }
+    doc["separations"] = std::move(seps);
+  }
+  if (!p.penalties.empty()) {
+    oj pens = oj::array();
+    for (const auto& pen : p.penalties)
+      pens.push_back(oj{{"a", json_id(pen.a)}, {"b", json_id(pen.b)}, {"weight", pen.weight}});
+    doc["penalties"] = std::move(pens);
+  }
+  if (!p.declared.empty()) {
+    oj decls = oj::array();
+    for (const auto& d : p.declared) {
+      oj bindings = oj::array();
+      for (const auto& b : d.bindings)
+        bindings.push_back(oj{{"buffer", json_id(b.buffer)}, {"slot", b.slot ? oj(*b.slot) : oj(nullptr)}});
+      decls.push_back(oj{{"buffer", json_id(d.buffer)},
+                         {"slots", d.slots},
+                         {"slot_size", d.slot_size},
+                         {"bindings", std::move(bindings)}});
+    }
+    doc["declared"] = std::move(decls);
+  }
+  if (placement) {
+    oj pl = oj::array();
+    for (std::size_t i = 0; i < p.buffers.size() && i < placement->offsets.size(); ++i)
+      if (placement->offsets[i]) pl.push_back(oj{{"id", json_id(p.buffers[i].id)}, {"offset", *placement->offsets[i]}});
+    doc["placement"] = std::move(pl);
+  }
+  return doc;
+}
+
+/// problem_to_json as text, one buffer per line.
+[[nodiscard]] inline std::string json_problem_text(const Problem& p, const Placement* placement = nullptr) {
+  return json_text(problem_to_json(p, placement));
+}
+
+/// Writes the JSON problem to `path` atomically; returns the errors (empty on success).
+[[nodiscard]] inline Diagnostics write_json_problem_file(const std::filesystem::path& path, const Problem& p,
+                                                         const Placement* placement = nullptr) {
+  if (auto bad = write_file_atomically(path, json_problem_text(p, placement))) return {*bad};
+  return {};
+}
+
+}  // namespace pto_mem

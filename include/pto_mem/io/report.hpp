@@ -1,0 +1,83 @@
+// The JSON report of a plan: status, strategy, placement, objective, lower
+// bounds, statistics, diagnostics and time, keys always in this order so
+// that two reports diff cleanly. See docs/formats.md.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pto_mem/core/problem.hpp"
+#include "pto_mem/core/result.hpp"
+#include "pto_mem/io/arena_label.hpp"
+#include "pto_mem/io/atomic_file.hpp"
+#include "pto_mem/io/json_problem.hpp"
+#include "pto_mem/io/json_text.hpp"
+
+namespace pto_mem {
+
+/// The report document. Arenas are keyed by arena_labels(); placement
+/// entries follow problem.buffers (offset null for an unplaced buffer).
+[[nodiscard]] inline nlohmann::ordered_json report_json(const Problem& p, const PlanResult& r) {
+  using oj = nlohmann::ordered_json;
+  const auto labels = arena_labels(p);
+  oj doc = oj::object();
+  doc["status"] = to_string(r.status);
+  doc["strategy"] = r.strategy;
+  oj placement = oj::array();
+  if (r.placement)
+    for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+      const auto& off = i < r.placement->offsets.size() ? r.placement->offsets[i] : std::nullopt;
+      placement.push_back(oj{{"id", detail::json_id(p.buffers[i].id)}, {"offset", off ? oj(*off) : oj(nullptr)}});
+    }
+  doc["placement"] = std::move(placement);
+
+  oj peaks = oj::object();
+  for (std::size_t k = 0; k < labels.size() && k < r.objective.peak_by_arena.size(); ++k)
+    peaks[labels[k]] = r.objective.peak_by_arena[k];
+  doc["objective"] = oj{{"penalty", r.objective.penalty},
+                        {"total_peak", r.objective.total_peak},
+                        {"max_peak", r.objective.max_peak},
+                        {"peak_by_arena", std::move(peaks)}};
+
+  oj bounds = oj::object();
+  for (std::size_t k = 0; k < labels.size() && k < r.lower_bound.size(); ++k) bounds[labels[k]] = r.lower_bound[k];
+  doc["lower_bound"] = std::move(bounds);
+
+  const auto& s = r.statistics;
+  oj stats = oj{{"candidates_evaluated", s.candidates_evaluated},
+                {"orders_evaluated", s.orders_evaluated},
+                {"selected_order", s.selected_order},
+                {"first_fit_feasible", s.first_fit_feasible},
+                {"selected_first_fit", s.selected_first_fit}};
+  for (const auto& [key, value] : s.extra) stats[key] = value;
+  doc["statistics"] = std::move(stats);
+
+  oj diags = oj::array();
+  for (const auto& d : r.diagnostics) {
+    oj j{{"severity", to_string(d.severity)}, {"message", d.message}};
+    if (!d.code.empty()) j["code"] = d.code;
+    if (d.location) {
+      const auto& l = *d.location;
+      j["location"] = oj{{"file", l.file}, {"line", l.line}, {"column", l.column}};
+    }
+    diags.push_back(std::move(j));
+  }
+  doc["diagnostics"] = std::move(diags);
+  doc["time_s"] = r.time_s;
+  return doc;
+}
+
+[[nodiscard]] inline std::string report_text(const Problem& p, const PlanResult& r) {
+  return json_text(report_json(p, r));
+}
+
+/// Writes the report to `path` atomically; returns the errors (empty on success).
+[[nodiscard]] inline Diagnostics write_report_file(const std::filesystem::path& path, const Problem& p,
+                                                   const PlanResult& r) {
+  if (auto bad = write_file_atomically(path, report_text(p, r))) return {*bad};
+  return {};
+}
+
+}  // namespace pto_mem

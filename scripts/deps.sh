@@ -1,0 +1,32 @@
+#!/bin/sh
+# The Debian packages pto_mem builds and tests with. Installs the missing
+# ones when run as root; otherwise prints the exact command and fails, so
+# nothing is half set up. Shared by setup.sh and test.sh; extra packages
+# (e.g. clang for the fuzzer in .ci/run) can be named as arguments.
+set -eu
+
+PACKAGES="cmake make g++ libboost-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev pkg-config $*"
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "deps: dpkg-query not found (not Debian or Ubuntu?); make sure these are installed: $PACKAGES" >&2
+  exit 0
+fi
+
+missing=""
+for package in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $package"
+  fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  echo "deps: installing$missing"
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+else
+  echo "deps: missing Debian packages:$missing" >&2
+  echo "deps: install them with:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends$missing" >&2
+  exit 1
+fi

@@ -1,0 +1,525 @@
+// The exact search against a brute-force enumerator that tries every offset
+// (not only canonical ones), so it also checks the canonical-completeness
+// argument with alignment, reserved windows, separations and penalties.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "pto_mem/algorithms/exact.hpp"
+#include "pto_mem/algorithms/exact/free_space.hpp"
+#include "pto_mem/algorithms/exact/sections.hpp"
+#include "pto_mem/algorithms/exact/skyline_dive.hpp"
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/portfolio.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/planner.hpp"
+#include "test_support.hpp"
+
+using namespace pto_mem;
+using pto_mem::test::dump;
+using pto_mem::test::mentions;
+
+namespace {
+
+using Triple = std::tuple<Weight, Addr, Addr>;  // penalty, total peak, max peak (Objective's order)
+
+Triple triple(const Objective& o) { return {o.penalty, o.total_peak, o.max_peak}; }
+
+/// Every offset of every buffer, depth first, pruned only by validity and by
+/// the partial objective (which only grows). Returns the least objective.
+class BruteForce {
+ public:
+  explicit BruteForce(const Problem& p) : p_(p), index_(p), off_(p.buffers.size(), 0), set_(p.buffers.size(), false) {}
+
+  std::optional<Triple> solve() {
+    std::vector<Addr> peak(p_.arenas.size(), 0);
+    for (std::size_t a = 0; a < p_.arenas.size(); ++a)
+      for (const auto& w : p_.arenas[a].reserved) peak[a] = std::max(peak[a], w.end);
+    dfs(0, 0, peak);
+    return best_;
+  }
+
+ private:
+  bool conflict(std::size_t i, std::size_t j) const {
+    const auto& a = p_.buffers[i];
+    const auto& b = p_.buffers[j];
+    if (a.arena != b.arena) return false;
+    if (interferes(a.lifetime, b.lifetime)) return true;
+    for (const auto& s : p_.separations)
+      if ((s.a == a.id && s.b == b.id) || (s.a == b.id && s.b == a.id)) return true;
+    return false;
+  }
+  static Triple score(Weight pen, const std::vector<Addr>& peak) {
+    Addr total = 0, mx = 0;
+    for (Addr x : peak) {
+      total += x;
+      mx = std::max(mx, x);
+    }
+    return {pen, total, mx};
+  }
+  void dfs(std::size_t i, Weight pen, std::vector<Addr>& peak) {
+    if (best_ && score(pen, peak) >= *best_) return;
+    if (i == p_.buffers.size()) {
+      best_ = score(pen, peak);
+      return;
+    }
+    const auto& b = p_.buffers[i];
+    const std::size_t a = *index_.arena(b.arena);
+    const Arena& arena = p_.arenas[a];
+    for (Addr x = 0; x + b.size <= arena.capacity; x += b.alignment) {
+      bool ok = true;
+      for (const auto& w : arena.reserved) ok = ok && !overlaps({x, x + b.size}, w);
+      for (std::size_t j = 0; j < i && ok; ++j)
+        if (conflict(i, j) && overlaps({x, x + b.size}, {off_[j], off_[j] + p_.buffers[j].size})) ok = false;
+      if (!ok) continue;
+      Weight add = 0;
+      for (const auto& pn : p_.penalties) {
+        const auto u = *index_.buffer(pn.a), v = *index_.buffer(pn.b);
+        const std::size_t other = u == i ? v : (v == i ? u : SIZE_MAX);
+        if (other == SIZE_MAX || other >= i) continue;
+        if (overlaps({x, x + b.size}, {off_[other], off_[other] + p_.buffers[other].size})) add += pn.weight;
+      }
+      off_[i] = x;
+      const Addr old = peak[a];
+      peak[a] = std::max(peak[a], x + b.size);
+      dfs(i + 1, pen + add, peak);
+      peak[a] = old;
+    }
+  }
+
+  const Problem& p_;
+  ProblemIndex index_;
+  std::vector<Addr> off_;
+  std::vector<bool> set_;
+  std::optional<Triple> best_;
+};
+
+/// Small random problems: 1-2 arenas, odd alignments, a reserved window,
+/// separations and penalties; sizes and capacities small enough to enumerate.
+Problem random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+  Problem p;
+  const std::size_t arenas = pick(1, 4) == 4 ? 2 : 1;
+  for (std::size_t a = 0; a < arenas; ++a) {
+    Arena ar{static_cast<std::int64_t>(a), "a" + std::to_string(a), pick(5, 12), {}};
+    if (pick(0, 2) == 0) {
+      const Addr b = pick(0, ar.capacity - 2);
+      ar.reserved.push_back({b, b + pick(1, 2)});
+    }
+    p.arenas.push_back(ar);
+  }
+  const std::size_t n = pick(1, max_buffers);
+  static constexpr Addr aligns[] = {1, 1, 1, 2, 3, 4};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Tick b = static_cast<Tick>(pick(0, 5));
+    p.buffers.push_back({"b" + std::to_string(i), pick(1, 4), aligns[pick(0, 5)],
+                         static_cast<std::int64_t>(pick(0, arenas - 1)), {b, b + static_cast<Tick>(pick(1, 3))}});
+  }
+  for (std::size_t k = pick(0, 2); k > 0 && n > 1; --k) {
+    const auto i = pick(0, n - 1), j = pick(0, n - 1);
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({p.buffers[i].id, p.buffers[j].id});
+  }
+  for (std::size_t k = pick(0, 6); k > 0 && n > 1; --k) {
+    const auto i = pick(0, n - 1), j = pick(0, n - 1);
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
+      p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, pick(1, 5)});
+  }
+  return p;
+}
+
+ExactOptions unlimited(ExactMode mode) {
+  ExactOptions o;
+  o.mode = mode;
+  o.time_limit_s = 0;  // no deadline: these searches are tiny and must complete
+  o.threads = 1;
+  return o;
+}
+
+/// A capacity x horizon rectangle cut at random into `pieces` buffers: a
+/// perfect packing, so the optimum peak is the capacity.
+Problem guillotine(std::mt19937_64& rng, Addr capacity, Tick horizon, std::size_t pieces, Addr grain) {
+  struct Rect {
+    Addr a0, a1;
+    Tick t0, t1;
+  };
+  std::vector<Rect> rs{{0, capacity, 0, horizon}};
+  for (std::size_t tries = 0; rs.size() < pieces && tries < 100 * pieces; ++tries) {
+    const std::size_t k = rng() % rs.size();
+    const Rect r = rs[k];
+    if (rng() % 2 == 0 && r.a1 - r.a0 >= 2 * grain) {
+      const Addr c = r.a0 + grain * (1 + rng() % ((r.a1 - r.a0) / grain - 1));
+      rs[k] = {r.a0, c, r.t0, r.t1};
+      rs.push_back({c, r.a1, r.t0, r.t1});
+    } else if (r.t1 - r.t0 >= 2) {
+      const Tick c = r.t0 + 1 + static_cast<Tick>(rng() % static_cast<std::uint64_t>(r.t1 - r.t0 - 1));
+      rs[k] = {r.a0, r.a1, r.t0, c};
+      rs.push_back({r.a0, r.a1, c, r.t1});
+    }
+  }
+  Problem p;
+  p.arenas.push_back({0, "puzzle", capacity, {}});
+  for (std::size_t i = 0; i < rs.size(); ++i)
+    p.buffers.push_back({std::to_string(i), rs[i].a1 - rs[i].a0, grain, 0, {rs[i].t0, rs[i].t1}});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("sections are the maximal live sets, in time order, and buffers span contiguous runs") {
+  // a [0,4)  b [2,6)  c [5,8)  d [8,9): live sets {a,b} {b,c} {d}
+  const std::vector<Interval> ls{{0, 4}, {2, 6}, {5, 8}, {8, 9}};
+  const auto s = exact::sweep_sections(ls, true);
+  REQUIRE(s.count == 3);
+  CHECK(s.first == std::vector<std::uint32_t>{0, 0, 1, 2});
+  CHECK(s.last == std::vector<std::uint32_t>{1, 2, 2, 3});
+  CHECK(s.crossing == std::vector<std::uint32_t>{1, 0});  // only b crosses from the first to the second
+  auto sorted = [](std::vector<std::uint32_t> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  CHECK(sorted(s.members[0]) == std::vector<std::uint32_t>{0, 1});
+  CHECK(sorted(s.members[1]) == std::vector<std::uint32_t>{1, 2});
+}
+
+TEST_CASE("lowest_fit skips reserved windows and aligns to any positive alignment") {
+  const exact::FreeSpace f(100, {{10, 20}, {15, 30}, {50, 52}});
+  CHECK(f.lowest_fit(0, 10, 1) == Addr{0});
+  CHECK(f.lowest_fit(0, 11, 1) == Addr{30});  // does not fit below the merged window [10, 30)
+  CHECK(f.lowest_fit(5, 4, 3) == Addr{6});
+  CHECK(f.lowest_fit(5, 5, 3) == Addr{30});   // [6, 11) hits the window; 30 is a multiple of 3
+  CHECK(f.lowest_fit(31, 20, 7) == Addr{56});  // 35 would run into [50, 52)
+  CHECK(f.lowest_fit(0, 101, 1) == std::nullopt);
+  CHECK(f.lowest_fit(90, 8, 4) == Addr{92});
+  CHECK(f.lowest_fit(90, 9, 4) == std::nullopt);
+  CHECK(f.usable_above(0) == 100 - 20 - 2);
+  CHECK(f.usable_above(25) == 75 - 5 - 2);
+}
+
+TEST_CASE("the floor tree answers range maxima after range raises like a plain array") {
+  std::mt19937_64 rng(17);
+  for (std::size_t n : {1u, 2u, 5u, 64u, 100u}) {
+    exact::FloorTree tree(n);
+    std::vector<Addr> plain(n, 0);
+    for (int op = 0; op < 2000; ++op) {
+      const std::size_t lo = rng() % n, hi = lo + 1 + rng() % (n - lo);
+      if (rng() % 2 == 0) {
+        const Addr h = rng() % 1000;
+        tree.raise(lo, hi, h);
+        for (std::size_t k = lo; k < hi; ++k) plain[k] = std::max(plain[k], h);
+      } else {
+        CHECK(tree.max(lo, hi) == *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                     plain.begin() + static_cast<std::ptrdiff_t>(hi)));
+      }
+    }
+  }
+}
+
+TEST_CASE("canonical dives give valid placements") {
+  std::mt19937_64 rng(23);
+  int dived = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Problem p = random_problem(rng, 10);
+    for (auto& a : p.arenas) a.capacity *= 4;  // room for a greedy dive
+    for (const auto& sp : exact::decompose(p)) {
+      std::vector<Interval> ls;
+      for (const auto& it : sp.items) ls.push_back(it.lifetime);
+      const auto sec = exact::sweep_sections(ls, false);
+      for (const char* order : {"A", "TWA", "L"}) {
+        const auto d = exact::skyline_dive(sp, sec, exact::preorder_ranks(exact::item_features(sp, sec, {}), order), {});
+        if (!d) continue;
+        ++dived;
+        CHECK(exact::fits(sp, d->offsets, sp.space));
+        // The independent validator agrees (the part's buffers at their offsets, the rest unplaced).
+        Problem q = p;
+        q.buffers.clear();
+        q.separations.clear();
+        q.penalties.clear();
+        Placement pl;
+        for (std::size_t i = 0; i < sp.items.size(); ++i) {
+          q.buffers.push_back(p.buffers[sp.items[i].buffer]);
+          pl.offsets.push_back(d->offsets[i]);
+        }
+        for (const auto& sep : p.separations)
+          for (const auto& b : q.buffers)
+            if (b.id == sep.a)
+              for (const auto& c : q.buffers)
+                if (c.id == sep.b) q.separations.push_back(sep);
+        INFO(dump(validate(q, pl)));
+        CHECK(validate(q, pl).empty());
+      }
+    }
+  }
+  CHECK(dived > 300);
+}
+
+TEST_CASE("exact search finds the brute-force optimum on small random problems") {
+  std::mt19937_64 rng(20240611);
+  int infeasible = 0, with_penalty = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const Problem p = random_problem(rng, trial < 300 ? 7 : 10);
+    INFO("trial " << trial);
+    REQUIRE(validate(p).empty());
+    const auto truth = BruteForce(p).solve();
+    const auto r = solve_exact(p, unlimited(ExactMode::minimise));
+    INFO(dump(r.diagnostics));
+    if (!truth) {
+      ++infeasible;
+      CHECK(r.status == Status::infeasible);
+      CHECK_FALSE(r.placement);
+      continue;
+    }
+    REQUIRE(r.status == Status::optimal);
+    REQUIRE(r.placement);
+    CHECK(validate(p, *r.placement).empty());
+    const auto obj = evaluate_objective(p, *r.placement);
+    CHECK(triple(obj) == *truth);
+    if (std::get<0>(*truth) > 0) ++with_penalty;
+    // Fit mode: a valid placement with the least penalty.
+    const auto f = solve_exact(p, unlimited(ExactMode::fit));
+    REQUIRE(f.placement);
+    CHECK(validate(p, *f.placement).empty());
+    CHECK(evaluate_objective(p, *f.placement).penalty == std::get<0>(*truth));
+    CHECK((f.status == Status::feasible || f.status == Status::optimal));
+    if (f.status == Status::optimal) CHECK(triple(evaluate_objective(p, *f.placement)) == *truth);
+  }
+  // The generator must exercise both answers and the penalty objective.
+  CHECK(infeasible > 10);
+  CHECK(with_penalty > 10);
+}
+
+TEST_CASE("tiny node budgets never yield a false proof") {
+  std::mt19937_64 rng(7);
+  int unknown = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    const Problem p = random_problem(rng, 9);
+    const auto truth = BruteForce(p).solve();
+    for (std::uint64_t limit : {1u, 3u, 10u, 40u}) {
+      INFO("trial " << trial << " node limit " << limit);
+      auto o = unlimited(ExactMode::minimise);
+      o.node_limit = limit;
+      const auto r = solve_exact(p, o);
+      INFO(dump(r.diagnostics));
+      switch (r.status) {
+        case Status::optimal:
+          REQUIRE(truth);
+          REQUIRE(r.placement);
+          CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+          break;
+        case Status::feasible:
+          REQUIRE(truth);
+          REQUIRE(r.placement);
+          CHECK(validate(p, *r.placement).empty());
+          CHECK(triple(evaluate_objective(p, *r.placement)) >= *truth);
+          break;
+        case Status::infeasible: CHECK_FALSE(truth); break;
+        case Status::no_fit:
+          ++unknown;
+          CHECK_FALSE(r.placement);
+          CHECK(mentions(r.diagnostics, "no fit found within the budget", "not a proof"));
+          break;
+        case Status::invalid: FAIL("unexpected invalid"); break;
+      }
+      if (truth && r.placement) {
+        // The reported bound is a real bound.
+        const auto obj = evaluate_objective(p, *r.placement);
+        Addr total_lb = 0;
+        for (Addr lb : r.lower_bound) total_lb += lb;
+        CHECK(total_lb <= std::get<1>(*truth));
+        CHECK(total_lb <= obj.total_peak);
+      }
+    }
+  }
+  // Perfect packings defeat the first-fit incumbent, so small budgets end
+  // without a fit: that must be said as such, never as "infeasible".
+  for (int trial = 0; trial < 20; ++trial) {
+    const Problem p = guillotine(rng, 40, 40, 24, 1);
+    for (std::uint64_t limit : {1u, 10u, 100u}) {
+      auto o = unlimited(ExactMode::fit);
+      o.node_limit = limit;
+      const auto r = solve_exact(p, o);
+      INFO("puzzle " << trial << " node limit " << limit << "\n" << dump(r.diagnostics));
+      CHECK(r.status != Status::infeasible);
+      if (r.status == Status::no_fit) {
+        ++unknown;
+        CHECK(mentions(r.diagnostics, "no fit found within the budget", "not a proof"));
+      } else {
+        REQUIRE(r.placement);
+        CHECK(validate(p, *r.placement).empty());
+      }
+    }
+  }
+  CHECK(unknown > 0);
+}
+
+TEST_CASE("guillotine puzzles fit exactly at their capacity") {
+  std::mt19937_64 rng(99);
+  for (int trial = 0; trial < 40; ++trial) {
+    const Addr grain = trial % 2 == 0 ? 1 : 4;
+    const Problem p = guillotine(rng, 32 * grain, 40, 10 + static_cast<std::size_t>(trial % 15), grain);
+    INFO("trial " << trial);
+    const auto r = solve_exact(p, unlimited(ExactMode::fit));
+    INFO(dump(r.diagnostics));
+    REQUIRE(r.status == Status::optimal);  // the max load is the capacity, so a fit is optimal
+    CHECK(validate(p, *r.placement).empty());
+    CHECK(evaluate_objective(p, *r.placement).max_peak == 32 * grain);
+  }
+}
+
+TEST_CASE("a guillotine puzzle one byte short is proved infeasible") {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 10; ++trial) {
+    Problem p = guillotine(rng, 24, 30, 12, 1);
+    p.arenas[0].capacity = 23;
+    const auto r = solve_exact(p, unlimited(ExactMode::fit));
+    CHECK(r.status == Status::infeasible);
+    CHECK(mentions(r.diagnostics, "no placement fits", "proved"));
+  }
+}
+
+TEST_CASE("must-alias groups and declared allocations are refused until unified") {
+  Problem p;
+  p.arenas = {{0, "a", 64, {}}};
+  p.buffers = {{"x", 8, 1, 0, {0, 2}}, {"y", 8, 1, 0, {1, 3}}};
+  p.must_alias = {{{{"x", 0}, {"y", 0}}}};
+  const auto r = solve_exact(p);
+  CHECK(r.status == Status::invalid);
+  CHECK(mentions(r.diagnostics, "alias unification"));
+}
+
+TEST_CASE("minimise mode tightens from both sides and reports the proved gap") {
+  // Three buffers live together need 12 bytes; a fourth, separated from all,
+  // forces 16. The max load says 12; the search proves 16.
+  Problem p;
+  p.arenas = {{0, "a", 64, {}}};
+  p.buffers = {{"a", 4, 1, 0, {0, 2}}, {"b", 4, 1, 0, {0, 2}}, {"c", 4, 1, 0, {0, 2}}, {"d", 4, 1, 0, {5, 6}}};
+  p.separations = {{"d", "a"}, {"d", "b"}, {"d", "c"}};
+  const auto r = solve_exact(p, unlimited(ExactMode::minimise));
+  REQUIRE(r.status == Status::optimal);
+  CHECK(evaluate_objective(p, *r.placement).max_peak == 16);
+  CHECK(r.lower_bound[0] == 16);
+}
+
+TEST_CASE("an invalid incumbent is ignored, a valid one is kept or beaten") {
+  Problem p;
+  p.arenas = {{0, "a", 16, {{0, 2}}}};
+  p.buffers = {{"a", 4, 2, 0, {0, 3}}, {"b", 4, 2, 0, {1, 4}}, {"c", 6, 1, 0, {3, 5}}};
+  const auto truth = BruteForce(p).solve();
+  REQUIRE(truth);
+  auto o = unlimited(ExactMode::minimise);
+  for (const Placement& seed : {Placement{{2, 4, 8}},      // a and b overlap
+                                Placement{{0, 6, 10}},     // a in the reserved window
+                                Placement{{3, 8, 2}},      // a misaligned
+                                Placement{{12, 2, 6}}}) {  // a past the capacity
+    o.incumbent = seed;
+    const auto r = solve_exact(p, o);
+    REQUIRE(r.status == Status::optimal);
+    CHECK(validate(p, *r.placement).empty());
+    CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+  }
+  o.incumbent = Placement{{2, 6, 10}};  // valid, peak 16
+  o.node_limit = 1;
+  const auto r = solve_exact(p, o);
+  REQUIRE(r.placement);
+  CHECK(validate(p, *r.placement).empty());
+  CHECK(evaluate_objective(p, *r.placement).max_peak <= 16);
+}
+
+TEST_CASE("a problem without buffers is trivially optimal") {
+  Problem p;
+  p.arenas = {{0, "a", 16, {{4, 8}}}};
+  const auto r = solve_exact(p, unlimited(ExactMode::minimise));
+  REQUIRE(r.status == Status::optimal);
+  REQUIRE(r.placement);
+  CHECK(r.placement->offsets.empty());
+  CHECK(r.lower_bound == std::vector<Addr>{8});
+}
+
+TEST_CASE("a buffer larger than the usable bytes is proved infeasible at once") {
+  Problem p;
+  p.arenas = {{0, "a", 16, {{4, 8}}}};
+  p.buffers = {{"big", 9, 1, 0, {0, 1}}};
+  const auto r = solve_exact(p, unlimited(ExactMode::fit));
+  CHECK(r.status == Status::infeasible);
+}
+
+TEST_CASE("several arenas and time blocks are solved apart") {
+  Problem p;
+  p.arenas = {{0, "a", 10, {}}, {1, "b", 10, {{0, 2}}}};
+  p.buffers = {{"a1", 5, 1, 0, {0, 2}}, {"a2", 5, 1, 0, {1, 3}},   // block 1 of arena a
+               {"a3", 10, 1, 0, {3, 4}},                             // block 2 of arena a
+               {"b1", 4, 2, 1, {0, 5}}, {"b2", 4, 2, 1, {2, 3}}};    // arena b, above its window
+  const auto r = solve_exact(p, unlimited(ExactMode::minimise));
+  REQUIRE(r.status == Status::optimal);
+  CHECK(validate(p, *r.placement).empty());
+  const auto o = evaluate_objective(p, *r.placement);
+  CHECK(o.peak_by_arena == std::vector<Addr>{10, 10});
+  CHECK(r.statistics.extra.size() > 0);
+}
+
+TEST_CASE("two workers agree with one on what is proved") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    const Problem p = random_problem(rng, 8);
+    auto one = unlimited(ExactMode::minimise);
+    auto two = one;
+    two.threads = 2;
+    const auto a = solve_exact(p, one);
+    const auto b = solve_exact(p, two);
+    CHECK(a.status == b.status);
+    if (a.placement && b.placement)
+      CHECK(triple(evaluate_objective(p, *a.placement)) == triple(evaluate_objective(p, *b.placement)));
+  }
+}
+
+TEST_CASE("the portfolio is plan's default and is never worse than its greedy") {
+  CHECK(PlanOptions{}.strategy == "portfolio");
+  const auto names = strategies();
+  CHECK(std::find(names.begin(), names.end(), "exact") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "portfolio") != names.end());
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 60; ++trial) {
+    const Problem p = random_problem(rng, 8);
+    PlanOptions o;
+    o.threads = 1;
+    const auto r = plan(p, o);
+    const auto greedy = exact::greedy_placement(p);
+    INFO(dump(r.diagnostics));
+    if (greedy && validate(p, *greedy).empty()) {
+      REQUIRE(r.fits());
+      CHECK_FALSE(triple(evaluate_objective(p, *greedy)) < triple(r.objective));
+    }
+    if (r.fits()) CHECK(validate(p, *r.placement).empty());
+    const auto truth = BruteForce(p).solve();
+    CHECK(r.fits() == truth.has_value());
+    if (truth && r.status == Status::optimal) CHECK(triple(r.objective) == *truth);
+  }
+}
+
+TEST_CASE("plan with strategy exact reports infeasible only with a proof") {
+  Problem p;
+  p.arenas = {{0, "a", 10, {}}};
+  p.buffers = {{"a", 6, 1, 0, {0, 2}}, {"b", 5, 1, 0, {1, 3}}};
+  PlanOptions o;
+  o.strategy = "exact";
+  o.threads = 1;
+  const auto r = plan(p, o);
+  CHECK(r.status == Status::infeasible);
+  CHECK_FALSE(r.placement);
+}
+
+TEST_CASE("the MiniMalloc example fits at its capacity of 12") {
+  // benchmarks/examples/input.12.csv, restated: id, lower, upper, size.
+  Problem p;
+  p.arenas = {{0, "mem", 12, {}}};
+  p.buffers = {{"b1", 4, 1, 0, {0, 3}}, {"b2", 4, 1, 0, {3, 9}}, {"b3", 4, 1, 0, {0, 9}},
+               {"b4", 4, 1, 0, {9, 21}}, {"b5", 4, 1, 0, {0, 21}}};
+  const auto r = solve_exact(p, unlimited(ExactMode::fit));
+  REQUIRE(r.status == Status::optimal);
+  CHECK(validate(p, *r.placement).empty());
+}

@@ -1,0 +1,57 @@
+# Proves the package works the three ways a user takes it:
+#   1. cmake --install into a temporary prefix, then find_package(pto_mem CONFIG);
+#   2. pkg-config --cflags pto_mem against that prefix;
+#   3. add_subdirectory of the source tree.
+# Each consumer is built and run. Inputs: PTO_MEM_SOURCE_DIR,
+# PTO_MEM_BINARY_DIR, WORK_DIR, CXX_COMPILER, GENERATOR.
+cmake_minimum_required(VERSION 3.20)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(JOIN " " cmd ${ARGN})
+    message(FATAL_ERROR "failed (${rc}): ${cmd}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+set(prefix "${WORK_DIR}/prefix")
+file(REMOVE_RECURSE "${WORK_DIR}")
+
+# 1. Install, then find_package from a separate project.
+run(${CMAKE_COMMAND} --install "${PTO_MEM_BINARY_DIR}" --prefix "${prefix}")
+foreach(f include/pto_mem/planner.hpp include/pto_mem/io/csv.hpp share/cmake/pto_mem/pto_memConfig.cmake
+          share/cmake/pto_mem/pto_memConfigVersion.cmake share/pkgconfig/pto_mem.pc)
+  if(NOT EXISTS "${prefix}/${f}")
+    message(FATAL_ERROR "cmake --install did not install ${f}")
+  endif()
+endforeach()
+# No optimisation: these builds prove packaging, not speed.
+set(common -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=)
+run(${CMAKE_COMMAND} -S "${PTO_MEM_SOURCE_DIR}/tests/install" -B "${WORK_DIR}/find-package" ${common}
+    "-DCMAKE_PREFIX_PATH=${prefix}")
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/find-package")
+run("${WORK_DIR}/find-package/consumer")
+message(STATUS "find_package: ${last_output}")
+
+# 2. pkg-config finds the headers in the prefix (the .pc file is relocatable).
+set(ENV{PKG_CONFIG_PATH} "${prefix}/share/pkgconfig")
+run(pkg-config --cflags pto_mem)
+string(STRIP "${last_output}" cflags)
+if(NOT cflags MATCHES "-std=c\\+\\+20" OR NOT cflags MATCHES "-I([^ ]+)")
+  message(FATAL_ERROR "pkg-config --cflags pto_mem gave '${cflags}'")
+endif()
+string(REGEX MATCH "-I([^ ]+)" _ "${cflags}")
+if(NOT EXISTS "${CMAKE_MATCH_1}/pto_mem/planner.hpp")
+  message(FATAL_ERROR "pkg-config's include directory ${CMAKE_MATCH_1} holds no pto_mem/planner.hpp")
+endif()
+separate_arguments(cflag_list UNIX_COMMAND "${cflags}")
+run(${CXX_COMPILER} ${cflag_list} -fsyntax-only "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp")
+message(STATUS "pkg-config: ${cflags}")
+
+# 3. add_subdirectory of the source tree (pto_mem::io was proven in 1).
+run(${CMAKE_COMMAND} -S "${PTO_MEM_SOURCE_DIR}/tests/install" -B "${WORK_DIR}/subdirectory" ${common}
+    -DUSE_SUBDIRECTORY=ON -DWITH_IO=OFF "-DPTO_MEM_SOURCE=${PTO_MEM_SOURCE_DIR}")
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/subdirectory")
+run("${WORK_DIR}/subdirectory/consumer")
+message(STATUS "add_subdirectory: ${last_output}")

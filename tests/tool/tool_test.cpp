@@ -1,0 +1,230 @@
+// The pto-mem tool as a user meets it: exit codes, messages on stderr,
+// files written whole or not at all. Runs build/bin/pto-mem.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "temp_dir.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// Runs a command line through the shell; stdout is captured through the
+/// pipe, stderr through a file.
+Run run_command(const std::string& command) {
+  pto_mem::test::TempDir scratch;
+  const std::string err_file = scratch.file("stderr");
+  Run r;
+  FILE* pipe = ::popen((command + " 2>" + quote(err_file)).c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t got = 0;
+  while ((got = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), got);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = pto_mem::test::read_file(err_file);
+  return r;
+}
+
+Run tool(const std::vector<std::string>& args) {
+  std::string cmd = quote(PTO_MEM_TOOL);
+  for (const auto& a : args) cmd.append(1, ' ').append(quote(a));
+  return run_command(cmd);
+}
+
+std::string example(const std::string& name) { return std::string(PTO_MEM_SOURCE_DIR) + "/examples/data/" + name; }
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+#define SKIP_WITHOUT_TOOL()                                         \
+  if (std::string(PTO_MEM_TOOL).empty()) {                          \
+    MESSAGE("the pto-mem tool is not built (examples off): skipped"); \
+    return;                                                         \
+  }
+
+}  // namespace
+
+TEST_CASE("--help and --version exit 0") {
+  SKIP_WITHOUT_TOOL();
+  const auto help = tool({"--help"});
+  CHECK(help.code == 0);
+  CHECK(has(help.out, "plan"));
+  CHECK(has(help.out, "validate"));
+  CHECK(has(help.out, "stats"));
+  const auto plan_help = tool({"plan", "--help"});
+  CHECK(plan_help.code == 0);
+  CHECK(has(plan_help.out, "--strategy"));
+  CHECK(has(plan_help.out, "--svg"));
+  const auto version = tool({"--version"});
+  CHECK(version.code == 0);
+  CHECK(has(version.out, "pto-mem 0."));
+}
+
+TEST_CASE("usage errors exit 2") {
+  SKIP_WITHOUT_TOOL();
+  CHECK(tool({}).code == 2);
+  CHECK(tool({"frobnicate"}).code == 2);
+  CHECK(tool({"plan"}).code == 2);
+  CHECK(tool({"plan", example("small.csv"), "--capacity", "lots"}).code == 2);
+  CHECK(tool({"plan", example("small.csv"), "--time-limit", "-1"}).code == 2);
+  CHECK(tool({"plan", example("small.csv"), "--compat", "other"}).code == 2);
+  const auto bad = tool({"plan", example("small.csv"), "--strategy", "no-such-strategy"});
+  CHECK(bad.code == 2);
+  CHECK(has(bad.err, "no-such-strategy"));
+}
+
+TEST_CASE("plan prints the per-arena summary and writes the outputs") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  const auto r = tool({"plan", example("attention.json"), "--svg", dir.file("map.svg"), "--json", dir.file("report.json"),
+                       "--output", dir.file("placed.json")});
+  CHECK_MESSAGE(r.code == 0, r.err);
+  for (const char* col : {"arena", "buffers", "lower bound", "peak", "peak/lb", "fits", "time"}) CHECK(has(r.out, col));
+  CHECK(has(r.out, "\nVec "));
+  CHECK(has(r.out, "\nMat "));
+  CHECK(has(r.out, "\nall "));
+  CHECK(has(r.out, "status: "));
+  CHECK(dir.entries() == std::vector<std::string>{"map.svg", "placed.json", "report.json"});
+  CHECK(pto_mem::test::read_file(dir.file("map.svg")).starts_with("<svg "));
+  const auto report = nlohmann::json::parse(pto_mem::test::read_file(dir.file("report.json")));
+  CHECK((report["status"] == "optimal" || report["status"] == "feasible"));
+  CHECK(report["placement"].size() == 31);
+  // The written placement passes the validator.
+  const auto v = tool({"validate", dir.file("placed.json")});
+  CHECK_MESSAGE(v.code == 0, v.err);
+  CHECK(has(v.out, "valid: 31 buffers placed"));
+}
+
+TEST_CASE("plan of a CSV writes a CSV with offsets that validates") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  const auto r = tool({"plan", example("small.csv"), "--capacity", "65536", "-o", dir.file("out.csv")});
+  CHECK_MESSAGE(r.code == 0, r.err);
+  CHECK(pto_mem::test::read_file(dir.file("out.csv")).starts_with("id,lower,upper,size,offset\ninput,0,2,3072,"));
+  const auto v = tool({"validate", dir.file("out.csv"), "--capacity", "65536"});
+  CHECK_MESSAGE(v.code == 0, v.err);
+}
+
+TEST_CASE("plan exits 1 when no placement fits, and writes no placement") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  // The lower bound alone (14080) exceeds 4096 bytes: no strategy can fit.
+  const auto r = tool({"plan", example("small.csv"), "--capacity", "4096", "-o", dir.file("out.csv"), "--svg",
+                       dir.file("m.svg"), "--json", dir.file("r.json")});
+  CHECK(r.code == 1);
+  CHECK(has(r.out, "status: "));
+  CHECK(dir.entries() == std::vector<std::string>{"r.json"});  // the report says why; no placement to write
+  const auto report = nlohmann::json::parse(pto_mem::test::read_file(dir.file("r.json")));
+  CHECK(report["status"] != "optimal");
+  CHECK(report["status"] != "feasible");
+}
+
+TEST_CASE("validate exits 1 naming both buffers of an overlap") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  const auto file = dir.write("overlap.csv",
+                              "id,lower,upper,size,offset\n"
+                              "alpha,0,10,64,0\n"
+                              "beta,5,15,64,32\n"
+                              "gamma,10,20,64,0\n");
+  const auto r = tool({"validate", file, "--capacity", "1024"});
+  CHECK(r.code == 1);
+  CHECK_MESSAGE(has(r.err, file + ": error: buffers 'alpha' [0, 64) live [0, 10) and 'beta' [32, 96) live [5, 15)"), r.err);
+  CHECK(has(r.err, "'gamma'"));  // gamma overlaps beta too
+  CHECK(has(r.err, "2 violations"));
+  const auto cap = tool({"validate", file, "--capacity", "64"});
+  CHECK(cap.code == 1);
+  CHECK(has(cap.err, "exceeds the capacity 64"));
+}
+
+TEST_CASE("validate accepts the bundled placements and rejects a file without offsets") {
+  SKIP_WITHOUT_TOOL();
+  const auto csv = tool({"validate", example("small_placed.csv")});
+  CHECK_MESSAGE(csv.code == 0, csv.err);
+  CHECK(has(csv.out, "valid: 12 buffers placed"));
+  const auto json = tool({"validate", example("full_model.json")});
+  CHECK_MESSAGE(json.code == 0, json.err);
+  const auto none = tool({"validate", example("small.csv")});
+  CHECK(none.code == 2);
+  CHECK(has(none.err, "carries no offsets"));
+}
+
+TEST_CASE("a malformed CSV exits 2 naming its line and writes nothing") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  const auto bad = dir.write("bad.csv", "id,lower,upper,size\na,0,4,16\nb,3,x,16\n");
+  for (const char* command : {"plan", "validate", "stats"}) {
+    std::vector<std::string> args{command, bad};
+    if (std::string(command) == "plan")
+      args.insert(args.end(), {"-o", dir.file("out.csv"), "--json", dir.file("r.json"), "--svg", dir.file("m.svg")});
+    const auto r = tool(args);
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(has(r.err, bad + ":3:5: error: upper must be an integer, found 'x'"), r.err);
+  }
+  CHECK(dir.entries() == std::vector<std::string>{"bad.csv"});
+}
+
+TEST_CASE("bad files and bad combinations exit 2 with the reason") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  const auto missing = tool({"plan", dir.file("none.csv")});
+  CHECK(missing.code == 2);
+  CHECK(has(missing.err, "cannot read"));
+  const auto txt = dir.write("problem.txt", "id,lower,upper,size\n");
+  const auto unknown = tool({"stats", txt});
+  CHECK(unknown.code == 2);
+  CHECK(has(unknown.err, "unknown problem format '.txt'"));
+  const auto cap = tool({"plan", example("attention.json"), "--capacity", "100"});
+  CHECK(cap.code == 2);
+  CHECK(has(cap.err, "--capacity applies to CSV problems"));
+  const auto ext = tool({"plan", example("small.csv"), "-o", dir.file("out.txt")});
+  CHECK(ext.code == 2);
+  CHECK(has(ext.err, "--output must name a .csv or .json file"));
+  // Two arenas do not fit the CSV format: refused, nothing written.
+  const auto two = tool({"plan", example("attention.json"), "-o", dir.file("out.csv")});
+  CHECK(two.code == 2);
+  CHECK(has(two.err, "CSV holds exactly one arena"));
+  const auto json_err = dir.write("bad.json", "{\"arenas\": [{\"id\": 0, \"capacity\": 8}],\n \"buffers\": [{\"id\": 1}]}");
+  const auto j = tool({"stats", json_err});
+  CHECK(j.code == 2);
+  CHECK(has(j.err, json_err + ":2:14: error: /buffers/0: the buffer has no 'size' field"));
+  CHECK(dir.entries() == std::vector<std::string>{"bad.json", "problem.txt"});
+}
+
+TEST_CASE("stats prints buffers, arenas, lower bound and live count") {
+  SKIP_WITHOUT_TOOL();
+  const auto r = tool({"stats", example("attention.json")});
+  CHECK_MESSAGE(r.code == 0, r.err);
+  CHECK(has(r.out, "buffers: 31"));
+  CHECK(has(r.out, "arenas: 2"));
+  CHECK(has(r.out, "lower bound"));
+  CHECK(has(r.out, "max live"));
+  const auto csv = tool({"stats", example("small.csv")});
+  CHECK(has(csv.out, "arena0       12     14080         0        14080         5"));
+}
+
+TEST_CASE("the quick-start example of docs/index.md runs") {
+  if (std::string(PTO_MEM_QUICK_START).empty()) return;
+  const auto r = run_command(quote(PTO_MEM_QUICK_START));
+  CHECK_MESSAGE(r.code == 0, r.err);
+  CHECK(has(r.out, "out: not planned (off-chip)"));
+  CHECK(has(r.out, "status: "));
+}
