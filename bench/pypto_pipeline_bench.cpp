@@ -12,8 +12,8 @@
 // Each iteration works on a fresh clone (made outside the timed region):
 // the passes refine variables in place. Freeing the previous iteration's
 // program is kept out of the timed region too (it costs about as much as a
-// pass on large kernels and is not planning work). A run whose pipeline stops early (a
-// pass that is still a placeholder) says so in its label.
+// pass on large kernels and is not planning work). A run whose pipeline fails says so in
+// its label.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -103,12 +103,7 @@ CompileOptions options(Planner planner, Stage until = Stage::alloc) {
 void label(benchmark::State& state, std::size_t statements, const CompileResult& r, Stage until) {
   std::string l = std::to_string(statements) + " statements";
   if (!r.ok()) {
-    const bool placeholder = [&] {
-      for (const auto& d : r.diagnostics)
-        if (d.code == "not-implemented") return true;
-      return false;
-    }();
-    l += placeholder ? "; stopped at a placeholder after " : "; FAILED after ";
+    l += "; FAILED after ";
     l += r.ran.empty() ? "nothing" : std::string(to_string(r.ran.back()));
   } else if (!r.ran.empty() && r.ran.back() != until) {
     l += "; last stage " + std::string(to_string(r.ran.back()));
