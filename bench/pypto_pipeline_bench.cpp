@@ -9,11 +9,12 @@
 //   BM_compile_source/<planner>/<n>: parse + every pass, what `pto-mem compile` does
 //   BM_pipeline/<planner>/<n>:       the passes only, on a parsed program
 //   BM_pass_*/<n>:                   one pass, on the output of the ones before
+//                                    (alloc_dsa_rp: after the DSA_RP alias pass)
 // Each iteration works on a fresh clone (made outside the timed region):
 // the passes refine variables in place. Freeing the previous iteration's
 // program is kept out of the timed region too (it costs about as much as a
-// pass on large kernels and is not planning work). A run whose pipeline stops early (a
-// pass that is still a placeholder) says so in its label.
+// pass on large kernels and is not planning work). A run whose pipeline fails says so in
+// its label.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -103,12 +104,7 @@ CompileOptions options(Planner planner, Stage until = Stage::alloc) {
 void label(benchmark::State& state, std::size_t statements, const CompileResult& r, Stage until) {
   std::string l = std::to_string(statements) + " statements";
   if (!r.ok()) {
-    const bool placeholder = [&] {
-      for (const auto& d : r.diagnostics)
-        if (d.code == "not-implemented") return true;
-      return false;
-    }();
-    l += placeholder ? "; stopped at a placeholder after " : "; FAILED after ";
+    l += "; FAILED after ";
     l += r.ran.empty() ? "nothing" : std::string(to_string(r.ran.back()));
   } else if (!r.ran.empty() && r.ran.back() != until) {
     l += "; last stage " + std::string(to_string(r.ran.back()));
@@ -151,9 +147,9 @@ void BM_pipeline(benchmark::State& state, Planner planner, Stage until) {
 
 /// One pass alone, on a clone of the program the passes before it produced.
 template <Program (*Pass)(const Program&, PassContext&)>
-void BM_pass(benchmark::State& state, Stage before) {
+void BM_pass(benchmark::State& state, Stage before, Planner planner = Planner::pypto) {
   Program input = parse_program(kernel(static_cast<int>(state.range(0))), "big.pto").program;
-  if (before != Stage::parse) input = compile(input, options(Planner::pypto, before)).program;
+  if (before != Stage::parse) input = compile(input, options(planner, before)).program;
   const SocPolicy soc = soc_a2a3();
   for (auto _ : state) {
     state.PauseTiming();
@@ -161,6 +157,7 @@ void BM_pass(benchmark::State& state, Stage before) {
     PassContext ctx;
     ctx.soc = &soc;
     ctx.ops = &default_registry();
+    ctx.planner = planner;
     state.ResumeTiming();
     Program out = Pass(p, ctx);
     benchmark::DoNotOptimize(out);
@@ -174,6 +171,12 @@ void BM_pass(benchmark::State& state, Stage before) {
 
 void BM_pass_infer(benchmark::State& state) { BM_pass<infer_tile_memory_space>(state, Stage::parse); }
 void BM_pass_init(benchmark::State& state) { BM_pass<init_memref>(state, Stage::infer); }
+void BM_pass_alias(benchmark::State& state) { BM_pass<materialize_semantic_aliases>(state, Stage::init); }
+void BM_pass_reuse(benchmark::State& state) { BM_pass<memory_reuse>(state, Stage::alias); }
+void BM_pass_alloc_pypto(benchmark::State& state) { BM_pass<allocate_memory_addr>(state, Stage::reuse); }
+void BM_pass_alloc_dsa_rp(benchmark::State& state) {
+  BM_pass<allocate_memory_addr>(state, Stage::alias, Planner::dsa_rp);
+}
 
 }  // namespace
 
@@ -189,5 +192,9 @@ BENCHMARK_CAPTURE(BM_pipeline, ptoas, Planner::ptoas, Stage::alloc)->Arg(1000)->
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pass_infer)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pass_init)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pass_alias)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pass_reuse)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pass_alloc_pypto)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pass_alloc_dsa_rp)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -1,9 +1,6 @@
 // The conformance checker: runs a case file (specs/pypto/cases/README.md §0
 // format) through `pto-mem compile ... --emit json` and decides every
 // `# expect:` fact from the JSON report.
-//
-// A case is *skipped* (not failed) when the pipeline stopped at a pass that
-// is still a placeholder (a diagnostic with code "not-implemented").
 #pragma once
 
 #include <sys/wait.h>
@@ -33,7 +30,7 @@ struct FactResult {
   std::string why;  ///< what was found instead, when !ok
 };
 
-enum class Outcome { passed, failed, skipped };
+enum class Outcome { passed, failed };
 
 struct CaseResult {
   std::string file;
@@ -41,7 +38,7 @@ struct CaseResult {
   Outcome outcome = Outcome::failed;
   int exit_code = -1;
   json report;
-  std::string problem;  ///< why the case failed or was skipped, beyond its facts
+  std::string problem;  ///< why the case failed, beyond its facts
   std::vector<FactResult> facts;
 };
 
@@ -228,14 +225,6 @@ inline std::vector<FactResult> check_facts(const CaseHeader& h, const json& repo
   return out;
 }
 
-/// Whether the pipeline stopped at a placeholder pass, and which.
-inline std::optional<std::string> placeholder_stop(const json& report) {
-  if (!report.contains("diagnostics")) return std::nullopt;
-  for (const auto& d : report["diagnostics"])
-    if (d["code"] == "not-implemented") return d["message"].get<std::string>();
-  return std::nullopt;
-}
-
 // ---- running the tool ---------------------------------------------------------------------
 
 inline std::string shell_quote(const std::string& s) {
@@ -287,11 +276,6 @@ inline CaseResult run_case(const std::string& tool, const std::string& file) {
     r.problem = "the tool printed no JSON report (exit " + std::to_string(code) + ")";
     return r;
   }
-  if (auto stop = placeholder_stop(r.report)) {
-    r.outcome = Outcome::skipped;
-    r.problem = *stop;
-    return r;
-  }
   r.facts = check_facts(r.header, r.report, code);
   bool ok = true;
   for (const auto& f : r.facts) ok &= f.ok;
@@ -302,9 +286,7 @@ inline CaseResult run_case(const std::string& tool, const std::string& file) {
 /// A human summary: the outcome, then one line per fact.
 inline std::string describe(const CaseResult& r) {
   std::string out = std::filesystem::path(r.file).filename().string() + ": " +
-                    (r.outcome == Outcome::passed   ? "passed"
-                     : r.outcome == Outcome::skipped ? "skipped"
-                                                     : "FAILED");
+                    (r.outcome == Outcome::passed ? "passed" : "FAILED");
   if (!r.problem.empty()) out += " (" + r.problem + ")";
   out += "\n";
   for (const auto& f : r.facts)

@@ -1,15 +1,65 @@
-// AllocateMemoryAddr (specs/pypto/SPEC.md). PLACEHOLDER: the pass is being written; until
-// then it reports that it is not implemented and leaves the program as is.
+// AllocateMemoryAddr (pypto SPEC.md §7, dsa_rp SPEC.md §5): absolute
+// addresses for every on-chip tile MemRef of the kernel functions (InCore,
+// AIC, AIV; other kinds are returned unchanged).
+//
+// Per kernel: resolve the system.reserve_buffer windows (reserve_buffer.hpp),
+// then place the allocations
+//  * PYPTO (and PTOAS, should the pass be run under it: the pipeline skips
+//    it there): sequentially in name order (sequential_addr.hpp);
+//  * DSA_RP: the canonical-greedy DSA-RP model (dsa_problem.hpp), which also
+//    drops the allocs no MemRef uses any more;
+// write the addresses into the MemRefs and the resolved bases into the
+// reserve_buffer calls, and finally run the AllocatedMemoryAddr verifier
+// (addr_verifier.hpp). Memory that does not fit is reported with code
+// "capacity" (the tool's exit status 1). Alloc statements never carry
+// addresses.
 #pragma once
 
+#include <unordered_map>
+
 #include "pto_mem/pypto/ir/function.hpp"
+#include "pto_mem/pypto/passes/addr_verifier.hpp"
+#include "pto_mem/pypto/passes/dsa_problem.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/sequential_addr.hpp"
 
 namespace pto_mem::pypto {
 
+namespace passes {
+
+/// Addresses one kernel; returns it unchanged when it failed (errors reported).
+[[nodiscard]] inline Function allocate_function(const Function& f, const Program& p, PassContext& ctx) {
+  ReserveResolution reserve = resolve_reserve_buffers(f, p, ctx);
+  if (!reserve.errors.empty()) {
+    ctx.diagnostics.insert(ctx.diagnostics.end(), reserve.errors.begin(), reserve.errors.end());
+    return f;
+  }
+  std::unordered_map<const MemRef*, MemRefPtr> replace;
+  if (ctx.planner == Planner::dsa_rp) {
+    DsaProblem model;
+    if (!build_dsa_problem(f, p, ctx, reserve, model)) return f;
+    if (model.bases.empty()) return write_reserve_bases(f, reserve);  // X1: nothing to place
+    if (!solve_dsa_problem(f, p, ctx, reserve, model, replace)) return f;
+    apply_memref_replacements(f, replace);
+    return write_reserve_bases(drop_orphaned_allocs(f), reserve);
+  }
+  const std::vector<PlannedBase> bases = planned_bases(f, ctx);
+  if (!place_bases_sequentially(f, p, ctx, reserve, bases, replace)) return f;
+  apply_memref_replacements(f, replace);
+  return write_reserve_bases(f, reserve);
+}
+
+}  // namespace passes
+
 [[nodiscard]] inline Program allocate_memory_addr(const Program& program, PassContext& ctx) {
-  ctx.diagnostics.push_back(error("AllocateMemoryAddr is not implemented yet", "not-implemented"));
-  return program;
+  Program out = program;
+  for (auto& f : out.functions) {
+    if (!is_kernel(f.kind) || !f.body) continue;
+    f = passes::allocate_function(f, program, ctx);
+    if (ctx.failed()) return out;
+  }
+  passes::verify_allocated_memory_addr(out, ctx);
+  return out;
 }
 
 }  // namespace pto_mem::pypto

@@ -1,15 +1,276 @@
-// MemoryReuse (specs/pypto/SPEC.md). PLACEHOLDER: the pass is being written; until
-// then it reports that it is not implemented and leaves the program as is.
+// MemoryReuse (pypto SPEC.md §6): opportunistic sharing of independent
+// buffers whose lifetimes do not overlap, then the repairs that keep loop
+// carries and if-phis in one buffer, then removal of dead allocs. PyPTO's
+// default planner (PYPTO) runs it; the pipeline skips it under DSA_RP and
+// PTOAS. Orchestration functions and functions without tile MemRefs are
+// returned unchanged.
+//
+//  1. Lifetimes (lifetimes.hpp) and the declared-slot check (declared_slots.hpp).
+//  2. One reuse item per allocation base: the tracked tiles on it, their
+//     hull [min def, max last], the first tile's MemRef size and space;
+//     declared (pinned) bases are closed.
+//  3. Packing: the generic reuse_lifetimes (algorithms/reuse.hpp) with the
+//     phi families as LiveParts and the no-alias / hazard pairs of
+//     no_alias.hpp as forbidden pairs. With a known capacity, a space whose
+//     packed footprint exceeds it although every buffer fits alone gets a
+//     warning (PyPTO's "legacy packing" fallback; this library has no
+//     pipeline-stage gating to shed, so the packing is kept as is).
+//  4. Sharing: each joining base moves onto its slot representative's
+//     base: its first tile (and every variable holding that very MemRef)
+//     takes the representative's MemRef object, the other windows keep their
+//     offsets relative to it.
+//  Before step 2, each if-phi is given its buffer (yield_fixup.hpp): an
+//  arm-local value's, or a fresh one both arms copy into.
+//  5. Loop carries re-aligned on their init's buffer; peeled accumulator
+//     if-phis coalesced (acc_phi_coalesce.hpp); YieldFixup
+//     (yield_fixup.hpp); identity chains normalised; orphaned allocs dropped.
+//
+// Variable types are refined in place (see pass_support.hpp).
 #pragma once
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pto_mem/algorithms/reuse.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
+#include "pto_mem/pypto/passes/acc_phi_coalesce.hpp"
+#include "pto_mem/pypto/passes/declared_slots.hpp"
+#include "pto_mem/pypto/passes/def_sites.hpp"
+#include "pto_mem/pypto/passes/identity_normalize.hpp"
+#include "pto_mem/pypto/passes/lifetimes.hpp"
+#include "pto_mem/pypto/passes/no_alias.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/reserve_buffer.hpp"
+#include "pto_mem/pypto/passes/yield_fixup.hpp"
 
 namespace pto_mem::pypto {
 
+namespace passes {
+
+/// One allocation base as an item of the generic lifetime reuse (a Buffer model).
+struct ReuseItem {
+  std::size_t id = 0;
+  Addr size = 0;
+  Addr alignment = 1;
+  MemorySpace arena = MemorySpace::Vec;
+  Interval lifetime;
+};
+
+/// The tracked tiles of one base, in definition order.
+struct BaseGroup {
+  const Var* base = nullptr;
+  std::vector<std::size_t> tiles;  ///< indices into Lifetimes
+};
+
+/// Base groups of the planned on-chip tiles of `lt`, in order of their first tile.
+[[nodiscard]] inline std::vector<BaseGroup> base_groups(const Lifetimes& lt) {
+  std::vector<BaseGroup> out;
+  std::unordered_map<const Var*, std::size_t> at;
+  for (std::size_t i = 0; i < lt.size(); ++i) {
+    const VarPtr& v = lt.vars[i];
+    const auto space = var_space(v);
+    if (!is_planned_tile(v) || !space || *space == MemorySpace::DDR || *space == MemorySpace::ScalarLocal) continue;
+    auto [it, fresh] = at.try_emplace(var_base(v), out.size());
+    if (fresh) out.push_back({var_base(v), {}});
+    out[it->second].tiles.push_back(i);
+  }
+  return out;
+}
+
+/// Every variable of `f` holding a MemRef, by base.
+[[nodiscard]] inline std::unordered_map<const Var*, std::vector<VarPtr>> vars_by_base(const Function& f) {
+  std::unordered_map<const Var*, std::vector<VarPtr>> out;
+  for_each_var_def(f, [&](const VarPtr& v) {
+    if (const Var* b = var_base(v)) out[b].push_back(v);
+  });
+  return out;
+}
+
+/// SPEC.md §6.5: every iter-arg and return var whose base differs from its
+/// init's takes the init's MemRef and space, outer loops first.
+inline void realign_loop_carries(const Function& f) {
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    auto loop = loop_view(&s);
+    if (!loop) return;
+    for (std::size_t i = 0; i < loop->iter_args->size(); ++i) {
+      auto init = as_var((*loop->iter_args)[i].init);
+      if (!is_planned_tile(init)) continue;
+      const MemRefPtr m = var_memref(init);
+      const VarPtr& ia = (*loop->iter_args)[i].var;
+      if (var_base(ia) != m->base.get()) set_memref(ia, m, var_space(init));
+      if (i < loop->return_vars->size()) {
+        const VarPtr& rv = (*loop->return_vars)[i];
+        if (is_planned_tile(rv) && var_base(rv) != m->base.get()) set_memref(rv, m, var_space(init));
+      }
+    }
+  });
+}
+
+/// The then-arm copies YieldFixup will add after packing: a phi living in
+/// the else arm's own buffer receives, at the end of the then arm, the then
+/// value (one from before the if, or an iter-arg). The two buffers may not be
+/// one slot, or that copy would run in place (tile.move may not); nothing
+/// else keeps them apart, as the then value's last read precedes the else
+/// value's definition.
+[[nodiscard]] inline std::vector<std::pair<const Var*, const Var*>> then_arm_copies(const Function& f) {
+  std::vector<std::pair<const Var*, const Var*>> out;
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    const auto* i = s.as<IfStmt>();
+    if (!i || i->return_vars.empty() || !i->else_body) return;
+    std::unordered_set<const Var*> then_defs, else_defs;
+    auto collect = [](const StmtPtr& body, std::unordered_set<const Var*>& into) {
+      struct Defs : IRVisitor {
+        std::unordered_set<const Var*>* out;
+        void visit_var_def(const VarPtr& v) override { out->insert(v.get()); }
+      } d;
+      d.out = &into;
+      d.visit_stmt(body);
+    };
+    collect(i->then_body, then_defs);
+    collect(i->else_body, else_defs);
+    for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
+      const VarPtr t = yielded_var(i->then_body, k), e = yielded_var(i->else_body, k);
+      if (!is_planned_tile(t) || !is_planned_tile(e) || then_defs.contains(t.get()) || !else_defs.contains(e.get()))
+        continue;
+      if (var_base(t) != var_base(e)) out.emplace_back(var_base(t), var_base(e));
+    }
+  });
+  return out;
+}
+
+[[nodiscard]] inline Function reuse_function(const Function& in, const Program& p, PassContext& ctx) {
+  const auto relations = capture_identity_relations(in, ctx);
+  // Where each if-phi lives, before lifetimes are packed (yield_fixup.hpp).
+  const Function f = yield_fixup(in, p, ctx, {false, ctx.planner != Planner::ptoas, false, "MemoryReuse"}, &relations);
+  if (ctx.failed()) return in;
+  const Lifetimes lt = compute_lifetimes(f);
+  if (!check_declared_slots(f, p, lt, ctx)) return f;
+  const auto allocs = alloc_statements(f);
+  auto declared = [&](const Var* base) {
+    auto a = allocs.find(base);
+    return a != allocs.end() && a->second->pinned;
+  };
+
+  // Items and rules of the generic reuse.
+  const std::vector<BaseGroup> groups = base_groups(lt);
+  std::vector<ReuseItem> items(groups.size());
+  ReuseRules rules;
+  rules.closed.resize(groups.size());
+  rules.parts.resize(groups.size());
+  std::unordered_map<const Var*, std::size_t> group_of;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const VarPtr& first = lt.vars[groups[g].tiles.front()];
+    items[g] = ReuseItem{g, var_memref(first)->size, 1, *var_space(first), {lt.def[groups[g].tiles.front()], 0}};
+    for (std::size_t i : groups[g].tiles) {
+      items[g].lifetime.begin = std::min(items[g].lifetime.begin, lt.def[i]);
+      items[g].lifetime.end = std::max(items[g].lifetime.end, lt.last[i]);
+      rules.parts[g].push_back(LivePart{Interval{lt.def[i], lt.last[i]}, lt.families[i]});
+    }
+    rules.closed[g] = declared(groups[g].base);
+    group_of.emplace(groups[g].base, g);
+  }
+  for (const auto& pair : hard_base_pairs(f, lt, ctx)) {
+    auto a = group_of.find(pair.a), b = group_of.find(pair.b);
+    if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
+  }
+  for (const auto& [x, y] : then_arm_copies(f)) {
+    auto a = group_of.find(x), b = group_of.find(y);
+    if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
+  }
+  const ReuseResult packed = reuse_lifetimes(items, rules);
+
+  // The packed footprint against a known capacity (PyPTO's fallback warning).
+  if (ctx.soc && ctx.soc->configured) {
+    const auto reserve = resolve_reserve_buffers(f, p, ctx);  // errors are AllocateMemoryAddr's to report
+    std::map<MemorySpace, std::pair<Addr, Addr>> use;         // space -> (footprint, largest slot)
+    for (const auto& slot : packed.slots) {
+      const ReuseItem& r = items[slot.representative];
+      Addr bytes = slot.size;
+      if (auto a = allocs.find(groups[slot.representative].base); a != allocs.end() && a->second->pinned)
+        bytes = std::max(bytes, a->second->size);
+      const Addr aligned = align_up(bytes, std::max<Addr>(ctx.soc->alignment(r.arena), 1)).value_or(max_addr);
+      auto& [total, largest] = use[r.arena];
+      total = saturating_add(total, aligned);
+      largest = std::max(largest, aligned);
+    }
+    for (const auto& [space, u] : use) {
+      const auto cap = ctx.soc->capacity(space);
+      const Addr floor = reserve.floor(space);
+      const Addr footprint = saturating_add(u.first, floor);
+      if (!cap || *cap == 0 || footprint <= *cap || saturating_add(u.second, floor) > *cap) continue;
+      ctx.diagnostics.push_back(pass_warning(
+          p, f.loc,
+          "MemoryReuse in function '" + f.name + "': the packed " + std::string(to_string(space)) + " footprint (" +
+              std::to_string(footprint) + " bytes, " + std::to_string(floor) +
+              " of them reserved) exceeds the platform limit (" + std::to_string(*cap) +
+              " bytes) although every buffer fits on its own; fell back to the legacy packing (lifetime sharing "
+              "only), so AllocateMemoryAddr will report the overflow unless fewer tiles are live at once "
+              "(or plan with --planner dsa_rp)",
+          code::reuse_fallback));
+    }
+  }
+
+  // Sharing: each joining base moves onto its representative's base.
+  bool shared = false;
+  const auto on_base = vars_by_base(f);
+  for (const auto& slot : packed.slots) {
+    if (slot.members.size() < 2) continue;
+    const VarPtr& rep = lt.vars[groups[slot.representative].tiles.front()];
+    const MemRefPtr rep_m = var_memref(rep);
+    const auto rep_space = var_space(rep);
+    for (std::size_t c : slot.members) {
+      if (c == slot.representative) continue;
+      shared = true;
+      const MemRefPtr c_m = var_memref(lt.vars[groups[c].tiles.front()]);
+      auto vars = on_base.find(groups[c].base);
+      if (vars == on_base.end()) continue;
+      for (const VarPtr& w : vars->second) {
+        const MemRefPtr m = var_memref(w);
+        if (m == c_m) {
+          set_memref(w, rep_m, rep_space);
+          continue;
+        }
+        const auto mo = m->const_offset(), co = c_m->const_offset(), ro = rep_m->const_offset();
+        if (!mo || !co || !ro) {
+          set_memref(w, rep_m, rep_space);
+          continue;
+        }
+        const std::int64_t rel = *mo - *co;
+        if (rel == 0 && m->size == rep_m->size) {
+          set_memref(w, rep_m, rep_space);
+          continue;
+        }
+        set_memref(w, make_memref(rep_m->base, int_imm(*ro + rel), m->size, m->slot_count, m->slot_index), rep_space);
+      }
+    }
+  }
+  if (shared) realign_loop_carries(f);
+
+  coalesce_accumulator_phis(f, p, ctx, "MemoryReuse");
+  if (ctx.failed()) return f;
+  normalize_identities(relations);
+  Function out = yield_fixup(f, p, ctx, {true, ctx.planner != Planner::ptoas, true, "MemoryReuse"}, &relations);
+  if (ctx.failed()) return out;
+  normalize_identities(relations);
+  return drop_orphaned_allocs(out);
+}
+
+}  // namespace passes
+
 [[nodiscard]] inline Program memory_reuse(const Program& program, PassContext& ctx) {
-  ctx.diagnostics.push_back(error("MemoryReuse is not implemented yet", "not-implemented"));
-  return program;
+  Program out = program;
+  for (auto& f : out.functions) {
+    if (f.kind == FunctionKind::Orchestration || !f.body) continue;
+    bool any = false;
+    passes::for_each_var_def(f, [&](const VarPtr& v) { any = any || passes::is_planned_tile(v); });
+    if (!any) continue;
+    f = passes::reuse_function(f, program, ctx);
+    if (ctx.failed()) return out;
+  }
+  return out;
 }
 
 }  // namespace pto_mem::pypto

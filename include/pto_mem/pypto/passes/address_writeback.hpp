@@ -1,0 +1,103 @@
+// The allocations AllocateMemoryAddr places and how their MemRefs get
+// absolute addresses (pypto SPEC.md §7.3 steps 2 and 6, dsa_rp SPEC.md §5.3).
+//
+// An allocation is one base with every distinct MemRef object of a tile
+// variable on it (parameters, assignment targets, iter-args, loop return
+// vars, phis). Once the base has an address, each window gets a new MemRef
+// with the same base, size, slot fields and pinned flag, and
+//  * a constant relative offset r: address + r;
+//  * a run-time offset on a declared base (a slot chosen at run time):
+//    address + offset expression;
+//  * a run-time offset on any other base: the bare address (codegen
+//    re-derives that view's address from its own subview op).
+// Alloc statements are left as they are.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pto_mem/pypto/passes/pass_support.hpp"
+
+namespace pto_mem::pypto::passes {
+
+struct PlannedBase {
+  VarPtr base;
+  MemorySpace space = MemorySpace::Vec;
+  std::vector<MemRefPtr> memrefs;  ///< distinct objects, first appearance order
+  Addr largest = 0;                ///< largest member size
+  bool declared = false;
+  Addr declared_size = 0;          ///< the alloc statement's size for a declared base
+
+  /// PyPTO's slot / group size: the largest member, at least the whole declaration.
+  [[nodiscard]] Addr bytes() const noexcept { return declared ? std::max(largest, declared_size) : largest; }
+};
+
+/// The on-chip allocations of `f` in first-appearance order (the policy's
+/// unplanned spaces, DDR and ScalarLocal, are skipped).
+[[nodiscard]] inline std::vector<PlannedBase> planned_bases(const Function& f, const PassContext& ctx) {
+  const auto allocs = alloc_statements(f);
+  std::vector<PlannedBase> out;
+  std::unordered_map<const Var*, std::size_t> at;
+  std::unordered_map<const MemRef*, bool> seen;
+  for_each_var_def(f, [&](const VarPtr& v) {
+    const TileType* t = tile_of(v);
+    if (!t || !t->memref || !t->memref->base || !t->space) return;
+    if (ctx.soc ? !ctx.soc->planned(*t->space) : (*t->space == MemorySpace::DDR || *t->space == MemorySpace::ScalarLocal))
+      return;
+    auto [it, fresh] = at.try_emplace(t->memref->base.get(), out.size());
+    if (fresh) {
+      PlannedBase b;
+      b.base = t->memref->base;
+      b.space = *t->space;
+      if (auto a = allocs.find(b.base.get()); a != allocs.end() && a->second->pinned) {
+        b.declared = true;
+        b.declared_size = a->second->size;
+      }
+      out.push_back(std::move(b));
+    }
+    if (!seen.emplace(t->memref.get(), true).second) return;
+    PlannedBase& b = out[it->second];
+    b.memrefs.push_back(t->memref);
+    b.largest = std::max(b.largest, t->memref->size);
+  });
+  return out;
+}
+
+/// Addresses every window of `b` placed at `at` into `replace`; an error
+/// message when an address would be negative or beyond INT64_MAX.
+[[nodiscard]] inline std::optional<std::string> address_windows(const PlannedBase& b, Addr at,
+                                                                std::unordered_map<const MemRef*, MemRefPtr>& replace) {
+  constexpr Addr int64_max = static_cast<Addr>(std::numeric_limits<std::int64_t>::max());
+  if (at > int64_max) return "allocation '" + b.base->name + "' was placed beyond INT64_MAX";
+  for (const auto& m : b.memrefs) {
+    ExprPtr offset;
+    if (auto r = m->const_offset()) {
+      if (*r < 0)
+        return "MemRef of '" + b.base->name + "' has the negative relative offset " + std::to_string(*r);
+      if (static_cast<Addr>(*r) > int64_max - at)
+        return "MemRef of '" + b.base->name + "' would be addressed beyond INT64_MAX";
+      offset = int_imm(static_cast<std::int64_t>(at + static_cast<Addr>(*r)));
+    } else if (b.declared) {
+      offset = add(int_imm(static_cast<std::int64_t>(at)), m->byte_offset);
+    } else {
+      offset = int_imm(static_cast<std::int64_t>(at));
+    }
+    replace[m.get()] = make_memref(m->base, std::move(offset), m->size, m->slot_count, m->slot_index, m->is_pinned);
+  }
+  return std::nullopt;
+}
+
+/// Replaces, by object identity, every MemRef of a variable of `f` found in `replace`.
+inline void apply_memref_replacements(const Function& f, const std::unordered_map<const MemRef*, MemRefPtr>& replace) {
+  if (replace.empty()) return;
+  for_each_var_def(f, [&](const VarPtr& v) {
+    const MemRefPtr m = var_memref(v);
+    if (!m) return;
+    if (auto it = replace.find(m.get()); it != replace.end()) set_memref(v, it->second);
+  });
+}
+
+}  // namespace pto_mem::pypto::passes

@@ -1,0 +1,71 @@
+// Declared-allocation slot check (pypto SPEC.md §6.8b, dsa_rp SPEC.md §1.5):
+// two tiles bound independently to one slot of a declared allocation
+// (`MemRef("buf", slots=2)[0]`) may not be live at the same time — they
+// would overwrite each other. Different slots may be co-live.
+//
+// Per (declared base, constant byte offset) the tiles written there by their
+// own op are gathered: bare aliases and outputs that land in their source's
+// buffer (views, in-place results) inherit the slot and are not checked;
+// tiles whose slot is chosen at run time are skipped. A user error names
+// both tiles, their statement-point ranges and the declaration.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/pypto/passes/lifetimes.hpp"
+
+namespace pto_mem::pypto::passes {
+
+/// Returns false (and adds the error) when two tiles share a slot while live.
+inline bool check_declared_slots(const Function& f, const Program& p, const Lifetimes& lt, PassContext& ctx) {
+  const auto allocs = alloc_statements(f);
+  std::map<std::pair<std::size_t, std::int64_t>, std::vector<std::size_t>> slots;  // (base rank, offset) -> tiles
+  std::unordered_map<const Var*, std::size_t> base_rank;
+  for (std::size_t i = 0; i < lt.size(); ++i) {
+    const MemRefPtr m = var_memref(lt.vars[i]);
+    if (!m || !m->base) continue;
+    auto a = allocs.find(m->base.get());
+    if (a == allocs.end() || !a->second->pinned) continue;
+    const auto offset = m->const_offset();
+    if (!offset) continue;  // slot chosen at run time
+    if (const AssignStmt* s = lt.def_stmt[i]) {
+      if (as_var(s->value)) continue;  // a bare alias inherits its source's slot
+      if (const Call* c = call_of(s->value))
+        if (const OpSpec* spec = spec_of(ctx, *c); spec && spec->lands_in_source()) continue;
+    }
+    auto [r, fresh] = base_rank.try_emplace(m->base.get(), base_rank.size());
+    slots[{r->second, *offset}].push_back(i);
+  }
+  for (auto& [key, tiles] : slots) {
+    std::stable_sort(tiles.begin(), tiles.end(), [&](std::size_t a, std::size_t b) { return lt.def[a] < lt.def[b]; });
+    std::size_t longest = tiles.front();  // the tile seen so far that lives longest
+    for (std::size_t k = 1; k < tiles.size(); ++k) {
+      const std::size_t cur = tiles[k];
+      if (lt.last[longest] > lt.def[cur]) {
+        const VarPtr& a = lt.vars[longest];
+        const VarPtr& b = lt.vars[cur];
+        auto range = [&](std::size_t i) {
+          return "[" + std::to_string(lt.def[i]) + ", " + std::to_string(lt.last[i]) + "]";
+        };
+        ctx.diagnostics.push_back(pass_error(
+            p, b->loc,
+            "Tiles '" + a->name + "' and '" + b->name + "' are both bound to the same slot of the declared allocation '" +
+                var_memref(b)->name() + "' in function '" + f.name + "' but are live at the same time (" + a->name +
+                ": " + range(longest) + ", " + b->name + ": " + range(cur) +
+                " in statement points). Bind them to different slots, declare separate allocations, or end '" +
+                a->name + "''s last use before '" + b->name + "' is written",
+            code::declared_slot));
+        return false;
+      }
+      if (lt.last[cur] > lt.last[longest]) longest = cur;
+    }
+  }
+  return true;
+}
+
+}  // namespace pto_mem::pypto::passes

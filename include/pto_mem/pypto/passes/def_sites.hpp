@@ -1,0 +1,164 @@
+// Where each variable is defined, and the "is this buffer still touched
+// later in this block?" question the retargeting rules ask (pypto SPEC.md
+// §5.1 rule 6, §6.6).
+#pragma once
+
+#include <cstddef>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/pypto/passes/pass_support.hpp"
+
+namespace pto_mem::pypto::passes {
+
+/// A variable's defining site. For an assignment, `path` is the chain of
+/// enclosing statements (outermost first) with the child index taken at each.
+struct DefSite {
+  enum class Kind { param, assign, phi, loop_return, iter_arg, other };
+  Kind kind = Kind::other;
+  const Stmt* stmt = nullptr;  ///< the AssignStmt, IfStmt, ForStmt or WhileStmt
+  std::size_t index = 0;       ///< phi / carry slot
+  std::vector<PathEntry> path;
+};
+
+class DefSites {
+ public:
+  explicit DefSites(const Function& f) {
+    struct Walk : IRVisitor {
+      DefSites* out;
+      explicit Walk(DefSites* o) : out(o) {}
+      void visit_function(const Function& fn) override {
+        for (const auto& p : fn.params) out->map_[p.var.get()] = DefSite{DefSite::Kind::param, nullptr, 0, {}};
+        if (fn.body) visit_stmt(fn.body);
+      }
+      void visit_assign(const AssignStmt& s) override {
+        IRVisitor::visit_assign(s);
+        out->map_[s.var.get()] = DefSite{DefSite::Kind::assign, &s, 0, path()};
+      }
+      void visit_for(const ForStmt& s) override {
+        IRVisitor::visit_for(s);
+        carries(s, s.iter_args, s.return_vars);
+      }
+      void visit_while(const WhileStmt& s) override {
+        IRVisitor::visit_while(s);
+        carries(s, s.iter_args, s.return_vars);
+      }
+      void visit_if(const IfStmt& s) override {
+        IRVisitor::visit_if(s);
+        for (std::size_t i = 0; i < s.return_vars.size(); ++i)
+          out->map_[s.return_vars[i].get()] = DefSite{DefSite::Kind::phi, &s, i, {}};
+      }
+      void carries(const Stmt& s, const std::vector<IterArg>& ia, const std::vector<VarPtr>& rv) {
+        for (std::size_t i = 0; i < ia.size(); ++i)
+          out->map_[ia[i].var.get()] = DefSite{DefSite::Kind::iter_arg, &s, i, {}};
+        for (std::size_t i = 0; i < rv.size(); ++i)
+          out->map_[rv[i].get()] = DefSite{DefSite::Kind::loop_return, &s, i, {}};
+      }
+    } w(this);
+    w.visit_function(f);
+  }
+
+  [[nodiscard]] const DefSite* find(const Var* v) const {
+    auto it = map_.find(v);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::unordered_map<const Var*, DefSite> map_;
+};
+
+/// The loop's carries: iter-args, body and return vars of a For or While.
+struct LoopView {
+  const std::vector<IterArg>* iter_args = nullptr;
+  const StmtPtr* body = nullptr;
+  const std::vector<VarPtr>* return_vars = nullptr;
+};
+
+[[nodiscard]] inline std::optional<LoopView> loop_view(const Stmt* s) {
+  if (!s) return std::nullopt;
+  if (const auto* f = s->as<ForStmt>()) return LoopView{&f->iter_args, &f->body, &f->return_vars};
+  if (const auto* w = s->as<WhileStmt>()) return LoopView{&w->iter_args, &w->body, &w->return_vars};
+  return std::nullopt;
+}
+
+/// Value i of a body's terminating yield as a variable, or null.
+[[nodiscard]] inline VarPtr yielded_var(const StmtPtr& body, std::size_t i) {
+  const YieldStmt* y = terminating_yield(body);
+  return y && i < y->values.size() ? as_var(y->values[i]) : nullptr;
+}
+
+/// Answers "does a statement after child k of this sequence read a tile on
+/// base B, or assign one?" with one table per sequence, built on first use
+/// from the variables' current types. Build a new one after types change.
+class LaterTouches {
+ public:
+  [[nodiscard]] bool touched_after(const SeqStmts& s, std::size_t child, const Var* base) {
+    const Tables& t = tables(s);
+    auto found = t.by_base.find(base);
+    return found != t.by_base.end() && found->second > child;
+  }
+  /// Same, for one variable (read, or assigned) rather than a buffer.
+  [[nodiscard]] bool var_touched_after(const SeqStmts& s, std::size_t child, const Var* v) {
+    const Tables& t = tables(s);
+    auto found = t.by_var.find(v);
+    return found != t.by_var.end() && found->second > child;
+  }
+
+  /// Walking `path` from the innermost statement outwards, true when some
+  /// enclosing sequence touches `base`, or one of `vars`, after the path's
+  /// element. The walk stops at `stop` (when given) or at the first
+  /// enclosing loop; sibling branches of an enclosing if are never scanned.
+  [[nodiscard]] bool live_after(const std::vector<PathEntry>& path, const Var* base, const Stmt* stop = nullptr,
+                                const std::vector<const Var*>& vars = {}) {
+    for (auto e = path.rbegin(); e != path.rend(); ++e) {
+      if (stop && e->stmt == stop) return false;
+      if (const auto* s = e->stmt->as<SeqStmts>()) {
+        if (touched_after(*s, e->child, base)) return true;
+        for (const Var* v : vars)
+          if (var_touched_after(*s, e->child, v)) return true;
+        continue;
+      }
+      if (!stop && (e->stmt->is<ForStmt>() || e->stmt->is<WhileStmt>())) return false;
+    }
+    return false;
+  }
+
+ private:
+  using Table = std::unordered_map<const Var*, std::size_t>;  // base (or var) -> last child touching it
+  struct Tables {
+    Table by_base, by_var;
+  };
+
+  const Tables& tables(const SeqStmts& s) {
+    auto [it, fresh] = tables_.try_emplace(&s);
+    if (fresh) build(s, it->second);
+    return it->second;
+  }
+
+  static void build(const SeqStmts& s, Tables& t) {
+    struct Touch : IRVisitor {
+      Tables* t;
+      std::size_t at = 0;
+      void note(const VarPtr& v) {
+        t->by_var[v.get()] = at;
+        if (const Var* b = var_base(v)) t->by_base[b] = at;
+      }
+      void visit_var_use(const VarPtr& v) override { note(v); }
+      void visit_assign(const AssignStmt& a) override {
+        IRVisitor::visit_assign(a);
+        note(a.var);
+      }
+    } w;
+    w.t = &t;
+    for (std::size_t i = 0; i < s.stmts.size(); ++i) {
+      w.at = i;
+      w.visit_stmt(s.stmts[i]);
+    }
+  }
+
+  std::unordered_map<const SeqStmts*, Tables> tables_;
+};
+
+}  // namespace pto_mem::pypto::passes

@@ -1,0 +1,235 @@
+// AllocateMemoryAddr, DSA_RP policy (dsa_rp SPEC.md §1.8, §5): the tile IR
+// as a generic DSA-RP problem, solved by algorithms/dsa_rp.hpp, written back.
+//
+// Model (§1.8):
+//  * one buffer per allocation base (every tile sharing a base is one
+//    allocation: views, in-place results, carries), ids dense in interval
+//    order (definition order, parameters first);
+//  * lifetime: the hull of its tiles' statement points (lifetimes.hpp, tile
+//    parameters defined at point 0), as ticks [2·def+1, max(2·def+2,
+//    2·last+1)): a read at p and a write at p do not interfere;
+//  * size: the largest window on the base, at least the whole declaration;
+//    alignment: the SoC's; one pool per space holding buffers (ascending
+//    space), capacity from the backend or, without one, the reserved floor
+//    plus every aligned size; the reserved floor as the pool's reserved range;
+//  * separations: no-alias and the 910B hazard (no_alias.hpp), and every
+//    declared base closed to every other buffer of its space (the generic
+//    alias unification does that: declared allocations with
+//    closed_by_separations), cross-pool pairs dropped;
+//  * penalties: the generic recognizer (algorithms/reuse_penalties.hpp) over
+//    the IR's access trace (access_events.hpp); none without a backend.
+// plan_dsa_rp solves hard, then with pipeline-only separations relaxed
+// (PH-DSA-001); the placement is validated independently and written back
+// (address_writeback.hpp); orphaned allocs are dropped.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/algorithms/alias.hpp"
+#include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/pypto/passes/access_events.hpp"
+#include "pto_mem/pypto/passes/address_writeback.hpp"
+#include "pto_mem/pypto/passes/declared_slots.hpp"
+#include "pto_mem/pypto/passes/no_alias.hpp"
+#include "pto_mem/pypto/passes/reserve_buffer.hpp"
+#include "pto_mem/pypto/passes/sequential_addr.hpp"
+
+namespace pto_mem::pypto::passes {
+
+/// One allocation of the plan with its inclusive statement points; a Buffer
+/// model (the recognizer reads arena and lifetime).
+struct DsaInterval {
+  std::size_t id = 0;
+  Addr size = 0;
+  Addr alignment = 1;
+  std::int64_t arena = 0;
+  Interval lifetime;  ///< [def, last] points passed as begin/end
+};
+
+struct DsaProblem {
+  std::vector<PlannedBase> bases;      ///< interval order
+  std::vector<DsaInterval> intervals;  ///< aligned with bases
+  Problem problem;                     ///< the strict problem (declarations closed, penalties included)
+};
+
+/// Ticks of an inclusive point range (dsa_rp SPEC §1.8 "Tick conversion").
+[[nodiscard]] constexpr Interval dsa_ticks(Tick def, Tick last) noexcept {
+  return Interval{2 * def + 1, std::max(2 * def + 2, 2 * last + 1)};
+}
+
+/// Builds the problem; false (with the error reported) on a declared-slot
+/// conflict or a model the generic unification rejects.
+inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
+                              DsaProblem& out) {
+  const Lifetimes lt = compute_lifetimes(f, {true});
+  if (!check_declared_slots(f, p, lt, ctx)) return false;
+
+  // Bases in interval order: by their first tracked tile, then the rest.
+  std::vector<PlannedBase> all = planned_bases(f, ctx);
+  std::unordered_map<const Var*, std::size_t> first_tile;
+  for (std::size_t i = 0; i < lt.size(); ++i) first_tile.try_emplace(var_base(lt.vars[i]), i);
+  std::stable_sort(all.begin(), all.end(), [&](const PlannedBase& a, const PlannedBase& b) {
+    auto fa = first_tile.find(a.base.get()), fb = first_tile.find(b.base.get());
+    const std::size_t ka = fa == first_tile.end() ? lt.size() : fa->second;
+    const std::size_t kb = fb == first_tile.end() ? lt.size() : fb->second;
+    return ka < kb;
+  });
+  out.bases = std::move(all);
+  std::unordered_map<const Var*, std::size_t> index;
+  for (std::size_t k = 0; k < out.bases.size(); ++k) index.emplace(out.bases[k].base.get(), k);
+
+  // Group lifetimes; a base no tracked tile holds lives over the whole function.
+  std::vector<Tick> def(out.bases.size(), -1), last(out.bases.size(), 0);
+  for (std::size_t i = 0; i < lt.size(); ++i) {
+    auto it = index.find(var_base(lt.vars[i]));
+    if (it == index.end()) continue;
+    const std::size_t k = it->second;
+    def[k] = def[k] < 0 ? lt.def[i] : std::min(def[k], lt.def[i]);
+    last[k] = std::max(last[k], lt.last[i]);
+  }
+
+  Problem& prob = out.problem;
+  std::map<MemorySpace, std::size_t> arena_of;
+  for (const auto& b : out.bases) arena_of.emplace(b.space, 0);
+  for (auto& [space, k] : arena_of) {
+    k = prob.arenas.size();
+    Arena a;
+    a.id = static_cast<std::int64_t>(index_of(space));
+    a.name = std::string(to_string(space));
+    const Addr floor = reserve.floor(space);
+    if (floor > 0) a.reserved.push_back({0, floor});
+    if (auto cap = checked_capacity(ctx, space)) {
+      a.capacity = *cap;
+    } else {  // no backend: room for everything, side by side
+      a.capacity = floor;
+      for (const auto& b : out.bases)
+        if (b.space == space)
+          a.capacity = saturating_add(a.capacity, align_up(b.bytes(), ctx.soc ? std::max<Addr>(ctx.soc->alignment(space), 1) : 32)
+                                                      .value_or(max_addr));
+    }
+    prob.arenas.push_back(std::move(a));
+  }
+  for (std::size_t k = 0; k < out.bases.size(); ++k) {
+    const PlannedBase& b = out.bases[k];
+    if (def[k] < 0) {
+      def[k] = 0;
+      last[k] = std::max<Tick>(lt.points - 1, 0);
+    }
+    BufferSpec s;
+    s.id = std::to_string(k);
+    s.size = b.bytes();
+    s.alignment = ctx.soc ? std::max<Addr>(ctx.soc->alignment(b.space), 1) : 32;
+    s.arena = prob.arenas[arena_of[b.space]].id;
+    s.lifetime = dsa_ticks(def[k], last[k]);
+    prob.buffers.push_back(s);
+    out.intervals.push_back({k, s.size, s.alignment, s.arena, Interval{def[k], last[k]}});
+    if (b.declared) prob.declared.push_back(DeclaredAllocation{s.id, 1, s.size, {}});
+  }
+
+  // Typed separations, then declared allocations closed by the unification.
+  std::map<std::pair<std::size_t, std::size_t>, std::uint8_t> separated;
+  for (const auto& pair : hard_base_pairs(f, lt, ctx)) {
+    auto a = index.find(pair.a), b = index.find(pair.b);
+    if (a == index.end() || b == index.end() || a->second == b->second) continue;
+    if (out.bases[a->second].space != out.bases[b->second].space) continue;
+    auto& r = separated[{std::min(a->second, b->second), std::max(a->second, b->second)}];
+    r = static_cast<std::uint8_t>(r | pair.reasons);
+  }
+  for (const auto& [pair, reasons] : separated)
+    prob.separations.push_back({std::to_string(pair.first), std::to_string(pair.second), reasons});
+  if (!prob.declared.empty()) {
+    AliasUnification u = unify_aliases(prob, UnifyOptions{true});
+    if (!u.ok()) {
+      ctx.diagnostics.push_back(pass_error(p, f.loc,
+                                           "DSA-RP built an invalid model for function '" + f.name +
+                                               "': " + u.diagnostics.front().message,
+                                           code::internal));
+      return false;
+    }
+    prob = std::move(u.problem);  // one buffer per allocation, same order; declarations now separations
+  }
+
+  // Reuse penalties from the access trace.
+  if (ctx.soc && ctx.soc->configured) {
+    std::vector<Addr> bytes;
+    for (const auto& b : prob.buffers) bytes.push_back(b.size);
+    const AccessTrace trace(f, ctx, index, bytes);
+    std::vector<std::pair<std::size_t, std::size_t>> hard;
+    for (const auto& s : prob.separations) hard.emplace_back(std::stoul(s.a), std::stoul(s.b));
+    auto penalties = recognize_reuse_penalties(out.intervals, trace.events(), hard);
+    std::sort(penalties.begin(), penalties.end(),
+              [](const ReusePenalty& x, const ReusePenalty& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
+    for (const auto& e : penalties)
+      if (e.weight > 0) prob.penalties.push_back({std::to_string(e.a), std::to_string(e.b), e.weight});
+  }
+  return true;
+}
+
+/// Solves `model` and fills `replace`; false with the error reported.
+inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
+                              const DsaProblem& model, std::unordered_map<const MemRef*, MemRefPtr>& replace) {
+  GreedyOptions options;
+  options.compat_pypto = true;  // PyPTO's placements: seed 0, 4 restarts
+  const DsaRpResult solved = plan_dsa_rp(model.problem, options);
+  const GreedyResult& r = solved.greedy;
+  auto first = [](const Diagnostics& ds) {
+    for (const auto& d : ds)
+      if (d.severity == Severity::error) return d.message;
+    return ds.empty() ? std::string("no diagnostic") : ds.front().message;
+  };
+  if (r.status == Status::invalid) {
+    ctx.diagnostics.push_back(pass_error(
+        p, f.loc, "DSA-RP built an invalid problem for function '" + f.name + "': " + first(r.diagnostics),
+        code::internal));
+    return false;
+  }
+  if (!r.placement) {
+    std::string msg = "DSA-RP found no placement for function '" + f.name +
+                      "' within on-chip capacities: " + first(r.diagnostics) + ".";
+    const auto loads = arena_loads(solved.solved(model.problem));
+    bool named = false;
+    for (std::size_t k = 0; k < loads.size(); ++k) {
+      const Arena& a = model.problem.arenas[k];
+      if (loads[k].lower_bound <= a.capacity) continue;
+      named = true;
+      msg += " " + a.name + " buffer usage (at least " + std::to_string(loads[k].lower_bound) +
+             " bytes live at once) exceeds platform limit (" + std::to_string(a.capacity) + " bytes)" +
+             reserve_note(f, reserve, static_cast<MemorySpace>(a.id)) + ".";
+    }
+    if (!named)
+      msg += " No space is over its capacity by live bytes alone: the bounded greedy search did not find a packing, "
+             "which does not prove that none exists; try the PYPTO planner or shorten lifetimes.";
+    ctx.diagnostics.push_back(pass_error(p, f.loc, std::move(msg), code::capacity));
+    return false;
+  }
+  if (auto errors = validate(solved.solved(model.problem), *r.placement); has_errors(errors)) {
+    ctx.diagnostics.push_back(pass_error(p, f.loc,
+                                         "independent validation rejected the DSA-RP placement for function '" +
+                                             f.name + "': " + first(errors),
+                                         code::internal));
+    return false;
+  }
+  for (const auto& d : r.diagnostics)
+    if (d.severity != Severity::error) {
+      Diagnostic copy = d;
+      copy.message = "function '" + f.name + "': " + copy.message;
+      copy.location = to_source_location(p.file, f.loc);
+      ctx.diagnostics.push_back(std::move(copy));
+    }
+  for (std::size_t k = 0; k < model.bases.size(); ++k)
+    if (auto why = address_windows(model.bases[k], *r.placement->offsets[k], replace)) {
+      ctx.diagnostics.push_back(
+          pass_error(p, f.loc, "AllocateMemoryAddr in function '" + f.name + "': " + *why, code::internal));
+      return false;
+    }
+  return true;
+}
+
+}  // namespace pto_mem::pypto::passes

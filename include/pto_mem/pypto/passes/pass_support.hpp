@@ -1,0 +1,185 @@
+// Small helpers the memory passes share: reading a variable's tile facts,
+// refining its type in place, finding the call that defines a value, the
+// diagnostics the passes emit, and walking every variable of a function.
+//
+// The passes refine variable types in place (Var::type is the IR's one
+// mutable field, docs/pypto-ir.md): a pass that must keep its input intact
+// works on clone(program).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/core/diagnostics.hpp"
+#include "pto_mem/pypto/ir/function.hpp"
+#include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/passes/pass_context.hpp"
+
+namespace pto_mem::pypto::passes {
+
+/// Diagnostic codes of the memory passes. `capacity` (memory does not fit)
+/// is the one the tool maps to exit status 1.
+namespace code {
+inline constexpr const char* capacity = "capacity";
+inline constexpr const char* internal = "internal";
+inline constexpr const char* declared_slot = "declared-slot";
+inline constexpr const char* reserve_buffer = "reserve-buffer";
+inline constexpr const char* reuse_fallback = "reuse-fallback";
+}  // namespace code
+
+// ---- tile facts of a variable --------------------------------------------------------
+
+[[nodiscard]] inline const TileType* tile_of(const VarPtr& v) noexcept { return v ? as_tile(v->type) : nullptr; }
+[[nodiscard]] inline MemRefPtr var_memref(const VarPtr& v) noexcept { return v ? pypto::memref_of(v->type) : nullptr; }
+[[nodiscard]] inline const Var* var_base(const VarPtr& v) noexcept {
+  auto m = var_memref(v);
+  return m ? m->base.get() : nullptr;
+}
+[[nodiscard]] inline std::optional<MemorySpace> var_space(const VarPtr& v) noexcept {
+  return v ? memory_space_of(v->type) : std::nullopt;
+}
+
+/// A tile with a MemRef on an allocation base: what the passes plan.
+[[nodiscard]] inline bool is_planned_tile(const VarPtr& v) noexcept {
+  const TileType* t = tile_of(v);
+  return t && t->memref && t->memref->base;
+}
+
+/// Points `v` at MemRef `m` (and space `s` when given), in place.
+inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> s = std::nullopt) {
+  if (!v) return;
+  TypePtr t = with_memref(v->type, std::move(m));
+  if (s) t = with_memory_space(t, s);
+  v->type = std::move(t);
+}
+
+/// True when the tile's valid shape is absent or equals its shape.
+[[nodiscard]] inline bool fully_valid(const TileType& t) noexcept {
+  const auto* vs = t.view.valid_shape();
+  if (!vs) return true;
+  if (vs->size() != t.shape.size()) return false;
+  for (std::size_t i = 0; i < vs->size(); ++i)
+    if (!same_expr((*vs)[i], t.shape[i])) return false;
+  return true;
+}
+
+// ---- calls --------------------------------------------------------------------------------
+
+[[nodiscard]] inline const Call* call_of(const ExprPtr& e) noexcept { return e ? e->as<Call>() : nullptr; }
+
+/// Argument k of `c` as a variable, or null.
+[[nodiscard]] inline VarPtr arg_var(const Call& c, std::size_t k) noexcept {
+  return k < c.args.size() ? as_var(c.args[k]) : nullptr;
+}
+
+/// The registered spec of a call's op, or null.
+[[nodiscard]] inline const OpSpec* spec_of(const PassContext& ctx, const Call& c) {
+  return ctx.ops ? ctx.ops->find(c.op) : nullptr;
+}
+
+/// Argument indices the call's output may not share a buffer with (SPEC.md
+/// §6.3): every argument of a not-in-place-safe op (A5 tile.prelu: its first
+/// two), the forbid_output_alias set, and the input of a widening tile.cast.
+[[nodiscard]] inline std::vector<std::size_t> forbidden_operands(const OpSpec& spec, const Call& c,
+                                                                 const VarPtr& out, const PassContext& ctx) {
+  bool widening = false;
+  if (spec.widening_cast_forbids_input)
+    if (auto in = arg_var(c, 0))
+      if (auto din = dtype_of(in->type), dout = out ? dtype_of(out->type) : std::nullopt; din && dout)
+        widening = bit_width(*dout) > bit_width(*din);
+  return spec.forbidden_operands(c.args.size(), ctx.soc ? std::string_view(ctx.soc->soc_name) : std::string_view{},
+                                 widening);
+}
+
+// ---- diagnostics ---------------------------------------------------------------------------
+
+[[nodiscard]] inline Diagnostic pass_error(const Program& p, Loc loc, std::string message, const char* c) {
+  Diagnostic d = error_at(p.file, loc, std::move(message));
+  d.code = c;
+  return d;
+}
+[[nodiscard]] inline Diagnostic pass_warning(const Program& p, Loc loc, std::string message, const char* c) {
+  Diagnostic d = pass_error(p, loc, std::move(message), c);
+  d.severity = Severity::warning;
+  return d;
+}
+
+// ---- walking variables ---------------------------------------------------------------------
+
+/// Calls fn(var) for every variable a function defines: parameters,
+/// assignment targets, alloc bases, loop variables, iter-args, loop return
+/// vars and if-phis, in program order.
+template <class F>
+void for_each_var_def(const Function& f, F&& fn) {
+  struct Walk : IRVisitor {
+    F* fn;
+    explicit Walk(F* x) : fn(x) {}
+    void visit_var_def(const VarPtr& v) override {
+      if (v) (*fn)(v);
+    }
+  } w(&fn);
+  w.visit_function(f);
+}
+
+/// The iter-args of every loop of `f` (they are not "plain" variables for
+/// YieldFixup and the phi rules).
+[[nodiscard]] inline std::unordered_set<const Var*> iter_arg_set(const Function& f) {
+  std::unordered_set<const Var*> out;
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    if (const auto* l = s.as<ForStmt>())
+      for (const auto& ia : l->iter_args) out.insert(ia.var.get());
+    if (const auto* w = s.as<WhileStmt>())
+      for (const auto& ia : w->iter_args) out.insert(ia.var.get());
+  });
+  return out;
+}
+
+/// Bases that some Tile or Tensor MemRef of a variable of `f` still uses.
+[[nodiscard]] inline std::unordered_set<const Var*> referenced_bases(const Function& f) {
+  std::unordered_set<const Var*> out;
+  for_each_var_def(f, [&](const VarPtr& v) {
+    if (auto m = var_memref(v); m && m->base) out.insert(m->base.get());
+  });
+  return out;
+}
+
+/// Drops the top-level tile.alloc / tensor.alloc statements whose base no
+/// MemRef uses any more (MemoryReuse §6.8 step 2; DSA-RP writeback). The
+/// remaining allocs keep their order and sizes.
+[[nodiscard]] inline Function drop_orphaned_allocs(const Function& f) {
+  if (!f.body) return f;
+  const auto used = referenced_bases(f);
+  auto keep = [&](const StmtPtr& s) {
+    const auto* a = s ? s->as<AllocStmt>() : nullptr;
+    return !a || used.contains(a->var.get());
+  };
+  Function out = f;
+  if (const auto* seq_body = f.body->as<SeqStmts>()) {
+    std::vector<StmtPtr> stmts;
+    stmts.reserve(seq_body->stmts.size());
+    for (const auto& s : seq_body->stmts)
+      if (keep(s)) stmts.push_back(s);
+    if (stmts.size() != seq_body->stmts.size()) out.body = seq(std::move(stmts), seq_body->loc);
+  } else if (!keep(f.body)) {
+    out.body = seq({}, f.body->loc);
+  }
+  return out;
+}
+
+/// The declared (pinned) allocation bases of `f`: their alloc statements
+/// carry pinned=True after InitMemRef.
+[[nodiscard]] inline std::unordered_map<const Var*, const AllocStmt*> alloc_statements(const Function& f) {
+  std::unordered_map<const Var*, const AllocStmt*> out;
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    if (const auto* a = s.as<AllocStmt>()) out.emplace(a->var.get(), a);
+  });
+  return out;
+}
+
+}  // namespace pto_mem::pypto::passes

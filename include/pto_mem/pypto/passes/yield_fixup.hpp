@@ -1,0 +1,295 @@
+// YieldFixup (pypto SPEC.md §6.7): make every loop carry and if-phi live in
+// one buffer by inserting a tile.move where the yielded value sits elsewhere.
+//
+// Bottom-up (children first):
+//  * a loop carry i whose yielded value y and init are tile variables on
+//    different allocations gets `y_mv = tile.move(y, target_memory=<init
+//    space>)`, typed like y but with the init's MemRef and space, right
+//    before the terminating yield (moves in carry order), and y_mv is
+//    yielded instead. The iter-arg then takes the init's MemRef and the
+//    return var the (new) yielded value's;
+//  * an if-phi takes the then value's MemRef; an else value elsewhere gets
+//    `e_mv = tile.move(e, ...)` before the else yield (skipped under PTOAS,
+//    which reconciles branch phis in codegen).
+// Beyond the spec (each found by the property test): the phi's buffer must
+// be one the phi may overwrite on either path, so it is the buffer of a
+// value defined inside its arm — the then value's, else the else value's,
+// whose arm copies nothing while the then arm copies its value in — and,
+// when neither arm defines its value (both come from before the if and may
+// still be live after it), a fresh allocation both arms copy into. Iter-args
+// yielded directly are copied like any value (the spec skips them, leaving
+// the phi's buffer unwritten on that path). A loop yielding its own
+// iter-arg needs nothing. MemoryReuse chooses the phi buffers before it
+// packs lifetimes (YieldFixupOptions::arm_copies = false) and copies after. A move from Acc to Acc is illegal (an internal
+// error): divergent L0C accumulators must be coalesced before.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/pypto/passes/identity_normalize.hpp"
+#include "pto_mem/pypto/passes/pass_support.hpp"
+
+namespace pto_mem::pypto::passes {
+
+struct YieldFixupOptions {
+  bool loops = true;
+  bool ifs = true;
+  /// false: only choose each phi's buffer (creating the fresh ones with their
+  /// copies) and leave the copies into arm-local buffers for later — run
+  /// before lifetime packing, so that packing sees where each phi lives.
+  bool arm_copies = true;
+  std::string_view pass_name = "MemoryReuse";
+};
+
+namespace detail {
+
+/// `body` with its terminating yield replaced by `before...` then `yield`.
+[[nodiscard]] inline StmtPtr replace_terminating_yield(const StmtPtr& body, std::vector<StmtPtr> before,
+                                                        StmtPtr new_yield) {
+  if (!body) return body;
+  if (body->is<YieldStmt>()) {
+    before.push_back(std::move(new_yield));
+    return seq(std::move(before), body->loc);
+  }
+  const auto* s = body->as<SeqStmts>();
+  if (!s || s->stmts.empty()) return body;
+  std::vector<StmtPtr> stmts = s->stmts;
+  if (stmts.back()->is<YieldStmt>()) {
+    stmts.pop_back();
+    for (auto& b : before) stmts.push_back(std::move(b));
+    stmts.push_back(std::move(new_yield));
+  } else {
+    stmts.back() = replace_terminating_yield(stmts.back(), std::move(before), std::move(new_yield));
+  }
+  return seq(std::move(stmts), s->loc);
+}
+
+class YieldFixupMutator : public IRMutator {
+ public:
+  YieldFixupMutator(const Function& f, const Program& p, PassContext& ctx, const YieldFixupOptions& o,
+                    const std::vector<DerivedValue>* relations)
+      : f_(f), p_(p), ctx_(ctx), options_(o), iter_args_(iter_arg_set(f)) {
+    if (relations)
+      for (const auto& d : *relations) derived_.emplace(d.var.get(), &d);
+  }
+
+  /// A value derived from another (alias, in-place result, view) follows it
+  /// at once: a phi or loop result re-pointed above must not leave a later
+  /// loop's init behind.
+  StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
+    StmtPtr r = IRMutator::mutate_assign(s, self);
+    if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
+    return r;
+  }
+
+  StmtPtr mutate_for(const ForStmt& s, const StmtPtr& self) override {
+    align_carries(s.iter_args, s.return_vars);
+    StmtPtr r = IRMutator::mutate_for(s, self);
+    if (!options_.loops || failed_) return r;
+    const auto* l = r->as<ForStmt>();
+    StmtPtr body = fix_loop(l->iter_args, l->body, l->return_vars);
+    if (body == l->body) return r;
+    return std::make_shared<const ForStmt>(l->loop_var, l->start, l->stop, l->step, l->iter_args, std::move(body),
+                                           l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
+  }
+  StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) override {
+    align_carries(s.iter_args, s.return_vars);
+    StmtPtr r = IRMutator::mutate_while(s, self);
+    if (!options_.loops || failed_) return r;
+    const auto* l = r->as<WhileStmt>();
+    StmtPtr body = fix_loop(l->iter_args, l->body, l->return_vars);
+    if (body == l->body) return r;
+    return std::make_shared<const WhileStmt>(l->condition, l->iter_args, std::move(body), l->return_vars, l->loc);
+  }
+  StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) override {
+    StmtPtr r = IRMutator::mutate_if(s, self);
+    if (!options_.ifs || failed_) return r;
+    const auto* i = r->as<IfStmt>();
+    if (i->return_vars.empty()) return r;
+    const YieldStmt* ty = terminating_yield(i->then_body);
+    const YieldStmt* ey = terminating_yield(i->else_body);
+    std::vector<StmtPtr> then_moves, else_moves;
+    std::vector<ExprPtr> then_values = ty ? ty->values : std::vector<ExprPtr>{};
+    std::vector<ExprPtr> else_values = ey ? ey->values : std::vector<ExprPtr>{};
+    const auto then_defs = defined_in(i->then_body), else_defs = defined_in(i->else_body);
+    for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
+      const VarPtr t = value(ty, k), e = value(ey, k);
+      if (!t && !e) continue;
+      // The phi's buffer must be free for it on both paths: the buffer of an
+      // arm-local value (written in that arm; the other arm copies into it),
+      // the then one first. Without one, a value from before the if may still
+      // be live after it, so copying the other arm's value over it would
+      // clobber it: both arms copy into a fresh buffer instead (unless they
+      // yield the same value).
+      MemRefPtr target;
+      std::optional<MemorySpace> space;
+      bool fresh = false;
+      if (t && then_defs.contains(t.get())) {
+        target = var_memref(t), space = var_space(t);
+      } else if (e && else_defs.contains(e.get())) {
+        target = var_memref(e), space = var_space(e);
+      } else if (!t || !e || t == e || same_window(*var_memref(t), *var_memref(e))) {
+        target = var_memref(t ? t : e), space = var_space(t ? t : e);
+      } else {
+        target = fresh_buffer(i->return_vars[k], t, e), space = var_space(t);
+        fresh = true;
+      }
+      if (!target) continue;
+      for (auto [v, y, values, moves] : {std::tuple{t, ty, &then_values, &then_moves},
+                                         std::tuple{e, ey, &else_values, &else_moves}}) {
+        if (!v || same_window(*var_memref(v), *target) || (!fresh && !options_.arm_copies)) continue;
+        auto mv = make_move(v, target, space, y->loc);
+        if (!mv) return r;
+        (*values)[k] = var_ref(mv->var);
+        moves->push_back(std::move(mv->stmt));
+      }
+      set_memref(i->return_vars[k], target, space);
+    }
+    if (then_moves.empty() && else_moves.empty()) return r;
+    StmtPtr then_body = i->then_body, else_body = i->else_body;
+    if (!then_moves.empty())
+      then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
+    if (!else_moves.empty())
+      else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
+    return std::make_shared<const IfStmt>(i->condition, std::move(then_body), std::move(else_body), i->return_vars,
+                                          i->loc);
+  }
+
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+  /// Alloc statements of the fresh phi buffers, to prepend to the body.
+  [[nodiscard]] const std::vector<StmtPtr>& new_allocs() const noexcept { return allocs_; }
+
+ private:
+  struct Move {
+    VarPtr var;
+    StmtPtr stmt;
+  };
+
+  /// Value k of a yield when it is a tile variable with a MemRef.
+  static VarPtr value(const YieldStmt* y, std::size_t k) {
+    if (!y || k >= y->values.size()) return nullptr;
+    auto v = as_var(y->values[k]);
+    return is_planned_tile(v) ? v : nullptr;
+  }
+
+  /// Before the body is fixed: each iter-arg (and the return var on its
+  /// buffer) lives where its init lives now (an if-phi before the loop may
+  /// just have moved to another buffer).
+  static void align_carries(const std::vector<IterArg>& iter_args, const std::vector<VarPtr>& return_vars) {
+    for (std::size_t k = 0; k < iter_args.size(); ++k) {
+      const VarPtr init = as_var(iter_args[k].init);
+      const VarPtr& ia = iter_args[k].var;
+      if (!is_planned_tile(init) || !is_planned_tile(ia) || var_memref(ia) == var_memref(init)) continue;
+      if (k < return_vars.size() && is_planned_tile(return_vars[k]) && var_base(return_vars[k]) == var_base(ia))
+        set_memref(return_vars[k], var_memref(init), var_space(init));
+      set_memref(ia, var_memref(init), var_space(init));
+    }
+  }
+
+  /// Variables defined inside `body`.
+  static std::unordered_set<const Var*> defined_in(const StmtPtr& body) {
+    struct Defs : IRVisitor {
+      std::unordered_set<const Var*> out;
+      void visit_var_def(const VarPtr& v) override { out.insert(v.get()); }
+    } d;
+    d.visit_stmt(body);
+    return std::move(d.out);
+  }
+
+  /// A new allocation for phi `phi` as large as the larger of its two values.
+  MemRefPtr fresh_buffer(const VarPtr& phi, const VarPtr& t, const VarPtr& e) {
+    const auto space = var_space(t);
+    if (!space || *space == MemorySpace::DDR) return nullptr;
+    const Addr size = std::max(var_memref(t)->size, var_memref(e)->size);
+    auto base = make_var("mem_" + std::string(lowercase_name(*space)) + "_" + phi->name, ptr_type(), phi->loc);
+    allocs_.push_back(alloc(base, *space, size, false, AllocOp::tile, phi->loc));
+    return make_memref(std::move(base), int_imm(0), size);
+  }
+
+  static bool same_window(const MemRef& a, const MemRef& b) {
+    return a.base == b.base && same_expr(a.byte_offset, b.byte_offset);
+  }
+
+  std::optional<Move> make_move(const VarPtr& src, const MemRefPtr& target, std::optional<MemorySpace> space, Loc loc) {
+    if (space == MemorySpace::Acc && var_space(src) == MemorySpace::Acc) {
+      ctx_.diagnostics.push_back(pass_error(
+          p_, src->loc,
+          std::string(options_.pass_name) + " cannot reconcile divergent L0C accumulator buffers with tile.move in function '" +
+              f_.name + "': '" + src->name + "' (" + var_memref(src)->name() + ") and its carry or branch result (" +
+              target->name() + ") are different Acc buffers; accumulator control-flow values must be coalesced "
+              "before YieldFixup (keep the accumulator chain in place: matmul_acc on the carried value)",
+          code::internal));
+      failed_ = true;
+      return std::nullopt;
+    }
+    const MemorySpace to = space.value_or(MemorySpace::Vec);
+    TypePtr t = with_memory_space(with_memref(src->type, target), to);
+    auto var = make_var(src->name + "_mv", std::move(t), loc);
+    auto value = call("tile.move", {var_ref(src)}, {Kwarg{"target_memory", space_imm(to)}});
+    ctx_.moves.push_back(InsertedMove{f_.name, var->name, src->name, to});
+    return Move{var, assign(var, std::move(value), loc)};
+  }
+
+  StmtPtr fix_loop(const std::vector<IterArg>& iter_args, const StmtPtr& body, const std::vector<VarPtr>& return_vars) {
+    const YieldStmt* y = terminating_yield(body);
+    if (!y) return body;
+    std::vector<StmtPtr> moves;
+    std::vector<ExprPtr> values = y->values;
+    for (std::size_t k = 0; k < iter_args.size() && k < values.size(); ++k) {
+      const VarPtr init = as_var(iter_args[k].init);
+      if (!is_planned_tile(init)) continue;
+      const MemRefPtr target = var_memref(init);
+      const auto space = var_space(init);
+      if (const VarPtr v = value(y, k); v && var_base(v) != target->base.get()) {
+        auto mv = make_move(v, target, space, y->loc);
+        if (!mv) return body;
+        values[k] = var_ref(mv->var);
+        moves.push_back(std::move(mv->stmt));
+      }
+      set_memref(iter_args[k].var, target, space);
+      if (k < return_vars.size())
+        if (auto now = as_var(values[k]); is_planned_tile(now)) set_memref(return_vars[k], var_memref(now), var_space(now));
+    }
+    if (moves.empty()) return body;
+    return replace_terminating_yield(body, std::move(moves), yield(std::move(values), y->loc));
+  }
+
+  const Function& f_;
+  const Program& p_;
+  PassContext& ctx_;
+  YieldFixupOptions options_;
+  std::unordered_set<const Var*> iter_args_;
+  std::unordered_map<const Var*, const DerivedValue*> derived_;
+  std::vector<StmtPtr> allocs_;
+  bool failed_ = false;
+};
+
+}  // namespace detail
+
+/// YieldFixup over `f`; inserted moves are recorded in ctx.moves, an Acc to
+/// Acc move is reported as an internal error (the function is then returned
+/// as far as it was fixed). With `relations` (capture_identity_relations
+/// before anything moved), derived values are re-derived on the way.
+[[nodiscard]] inline Function yield_fixup(const Function& f, const Program& p, PassContext& ctx,
+                                          const YieldFixupOptions& options = {},
+                                          const std::vector<DerivedValue>* relations = nullptr) {
+  detail::YieldFixupMutator m(f, p, ctx, options, relations);
+  Function out = f;
+  if (f.body) out.body = m.mutate_stmt(f.body);
+  if (!m.new_allocs().empty()) {  // after the leading allocs, as InitMemRef leaves them
+    std::vector<StmtPtr> stmts = out.body->is<SeqStmts>() ? out.body->as<SeqStmts>()->stmts : std::vector<StmtPtr>{out.body};
+    auto at = std::find_if(stmts.begin(), stmts.end(), [](const StmtPtr& s) { return !s->is<AllocStmt>(); });
+    stmts.insert(at, m.new_allocs().begin(), m.new_allocs().end());
+    out.body = seq(std::move(stmts), out.body->loc);
+  }
+  return out;
+}
+
+}  // namespace pto_mem::pypto::passes
