@@ -228,6 +228,10 @@ class PartSolver {
     if (!state_.best || state_.closed()) return false;
     if (!searchable_) return dive(limits);
     const Weight penalty = state_.best->penalty;
+    // Every penalty-optimal placement pays at most the incumbent's penalty,
+    // so the pairs heavier than that are hard for it: their cliques bound it.
+    state_.lower = std::max(state_.lower, round_up(search_->clique_bound(penalty), granule_));
+    if (state_.closed()) return false;
     const Addr hi = state_.best->peak;
     const Addr lo = std::max(state_.lower, round_up(floor, granule_));
     if (lo >= hi) return false;
