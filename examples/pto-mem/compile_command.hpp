@@ -1,29 +1,32 @@
 // `pto-mem compile FILE.pto [--soc a2a3|a5|none] [--planner pypto|dsa_rp|ptoas]
 //                           [--until parse|infer|init|alias|reuse|alloc]
-//                           [--emit ir|json] [--output F] [--svg F]`
+//                           [--emit ir|json] [--output F] [--svg MAP.svg]
+//                           [--dump-after STAGE,...]`
 //
-// Exit codes: 0 success; 2 input rejected (parse or semantic error, or a
-// stage that is not implemented yet); 1 memory does not fit. With
-// `--emit json` the report is printed even on failure.
-//
-// Part 1 implements `--until parse`; the passes (infer ... alloc) come with
-// the tile-memory pipeline.
+// Runs the tile-memory pipeline (pto_mem/pypto/passes/pipeline.hpp) and
+// prints the program after the last stage (`--emit ir`) or the JSON report
+// (`--emit json`, docs/formats.md). Exit codes: 0 success; 1 memory does not
+// fit (AllocateMemoryAddr's capacity error); 2 the input was rejected (parse
+// or semantic error). Diagnostics go to standard error as
+// `file:line:column: error: message [code]`; with `--emit json` the report
+// is printed even on failure. `--output` and `--svg` files are written
+// atomically (a failed run leaves no half-written file).
 #pragma once
 
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
-#include <system_error>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "pto_mem/io/atomic_file.hpp"
+#include "pto_mem/pypto/memory_map.hpp"
+#include "pto_mem/pypto/passes/pipeline.hpp"
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/soc/policies.hpp"
-#include "pto_mem/pypto/text/parser.hpp"
-#include "pto_mem/pypto/text/printer.hpp"
 
 namespace pto_mem::tool {
 
@@ -33,60 +36,93 @@ struct CompileOptions {
   std::string planner = "pypto";
   std::string until = "alloc";
   std::string emit = "ir";
-  std::string output;  ///< empty: standard output
-  std::string svg;     ///< memory map; needs addresses (--until alloc)
+  std::string output;                   ///< empty: standard output
+  std::string svg;                      ///< memory map; needs addresses (--until alloc)
+  std::vector<std::string> dump_after;  ///< stages whose output goes to standard error
 };
 
-/// Writes `text` to `path` through a temporary file and a rename, so a
-/// failed run never leaves a half-written output behind.
-inline bool write_file_atomically(const std::string& path, const std::string& text, std::ostream& err) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      err << "pto-mem: error: cannot write '" << path << "'\n";
-      return false;
-    }
-    out << text;
-    if (!out.flush()) {
-      err << "pto-mem: error: cannot write '" << path << "'\n";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    err << "pto-mem: error: cannot write '" << path << "': " << ec.message() << "\n";
-    std::remove(tmp.c_str());
+/// Writes `text` to `path` atomically (io/atomic_file.hpp): a failed run
+/// never leaves a half-written output behind.
+inline bool write_output(const std::string& path, const std::string& text, std::ostream& err) {
+  if (auto d = write_file_atomically(path, text)) {
+    err << format(*d) << "\n";
     return false;
   }
   return true;
 }
 
+/// The report of a compile: the program's report plus what ran.
+[[nodiscard]] inline nlohmann::ordered_json compile_report(const pypto::CompileResult& r, const std::string& soc,
+                                                           const std::string& planner) {
+  nlohmann::ordered_json base = pypto::report_json(r.program, r.diagnostics, r.report_options());
+  nlohmann::ordered_json j;
+  j["ok"] = base["ok"];
+  j["soc"] = soc;
+  j["planner"] = planner;
+  auto stages = nlohmann::ordered_json::array();
+  for (auto s : r.ran) stages.push_back(std::string(pypto::to_string(s)));
+  j["stages"] = std::move(stages);
+  j["functions"] = std::move(base["functions"]);
+  j["diagnostics"] = std::move(base["diagnostics"]);
+  return j;
+}
+
 inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
-  if (!o.svg.empty() && o.until != "alloc") {
-    err << "pto-mem: error: --svg draws assigned addresses, so it needs --until alloc\n";
+  using namespace pypto;
+  pypto::CompileOptions options;
+  auto soc = soc_by_name(o.soc);
+  auto planner = parse_planner(o.planner);
+  auto until = parse_stage(o.until);
+  if (!soc || !planner || !until) {  // CLI11 checks these; a caller of run_compile may not
+    err << "pto-mem: error: unknown --soc, --planner or --until value\n";
     return 2;
   }
-  if (o.until != "parse") {
-    err << "pto-mem: error: --until " << o.until
-        << " is not implemented yet (the memory passes come with the tile-memory pipeline); use --until parse\n";
+  if (!o.svg.empty() && (*until != Stage::alloc || *planner == Planner::ptoas)) {
+    err << "pto-mem: error: --svg draws assigned addresses, so it needs --until alloc and the pypto or dsa_rp "
+           "planner (ptoas assigns no addresses)\n";
     return 2;
   }
-  pypto::ParseResult parsed = pypto::parse_file(o.file);
-  for (const auto& d : parsed.diagnostics) err << format(d) << "\n";
-  std::string text;
-  if (o.emit == "json") {
-    text = pypto::report_json(parsed.program, parsed.diagnostics).dump(2) + "\n";
-  } else if (parsed.ok()) {
-    text = pypto::print(parsed.program);
+  options.soc = *soc;
+  options.planner = *planner;
+  options.until = *until;
+  for (const auto& d : o.dump_after) {
+    auto s = parse_stage(d);
+    if (!s) {
+      err << "pto-mem: error: --dump-after: unknown stage '" << d << "'\n";
+      return 2;
+    }
+    options.dump_after.push_back(*s);
   }
-  if (!text.empty()) {
-    if (o.output.empty()) out << text;
-    else if (!write_file_atomically(o.output, text, err)) return 2;
+
+  std::ifstream in(o.file, std::ios::binary);
+  if (!in) {
+    err << o.file << ": error: cannot open the file\n";
+    if (o.emit == "json") {
+      CompileResult r;
+      r.diagnostics.push_back(error_at(o.file, {}, "cannot open the file"));
+      out << compile_report(r, o.soc, o.planner).dump(2) << "\n";
+    }
+    return 2;
   }
-  return parsed.ok() ? 0 : 2;
+  std::ostringstream text;
+  text << in.rdbuf();
+  CompileResult r = compile_source(text.str(), o.file, options);
+
+  for (const auto& d : r.dumps) err << "# ---- after " << to_string(d.stage) << " ----\n" << d.text;
+  for (const auto& d : r.diagnostics) err << format(d) << "\n";
+
+  int rc = r.exit_code();
+  std::string printed;
+  if (o.emit == "json") printed = compile_report(r, o.soc, o.planner).dump(2) + "\n";
+  else if (r.ok()) printed = print(r.program);
+  if (!printed.empty()) {
+    if (o.output.empty()) out << printed;
+    else if (!write_output(o.output, printed, err)) rc = 2;
+  }
+  if (!o.svg.empty() && r.ok() && r.addresses_assigned) {
+    if (!write_output(o.svg, memory_map_svg(r.program, options.soc, r.allocation_addresses), err)) rc = 2;
+  }
+  return rc;
 }
 
 }  // namespace pto_mem::tool
@@ -109,7 +145,10 @@ inline void add_compile_command(CLI::App& app) {
       ->check(CLI::IsMember({"ir", "json"}))
       ->capture_default_str();
   sub->add_option("--output,-o", opts->output, "Write the output here instead of standard output");
-  sub->add_option("--svg", opts->svg, "Write a memory map (needs --until alloc)");
+  sub->add_option("--svg", opts->svg, "Write a memory map of the planned allocations (needs --until alloc)");
+  sub->add_option("--dump-after", opts->dump_after, "Print the program to standard error after these stages")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"parse", "infer", "init", "alias", "reuse", "alloc"}));
   sub->callback([opts] {
     const int rc = pto_mem::tool::run_compile(*opts, std::cout, std::cerr);
     std::cout.flush();

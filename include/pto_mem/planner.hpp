@@ -190,7 +190,8 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification& 
     return finish();
   }
   Placement expanded = expand_placement(unified, *placement);
-  if (auto bad = validate(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
+  // The problem was found well formed above; removing relaxed separations keeps it so.
+  if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
     r.status = Status::invalid;
     r.diagnostics.push_back(error("internal error: strategy '" + options.strategy +
                                   "' produced a placement that fails validation; please report it"));

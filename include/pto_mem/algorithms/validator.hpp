@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pto_mem/analysis/alias_classes.hpp"
+#include "pto_mem/analysis/interference.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
@@ -220,6 +221,8 @@ class Report {
   return out;
 }
 
+[[nodiscard]] inline Diagnostics validate_placement(const Problem& p, const Placement& pl);
+
 /// Checks a placement against every invariant: offsets present, alignment,
 /// capacity (without overflow), reserved windows, no two co-live buffers of
 /// one arena overlapping in bytes (unless they alias), separations,
@@ -227,9 +230,16 @@ class Report {
 /// offsets and declarations closed to every other buffer. An empty result
 /// means the placement is valid. If the problem itself is malformed, only
 /// those errors are returned.
+
 [[nodiscard]] inline Diagnostics validate(const Problem& p, const Placement& pl) {
-  using detail::quote;
   if (auto problem_errors = validate(p); has_errors(problem_errors)) return problem_errors;
+  return validate_placement(p, pl);
+}
+
+/// The placement checks of validate(p, pl) alone, for a caller that has
+/// already found `p` well formed (validate(p) empty) and not changed it since.
+[[nodiscard]] inline Diagnostics validate_placement(const Problem& p, const Placement& pl) {
+  using detail::quote;
   Diagnostics out;
   auto err = [&](std::string m) { out.push_back(error(std::move(m))); };
   const ProblemIndex index(p);
@@ -284,13 +294,7 @@ class Report {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i)
       if (usable[i]) order.push_back(i);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      const auto& x = p.buffers[a];
-      const auto& y = p.buffers[b];
-      if (x.arena != y.arena) return x.arena < y.arena;
-      if (x.lifetime.begin != y.lifetime.begin) return x.lifetime.begin < y.lifetime.begin;
-      return a < b;
-    });
+    sort_by_arena_then_start(p, order);
     std::map<std::pair<Addr, std::size_t>, std::size_t> clean;  // (offset, index) -> index
     std::vector<std::size_t> dirty;
     std::multimap<Tick, std::size_t> ends;  // lifetime end -> index, for expiry

@@ -12,14 +12,9 @@
 
 namespace pto_mem {
 
-/// Calls f(i, j) once for every unordered pair of buffers (problem indices,
-/// i != j) in the same arena whose lifetimes overlap. The pair is passed as
-/// (earlier-starting, later-starting); order between calls is deterministic.
-template <class F>
-void for_each_interfering_pair(const Problem& p, F&& f) {
-  const std::size_t n = p.buffers.size();
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
+/// Sorts buffer indices into sweep order: by arena, then lifetime start,
+/// then problem position (deterministic).
+inline void sort_by_arena_then_start(const Problem& p, std::vector<std::size_t>& order) {
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const auto& x = p.buffers[a];
     const auto& y = p.buffers[b];
@@ -27,6 +22,16 @@ void for_each_interfering_pair(const Problem& p, F&& f) {
     if (x.lifetime.begin != y.lifetime.begin) return x.lifetime.begin < y.lifetime.begin;
     return a < b;
   });
+}
+
+/// Calls f(i, j) once for every unordered pair of buffers (problem indices,
+/// i != j) in the same arena whose lifetimes overlap. The pair is passed as
+/// (earlier-starting, later-starting); order between calls is deterministic.
+template <class F>
+void for_each_interfering_pair(const Problem& p, F&& f) {
+  std::vector<std::size_t> order(p.buffers.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  sort_by_arena_then_start(p, order);
   std::multimap<Tick, std::size_t> active;  // end -> buffer
   std::int64_t arena = 0;
   bool first = true;

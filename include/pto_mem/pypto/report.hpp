@@ -5,7 +5,7 @@
 //    "functions": [{"name", "kind",
 //                   "allocations": [{"base", "space", "size", "addr", "pinned", "slots"}],
 //                   "vars": [{"name", "space", "memref": {"base", "offset", "size", "slot"} | null}],
-//                   "moves": [{"name", "source", "target"}]}],
+//                   "moves": [{"name", "source", "target", "line", "column"}]}],
 //    "diagnostics": [{"severity", "code", "message", "line", "column"}]}
 //
 // Offsets and slot indices are integers when constant, else the expression
@@ -13,9 +13,12 @@
 // Keys keep this order; output is deterministic.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,17 +29,28 @@ namespace pto_mem::pypto {
 
 /// A tile.move a pass inserted (the report's "moves").
 struct InsertedMove {
+  InsertedMove() = default;
+  // A constructor rather than an aggregate, so `InsertedMove{f, name, source,
+  // target}` stays valid (and warning-free) with or without a location.
+  InsertedMove(std::string fn, std::string move, std::string from, MemorySpace to, Loc at = {})
+      : function(std::move(fn)), name(std::move(move)), source(std::move(from)), target(to), loc(at) {}
+
   std::string function;
   std::string name;    ///< the move's result variable
   std::string source;  ///< the moved variable
   MemorySpace target = MemorySpace::Vec;
+  Loc loc;  ///< the statement the move was inserted before (unknown: 0:0)
 };
 
 struct ReportOptions {
-  /// Allocation addresses are known (after AllocateMemoryAddr): each
-  /// allocation's `addr` is the smallest constant offset of a MemRef on it.
+  /// Allocation addresses are known (after AllocateMemoryAddr): an
+  /// allocation's `addr` is its entry in `allocation_addresses`, else the
+  /// smallest constant offset of a MemRef on it.
   bool addresses_assigned = false;
   std::vector<InsertedMove> moves;
+  /// Start address per function name, then allocation (base) name; the
+  /// pipeline fills it (CompileResult::allocation_addresses).
+  std::map<std::string, std::map<std::string, std::int64_t>> allocation_addresses;
 };
 
 namespace detail {
@@ -111,13 +125,18 @@ class ReportVars : public IRVisitor {
   j["name"] = f.name;
   j["kind"] = to_string(f.kind);
   auto allocs = nlohmann::ordered_json::array();
+  const auto known = options.allocation_addresses.find(f.name);
   for (const auto* a : walk.allocs) {
     nlohmann::ordered_json x;
     x["base"] = a->var->name;
     x["space"] = to_string(a->space);
     x["size"] = a->size;
     auto lo = lowest.find(a->var.get());
-    if (options.addresses_assigned && lo != lowest.end()) x["addr"] = lo->second;
+    std::optional<std::int64_t> addr;
+    if (known != options.allocation_addresses.end())
+      if (auto k = known->second.find(a->var->name); k != known->second.end()) addr = k->second;
+    if (!addr && lo != lowest.end()) addr = lo->second;
+    if (options.addresses_assigned && addr) x["addr"] = *addr;
     else x["addr"] = nullptr;
     x["pinned"] = a->pinned;
     auto s = slots.find(a->var.get());
@@ -151,6 +170,10 @@ class ReportVars : public IRVisitor {
     x["name"] = m.name;
     x["source"] = m.source;
     x["target"] = to_string(m.target);
+    if (m.loc.known()) x["line"] = m.loc.line;
+    else x["line"] = nullptr;
+    if (m.loc.known() && m.loc.column) x["column"] = m.loc.column;
+    else x["column"] = nullptr;
     moves.push_back(std::move(x));
   }
   j["moves"] = std::move(moves);

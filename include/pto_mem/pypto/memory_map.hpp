@@ -1,0 +1,201 @@
+// The planned allocations of a tile-IR program as a generic Problem and
+// Placement, for the SVG memory map (`pto-mem compile --svg`) and for
+// checking a planned program with the generic validator.
+//
+// One arena per (kernel function, planned space) that holds allocations,
+// named "function: Space"; one buffer per alloc statement (its whole size,
+// 32-byte alignment); system.reserve_buffer windows (after AllocateMemoryAddr
+// resolved their base) as reserved windows of the function's cross-core space
+// (AIC: Mat; AIV and InCore: Vec).
+//
+// Lifetimes are numbered here, not taken from a pass: statements in program
+// order (assignments, expression statements, yields and returns each take one
+// point, as SPEC.md §6.1 numbers them); an allocation lives from the first
+// point any window on it is defined or read to one past the last, extended to
+// the end of a loop it is read in when it was defined before that loop.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pto_mem/core/placement.hpp"
+#include "pto_mem/core/problem.hpp"
+#include "pto_mem/io/svg.hpp"
+#include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/soc/soc_policy.hpp"
+
+
+namespace pto_mem::pypto {
+
+struct MemoryMap {
+  Problem problem;
+  Placement placement;
+};
+
+namespace detail::memory_map {
+
+/// First and last program point of every allocation base of one function.
+class LiveRanges : public IRVisitor {
+ public:
+  struct Range {
+    Tick first = 0, last = 0;
+  };
+  std::unordered_map<const Var*, Range> ranges;
+  Tick points = 0;
+
+  void visit_assign(const AssignStmt& s) override {
+    ++point_;
+    IRVisitor::visit_assign(s);
+  }
+  void visit_eval(const EvalStmt& s) override {
+    ++point_;
+    IRVisitor::visit_eval(s);
+  }
+  void visit_yield(const YieldStmt& s) override {
+    ++point_;
+    IRVisitor::visit_yield(s);
+  }
+  void visit_return(const ReturnStmt& s) override {
+    ++point_;
+    IRVisitor::visit_return(s);
+  }
+  void visit_for(const ForStmt& s) override { loop(s, [&] { IRVisitor::visit_for(s); }); }
+  void visit_while(const WhileStmt& s) override { loop(s, [&] { IRVisitor::visit_while(s); }); }
+  void visit_var_def(const VarPtr& v) override { note(v); }
+  void visit_var_use(const VarPtr& v) override { note(v); }
+
+  void finish() {
+    points = point_ + 1;
+    // A value defined before a loop and read inside it lives through the loop.
+    for (const auto& [start, end] : loops_)
+      for (auto& [b, r] : ranges)
+        if (r.first < start && r.last >= start) r.last = std::max(r.last, end);
+  }
+
+ private:
+  template <class S, class F>
+  void loop(const S&, F&& body) {
+    const Tick start = point_ + 1;
+    body();
+    loops_.emplace_back(start, point_);
+  }
+  void note(const VarPtr& v) {
+    const MemRefPtr m = v ? memref_of(v->type) : nullptr;
+    if (!m || !m->base || !is_tile(v->type)) return;
+    auto [it, fresh] = ranges.try_emplace(m->base.get(), Range{point_, point_});
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, point_);
+      it->second.last = std::max(it->second.last, point_);
+    }
+  }
+  Tick point_ = 0;
+  std::vector<std::pair<Tick, Tick>> loops_;
+};
+
+/// The reserve_buffer windows of a function: [base, align(base + size)).
+inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment) {
+  std::vector<AddrRange> out;
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    const auto* a = s.as<AssignStmt>();
+    const Call* c = a && a->value ? a->value->as<Call>() : nullptr;
+    if (!c || c->op != "system.reserve_buffer") return;
+    const ExprPtr* size = c->kwarg("size");
+    const ExprPtr* base = c->kwarg("base");
+    auto sz = size ? as_const_int(*size) : std::nullopt;
+    auto b = base ? as_const_int(*base) : std::nullopt;
+    if (!sz || !b || *sz <= 0 || *b < 0) return;
+    auto end = align_up(static_cast<Addr>(*b) + static_cast<Addr>(*sz), alignment);
+    if (end) out.push_back(AddrRange{static_cast<Addr>(*b), *end});
+  });
+  return out;
+}
+
+}  // namespace detail::memory_map
+
+/// The allocations of every kernel function of `program` whose address is
+/// known: `addresses` (function -> base name -> address, as
+/// CompileResult::allocation_addresses holds them), else the lowest constant
+/// window offset on the allocation.
+[[nodiscard]] inline MemoryMap memory_map(const Program& program, const SocPolicy& soc,
+                                          const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {}) {
+  MemoryMap out;
+  std::int64_t next_arena = 0;
+  for (const auto& f : program.functions) {
+    if (!is_kernel(f.kind) || !f.body) continue;
+    detail::memory_map::LiveRanges live;
+    live.visit_function(f);
+    live.finish();
+    std::unordered_map<const Var*, std::int64_t> lowest;
+    struct Lowest : IRVisitor {
+      std::unordered_map<const Var*, std::int64_t>* out;
+      void visit_var_def(const VarPtr& v) override {
+        const MemRefPtr m = memref_of(v->type);
+        if (!m || !m->base) return;
+        if (auto o = m->const_offset()) {
+          auto [it, fresh] = out->try_emplace(m->base.get(), *o);
+          if (!fresh) it->second = std::min(it->second, *o);
+        }
+      }
+    } low;
+    low.out = &lowest;
+    low.visit_function(f);
+    const auto known = addresses.find(f.name);
+
+    std::map<MemorySpace, std::int64_t> arena_of;
+    for_each_stmt(f.body, [&](const Stmt& s) {
+      const auto* a = s.as<AllocStmt>();
+      if (!a || !soc.planned(a->space)) return;
+      auto [it, fresh] = arena_of.try_emplace(a->space, next_arena);
+      if (fresh) {
+        Arena arena;
+        arena.id = next_arena++;
+        arena.name = f.name + ": " + std::string(to_string(a->space));
+        arena.capacity = soc.capacity(a->space).value_or(0);
+        const MemorySpace cross = f.kind == FunctionKind::AIC ? MemorySpace::Mat : MemorySpace::Vec;
+        if (a->space == cross) arena.reserved = detail::memory_map::reserve_windows(f, soc.alignment(a->space));
+        out.problem.arenas.push_back(std::move(arena));
+      }
+      BufferSpec b;
+      b.id = f.name + "/" + a->var->name;
+      b.size = a->size;
+      b.alignment = soc.alignment(a->space);
+      b.arena = it->second;
+      if (auto r = live.ranges.find(a->var.get()); r != live.ranges.end())
+        b.lifetime = Interval{r->second.first, r->second.last + 1};
+      else
+        b.lifetime = Interval{0, live.points};  // declared but unbound: reserved throughout
+      std::optional<Addr> addr;
+      if (known != addresses.end())
+        if (auto k = known->second.find(a->var->name); k != known->second.end() && k->second >= 0)
+          addr = static_cast<Addr>(k->second);
+      if (!addr)
+        if (auto l = lowest.find(a->var.get()); l != lowest.end() && l->second >= 0)
+          addr = static_cast<Addr>(l->second);
+      out.problem.buffers.push_back(std::move(b));
+      out.placement.offsets.push_back(addr);
+    });
+  }
+  // A space without a capacity (no backend) is drawn up to its high-water mark.
+  for (auto& arena : out.problem.arenas) {
+    if (arena.capacity != 0) continue;
+    for (std::size_t i = 0; i < out.problem.buffers.size(); ++i)
+      if (out.problem.buffers[i].arena == arena.id && out.placement.offsets[i])
+        arena.capacity = std::max(arena.capacity, *out.placement.offsets[i] + out.problem.buffers[i].size);
+    for (const auto& r : arena.reserved) arena.capacity = std::max(arena.capacity, r.end);
+  }
+  return out;
+}
+
+/// The SVG memory map of the planned program (io/svg.hpp).
+[[nodiscard]] inline std::string memory_map_svg(const Program& program, const SocPolicy& soc,
+                                                const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {}) {
+  const MemoryMap m = memory_map(program, soc, addresses);
+  return svg_memory_map(m.problem, m.placement);
+}
+
+}  // namespace pto_mem::pypto

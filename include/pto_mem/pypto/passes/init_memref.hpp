@@ -1,0 +1,474 @@
+// InitMemRef (specs/pypto/SPEC.md §4): give every Tile and Tensor variable a
+// MemRef — a window (base, relative byte offset, size) into an allocation —
+// and prepend one alloc statement per on-chip (or DDR tile) allocation.
+//
+// Per function (every kind, §1.6):
+//   1. normalise the structure: nested sequences are flattened, a sequence of
+//      one statement becomes that statement; alloc statements of a re-parsed
+//      dump are dropped (their allocations are made again below);
+//   2. collect and check the declared allocations (declared_allocations.hpp);
+//      under PTOAS a single-slot declaration is rejected;
+//   3. parameters, in order, get fresh MemRefs (scalars consume no id);
+//   4. the body, in rewrite order (assignment: value, then target; loop:
+//      bounds, iter-args, body, return vars; if: condition, then, else, phis),
+//      gets MemRefs by the sharing rules of §4.3: views and aliases share their
+//      source's window (a slice gets its byte offset and span, §1.8), a store
+//      result is its output tensor's MemRef, an in-place op's result is its
+//      accumulator's, a loop's init / iter-arg / return var share one MemRef,
+//      a phi takes its then-value's; a bound tile gets its declared slot;
+//      everything else a fresh `mem_<space>_<id>` (one id counter per
+//      function; every tile or tensor loop return var and phi consumes an id
+//      even when it is re-pointed afterwards, as PyPTO does);
+//   5. one `tile.alloc(space, size)` (`tensor.alloc(DDR, size)` for a DDR
+//      tile; `pinned=True` and slots x slot_size for a declaration) per base,
+//      in first-seen order, prepended to the body.
+// Tensor shapes may be dynamic (DDR is never planned): their MemRef size is
+// then 0. Level-3 scratch materialisation (§4.5, [DEEP]) is not done: a
+// kernel op that would need backend scratch gets a warning instead.
+//
+// Refines variables' types in place (docs/pypto-ir.md). verify_has_memrefs
+// is the "HasMemRefs" verifier (§4.7).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/passes/declared_allocations.hpp"
+#include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/pass_diagnostics.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
+#include "pto_mem/pypto/passes/stmt_call.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
+#include "pto_mem/pypto/sizes.hpp"
+
+namespace pto_mem::pypto {
+
+namespace detail::init {
+
+/// Step 1: flattened sequences, one-statement sequences unwrapped, old alloc
+/// statements dropped.
+class Normaliser : public IRMutator {
+ public:
+  ExprPtr mutate_expr(const ExprPtr& e) override { return e; }  // statements only
+  StmtPtr mutate_seq(const SeqStmts& s, const StmtPtr& self) override {
+    std::vector<StmtPtr> out;
+    out.reserve(s.stmts.size());
+    bool changed = false;
+    for (const auto& c : s.stmts) {
+      StmtPtr r = mutate_stmt(c);
+      changed |= r != c;
+      if (!r) continue;
+      if (const auto* inner = r->as<SeqStmts>()) {
+        out.insert(out.end(), inner->stmts.begin(), inner->stmts.end());
+        changed = true;
+      } else {
+        out.push_back(std::move(r));
+      }
+    }
+    if (out.size() == 1) return out.front();
+    if (!changed) return self;
+    return seq(std::move(out), s.loc);
+  }
+  StmtPtr mutate_alloc(const AllocStmt&, const StmtPtr&) override { return nullptr; }
+};
+
+/// `t` with MemRef `m` and, for a tile, space `s`: one new type, not two.
+[[nodiscard]] inline TypePtr with_memref_and_space(const TypePtr& t, MemRefPtr m, std::optional<MemorySpace> s) {
+  const auto* tile = as_tile(t);
+  if (!tile) return with_memref(t, std::move(m));
+  if (tile->memref == m && tile->space == s) return t;
+  return tile_type(tile->shape, tile->dtype, s, std::move(m), tile->view);
+}
+
+/// A tile.tpop result lives in the cross-core slot: no MemRef (§4.3 rule 0).
+[[nodiscard]] inline bool is_cross_core_receive(const std::string& op) noexcept {
+  return op == "tile.tpop_from_aic" || op == "tile.tpop_from_aiv";
+}
+
+/// Ops whose backend ABI needs compiler-owned scratch the call lacks (§4.5):
+/// what to warn about, or empty.
+[[nodiscard]] inline std::string scratch_need(const Call& c, const SocPolicy& soc) {
+  const bool a2a3 = soc.soc_name == "a2a3", a5 = soc.soc_name == "a5";
+  if (c.op == "tile.sort32" && (a2a3 || a5)) return "tile.sort32";
+  if (!a2a3) return {};
+  if (c.op == "tile.ci") return "tile.ci";
+  if (c.op == "tile.cast")
+    if (const ExprPtr* m = c.kwarg("saturation_mode"); m && as_const_int(*m) == 0) return "a narrowing tile.cast";
+  return {};
+}
+
+/// Steps 3-4: the MemRef of every tile and tensor variable.
+class MemRefBinder {
+ public:
+  MemRefBinder(const Program& program, const Function& f, PassContext& ctx, const DeclaredAllocations& declared)
+      : program_(program), f_(f), ctx_(ctx), ops_(ctx.ops ? *ctx.ops : default_registry()), declared_(declared) {}
+
+  bool failed = false;
+
+  void params() {
+    for (const auto& p : f_.params) {
+      if (!is_tile(p.var->type) && !is_tensor(p.var->type)) continue;
+      bind_fresh(p.var);
+      if (failed) return;
+    }
+  }
+
+  void walk(const StmtPtr& s) {
+    if (!s || failed) return;
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (const auto& c : s->as<SeqStmts>()->stmts) walk(c);
+        break;
+      case StmtKind::Assign:
+        scratch(*s);
+        assign(*s->as<AssignStmt>());
+        break;
+      case StmtKind::Eval: scratch(*s); break;
+      case StmtKind::For: {
+        const auto* f = s->as<ForStmt>();
+        loop(f->iter_args, f->body, f->return_vars);
+        break;
+      }
+      case StmtKind::While: {
+        const auto* w = s->as<WhileStmt>();
+        loop(w->iter_args, w->body, w->return_vars);
+        break;
+      }
+      case StmtKind::If: branch(*s->as<IfStmt>()); break;
+      default: break;
+    }
+  }
+
+ private:
+  void error(Loc loc, std::string code, std::string message) {
+    report_error(ctx_, program_, loc, std::move(code), std::move(message));
+    failed = true;
+  }
+
+  /// Level-3 scratch (§4.5) is not materialised: say so where a kernel op
+  /// would need it under the pypto / dsa_rp planners.
+  void scratch(const Stmt& s) {
+    if (!is_kernel(f_.kind) || ctx_.planner == Planner::ptoas || !ctx_.soc->configured) return;
+    const Call* c = stmt_call(s);
+    if (!c) return;
+    if (std::string what = scratch_need(*c, *ctx_.soc); !what.empty())
+      report_warning(ctx_, program_, s.loc, "scratch-not-materialised",
+                     what + " needs compiler-owned scratch on " + ctx_.soc->soc_name +
+                         " (level-3 scratch, SPEC §4.5), which InitMemRef does not add; its bytes are not planned");
+  }
+
+  /// A fresh MemRef `mem_<space>_<id>` sized AllocBytes(type, space).
+  void bind_fresh(const VarPtr& v) {
+    const auto* tile = as_tile(v->type);
+    const std::vector<ExprPtr>& shape = tile ? tile->shape : as_tensor(v->type)->shape;
+    const DataType dtype = tile ? tile->dtype : as_tensor(v->type)->dtype;
+    const MemorySpace space = tile && tile->space ? *tile->space : MemorySpace::DDR;
+    Addr size = 0;
+    auto bytes = tile_bytes(shape, dtype, tile ? tile->space : std::optional<MemorySpace>(MemorySpace::DDR), *ctx_.soc);
+    if (bytes) {
+      size = *bytes;
+    } else if (tile) {  // a tensor may be dynamic (DDR is never planned): size 0
+      const auto& e = *bytes.error;
+      using K = SizeError::Kind;
+      switch (e.kind) {
+        case K::dynamic_dim:
+          return error(v->loc, "dynamic-shape",
+                       "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
+                           std::to_string(e.dim) +
+                           " is dynamic; give the tile a static shape and put the runtime extent in "
+                           "TileView(valid_shape=...)");
+        case K::non_positive_dim:
+          return error(v->loc, "non-positive-shape",
+                       "InitMemRef requires positive shape for variable " + in_quotes(v->name) + ", but " + e.message);
+        case K::acc_rank:
+          return error(v->loc, "acc-rank", "InitMemRef cannot size variable " + in_quotes(v->name) + ": " + e.message);
+        default:
+          return error(v->loc, "size-overflow",
+                       "InitMemRef cannot represent the physical allocation size of variable " + in_quotes(v->name) +
+                           ": " + e.message);
+      }
+    }
+    std::string name = "mem_";
+    name += lowercase_name(space);
+    name += '_';
+    name += std::to_string(next_id_++);
+    VarPtr base = make_var(std::move(name), ptr_type(), v->loc);
+    v->type = with_memref(v->type, make_memref(std::move(base), int_imm(0), size));
+  }
+
+  /// A fresh MemRef that consumes an id but is then replaced (loop return
+  /// vars and phis: PyPTO's id numbering counts them).
+  void burn_id() { ++next_id_; }
+
+  [[nodiscard]] static MemRefPtr memref_of_var(const ExprPtr& e) {
+    VarPtr v = as_var(e);
+    return v ? memref_of(v->type) : nullptr;
+  }
+
+  /// `v` shares `src`'s window, shifted by `extra` bytes and `size` long; the
+  /// very same MemRef object when nothing changes. A tile takes src's space.
+  void bind_view(const VarPtr& v, const VarPtr& src, const ExprPtr& extra, std::optional<Addr> size) {
+    const MemRefPtr s = memref_of(src->type);
+    const Addr sz = size.value_or(s->size);
+    MemRefPtr m = s;
+    if (!(as_const_int(extra) == 0 && sz == s->size))
+      m = make_memref(s->base, add(s->byte_offset, extra), sz, s->slot_count, s->slot_index, false);
+    v->type = with_memref_and_space(v->type, std::move(m), memory_space_of(src->type));
+  }
+
+  void assign(const AssignStmt& s) {
+    const VarPtr& v = s.var;
+    if (!is_tile(v->type) && !is_tensor(v->type)) return;
+    const MemRefPtr declared = is_tile(v->type) ? memref_of(v->type) : nullptr;
+    const bool bound = declared && declared->is_pinned;
+    const Call* c = s.value ? s.value->as<Call>() : nullptr;
+    const OpSpec* spec = c ? ops_.find(c->op) : nullptr;
+
+    if (VarPtr src = as_var(s.value)) {  // rule 4 (a declared binding on an alias is dropped, as upstream)
+      if (memref_of(src->type)) return bind_view(v, src, int_imm(0), std::nullopt);
+      if (is_tile(src->type) && is_tile(v->type)) return clear_memref(v);  // rule 0: alias of a slot tile
+      return bind_fresh(v);
+    }
+    if (c && is_cross_core_receive(c->op)) return clear_memref(v);  // rule 0
+    if (spec && spec->is_view() && !c->args.empty()) {
+      VarPtr src = as_var(c->args[0]);
+      if (src && is_tile(src->type) && !memref_of(src->type)) return clear_memref(v);  // rule 0
+    }
+    if (bound && spec && spec->lands_in_source())  // rule 1
+      return error(s.loc, "declared-binding-on-view",
+                   "Tile " + in_quotes(v->name) + " is produced by " + in_quotes(c->op) +
+                       ", which lands in its source tile's allocation, so it cannot be given one of its own. "
+                       "Bind the source tile instead.");
+    if (spec && spec->is_view() && !c->args.empty())  // rule 2
+      if (VarPtr src = as_var(c->args[0]); src && memref_of(src->type)) return view(s, *c, v, src);
+    if (spec && spec->reuses_input && *spec->reuses_input < c->args.size())  // rule 3
+      if (VarPtr src = as_var(c->args[*spec->reuses_input]); src && memref_of(src->type))
+        return bind_view(v, src, int_imm(0), std::nullopt);
+    if (bound) {  // rule 5
+      if (const DeclaredAllocationInfo* d = declared_.find(declared->base.get())) {
+        v->type = with_memref_and_space(v->type, resolve_declared(*d, *declared), d->space);
+        return;
+      }
+    }
+    bind_fresh(v);
+  }
+
+  void clear_memref(const VarPtr& v) { v->type = with_memref(v->type, nullptr); }
+
+  /// Rule 2: a buffer-aliasing view; slices get their byte offset and span.
+  void view(const AssignStmt& s, const Call& c, const VarPtr& v, const VarPtr& src) {
+    if (c.op != "tile.slice" && c.op != "tensor.slice") return bind_view(v, src, int_imm(0), std::nullopt);
+    const auto* shape = c.args.size() > 1 ? as_sequence(c.args[1]) : nullptr;
+    const auto* offset = c.args.size() > 2 ? as_sequence(c.args[2]) : nullptr;
+    const auto* parent = shape_of(src->type);
+    const auto dtype = dtype_of(src->type);
+    if (!shape || !offset || !parent || !dtype)
+      return error(s.loc, "slice-window",
+                   "InitMemRef cannot compute the window of " + in_quotes(c.op) + " for " + in_quotes(v->name) +
+                       ": its shape and offset arguments must be lists");
+    auto w = slice_window(*parent, *dtype, *offset, *shape);
+    if (!w) {
+      const bool packed = w.error->kind == SizeError::Kind::packed_origin_dynamic ||
+                          w.error->kind == SizeError::Kind::packed_origin_unaligned;
+      return error(s.loc, packed ? "packed-slice-origin" : "slice-window",
+                   w.error->message + " (slice " + in_quotes(v->name) + " of " + in_quotes(src->name) + ")");
+    }
+    bind_view(v, src, w->byte_offset, w->span);
+  }
+
+  void loop(const std::vector<IterArg>& iter_args, const StmtPtr& body, const std::vector<VarPtr>& return_vars) {
+    for (const auto& ia : iter_args) {
+      if (!is_tile(ia.var->type) && !is_tensor(ia.var->type)) continue;
+      iter_args_.insert(ia.var.get());
+      VarPtr init = as_var(ia.init);
+      MemRefPtr m = init ? memref_of(init->type) : nullptr;
+      ia.var->type = init ? with_memref_and_space(ia.var->type, std::move(m), memory_space_of(init->type))
+                          : with_memref(ia.var->type, nullptr);
+    }
+    walk(body);
+    for (std::size_t i = 0; i < return_vars.size() && !failed; ++i) {
+      const VarPtr& rv = return_vars[i];
+      if (is_tensor(rv->type)) {
+        bind_fresh(rv);
+      } else if (is_tile(rv->type)) {
+        burn_id();
+        if (i < iter_args.size()) {
+          const VarPtr& ia = iter_args[i].var;
+          rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
+        }
+      }
+    }
+  }
+
+  void branch(const IfStmt& s) {
+    walk(s.then_body);
+    walk(s.else_body);
+    const YieldStmt* ty = terminating_yield(s.then_body);
+    const YieldStmt* ey = terminating_yield(s.else_body);
+    for (std::size_t i = 0; i < s.return_vars.size() && !failed; ++i) {
+      const VarPtr& phi = s.return_vars[i];
+      if (is_tensor(phi->type)) {
+        bind_fresh(phi);
+        continue;
+      }
+      if (!is_tile(phi->type)) continue;
+      VarPtr tv = ty && i < ty->values.size() ? as_var(ty->values[i]) : nullptr;
+      VarPtr ev = ey && i < ey->values.size() ? as_var(ey->values[i]) : nullptr;
+      VarPtr src = tv && !iter_args_.contains(tv.get()) && memref_of(tv->type) ? tv
+                   : ev && memref_of(ev->type)                               ? ev
+                                                                             : nullptr;
+      if (!src) {
+        bind_fresh(phi);
+        continue;
+      }
+      burn_id();
+      phi->type = with_memref_and_space(phi->type, memref_of(src->type), memory_space_of(src->type));
+    }
+  }
+
+  const Program& program_;
+  const Function& f_;
+  PassContext& ctx_;
+  const OpRegistry& ops_;
+  const DeclaredAllocations& declared_;
+  std::uint64_t next_id_ = 0;
+  PointerSet<const Var*> iter_args_;
+};
+
+/// One allocation to declare with an alloc statement.
+struct AllocEntry {
+  VarPtr base;
+  MemorySpace space = MemorySpace::Vec;
+  Addr size = 0;
+  bool pinned = false;
+  Loc loc;
+};
+
+/// Step 5: the distinct bases of tile MemRefs (parameters, then the body in
+/// walk order), deduplicated by MemRef object then by base. Definitions
+/// suffice: in SSA form every use follows its definition.
+class AllocCollector {
+ public:
+  explicit AllocCollector(const DeclaredAllocations& declared) : declared_(declared) {}
+  std::vector<AllocEntry> allocs;
+  std::optional<std::pair<Loc, std::string>> conflict;  ///< a MemRef seen in two spaces
+
+  void collect(const Function& f) {
+    for_each_def(f, [&](const VarPtr& v) { note(v); });
+  }
+
+ private:
+  void note(const VarPtr& v) {
+    const auto* t = v ? as_tile(v->type) : nullptr;
+    if (!t || !t->memref || !t->memref->base) return;
+    const MemorySpace space = t->space.value_or(MemorySpace::DDR);
+    auto [it, fresh] = spaces_.try_emplace(t->memref.get(), space);
+    if (!fresh) {
+      if (*it != space && !conflict)
+        conflict.emplace(v->loc, "Conflicting TileType.memory_space values found for the same MemRef (" +
+                                     t->memref->name() + ": " + std::string(to_string(*it)) + " and " +
+                                     std::string(to_string(space)) + " at " + in_quotes(v->name) + ")");
+      return;
+    }
+    if (!bases_.insert(t->memref->base.get())) return;
+    AllocEntry e{t->memref->base, space, t->memref->size, false, v->loc};
+    if (const DeclaredAllocationInfo* d = declared_.find(t->memref->base.get())) {
+      e.size = d->total;
+      e.pinned = true;
+      e.space = d->space;
+    }
+    allocs.push_back(std::move(e));
+  }
+  const DeclaredAllocations& declared_;
+  PointerMap<const MemRef*, MemorySpace> spaces_;
+  PointerSet<const Var*> bases_;
+};
+
+}  // namespace detail::init
+
+/// "HasMemRefs" (§4.7): every tile assigned in a function has a MemRef,
+/// except the buffer-less ones by design (a tile.tpop result, or a view or
+/// alias of one).
+inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
+  const OpRegistry& ops = ctx.ops ? *ctx.ops : default_registry();
+  bool ok = true;
+  for (const auto& f : program.functions) {
+    for_each_statement(f.body, [&](const Stmt& s) {
+      const auto* a = s.as<AssignStmt>();
+      if (!a || !is_tile(a->var->type) || memref_of(a->var->type)) return;
+      if (const Call* c = a->value ? a->value->as<Call>() : nullptr) {
+        if (detail::init::is_cross_core_receive(c->op)) return;
+        const OpSpec* spec = ops.find(c->op);
+        VarPtr src = spec && spec->is_view() && !c->args.empty() ? as_var(c->args[0]) : nullptr;
+        if (src && is_tile(src->type) && !memref_of(src->type)) return;
+      } else if (VarPtr src = as_var(a->value); src && is_tile(src->type) && !memref_of(src->type)) {
+        return;
+      }
+      report_error(ctx, program, s.loc, "missing-memref",
+                   "Tile " + in_quotes(a->var->name) + " in function " + in_quotes(f.name) + " has no MemRef after InitMemRef");
+      ok = false;
+    });
+  }
+  return ok;
+}
+
+/// The pass. Stops at the first error of a function (the function is left
+/// as it was normalised) and goes on with the next one.
+[[nodiscard]] inline Program init_memref(const Program& program, PassContext& ctx) {
+  using namespace detail::init;
+  Program out = program;
+  for (auto& f : out.functions) {
+    if (!f.body) continue;
+    Normaliser norm;
+    f.body = norm.mutate_stmt(f.body);
+
+    DeclaredAllocations declared = collect_declared_allocations(f.body, *ctx.soc);
+    if (declared.error) {
+      report_error(ctx, program, declared.error->loc, declared.error->code, declared.error->message);
+      continue;
+    }
+    if (ctx.planner == Planner::ptoas) {
+      bool bad = false;
+      for (const auto& d : declared.declarations)
+        if (d.slot_count == 1) {
+          report_error(ctx, program, d.loc, "ptoas-single-slot",
+                       "A single-slot declared allocation (pl.MemRef(\"" + d.base->name +
+                           "\")) is not supported under memory_planner=PTOAS, which plans single buffers itself; "
+                           "declare slots (pl.MemRef(\"" + d.base->name +
+                           "\", slots=2)[k]) or use the pypto or dsa_rp planner");
+          bad = true;
+        }
+      if (bad) continue;
+    }
+
+    MemRefBinder binder(program, f, ctx, declared);
+    binder.params();
+    binder.walk(f.body);
+    if (binder.failed) continue;
+
+    AllocCollector collector(declared);
+    collector.collect(f);
+    if (collector.conflict) {
+      report_error(ctx, program, collector.conflict->first, "memref-space-conflict", collector.conflict->second);
+      continue;
+    }
+    std::vector<StmtPtr> body;
+    for (const auto& a : collector.allocs)
+      body.push_back(alloc(a.base, a.space, a.size, a.pinned,
+                           a.space == MemorySpace::DDR ? AllocOp::tensor : AllocOp::tile, a.loc));
+    const bool any_alloc = !body.empty();
+    if (const auto* s = f.body->as<SeqStmts>()) body.insert(body.end(), s->stmts.begin(), s->stmts.end());
+    else body.push_back(f.body);
+    if (any_alloc) f.body = seq(std::move(body), f.body->loc);
+
+  }
+  return out;
+}
+
+}  // namespace pto_mem::pypto
