@@ -21,6 +21,7 @@ struct PlanArgs {
   std::string file;
   Addr capacity = 0;
   CLI::Option* capacity_option = nullptr;
+  bool minimize = false;
   std::string compat;
   std::string output, report, svg;
   PlanOptions options;
@@ -67,6 +68,11 @@ inline void run_plan(PlanArgs& a) {
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
   ProblemFile in = load_problem(a.file, capacity);
   a.options.compat_pypto = a.compat == "pypto";
+  // The goal follows the question the file asks: a CSV without a capacity
+  // (an unbounded arena) asks for the least peak; a capacity -- given with
+  // --capacity or carried by a JSON problem -- asks whether it fits.
+  const bool unbounded = extension_of(a.file) == "csv" && !capacity;
+  a.options.goal = a.minimize || unbounded ? Goal::minimise : Goal::fit;
   const PlanResult r = plan(in.problem, a.options);
   print_diagnostics(r.diagnostics, a.file);
   print_plan_summary(in.problem, r, std::cout);
@@ -104,6 +110,9 @@ inline void add_plan_command(CLI::App& app) {
   cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
   a->capacity_option = cmd->add_option("--capacity", a->capacity,
                                        "capacity in bytes of a CSV problem's arena (default: minimise the peak)");
+  cmd->add_flag("--minimize,--minimise", a->minimize,
+               "minimise the peak even when a capacity is given (default: stop at the first fit; "
+               "a CSV without --capacity is always minimised)");
   cmd->add_option("--strategy", a->options.strategy, "planner: one of " + names)
       ->check(CLI::IsMember(strategies()))
       ->capture_default_str();

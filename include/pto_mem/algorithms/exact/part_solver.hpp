@@ -123,6 +123,15 @@ class PartSolver {
   [[nodiscard]] const PartState& state() const noexcept { return state_; }
   [[nodiscard]] Addr granule_size() const noexcept { return granule_; }
 
+  /// Takes over what all workers know about this part (a meeting of the
+  /// workers merged it); keeps this worker's own counters.
+  void share(const PartState& merged) {
+    const auto probes = state_.probes, proofs = state_.proofs;
+    state_ = merged;
+    state_.probes = probes;
+    state_.proofs = proofs;
+  }
+
   /// Offers a placement found elsewhere (a greedy); kept when it fits and is better.
   void offer(PartPlacement p) {
     if (!fits(*sp_, p.offsets, sp_->space)) return;
@@ -167,7 +176,6 @@ class PartSolver {
         }
         Budget b(limits, run_cap);
         const Outcome o = search_->run(capacity, penalty, orders_[k], b);
-        b.flush();
         spent += b.used();
         if (o == Outcome::found) {
           offer(score(*sp_, search_->solution()));

@@ -196,7 +196,6 @@ class CanonicalSearch {
     std::iota(all.sections.begin(), all.sections.end(), std::uint32_t{0});
     if (!room_above(all, 0)) return Outcome::infeasible;
     const Outcome o = split_and_solve(all, 0, -1);
-    budget.flush();
     return o;
   }
 
