@@ -114,7 +114,7 @@ TEST_CASE("the portfolio's greedy stage is the DSA-RP canonical greedy of strate
 TEST_CASE("the portfolio is never worse than strategy greedy, whatever the goal") {
   std::mt19937_64 rng(2026);
   int greedy_fits = 0, improved = 0, greedy_missed = 0;
-  for (int trial = 0; trial < 120; ++trial) {
+  for (int trial = 0; trial < 60; ++trial) {
     const Problem p = random_problem(rng, 40);
     INFO("trial " << trial);
     REQUIRE(validate(p).empty());
@@ -126,8 +126,8 @@ TEST_CASE("the portfolio is never worse than strategy greedy, whatever the goal"
       PlanOptions po;
       po.goal = goal;
       po.threads = trial % 2 == 0 ? 1 : 2;
-      po.time_limit_s = 0;     // no clock: the node limit alone ends the search
-      po.node_limit = 20000;
+      po.time_limit_s = 0;  // no clock: the node limit alone ends the search
+      po.node_limit = 5000;
       const auto r = plan(p, po);
       INFO(dump(r.diagnostics));
       if (r.placement) CHECK(validate(p, *r.placement).empty());
@@ -144,9 +144,9 @@ TEST_CASE("the portfolio is never worse than strategy greedy, whatever the goal"
       }
     }
   }
-  CHECK(greedy_fits > 40);
-  CHECK(improved > 10);      // the exact stage does improve on the greedy
-  CHECK(greedy_missed > 5);  // and fits where the greedy finds nothing
+  CHECK(greedy_fits > 20);
+  CHECK(improved > 5);       // the exact stage does improve on the greedy
+  CHECK(greedy_missed > 3);  // and fits where the greedy finds nothing
 }
 
 TEST_CASE("goal fit returns a fitting greedy placement at once, with its proved gap") {
@@ -188,14 +188,14 @@ TEST_CASE("goal fit returns a fitting greedy placement at once, with its proved 
 TEST_CASE("goal minimise goes below the greedy's peak where goal fit stops") {
   std::mt19937_64 rng(5);
   int lower_peak = 0;
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < 30; ++trial) {
     Problem p = random_problem(rng, 40);
     for (auto& a : p.arenas) a.capacity = Addr{1} << 20;  // unbounded: every greedy placement fits
     INFO("trial " << trial);
     PortfolioOptions o;
     o.threads = 1;
     o.time_limit_s = 0;
-    o.node_limit = 20000;
+    o.node_limit = 5000;
     o.goal = Goal::fit;
     const auto fit = solve_portfolio(p, o);
     o.goal = Goal::minimise;
@@ -207,29 +207,29 @@ TEST_CASE("goal minimise goes below the greedy's peak where goal fit stops") {
     CHECK(m <= f);
     if (m < f) ++lower_peak;
   }
-  CHECK(lower_peak > 5);
+  CHECK(lower_peak > 3);
 }
 
 TEST_CASE("two workers give byte-identical answers run to run under a node limit") {
-  std::mt19937_64 rng(0);
-  const Problem p = guillotine(rng, 64, 200, 400);  // 40k nodes prove nothing here (2M do not either)
+  std::mt19937_64 rng(2);
+  const Problem p = guillotine(rng, 40, 120, 150);  // 2M nodes do not prove it: the node limit ends every run
   for (const bool through_portfolio : {false, true}) {
     std::vector<std::optional<Addr>> first;
     std::int64_t nodes = -1;
     Status status = Status::invalid;
-    for (int run = 0; run < 20; ++run) {
+    for (int run = 0; run < (through_portfolio ? 5 : 20); ++run) {
       ExactResult r;
       if (through_portfolio) {
         PortfolioOptions o;
         o.threads = 2;
         o.time_limit_s = 0;
-        o.node_limit = 40000;
+        o.node_limit = 10000;
         r = solve_portfolio(p, o);
       } else {
         ExactOptions o;
         o.threads = 2;
         o.time_limit_s = 0;
-        o.node_limit = 40000;
+        o.node_limit = 10000;
         r = solve_exact(p, o);
       }
       INFO("run " << run << std::string(through_portfolio ? " (portfolio)" : " (exact)") << "\n" << dump(r.diagnostics));
@@ -240,7 +240,7 @@ TEST_CASE("two workers give byte-identical answers run to run under a node limit
         nodes = stat(r.statistics, "exact_nodes");
         status = r.status;
         CHECK(validate(p, *r.placement).empty());
-        CHECK(nodes >= 40000);  // ended by the node limit, after many meetings
+        CHECK(nodes >= 10000);  // ended by the node limit, after several meetings
         CHECK(status == Status::feasible);
         continue;
       }
@@ -252,12 +252,17 @@ TEST_CASE("two workers give byte-identical answers run to run under a node limit
 }
 
 TEST_CASE("two workers give byte-identical answers run to run on a proved instance") {
-  int proved = 0;
-  // Seeds whose proofs take thousands of nodes (about 7k and 44k with two
-  // workers): many meetings before the proof.
-  for (const std::uint64_t seed : {4u, 6u}) {
-    std::mt19937_64 rng(seed);
-    const Problem p = guillotine(rng, 48, 150, 200);
+  // Proofs that take thousands of nodes (about 7k and 8k with two workers):
+  // several meetings before the proof.
+  struct Puzzle {
+    std::uint64_t seed;
+    Addr width;
+    Tick horizon;
+    std::size_t pieces;
+  };
+  for (const Puzzle& z : {Puzzle{6, 48, 150, 200}, Puzzle{21, 40, 120, 150}}) {
+    std::mt19937_64 rng(z.seed);
+    const Problem p = guillotine(rng, z.width, z.horizon, z.pieces);
     std::vector<std::optional<Addr>> first;
     std::int64_t nodes = -1;
     for (int run = 0; run < 20; ++run) {
@@ -265,21 +270,19 @@ TEST_CASE("two workers give byte-identical answers run to run on a proved instan
       o.threads = 2;
       o.time_limit_s = 0;
       const auto r = solve_exact(p, o);
-      INFO("seed " << seed << " run " << run << "\n" << dump(r.diagnostics));
+      INFO("seed " << z.seed << " run " << run << "\n" << dump(r.diagnostics));
       REQUIRE(r.status == Status::optimal);  // a completed search, whichever worker closed it
       REQUIRE(r.placement);
       if (run == 0) {
         first = r.placement->offsets;
         nodes = stat(r.statistics, "exact_nodes");
         CHECK(validate(p, *r.placement).empty());
-        CHECK(evaluate_objective(p, *r.placement).max_peak == 48);
-        CHECK(nodes > 5000);
-        ++proved;
+        CHECK(evaluate_objective(p, *r.placement).max_peak == z.width);
+        CHECK(nodes > 4096);  // more than one meeting per worker
         continue;
       }
       CHECK(r.placement->offsets == first);
       CHECK(stat(r.statistics, "exact_nodes") == nodes);
     }
   }
-  CHECK(proved == 2);
 }
