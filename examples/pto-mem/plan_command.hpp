@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "pto_mem/io/arena_label.hpp"
+#include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/io/report.hpp"
 #include "pto_mem/io/svg.hpp"
 #include "pto_mem/planner.hpp"
@@ -68,10 +69,14 @@ inline void run_plan(PlanArgs& a) {
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
   ProblemFile in = load_problem(a.file, capacity);
   a.options.compat_pypto = a.compat == "pypto";
-  // The goal follows the question the file asks: a CSV without a capacity
-  // (an unbounded arena) asks for the least peak; a capacity -- given with
-  // --capacity or carried by a JSON problem -- asks whether it fits.
-  const bool unbounded = extension_of(a.file) == "csv" && !capacity;
+  // The goal follows the question the file asks: without a capacity (a CSV
+  // without --capacity, a JSON problem whose arenas give none -- the reader
+  // then sets each to exactly always_fitting_capacity) it is the least peak;
+  // a capacity -- given with --capacity or by a JSON arena -- asks for a fit.
+  bool unbounded = !capacity;
+  if (extension_of(a.file) == "json")
+    for (const auto& arena : in.problem.arenas)
+      unbounded = unbounded && arena.capacity == always_fitting_capacity(in.problem, arena.id);
   a.options.goal = a.minimize || unbounded ? Goal::minimise : Goal::fit;
   const PlanResult r = plan(in.problem, a.options);
   print_diagnostics(r.diagnostics, a.file);

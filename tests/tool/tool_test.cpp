@@ -151,13 +151,14 @@ TEST_CASE("plan: a capacity asks for a fit, no capacity or --minimize for the le
     long long peak, stage;
     std::string err;
   };
-  auto plan = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"plan", csv});
+  auto plan_file = [&](const std::string& file, std::vector<std::string> args) {
+    args.insert(args.begin(), {"plan", file});
     args.insert(args.end(), {"--json", dir.file("r.json")});
     const auto r = tool(args);
     const auto j = nlohmann::json::parse(pto_mem::test::read_file(dir.file("r.json")));
     return Answer{r.code, j["status"], j["objective"]["max_peak"], j["statistics"]["portfolio_stage"], r.err};
   };
+  auto plan = [&](std::vector<std::string> args) { return plan_file(csv, std::move(args)); };
   const auto unbounded = plan({});  // minimise
   CHECK(unbounded.code == 0);
   CHECK(unbounded.status == "optimal");
@@ -176,6 +177,25 @@ TEST_CASE("plan: a capacity asks for a fit, no capacity or --minimize for the le
   CHECK(tight.code == 0);
   CHECK(tight.peak <= 560);
   CHECK(tight.stage == 1);
+  // The same buffers as JSON: without a capacity the arena always fits, so
+  // the peak is minimised; with one, the first fit is returned.
+  std::string buffers;
+  for (const char* row : {R"("b0", "lifetime": [0, 3], "size": 192)", R"("b1", "lifetime": [5, 9], "size": 96)",
+                          R"("b2", "lifetime": [1, 5], "size": 256)", R"("b3", "lifetime": [5, 10], "size": 64)",
+                          R"("b4", "lifetime": [4, 9], "size": 192)", R"("b5", "lifetime": [1, 4], "size": 96)",
+                          R"("b6", "lifetime": [3, 8], "size": 32)"})
+    buffers += std::string(buffers.empty() ? "" : ", ") + R"({"arena": 0, "id": )" + row + "}";
+  const std::string open_json = dir.write("open.json", R"({"arenas": [{"id": 0}], "buffers": [)" + buffers + "]}");
+  const std::string bounded_json =
+      dir.write("bounded.json", R"({"arenas": [{"id": 0, "capacity": 600}], "buffers": [)" + buffers + "]}");
+  const auto open = plan_file(open_json, {});
+  CHECK_MESSAGE(open.code == 0, open.err);
+  CHECK(open.status == "optimal");
+  CHECK(open.peak == 544);
+  const auto bounded = plan_file(bounded_json, {});
+  CHECK_MESSAGE(bounded.code == 0, bounded.err);
+  CHECK(bounded.peak == 576);
+  CHECK(bounded.stage == 0);
 }
 
 TEST_CASE("plan of a JSON problem stops at the first fit unless --minimize") {
