@@ -12,7 +12,8 @@
 // The peak comes from a run with a capacity that always fits (the sum of the
 // sizes), so every strategy reports how tight it packs even where it cannot
 // meet the real capacity; "fits" comes from a second run at the file's
-// capacity. Strategies default to every name in pto_mem::strategies();
+// capacity (goal fit, as `pto-mem plan --capacity` asks). Strategies
+// default to every name in pto_mem::strategies();
 // `NAME+compat` runs NAME with PlanOptions::compat_pypto (for greedy: PyPTO's
 // DSA-RP bit for bit), and is added for greedy by default. The baselines
 // `ff:size` and `ff:birth` are single canonical passes in size order (classic
@@ -90,6 +91,7 @@ Cell run(const Problem& unbounded, const Column& col, std::optional<Addr> capaci
   if (capacity) {
     Problem bounded = unbounded;
     bounded.arenas[0].capacity = *capacity;
+    options.goal = Goal::fit;  // as `pto-mem plan --capacity`: stop at the first fit
     c.fits = plan(bounded, options).fits();
   }
   return c;

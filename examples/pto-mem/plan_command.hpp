@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "pto_mem/io/arena_label.hpp"
+#include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/io/report.hpp"
 #include "pto_mem/io/svg.hpp"
 #include "pto_mem/planner.hpp"
@@ -21,6 +22,7 @@ struct PlanArgs {
   std::string file;
   Addr capacity = 0;
   CLI::Option* capacity_option = nullptr;
+  bool minimize = false;
   std::string compat;
   std::string output, report, svg;
   PlanOptions options;
@@ -67,6 +69,15 @@ inline void run_plan(PlanArgs& a) {
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
   ProblemFile in = load_problem(a.file, capacity);
   a.options.compat_pypto = a.compat == "pypto";
+  // The goal follows the question the file asks: without a capacity (a CSV
+  // without --capacity, a JSON problem whose arenas give none -- the reader
+  // then sets each to exactly always_fitting_capacity) it is the least peak;
+  // a capacity -- given with --capacity or by a JSON arena -- asks for a fit.
+  bool unbounded = !capacity;
+  if (extension_of(a.file) == "json")
+    for (const auto& arena : in.problem.arenas)
+      unbounded = unbounded && arena.capacity == always_fitting_capacity(in.problem, arena.id);
+  a.options.goal = a.minimize || unbounded ? Goal::minimise : Goal::fit;
   const PlanResult r = plan(in.problem, a.options);
   print_diagnostics(r.diagnostics, a.file);
   print_plan_summary(in.problem, r, std::cout);
@@ -104,6 +115,9 @@ inline void add_plan_command(CLI::App& app) {
   cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
   a->capacity_option = cmd->add_option("--capacity", a->capacity,
                                        "capacity in bytes of a CSV problem's arena (default: minimise the peak)");
+  cmd->add_flag("--minimize,--minimise", a->minimize,
+               "minimise the peak even when a capacity is given (default: stop at the first fit; "
+               "a CSV without --capacity is always minimised)");
   cmd->add_option("--strategy", a->options.strategy, "planner: one of " + names)
       ->check(CLI::IsMember(strategies()))
       ->capture_default_str();

@@ -26,6 +26,10 @@ namespace pto_mem {
 
 struct PlanOptions {
   std::string strategy = "portfolio";
+  /// What `exact` and `portfolio` aim at: `fit` stops at the first placement
+  /// under every capacity (with the least penalty); `minimise` also drives
+  /// every arena's peak towards its lower bound under the budget.
+  Goal goal = Goal::minimise;
   double time_limit_s = 10.0;   ///< budget for strategies that search
   std::uint64_t node_limit = 0; ///< search nodes for exact search; 0 = no limit
   unsigned threads = 0;         ///< worker threads for portfolio; 0 = hardware concurrency
@@ -124,12 +128,16 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification& 
     ExactResult e;
     if (options.strategy == "exact") {
       ExactOptions eo;
+      eo.mode = options.goal;
       eo.time_limit_s = options.time_limit_s;
       eo.node_limit = options.node_limit;
       eo.threads = options.threads;
       e = solve_exact(problem, eo);
     } else {
       PortfolioOptions po;
+      po.goal = options.goal;
+      po.seed = options.seed;
+      po.restarts = options.restarts;
       po.time_limit_s = options.time_limit_s;
       po.node_limit = options.node_limit;
       po.threads = options.threads;

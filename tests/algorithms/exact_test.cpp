@@ -133,6 +133,75 @@ Problem random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
   return p;
 }
 
+/// Problems rich in identical buffers (same size, alignment, lifetime) whose
+/// separations and penalties are often mirrored, so that the twin symmetry
+/// breaking applies with links; and penalty pairs heavy enough to act as
+/// separations when the budget is small, with buffers live across their gap.
+Problem twin_problem(std::mt19937_64& rng, std::size_t max_buffers) {
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+  Problem p;
+  Arena ar{0, "a", pick(6, 12), {}};
+  if (pick(0, 3) == 0) ar.reserved.push_back({0, pick(1, 2)});
+  p.arenas.push_back(ar);
+  static constexpr Addr aligns[] = {1, 1, 2, 3};
+  struct Shape {
+    Addr size, align;
+    Interval life;
+  };
+  std::vector<Shape> shapes;
+  for (std::size_t k = pick(2, 4); k > 0; --k) {
+    const Tick b = static_cast<Tick>(pick(0, 6));
+    shapes.push_back({pick(1, 3), aligns[pick(0, 3)], {b, b + static_cast<Tick>(pick(1, 4))}});
+  }
+  const std::size_t n = pick(2, max_buffers);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Shape& sh = shapes[pick(0, shapes.size() - 1)];
+    p.buffers.push_back({"b" + std::to_string(i), sh.size, sh.align, 0, sh.life});
+  }
+  auto disjoint = [&](std::size_t i, std::size_t j) { return !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime); };
+  for (std::size_t k = pick(0, 4); k > 0; --k) {
+    const auto i = pick(0, n - 1), j = pick(0, n - 1), m = pick(0, n - 1);
+    if (i == j) continue;
+    const bool sep = pick(0, 2) == 0;
+    const Weight w = pick(1, 3);
+    // Mirror the link from i onto a twin of i (m) half of the time.
+    for (std::size_t from : {i, m}) {
+      if (from == j || (from == m && (pick(0, 1) == 0 || m == i))) continue;
+      if (sep) p.separations.push_back({p.buffers[from].id, p.buffers[j].id});
+      else if (disjoint(from, j)) p.penalties.push_back({p.buffers[from].id, p.buffers[j].id, w});
+    }
+  }
+  // Tight: a little above the max-load bound, so links often cost peak or penalty.
+  p.arenas[0].capacity = std::max<Addr>(arena_loads(p)[0].lower_bound + pick(0, 3), p.arenas[0].capacity / 2);
+  return p;
+}
+
+/// Time blocks joined only by one buffer live across all of them, each
+/// block tight enough that its penalty pairs often must overlap: once the
+/// long buffer is placed the blocks are separate pieces of one part that
+/// share the penalty budget.
+Problem paying_blocks(std::mt19937_64& rng) {
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+  Problem p;
+  p.arenas.push_back({0, "a", 0, {}});
+  const std::size_t blocks = pick(2, 3);
+  p.buffers.push_back({"long", pick(1, 2), 1, 0, {0, static_cast<Tick>(10 * blocks)}});
+  for (std::size_t k = 0; k < blocks; ++k) {
+    const std::size_t first = p.buffers.size();
+    for (std::size_t i = pick(2, 3); i > 0; --i) {
+      const Tick b = static_cast<Tick>(10 * k + pick(0, 3));
+      p.buffers.push_back({"k" + std::to_string(k) + "_" + std::to_string(i), pick(1, 3), 1, 0,
+                           {b, b + static_cast<Tick>(pick(1, 2))}});
+    }
+    for (std::size_t i = first; i < p.buffers.size(); ++i)
+      for (std::size_t j = i + 1; j < p.buffers.size(); ++j)
+        if (!interferes(p.buffers[i].lifetime, p.buffers[j].lifetime) && pick(0, 2) != 0)
+          p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, pick(1, 4)});
+  }
+  p.arenas[0].capacity = arena_loads(p)[0].lower_bound + pick(0, 1);
+  return p;
+}
+
 ExactOptions unlimited(ExactMode mode) {
   ExactOptions o;
   o.mode = mode;
@@ -291,6 +360,58 @@ TEST_CASE("exact search finds the brute-force optimum on small random problems")
   // The generator must exercise both answers and the penalty objective.
   CHECK(infeasible > 10);
   CHECK(with_penalty > 10);
+}
+
+TEST_CASE("exact search finds the brute-force optimum with twins, mirrored links and heavy penalties") {
+  // Exercises the twin symmetry breaking with separations and penalties, the
+  // separation cliques, penalty pairs turned hard by a small budget, and time
+  // cuts in parts with penalties.
+  std::mt19937_64 rng(4242);
+  int infeasible = 0, with_penalty = 0, linked_twins = 0, penalised = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    const Problem p = twin_problem(rng, trial < 300 ? 7 : 8);
+    INFO("trial " << trial);
+    REQUIRE(validate(p).empty());
+    if (!p.separations.empty() || !p.penalties.empty()) ++linked_twins;
+    if (!p.penalties.empty()) ++penalised;
+    const auto truth = BruteForce(p).solve();
+    const auto r = solve_exact(p, unlimited(ExactMode::minimise));
+    INFO(dump(r.diagnostics));
+    if (!truth) {
+      ++infeasible;
+      CHECK(r.status == Status::infeasible);
+      continue;
+    }
+    REQUIRE(r.status == Status::optimal);
+    REQUIRE(r.placement);
+    CHECK(validate(p, *r.placement).empty());
+    CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+    CHECK(r.lower_bound[0] <= std::get<1>(*truth));
+    if (std::get<0>(*truth) > 0) ++with_penalty;
+  }
+  CHECK(infeasible > 10);
+  CHECK(with_penalty >= 5);  // least penalty above zero: rare, as penalties are usually avoidable
+  CHECK(penalised > 100);
+  CHECK(linked_twins > 200);
+}
+
+TEST_CASE("time cuts in a part with penalties keep the least total penalty") {
+  std::mt19937_64 rng(808);
+  int paying = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    const Problem p = paying_blocks(rng);
+    INFO("trial " << trial);
+    REQUIRE(validate(p).empty());
+    const auto truth = BruteForce(p).solve();
+    REQUIRE(truth);
+    const auto r = solve_exact(p, unlimited(ExactMode::minimise));
+    INFO(dump(r.diagnostics));
+    REQUIRE(r.status == Status::optimal);
+    CHECK(validate(p, *r.placement).empty());
+    CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+    if (std::get<0>(*truth) > 0) ++paying;
+  }
+  CHECK(paying > 25);
 }
 
 TEST_CASE("tiny node budgets never yield a false proof") {

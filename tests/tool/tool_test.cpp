@@ -137,6 +137,82 @@ TEST_CASE("plan exits 1 when no placement fits, and writes no placement") {
   CHECK(report["status"] != "feasible");
 }
 
+TEST_CASE("plan: a capacity asks for a fit, no capacity or --minimize for the least peak") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  // Seven buffers on which the canonical greedy peaks at 576 while 544 (the
+  // max-load bound) is reachable.
+  const std::string csv = dir.write("seven.csv",
+                                    "id,lower,upper,size\nb0,0,3,192\nb1,5,9,96\nb2,1,5,256\nb3,5,10,64\n"
+                                    "b4,4,9,192\nb5,1,4,96\nb6,3,8,32\n");
+  struct Answer {
+    int code;
+    std::string status;
+    long long peak, stage;
+    std::string err;
+  };
+  auto plan_file = [&](const std::string& file, std::vector<std::string> args) {
+    args.insert(args.begin(), {"plan", file});
+    args.insert(args.end(), {"--json", dir.file("r.json")});
+    const auto r = tool(args);
+    const auto j = nlohmann::json::parse(pto_mem::test::read_file(dir.file("r.json")));
+    return Answer{r.code, j["status"], j["objective"]["max_peak"], j["statistics"]["portfolio_stage"], r.err};
+  };
+  auto plan = [&](std::vector<std::string> args) { return plan_file(csv, std::move(args)); };
+  const auto unbounded = plan({});  // minimise
+  CHECK(unbounded.code == 0);
+  CHECK(unbounded.status == "optimal");
+  CHECK(unbounded.peak == 544);
+  CHECK(unbounded.stage == 1);  // the exact stage improved on the greedy
+  const auto fit = plan({"--capacity", "600"});  // the greedy fits: returned at once
+  CHECK(fit.code == 0);
+  CHECK(fit.status == "feasible");
+  CHECK(fit.peak == 576);
+  CHECK(fit.stage == 0);
+  CHECK(has(fit.err, "goal fit does not minimise the peak"));
+  const auto forced = plan({"--capacity", "600", "--minimize"});
+  CHECK(forced.status == "optimal");
+  CHECK(forced.peak == 544);
+  const auto tight = plan({"--capacity", "560"});  // the greedy does not fit: the search finds one
+  CHECK(tight.code == 0);
+  CHECK(tight.peak <= 560);
+  CHECK(tight.stage == 1);
+  // The same buffers as JSON: without a capacity the arena always fits, so
+  // the peak is minimised; with one, the first fit is returned.
+  std::string buffers;
+  for (const char* row : {R"("b0", "lifetime": [0, 3], "size": 192)", R"("b1", "lifetime": [5, 9], "size": 96)",
+                          R"("b2", "lifetime": [1, 5], "size": 256)", R"("b3", "lifetime": [5, 10], "size": 64)",
+                          R"("b4", "lifetime": [4, 9], "size": 192)", R"("b5", "lifetime": [1, 4], "size": 96)",
+                          R"("b6", "lifetime": [3, 8], "size": 32)"})
+    buffers += std::string(buffers.empty() ? "" : ", ") + R"({"arena": 0, "id": )" + row + "}";
+  const std::string open_json = dir.write("open.json", R"({"arenas": [{"id": 0}], "buffers": [)" + buffers + "]}");
+  const std::string bounded_json =
+      dir.write("bounded.json", R"({"arenas": [{"id": 0, "capacity": 600}], "buffers": [)" + buffers + "]}");
+  const auto open = plan_file(open_json, {});
+  CHECK_MESSAGE(open.code == 0, open.err);
+  CHECK(open.status == "optimal");
+  CHECK(open.peak == 544);
+  const auto bounded = plan_file(bounded_json, {});
+  CHECK_MESSAGE(bounded.code == 0, bounded.err);
+  CHECK(bounded.peak == 576);
+  CHECK(bounded.stage == 0);
+}
+
+TEST_CASE("plan of a JSON problem stops at the first fit unless --minimize") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  const auto fit = tool({"plan", example("attention.json"), "--json", dir.file("fit.json")});
+  CHECK_MESSAGE(fit.code == 0, fit.err);
+  const auto mini = tool({"plan", example("attention.json"), "--minimize", "--json", dir.file("min.json")});
+  CHECK_MESSAGE(mini.code == 0, mini.err);
+  const auto f = nlohmann::json::parse(pto_mem::test::read_file(dir.file("fit.json")));
+  const auto m = nlohmann::json::parse(pto_mem::test::read_file(dir.file("min.json")));
+  CHECK(f["statistics"]["portfolio_stage"] == 0);  // the greedy fits every arena: no search
+  CHECK((f["status"] == "feasible" || f["status"] == "optimal"));
+  CHECK(m["status"] == "optimal");  // proved within the default budget
+  CHECK(m["objective"]["total_peak"].get<long long>() <= f["objective"]["total_peak"].get<long long>());
+}
+
 TEST_CASE("validate exits 1 naming both buffers of an overlap") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;

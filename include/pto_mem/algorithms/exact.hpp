@@ -14,16 +14,20 @@
 //   feasible   -- a valid placement; the gap to the proved bound is reported;
 //   infeasible -- a part's complete search finished and nothing fits;
 //   no_fit     -- the budget ran out before any fit: NOT a proof.
+// Two workers (threads) meet at fixed node counts and exchange what they
+// know only there, so the answer is the same on every run unless a deadline
+// cut the search (docs/exact.md, "Determinism").
 // Must-alias groups and declared allocations are placed through alias
 // unification (algorithms/alias.hpp) before the search; a problem that still
 // has them is rejected with a diagnostic.
 #pragma once
 
 #include <algorithm>
-#include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -41,17 +45,20 @@
 
 namespace pto_mem {
 
-enum class ExactMode {
-  fit,       ///< stop at a fit (after the least penalty)
-  minimise,  ///< minimise each arena's peak too
+/// What a searching planner aims at (PlanOptions::goal, ExactOptions::mode).
+enum class Goal {
+  fit,       ///< a placement under every capacity, with the least penalty; the peak is not minimised
+  minimise,  ///< then drive each arena's peak down to its lower bound
 };
+using ExactMode = Goal;
 
 struct ExactOptions {
   ExactMode mode = ExactMode::minimise;
   double time_limit_s = 10.0;    ///< wall-clock budget; <= 0 means none
   std::uint64_t node_limit = 0;  ///< search nodes in all (every worker); 0 = none
-  /// Workers: 1 = this thread only (deterministic); 0 = two when the machine
-  /// has more than one core; >= 2 = two (a second worker runs other orders).
+  /// Workers: 1 = this thread only; 0 = two when the machine has more than
+  /// one core; >= 2 = two (a second worker runs other orders). The answer
+  /// does not depend on it unless the deadline cuts the search.
   unsigned threads = 1;
   /// A placement to start from (the greedy's); used when it is valid.
   std::optional<Placement> incumbent;
@@ -90,6 +97,24 @@ namespace exact {
   return score(sp, std::move(off));
 }
 
+/// (peak - lower) in parts per million of `lower` (0 when lower is 0).
+[[nodiscard]] inline std::int64_t gap_ppm(Addr peak, Addr lower) {
+  if (lower == 0) return 0;
+  return static_cast<std::int64_t>(static_cast<long double>(peak - std::min(peak, lower)) * 1e6L /
+                                   static_cast<long double>(lower));
+}
+
+/// "feasible, not proved optimal: ..." with the gap to the proved bounds.
+[[nodiscard]] inline Diagnostic gap_note(Addr total_peak, Addr total_lower, bool penalty_proven, Goal goal) {
+  std::string msg = "feasible, not proved optimal: ";
+  if (!penalty_proven) msg += "the penalty is not proved least; ";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(gap_ppm(total_peak, total_lower)) / 1e4);
+  msg += "total peak " + std::to_string(total_peak) + " is within " + buf + " % of the proved lower bound " +
+         std::to_string(total_lower) + (goal == Goal::fit ? " (goal fit does not minimise the peak)" : "");
+  return Diagnostic{Severity::note, "", std::move(msg), std::nullopt};
+}
+
 [[nodiscard]] inline std::string describe_part(const Problem& p, const Subproblem& sp) {
   const auto& a = p.arenas[sp.arena];
   Tick lo = sp.items.front().lifetime.begin, hi = sp.items.front().lifetime.end;
@@ -102,17 +127,39 @@ namespace exact {
          std::to_string(lo) + ", " + std::to_string(hi) + ")";
 }
 
-/// One worker: every part, fit then penalty then (minimise) peak.
-struct WorkerResult {
-  std::vector<PartState> parts;
-  bool stopped_early = false;  ///< limits ended the work before everything was proved
+/// Merges what another worker knows about a part into `a`: the better
+/// placement and the stronger proofs (each proof stands on its own).
+inline void merge_part(PartState& a, const PartState& b) {
+  // "The least penalty is P" stays true for whichever placement is kept as
+  // long as that placement pays P.
+  std::optional<Weight> least;
+  if (a.penalty_proven && a.best) least = a.best->penalty;
+  if (b.penalty_proven && b.best) least = b.best->penalty;
+  const bool a_had = a.best.has_value();
+  if (b.best && (!a.best || b.best->better_than(*a.best))) {
+    a.best = b.best;
+    a.best_found = b.best_found;
+  }
+  if (b.best) a.first_found = a_had ? std::min(a.first_found, b.first_found) : b.first_found;
+  a.penalty_proven = least && a.best && a.best->penalty == *least;
+  a.infeasible = a.infeasible || b.infeasible;
+  a.lower = std::max(a.lower, b.lower);
+}
+
+/// One worker: its part solvers, its node meter and its limits.
+struct Worker {
+  std::vector<PartSolver> solvers;
+  NodeMeter meter;
+  Limits limits;
+  bool done = false;  ///< finished (set before it leaves the meetings)
 };
 
-inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& parts, const std::vector<Addr>& arena_lb,
-                               const ExactOptions& o, const Limits& limits, std::size_t rotation) {
-  WorkerResult w;
-  std::vector<PartSolver> solvers;
-  solvers.reserve(parts.size());
+/// Runs one worker: every part, fit then penalty then (minimise) peak.
+inline void run_worker(const Problem& p, const std::vector<Subproblem>& parts, const std::vector<Addr>& arena_lb,
+                       const ExactOptions& o, Worker& w, std::size_t rotation) {
+  const Limits& limits = w.limits;
+  auto& solvers = w.solvers;
+  solvers.reserve(parts.size());  // never reallocated: meetings read it
   for (const auto& sp : parts) {
     solvers.emplace_back(sp, rotation);
     auto& s = solvers.back();
@@ -126,16 +173,17 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
       }
     }
   }
+  bool stopped_early = false;
   for (auto& s : solvers)
     if (!s.fit_and_penalty(limits)) {
-      w.stopped_early = true;
+      stopped_early = true;
       break;
     }
   // A part proved infeasible settles the answer; a part without a fit leaves nothing to tighten.
   const bool settled = std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) {
     return s.state().infeasible || !s.state().best;
   });
-  if (o.mode == ExactMode::minimise && !settled && !w.stopped_early) {
+  if (o.mode == ExactMode::minimise && !settled && !stopped_early) {
     // Per arena, tighten the part that sets the arena's peak, round robin.
     const std::size_t na = p.arenas.size();
     std::vector<bool> done(na, false);
@@ -160,10 +208,31 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
       }
       if (!progress) break;
     }
-    w.stopped_early = limits.exhausted();
   }
-  for (auto& s : solvers) w.parts.push_back(s.state());
-  return w;
+}
+
+/// Nodes between two meetings of the workers: long enough that waiting for
+/// each other costs little, short enough that a proof found by one worker
+/// stops the other soon.
+inline constexpr std::uint64_t epoch_nodes = 2048;
+
+/// What the workers know together, part by part, merged in worker order.
+[[nodiscard]] inline std::vector<PartState> merged_states(const std::vector<std::unique_ptr<Worker>>& workers) {
+  std::vector<PartState> states;
+  for (const auto& w : workers) {
+    if (states.empty()) {
+      for (const auto& s : w->solvers) states.push_back(s.state());
+      continue;
+    }
+    for (std::size_t k = 0; k < states.size() && k < w->solvers.size(); ++k) merge_part(states[k], w->solvers[k].state());
+  }
+  return states;
+}
+
+/// True when nothing is left to search: every part closed, or one infeasible.
+[[nodiscard]] inline bool settled(const std::vector<PartState>& states) {
+  return std::all_of(states.begin(), states.end(), [](const PartState& s) { return s.closed(); }) ||
+         std::any_of(states.begin(), states.end(), [](const PartState& s) { return s.infeasible; });
 }
 
 }  // namespace exact
@@ -180,80 +249,83 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
     return r;
   }
   const auto start = Clock::now();
-  std::atomic<std::uint64_t> nodes{0};
-  std::stop_source stop;
-  std::stop_callback forward(o.stop, [&] { stop.request_stop(); });
-  Limits limits;
-  if (o.time_limit_s > 0)
-    limits.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
-  limits.stop = stop.get_token();
-  limits.node_limit = o.node_limit;
-  limits.nodes = &nodes;
-
   const std::vector<Subproblem> parts = decompose(p);
   std::vector<Addr> arena_lb;
   for (const auto& l : arena_loads(p)) arena_lb.push_back(l.lower_bound);
 
-  const bool two = o.threads >= 2 || (o.threads == 0 && std::thread::hardware_concurrency() > 1);
-  WorkerResult main_result, side_result;
-  bool have_side = false;
-  auto proved = [&](const WorkerResult& w) {
-    if (w.stopped_early) return false;
-    return std::all_of(w.parts.begin(), w.parts.end(), [](const PartState& s) { return s.closed(); }) ||
-           std::any_of(w.parts.begin(), w.parts.end(), [](const PartState& s) { return s.infeasible; });
-  };
-  if (two && !parts.empty()) {
-    // The second worker starts one order further down the lists; the first
-    // worker to finish with everything proved stops the other.
-    std::jthread side([&](std::stop_token own) {
-      std::stop_callback relay(own, [&] { stop.request_stop(); });
-      side_result = run_worker(p, parts, arena_lb, o, limits, 1);
-      if (proved(side_result)) stop.request_stop();
-    });
-    main_result = run_worker(p, parts, arena_lb, o, limits, 0);
-    if (proved(main_result)) stop.request_stop();
-    side.join();
-    have_side = true;
+  const bool two = !parts.empty() && (o.threads >= 2 || (o.threads == 0 && std::thread::hardware_concurrency() > 1));
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int k = 0; k < (two ? 2 : 1); ++k) {
+    auto w = std::make_unique<Worker>();
+    if (o.time_limit_s > 0)
+      w->limits.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+    w->limits.stop = o.stop;
+    w->limits.node_limit = o.node_limit;
+    w->limits.meter = &w->meter;
+    workers.push_back(std::move(w));
+  }
+  if (two) {
+    // Deterministic parallel search: the workers meet every epoch_nodes of
+    // their own nodes. At a meeting (all of them waiting) they exchange
+    // placements, bounds and proofs and decide together whether to stop, so
+    // the answer never depends on which thread ran faster; only a deadline
+    // or a caller's stop can cut the search at a time-dependent point.
+    auto meeting = [&]() noexcept {
+      std::uint64_t total = 0;
+      for (const auto& w : workers) total += w->meter.own;
+      for (auto& w : workers) w->meter.others = total - w->meter.own;
+      bool complete = true;
+      for (const auto& w : workers) complete = complete && w->solvers.size() == parts.size();
+      bool halt = o.node_limit != 0 && total >= o.node_limit;
+      if (complete) {
+        const std::vector<PartState> states = merged_states(workers);
+        for (auto& w : workers) {
+          if (w->done) continue;
+          for (std::size_t k = 0; k < states.size(); ++k) w->solvers[k].share(states[k]);
+        }
+        halt = halt || settled(states);
+      }
+      if (halt)
+        for (auto& w : workers) w->meter.halted = true;
+    };
+    std::barrier sync(static_cast<std::ptrdiff_t>(workers.size()), meeting);
+    for (auto& w : workers) {
+      w->meter.epoch = epoch_nodes;
+      w->meter.next_meeting = epoch_nodes;
+      w->meter.meet = [&sync] { sync.arrive_and_wait(); };
+    }
+    auto work = [&](std::size_t k) {
+      run_worker(p, parts, arena_lb, o, *workers[k], k);
+      workers[k]->done = true;
+      sync.arrive_and_drop();
+    };
+    {
+      // The second worker starts one order further down the lists.
+      std::jthread side([&] { work(1); });
+      work(0);
+    }
   } else {
-    main_result = run_worker(p, parts, arena_lb, o, limits, 0);
+    run_worker(p, parts, arena_lb, o, *workers[0], 0);
   }
 
-  // Merge what the workers know: per part, the better placement and the
-  // stronger proofs (each proof stands on its own).
-  std::vector<PartState> states = main_result.parts;
-  if (have_side && side_result.parts.size() == states.size()) {
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      auto& a = states[k];
-      const auto& b = side_result.parts[k];
-      // "The least penalty is P" stays true for whichever placement is kept
-      // as long as that placement pays P.
-      std::optional<Weight> least;
-      if (a.penalty_proven && a.best) least = a.best->penalty;
-      if (b.penalty_proven && b.best) least = b.best->penalty;
-      if (b.best && (!a.best || b.best->better_than(*a.best))) {
-        a.best = b.best;
-        a.best_found = b.best_found;
-      }
-      if (b.best) a.first_found = a.best ? std::min(a.first_found, b.first_found) : b.first_found;
-      a.penalty_proven = least && a.best && a.best->penalty == *least;
-      a.infeasible = a.infeasible || b.infeasible;
-      a.lower = std::max(a.lower, b.lower);
-      a.probes += b.probes;
-      a.proofs += b.proofs;
+  // What the workers know together: per part, the better placement and the
+  // stronger proofs, merged in worker order.
+  const std::vector<PartState> states = merged_states(workers);
+  std::uint64_t nodes = 0, probes = 0, proofs = 0;
+  for (const auto& w : workers) {
+    nodes += w->meter.own;
+    for (const auto& s : w->solvers) {
+      probes += s.state().probes;
+      proofs += s.state().proofs;
     }
   }
 
   auto& st = r.statistics;
-  std::uint64_t probes = 0, proofs = 0;
-  for (const auto& s : states) {
-    probes += s.probes;
-    proofs += s.proofs;
-  }
   st.set("exact_parts", static_cast<std::int64_t>(parts.size()));
-  st.set("exact_nodes", static_cast<std::int64_t>(nodes.load()));
+  st.set("exact_nodes", static_cast<std::int64_t>(nodes));
   st.set("exact_probes", static_cast<std::int64_t>(probes));
   st.set("exact_proofs", static_cast<std::int64_t>(proofs));
-  st.set("exact_workers", have_side ? 2 : 1);
+  st.set("exact_workers", static_cast<std::int64_t>(workers.size()));
   {
     // When a whole placement first existed, and when the returned one was
     // complete: the latest part's first and best.
@@ -311,22 +383,9 @@ inline WorkerResult run_worker(const Problem& p, const std::vector<Subproblem>& 
   r.penalty_proven = penalty_proven;
   r.status = penalty_proven && peaks_proven ? Status::optimal : Status::feasible;
   r.placement = std::move(pl);
-  // Gap in parts per million of the proved bound (total over arenas).
-  const std::int64_t gap_ppm =
-      total_lower == 0 ? 0
-                       : static_cast<std::int64_t>(static_cast<long double>(total_peak - std::min(total_peak, total_lower)) *
-                                                   1e6L / static_cast<long double>(total_lower));
   st.set("lower_bound_total", static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
-  st.set("gap_ppm", gap_ppm);
-  if (r.status == Status::feasible) {
-    std::string msg = "feasible, not proved optimal: ";
-    if (!penalty_proven) msg += "the penalty is not proved least; ";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(gap_ppm) / 1e4);
-    msg += "total peak " + std::to_string(total_peak) + " is within " + buf + " % of the proved lower bound " +
-           std::to_string(total_lower) + (o.mode == ExactMode::fit ? " (fit mode does not minimise the peak)" : "");
-    r.diagnostics.push_back(Diagnostic{Severity::note, "", std::move(msg), std::nullopt});
-  }
+  st.set("gap_ppm", gap_ppm(total_peak, total_lower));
+  if (r.status == Status::feasible) r.diagnostics.push_back(gap_note(total_peak, total_lower, penalty_proven, o.mode));
   return r;
 }
 

@@ -1,62 +1,56 @@
-// The portfolio (strategy `portfolio`, the default of pto_mem::plan): a fast
-// greedy first; when it does not fit, or sits above the lower bound, the
-// exact search runs under the time budget, seeded with the greedy placement
-// (so the answer is never worse than the greedy's). On a machine with more
-// than one core a second worker searches with other static orders and the
-// first one to prove its answer stops the other.
+// The portfolio (strategy `portfolio`, the default of pto_mem::plan): the
+// library's DSA-RP canonical greedy first (the same solver as strategy
+// `greedy`); then, when the goal asks for more, the exact search under the
+// time budget, seeded with the greedy placement -- so the answer is never
+// worse than the greedy's. Goals: `fit` stops at the first placement under
+// every capacity (with the least penalty); `minimise` also drives every
+// arena's peak towards its lower bound. On a machine with more than one core
+// a second worker searches with other static orders; the workers meet at
+// fixed node counts, so the answer does not depend on thread timing.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
 
+#include "pto_mem/algorithms/canonical_greedy.hpp"
 #include "pto_mem/algorithms/exact.hpp"
-#include "pto_mem/algorithms/exact/first_fit.hpp"
-#include "pto_mem/algorithms/exact/skyline_dive.hpp"
-#include "pto_mem/algorithms/exact/subproblem.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 
 namespace pto_mem {
 
 struct PortfolioOptions {
-  double time_limit_s = 10.0;    ///< budget of the exact stage; <= 0 means none
+  Goal goal = Goal::minimise;
+  double time_limit_s = 10.0;    ///< budget of both stages; <= 0 means none
   std::uint64_t node_limit = 0;  ///< search nodes of the exact stage; 0 = none
   unsigned threads = 0;          ///< 0 = two workers when the machine has more than one core
+  std::uint64_t seed = 0;        ///< the greedy's seeded restarts
+  std::size_t restarts = 4;
   std::stop_token stop;
 };
 
 namespace exact {
 
-/// The greedy stage: per part, the best first-fit placement over a few
-/// orders (first_fit.hpp) for parts of up to 2000 buffers, one area-first
-/// canonical dive (skyline_dive.hpp) for larger ones; nothing when some part
-/// does not fit.
-/// TODO(lead): switch to the DSA-RP canonical greedy (canonical_greedy.hpp)
-/// once it is on main; the exact stage only needs some valid placement.
-[[nodiscard]] inline std::optional<Placement> greedy_placement(const Problem& p) {
-  Placement pl;
-  pl.offsets.assign(p.buffers.size(), std::nullopt);
-  for (const auto& sp : decompose(p)) {
-    std::optional<PartPlacement> best;
-    if (sp.items.size() <= 2000) {
-      best = first_fit_incumbent(sp);
-    } else {
-      std::vector<Interval> lifetimes;
-      lifetimes.reserve(sp.items.size());
-      for (const auto& it : sp.items) lifetimes.push_back(it.lifetime);
-      const Sections sec = sweep_sections(lifetimes, false);
-      best = skyline_dive(sp, sec, preorder_ranks(item_features(sp, sec, {}), "A"), Limits{});
-    }
-    if (!best) return std::nullopt;
-    for (std::size_t i = 0; i < sp.items.size(); ++i) pl.offsets[sp.items[i].buffer] = best->offsets[i];
-  }
-  return pl;
+/// The greedy stage: the DSA-RP canonical greedy (canonical_greedy.hpp) with
+/// every separation hard, as strategy `greedy` runs it first; nothing when
+/// it finds no fit. (Strategy `greedy` may then relax pipeline-only
+/// separations into penalties; the portfolio never does: it places the
+/// problem as given.)
+[[nodiscard]] inline std::optional<Placement> greedy_placement(const Problem& p, const PortfolioOptions& o = {}) {
+  GreedyOptions g;
+  g.seed = o.seed;
+  g.restarts = o.restarts;
+  g.trusted = true;  // the portfolio validated the problem and validates the placement
+  g.threads = o.threads;
+  auto r = canonical_greedy(p, g);
+  if (!r.placement || validate(p, *r.placement).size() != 0) return std::nullopt;
+  return std::move(r.placement);
 }
 
 }  // namespace exact
 
-/// Greedy, then (if needed) the exact search; see the header.
+/// Greedy, then (if the goal asks for more) the exact search; see the header.
 [[nodiscard]] inline ExactResult solve_portfolio(const Problem& p, const PortfolioOptions& o = {}) {
   ExactResult r;
   r.diagnostics = validate(p);
@@ -66,25 +60,32 @@ namespace exact {
     return r;
   }
   const auto start = exact::Clock::now();
-  std::optional<Placement> greedy = exact::greedy_placement(p);
-  if (greedy && validate(p, *greedy).empty()) {
+  std::optional<Placement> greedy = exact::greedy_placement(p, o);
+  if (greedy) {
     const Objective obj = evaluate_objective(p, *greedy);
     const auto loads = arena_loads(p);
     bool at_bound = obj.penalty == 0;
-    for (std::size_t a = 0; a < loads.size() && at_bound; ++a) at_bound = obj.peak_by_arena[a] <= loads[a].lower_bound;
-    if (at_bound) {  // nothing to improve: the greedy is provably optimal
-      r.status = Status::optimal;
+    Addr total_lower = 0;
+    for (std::size_t a = 0; a < loads.size(); ++a) {
+      at_bound = at_bound && obj.peak_by_arena[a] <= loads[a].lower_bound;
+      total_lower = saturating_add(total_lower, loads[a].lower_bound);
+    }
+    // Nothing to improve (the greedy is provably optimal), or the goal is a
+    // fit and the greedy fits paying nothing: answer at once.
+    if (at_bound || (o.goal == Goal::fit && obj.penalty == 0)) {
+      r.status = at_bound ? Status::optimal : Status::feasible;
       r.placement = std::move(greedy);
-      r.penalty_proven = true;
+      r.penalty_proven = obj.penalty == 0;
       for (const auto& l : loads) r.lower_bound.push_back(l.lower_bound);
       r.statistics.set("portfolio_stage", 0);
+      r.statistics.set("lower_bound_total", static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
+      r.statistics.set("gap_ppm", exact::gap_ppm(obj.total_peak, total_lower));
+      if (!at_bound) r.diagnostics.push_back(exact::gap_note(obj.total_peak, total_lower, true, o.goal));
       return r;
     }
-  } else {
-    greedy.reset();
   }
   ExactOptions eo;
-  eo.mode = ExactMode::minimise;
+  eo.mode = o.goal;
   // The budget covers both stages: the exact stage gets what the greedy left
   // (at least a millisecond, so that "no limit" stays distinguishable).
   eo.time_limit_s = o.time_limit_s;

@@ -1,11 +1,12 @@
-// What a search run may spend: nodes, wall time, and a stop request from a
-// faster sibling (the portfolio's second worker). A run that hits any limit
-// reports `aborted` and proves nothing.
+// What a search run may spend: nodes, wall time, and a caller's stop
+// request; and, when several workers search together, the meeting points
+// where they exchange what they know. A run that hits any limit reports
+// `aborted` and proves nothing.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <stop_token>
 
@@ -20,19 +21,44 @@ enum class Outcome {
   aborted,     ///< a limit cut the run short: nothing is proved
 };
 
-/// Shared by every run of one solve: the deadline, the stop request and the
-/// total node budget (0 = none).
+/// One worker's node count. Workers of one solve meet whenever their own
+/// count reaches a multiple of the epoch length -- a point fixed by the
+/// worker's own, deterministic work, never by the clock. Everything one
+/// worker learns from the others (their node counts, incumbents, bounds,
+/// proofs, the decision to stop) is written at a meeting while every worker
+/// waits there, so what a worker does is a function of the input alone.
+struct NodeMeter {
+  std::uint64_t own = 0;     ///< nodes this worker searched
+  std::uint64_t others = 0;  ///< the other workers' nodes, as of the last meeting
+  bool halted = false;       ///< a meeting decided that the solve is over
+  std::uint64_t next_meeting = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t epoch = 0;
+  std::function<void()> meet;  ///< waits at the meeting (set with epoch > 0)
+
+  /// Counts one node; meets the others when the count says so.
+  void count() {
+    if (++own == next_meeting) {
+      next_meeting += epoch;
+      meet();
+    }
+  }
+};
+
+/// Shared by every run of one worker: the deadline, the caller's stop
+/// request, the total node budget (0 = none, counted over all workers).
 struct Limits {
   Clock::time_point deadline = Clock::time_point::max();
   std::stop_token stop;
   std::uint64_t node_limit = 0;
-  std::atomic<std::uint64_t>* nodes = nullptr;  ///< total nodes spent (shared between workers)
+  NodeMeter* meter = nullptr;  ///< without one, nodes are not counted across runs
 
+  /// A reason to stop that is not the node count: the caller, the clock, or
+  /// a meeting that ended the solve.
   [[nodiscard]] bool out_of_time() const {
-    return stop.stop_requested() || Clock::now() >= deadline;
+    return (meter && meter->halted) || stop.stop_requested() || Clock::now() >= deadline;
   }
-  [[nodiscard]] std::uint64_t nodes_spent() const { return nodes ? nodes->load(std::memory_order_relaxed) : 0; }
-  [[nodiscard]] bool out_of_nodes() const { return node_limit != 0 && nodes_spent() >= node_limit; }
+  [[nodiscard]] std::uint64_t nodes_spent() const noexcept { return meter ? meter->own + meter->others : 0; }
+  [[nodiscard]] bool out_of_nodes() const noexcept { return node_limit != 0 && nodes_spent() >= node_limit; }
   [[nodiscard]] bool exhausted() const { return out_of_nodes() || out_of_time(); }
 };
 
@@ -61,17 +87,15 @@ class Budget {
       --used_;  // not spent: the node is not searched
       return stop(cap_is_shared_);
     }
-    if ((used_ & 255u) == 0) {
-      flush();
-      if (limits_->out_of_nodes()) return stop(true);
-      if ((used_ & 1023u) == 0 && limits_->out_of_time()) return stop(true);
+    if (NodeMeter* m = limits_->meter) {
+      const std::uint64_t before = m->others;
+      m->count();
+      if (m->halted) return stop(true);
+      // A meeting told us what the others spent: the node budget may be gone.
+      if (m->others != before && limits_->out_of_nodes()) return stop(true);
     }
+    if ((used_ & 1023u) == 0 && limits_->out_of_time()) return stop(true);
     return true;
-  }
-  /// Adds the unflushed nodes to the shared counter (call when the run ends).
-  void flush() {
-    if (limits_->nodes) limits_->nodes->fetch_add(used_ - flushed_, std::memory_order_relaxed);
-    flushed_ = used_;
   }
   [[nodiscard]] std::uint64_t used() const noexcept { return used_; }
   /// True when a shared limit (time, stop, total nodes) ended the run, not its own cap.
@@ -85,7 +109,7 @@ class Budget {
   }
   const Limits* limits_;
   std::uint64_t cap_;
-  std::uint64_t used_ = 0, flushed_ = 0;
+  std::uint64_t used_ = 0;
   bool stopped_ = false, shared_ = false, cap_is_shared_ = false;
 };
 

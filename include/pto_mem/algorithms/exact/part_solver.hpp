@@ -123,6 +123,15 @@ class PartSolver {
   [[nodiscard]] const PartState& state() const noexcept { return state_; }
   [[nodiscard]] Addr granule_size() const noexcept { return granule_; }
 
+  /// Takes over what all workers know about this part (a meeting of the
+  /// workers merged it); keeps this worker's own counters.
+  void share(const PartState& merged) {
+    const auto probes = state_.probes, proofs = state_.proofs;
+    state_ = merged;
+    state_.probes = probes;
+    state_.proofs = proofs;
+  }
+
   /// Offers a placement found elsewhere (a greedy); kept when it fits and is better.
   void offer(PartPlacement p) {
     if (!fits(*sp_, p.offsets, sp_->space)) return;
@@ -167,7 +176,6 @@ class PartSolver {
         }
         Budget b(limits, run_cap);
         const Outcome o = search_->run(capacity, penalty, orders_[k], b);
-        b.flush();
         spent += b.used();
         if (o == Outcome::found) {
           offer(score(*sp_, search_->solution()));
@@ -228,6 +236,10 @@ class PartSolver {
     if (!state_.best || state_.closed()) return false;
     if (!searchable_) return dive(limits);
     const Weight penalty = state_.best->penalty;
+    // Every penalty-optimal placement pays at most the incumbent's penalty,
+    // so the pairs heavier than that are hard for it: their cliques bound it.
+    state_.lower = std::max(state_.lower, round_up(search_->clique_bound(penalty), granule_));
+    if (state_.closed()) return false;
     const Addr hi = state_.best->peak;
     const Addr lo = std::max(state_.lower, round_up(floor, granule_));
     if (lo >= hi) return false;

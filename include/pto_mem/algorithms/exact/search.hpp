@@ -60,6 +60,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -115,7 +117,6 @@ class CanonicalSearch {
     for (std::uint32_t i = 0; i < n_; ++i) pen_begin_[i + 1] = pen_begin_[i] + static_cast<std::uint32_t>(sp.penalties[i].size());
     for (std::uint32_t i = 0; i < n_; ++i)
       for (const auto& l : sp.penalties[i]) pen_.push_back(l);
-    has_penalties_ = !pen_.empty();
     std::vector<std::uint64_t> degree(n_);
     for (std::uint32_t i = 0; i < n_; ++i) degree[i] = conf_begin_[i + 1] - conf_begin_[i];
     features_ = item_features(sp, sec_, degree);
@@ -127,6 +128,24 @@ class CanonicalSearch {
       mem_begin_[k + 1] = mem_begin_[k] + static_cast<std::uint32_t>(sec_.members[k].size());
       mem_.insert(mem_.end(), sec_.members[k].begin(), sec_.members[k].end());
     }
+    find_cliques();
+  }
+
+  /// A lower bound on the peak of every placement that pays at most
+  /// `penalty_budget`: the largest separation clique (see find_cliques) whose
+  /// pair is hard under that budget, stacked in the usable bytes. 0 when
+  /// there is none (the max load covers the sections).
+  [[nodiscard]] Addr clique_bound(Weight penalty_budget) const {
+    Addr best = 0;
+    for (std::uint32_t q = 0; q < clique_hard_.size(); ++q)
+      if (clique_hard_[q].hard(penalty_budget)) best = std::max(best, init_total_[sec_.count + q]);
+    if (best == 0) return 0;
+    Addr reserved = 0, reserved_end = 0;
+    for (const auto& w : sp_->space.windows()) {
+      reserved = saturating_add(reserved, w.size());
+      reserved_end = std::max(reserved_end, w.end);
+    }
+    return std::max(reserved_end, saturating_add(best, reserved));
   }
 
   [[nodiscard]] const std::vector<ItemFeatures>& features() const noexcept { return features_; }
@@ -152,14 +171,21 @@ class CanonicalSearch {
       m_[i] = space_.lowest_fit_or_max(0, size_[i], align_[i]);
       if (m_[i] == none) return Outcome::infeasible;  // does not fit anywhere
     }
+    // Penalty pairs heavier than the budget can never overlap in this run:
+    // they act as hard separations (their cliques below switch on, and
+    // without soft pairs left the time cuts may split freely).
+    soft_ = std::any_of(pen_.begin(), pen_.end(), [&](const PenaltyLink& l) { return l.weight <= penalty_budget; });
+    const std::uint32_t groups = sec_.count + static_cast<std::uint32_t>(clique_hard_.size());
+    active_.assign(groups, 1);
+    for (std::uint32_t q = 0; q < clique_hard_.size(); ++q) active_[sec_.count + q] = clique_hard_[q].hard(penalty_budget);
     total_ = init_total_;
     cut_ = sec_.crossing;
     trail_.clear();
     cands_.clear();
-    watch_.assign(sec_.count, none32);
+    watch_.assign(groups, none32);
     watching_.resize(n_);
     for (auto& w : watching_) w.clear();
-    for (std::uint32_t k = 0; k < sec_.count; ++k)
+    for (std::uint32_t k = 0; k < groups; ++k)
       if (!rewatch(k)) return Outcome::infeasible;
     Partition all;
     all.items.resize(n_);
@@ -170,7 +196,6 @@ class CanonicalSearch {
     std::iota(all.sections.begin(), all.sections.end(), std::uint32_t{0});
     if (!room_above(all, 0)) return Outcome::infeasible;
     const Outcome o = split_and_solve(all, 0, -1);
-    budget.flush();
     return o;
   }
 
@@ -183,6 +208,11 @@ class CanonicalSearch {
     Addr offset;
     std::uint32_t rank;
     std::uint32_t item;
+  };
+  struct Hardness {  // when a separation clique holds
+    bool separation = false;  // always
+    Weight weight = 0;        // or: when the budget is below this penalty weight
+    [[nodiscard]] bool hard(Weight budget) const noexcept { return separation || weight > budget; }
   };
   struct Change {  // thr_/m_[item] before a placement raised them
     std::uint32_t item;
@@ -217,20 +247,109 @@ class CanonicalSearch {
   }
 
   /// twin_prev_[j]: the previous (by index) buffer identical to j -- same
-  /// size, alignment and lifetime, no separations or penalties -- or none32.
+  /// size, alignment and lifetime, the same separation partners and the same
+  /// penalty partners with the same weights (each other aside) -- or none32.
+  /// Swapping two such buffers maps every placement to one of the same cost.
   void find_twins() {
     twin_prev_.assign(n_, none32);
+    // Separation and penalty partners of i, sorted: (partner, separated, weight).
+    auto links = [&](std::uint32_t i) {
+      std::vector<std::tuple<std::uint32_t, bool, Weight>> l;
+      for (std::uint32_t j : sp_->separated[i]) l.emplace_back(j, true, 0);
+      for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e) l.emplace_back(pen_[e].other, false, pen_[e].weight);
+      std::sort(l.begin(), l.end());
+      return l;
+    };
     std::vector<std::uint32_t> order(n_);
     std::iota(order.begin(), order.end(), std::uint32_t{0});
     auto key = [&](std::uint32_t i) {
       return std::tuple(sp_->items[i].lifetime.begin, sp_->items[i].lifetime.end, size_[i], align_[i]);
     };
-    auto plain = [&](std::uint32_t i) { return sp_->separated[i].empty() && sp_->penalties[i].empty(); };
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       return key(a) != key(b) ? key(a) < key(b) : a < b;
     });
-    for (std::size_t k = 1; k < order.size(); ++k)
-      if (key(order[k]) == key(order[k - 1]) && plain(order[k]) && plain(order[k - 1])) twin_prev_[order[k]] = order[k - 1];
+    auto same_links = [&](std::uint32_t a, std::uint32_t b) {
+      if (sp_->separated[a].empty() && sp_->separated[b].empty() && pen_begin_[a] == pen_begin_[a + 1] &&
+          pen_begin_[b] == pen_begin_[b + 1])
+        return true;
+      auto la = links(a), lb = links(b);
+      // A link between a and b themselves maps to itself under the swap.
+      std::erase_if(la, [&](const auto& l) { return std::get<0>(l) == b; });
+      std::erase_if(lb, [&](const auto& l) { return std::get<0>(l) == a; });
+      return la == lb;
+    };
+    // Within a run of equal keys, each buffer is the twin of the closest
+    // earlier one with the same links (twin is an equivalence relation).
+    for (std::size_t k = 0; k < order.size();) {
+      std::size_t end = k + 1;
+      while (end < order.size() && key(order[end]) == key(order[k])) ++end;
+      for (std::size_t x = k + 1; x < end; ++x)
+        for (std::size_t y = x; y-- > k;)
+          if (same_links(order[y], order[x])) {
+            twin_prev_[order[x]] = order[y];
+            break;
+          }
+      k = end;
+    }
+  }
+
+  /// Separation cliques. Two buffers u, v that must not overlap in bytes
+  /// although their lifetimes are disjoint (a hard separation, or a penalty
+  /// pair heavier than a run's budget), together with every buffer live
+  /// across the gap between them (those interfere with both and with each
+  /// other: they are all live at u's last instant), are pairwise in conflict.
+  /// So, exactly like a time section, all of their unplaced bytes must fit
+  /// above the lowest offset any of them can take -- a bound the sections
+  /// alone miss. The buffers live across the gap are the common members of
+  /// u's last section and v's first one.
+  void find_cliques() {
+    std::map<std::vector<std::uint32_t>, Hardness> found;
+    auto add = [&](std::uint32_t u, std::uint32_t v, Hardness h) {
+      if (sp_->items[v].lifetime.begin < sp_->items[u].lifetime.begin) std::swap(u, v);
+      std::vector<std::uint32_t> a(sec_.members[sec_.last[u] - 1]), b(sec_.members[sec_.first[v]]);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      std::vector<std::uint32_t> k;
+      std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(k));
+      std::erase_if(k, [&](std::uint32_t x) { return x == u || x == v; });
+      k.push_back(u);
+      k.push_back(v);
+      std::sort(k.begin(), k.end());
+      auto& slot = found[std::move(k)];
+      slot.separation = slot.separation || h.separation;
+      slot.weight = std::max(slot.weight, h.weight);
+    };
+    std::size_t work = 0;  // bounded: a part with very many separations keeps the first cliques
+    for (std::uint32_t u = 0; u < n_ && work < clique_work_limit; ++u) {
+      for (std::uint32_t v : sp_->separated[u])
+        if (u < v) {
+          add(u, v, {true, 0});
+          work += sec_.members[sec_.last[u] - 1].size() + sec_.members[sec_.first[v]].size();
+        }
+      for (std::uint32_t e = pen_begin_[u]; e < pen_begin_[u + 1]; ++e)
+        if (u < pen_[e].other) {
+          add(u, pen_[e].other, {false, pen_[e].weight});
+          work += sec_.members[sec_.last[u] - 1].size() + sec_.members[sec_.first[pen_[e].other]].size();
+        }
+    }
+    clique_of_begin_.assign(n_ + 1, 0);
+    std::vector<std::vector<std::uint32_t>> of(n_);
+    for (const auto& [members, h] : found) {
+      const auto q = static_cast<std::uint32_t>(clique_hard_.size());
+      clique_hard_.push_back(h);
+      Addr total = 0;
+      for (std::uint32_t i : members) {
+        total = saturating_add(total, size_[i]);
+        of[i].push_back(sec_.count + q);
+      }
+      init_total_.push_back(total);
+      mem_.insert(mem_.end(), members.begin(), members.end());
+      mem_begin_.push_back(static_cast<std::uint32_t>(mem_.size()));
+    }
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      clique_of_begin_[i + 1] = clique_of_begin_[i] + static_cast<std::uint32_t>(of[i].size());
+      clique_of_.insert(clique_of_.end(), of[i].begin(), of[i].end());
+    }
   }
 
   /// Ranks `items` (unplaced, one piece) by the static order, with each
@@ -288,7 +407,7 @@ class CanonicalSearch {
   /// failed search leaves the old witness in place: once the search backs
   /// up, that one is valid again.
   bool rewatch(std::uint32_t k) {
-    if (total_[k] == 0) return true;
+    if (total_[k] == 0 || !active_[k]) return true;
     if (watch_[k] != none32 && witnesses(watch_[k], k)) return true;
     for (std::uint32_t e = mem_begin_[k]; e < mem_begin_[k + 1]; ++e) {
       const std::uint32_t w = mem_[e];
@@ -342,6 +461,7 @@ class CanonicalSearch {
       if (off_[c] != none && x < end_of(c) && off_[c] < h) paid_ = saturating_add(paid_, pen_[e].weight);
     }
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] -= size_[b];
+    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e) total_[clique_of_[e]] -= size_[b];
     cut = false;
     for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k)
       if (--cut_[k] == 0) cut = true;
@@ -349,6 +469,16 @@ class CanonicalSearch {
     for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) {
       const std::uint32_t v = conf_[e];
       if (off_[v] != none || thr_[v] >= h) continue;
+      trail_.push_back({v, thr_[v], m_[v]});
+      thr_[v] = h;
+      const Addr old = m_[v];
+      m_[v] = space_.lowest_fit_or_max(h, size_[v], align_[v]);
+      if (ok && m_[v] != old) ok = recheck_watched(v);
+    }
+    // Penalty partners heavier than the budget are kept apart like separations.
+    for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
+      const std::uint32_t v = pen_[e].other;
+      if (pen_[e].weight <= pbudget_ || off_[v] != none || thr_[v] >= h) continue;
       trail_.push_back({v, thr_[v], m_[v]});
       thr_[v] = h;
       const Addr old = m_[v];
@@ -367,8 +497,10 @@ class CanonicalSearch {
     }
     // b's sections hold more again: their witnesses may no longer do.
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] += size_[b];
+    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e) total_[clique_of_[e]] += size_[b];
     off_[b] = none;
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) (void)rewatch(k);
+    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e) (void)rewatch(clique_of_[e]);
     for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k) ++cut_[k];
     paid_ = paid;
     off_[b] = none;
@@ -382,7 +514,6 @@ class CanonicalSearch {
   /// Splits `part` at open time cuts and solves the pieces one by one; with a
   /// single piece it simply continues the search below the key (x, r).
   Outcome split_and_solve(const Partition& part, Addr x, std::int64_t r) {
-    if (has_penalties_) return search(part, x, r);
     // Runs of consecutive sections with a positive cut between them.
     std::vector<std::uint32_t> run_of_section;  // parallel to part.sections
     run_of_section.reserve(part.sections.size());
@@ -407,6 +538,8 @@ class CanonicalSearch {
       any_unplaced = true;
       for (std::uint32_t j : sp_->separated[i])
         if (off_[j] == none) uf.unite(run_of(i), run_of(j));
+      for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e)
+        if (off_[pen_[e].other] == none) uf.unite(run_of(i), run_of(pen_[e].other));
     }
     if (!any_unplaced) {
       record(part);
@@ -424,6 +557,20 @@ class CanonicalSearch {
       pieces[group[g]].items.push_back(i);
     }
     if (pieces.size() == 1) return search(part, x, r);
+    // Pieces share the penalty budget: they are independent only when at
+    // most one of them can still pay (has an unplaced buffer with a soft
+    // penalty link, to a placed buffer or within the piece).
+    if (soft_) {
+      std::size_t paying = 0;
+      for (const auto& piece : pieces) {
+        const bool pays = std::any_of(piece.items.begin(), piece.items.end(), [&](std::uint32_t i) {
+          for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e)
+            if (pen_[e].weight <= pbudget_) return true;
+          return false;
+        });
+        if (pays && ++paying > 1) return search(part, x, r);
+      }
+    }
     for (std::size_t s = 0; s < part.sections.size(); ++s) {
       const auto g = group[uf.find(run_of_section[s])];
       if (g != UINT32_MAX) pieces[g].sections.push_back(part.sections[s]);
@@ -537,7 +684,9 @@ class CanonicalSearch {
   std::vector<std::uint32_t> conf_begin_, conf_;
   std::vector<std::uint32_t> pen_begin_;
   std::vector<PenaltyLink> pen_;
-  bool has_penalties_ = false;
+  std::vector<Hardness> clique_hard_;                      // per separation clique
+  std::vector<std::uint32_t> clique_of_begin_, clique_of_;  // per item: its cliques (group indices)
+  static constexpr std::size_t clique_work_limit = 20'000'000;
   std::vector<ItemFeatures> features_;
   std::vector<std::uint32_t> twin_prev_;
   std::vector<Addr> init_total_;
@@ -551,8 +700,10 @@ class CanonicalSearch {
   std::vector<std::uint32_t> rank_;  // static rank of each item in its current piece
   std::vector<ItemFeatures> live_features_;  // features_ with current section totals
   Weight pbudget_ = 0, paid_ = 0;
+  bool soft_ = false;                 // some penalty pair weighs no more than the budget
+  std::vector<std::uint8_t> active_;  // per group (sections, then cliques): bound in use this run
   std::vector<Addr> off_, thr_, m_, sol_;
-  std::vector<Addr> total_;  // per section: unplaced bytes
+  std::vector<Addr> total_;  // per group (sections, then cliques): unplaced bytes
   std::vector<std::uint32_t> cut_;
   std::vector<std::uint32_t> watch_;                 // per section: its witness (or none32)
   std::vector<std::vector<std::uint32_t>> watching_;  // per item: sections it (may) watch

@@ -1,0 +1,288 @@
+// The portfolio front door: its greedy stage is the DSA-RP canonical greedy
+// (strategy `greedy`), so it is never worse than it; the goals fit and
+// minimise; and the parallel search gives the same answer on every run.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/exact.hpp"
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/portfolio.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/planner.hpp"
+#include "test_support.hpp"
+
+using namespace pto_mem;
+using pto_mem::test::dump;
+using pto_mem::test::mentions;
+
+namespace {
+
+using Triple = std::tuple<Weight, Addr, Addr>;  // penalty, total peak, max peak (Objective's order)
+Triple triple(const Objective& o) { return {o.penalty, o.total_peak, o.max_peak}; }
+
+std::int64_t stat(const Statistics& s, const std::string& key) {
+  for (const auto& [k, v] : s.extra)
+    if (k == key) return v;
+  return -1;
+}
+
+/// Mid-sized random problems: 1-2 arenas, alignments, reserved windows,
+/// separations and penalties; the capacity a little above the max-load bound
+/// (the greedy often misses it) or loose.
+Problem random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+  Problem p;
+  const std::size_t arenas = pick(1, 3) == 3 ? 2 : 1;
+  for (std::size_t a = 0; a < arenas; ++a) {
+    Arena ar{static_cast<std::int64_t>(a), "a" + std::to_string(a), 1u << 20, {}};
+    if (pick(0, 3) == 0) ar.reserved.push_back({0, pick(1, 16)});
+    p.arenas.push_back(ar);
+  }
+  const std::size_t n = pick(2, max_buffers);
+  static constexpr Addr aligns[] = {1, 1, 2, 4, 8, 16};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Tick b = static_cast<Tick>(pick(0, 30));
+    p.buffers.push_back({"b" + std::to_string(i), pick(1, 64), aligns[pick(0, 5)],
+                         static_cast<std::int64_t>(pick(0, arenas - 1)), {b, b + static_cast<Tick>(pick(1, 10))}});
+  }
+  for (std::size_t k = pick(0, 4); k > 0; --k) {
+    const auto i = pick(0, n - 1), j = pick(0, n - 1);
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({p.buffers[i].id, p.buffers[j].id});
+  }
+  for (std::size_t k = pick(0, 8); k > 0; --k) {
+    const auto i = pick(0, n - 1), j = pick(0, n - 1);
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
+      p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, pick(1, 5)});
+  }
+  const auto loads = arena_loads(p);
+  for (std::size_t a = 0; a < arenas; ++a)
+    p.arenas[a].capacity = pick(0, 2) == 0 ? (1u << 20) : loads[a].lower_bound + loads[a].lower_bound * pick(0, 20) / 100;
+  return p;
+}
+
+/// A perfect packing cut at random from a capacity x time rectangle, with
+/// an unbounded arena: minimising finds the width, which is the optimum.
+Problem guillotine(std::mt19937_64& rng, Addr width, Tick horizon, std::size_t pieces) {
+  struct Rect {
+    Addr a0, a1;
+    Tick t0, t1;
+  };
+  std::vector<Rect> rs{{0, width, 0, horizon}};
+  for (std::size_t tries = 0; rs.size() < pieces && tries < 100 * pieces; ++tries) {
+    const std::size_t k = rng() % rs.size();
+    const Rect r = rs[k];
+    if (rng() % 2 == 0 && r.a1 - r.a0 >= 2) {
+      const Addr c = r.a0 + 1 + rng() % (r.a1 - r.a0 - 1);
+      rs[k] = {r.a0, c, r.t0, r.t1};
+      rs.push_back({c, r.a1, r.t0, r.t1});
+    } else if (r.t1 - r.t0 >= 2) {
+      const Tick c = r.t0 + 1 + static_cast<Tick>(rng() % static_cast<std::uint64_t>(r.t1 - r.t0 - 1));
+      rs[k] = {r.a0, r.a1, r.t0, c};
+      rs.push_back({r.a0, r.a1, c, r.t1});
+    }
+  }
+  Problem p;
+  p.arenas.push_back({0, "puzzle", Addr{1} << 40, {}});
+  for (std::size_t i = 0; i < rs.size(); ++i)
+    p.buffers.push_back({std::to_string(i), rs[i].a1 - rs[i].a0, 1, 0, {rs[i].t0, rs[i].t1}});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the portfolio's greedy stage is the DSA-RP canonical greedy of strategy greedy") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    const Problem p = random_problem(rng, 40);
+    REQUIRE(validate(p).empty());
+    GreedyOptions g;
+    const auto direct = canonical_greedy(p, g);
+    const auto stage = exact::greedy_placement(p);
+    CHECK(direct.placement.has_value() == stage.has_value());
+    if (stage) CHECK(direct.placement->offsets == stage->offsets);
+  }
+}
+
+TEST_CASE("the portfolio is never worse than strategy greedy, whatever the goal") {
+  std::mt19937_64 rng(2026);
+  int greedy_fits = 0, improved = 0, greedy_missed = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const Problem p = random_problem(rng, 40);
+    INFO("trial " << trial);
+    REQUIRE(validate(p).empty());
+    PlanOptions go;
+    go.strategy = "greedy";
+    const auto g = plan(p, go);
+    REQUIRE(stat(g.statistics, "relaxed_pipeline_pairs") == -1);  // explicit separations: never relaxed
+    for (Goal goal : {Goal::minimise, Goal::fit}) {
+      PlanOptions po;
+      po.goal = goal;
+      po.threads = trial % 2 == 0 ? 1 : 2;
+      po.time_limit_s = 0;  // no clock: the node limit alone ends the search
+      po.node_limit = 5000;
+      const auto r = plan(p, po);
+      INFO(dump(r.diagnostics));
+      if (r.placement) CHECK(validate(p, *r.placement).empty());
+      if (!g.placement) {
+        if (goal == Goal::fit && r.placement) ++greedy_missed;
+        continue;
+      }
+      CHECK(validate(p, *g.placement).empty());
+      REQUIRE(r.fits());
+      CHECK(triple(r.objective) <= triple(g.objective));
+      if (goal == Goal::minimise) {
+        ++greedy_fits;
+        if (triple(r.objective) < triple(g.objective)) ++improved;
+      }
+    }
+  }
+  CHECK(greedy_fits > 20);
+  CHECK(improved > 5);       // the exact stage does improve on the greedy
+  CHECK(greedy_missed > 3);  // and fits where the greedy finds nothing
+}
+
+TEST_CASE("goal fit returns a fitting greedy placement at once, with its proved gap") {
+  std::mt19937_64 rng(77);
+  int at_once = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    Problem p = random_problem(rng, 40);
+    p.penalties.clear();
+    INFO("trial " << trial);
+    const auto g = exact::greedy_placement(p);
+    PortfolioOptions fit;
+    fit.goal = Goal::fit;
+    fit.threads = 1;
+    fit.time_limit_s = 0;
+    fit.node_limit = 20000;
+    const auto r = solve_portfolio(p, fit);
+    INFO(dump(r.diagnostics));
+    if (!g) continue;
+    REQUIRE(r.placement);
+    CHECK(validate(p, *r.placement).empty());
+    CHECK(stat(r.statistics, "portfolio_stage") == 0);  // no search at all
+    CHECK(r.placement->offsets == g->offsets);
+    const auto obj = evaluate_objective(p, *r.placement);
+    Addr lower = 0;
+    for (const auto& l : arena_loads(p)) lower += l.lower_bound;
+    CHECK(stat(r.statistics, "lower_bound_total") == static_cast<std::int64_t>(lower));
+    if (obj.total_peak == lower) {
+      CHECK(r.status == Status::optimal);
+    } else {
+      CHECK(r.status == Status::feasible);
+      CHECK(mentions(r.diagnostics, "within", "goal fit does not minimise the peak"));
+      CHECK(stat(r.statistics, "gap_ppm") == exact::gap_ppm(obj.total_peak, lower));
+      ++at_once;
+    }
+  }
+  CHECK(at_once > 10);
+}
+
+TEST_CASE("goal minimise goes below the greedy's peak where goal fit stops") {
+  std::mt19937_64 rng(5);
+  int lower_peak = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    Problem p = random_problem(rng, 40);
+    for (auto& a : p.arenas) a.capacity = Addr{1} << 20;  // unbounded: every greedy placement fits
+    INFO("trial " << trial);
+    PortfolioOptions o;
+    o.threads = 1;
+    o.time_limit_s = 0;
+    o.node_limit = 5000;
+    o.goal = Goal::fit;
+    const auto fit = solve_portfolio(p, o);
+    o.goal = Goal::minimise;
+    const auto mini = solve_portfolio(p, o);
+    REQUIRE(fit.placement);
+    REQUIRE(mini.placement);
+    CHECK(validate(p, *mini.placement).empty());
+    const auto f = triple(evaluate_objective(p, *fit.placement)), m = triple(evaluate_objective(p, *mini.placement));
+    CHECK(m <= f);
+    if (m < f) ++lower_peak;
+  }
+  CHECK(lower_peak > 3);
+}
+
+TEST_CASE("two workers give byte-identical answers run to run under a node limit") {
+  std::mt19937_64 rng(2);
+  const Problem p = guillotine(rng, 40, 120, 150);  // 2M nodes do not prove it: the node limit ends every run
+  for (const bool through_portfolio : {false, true}) {
+    std::vector<std::optional<Addr>> first;
+    std::int64_t nodes = -1;
+    Status status = Status::invalid;
+    for (int run = 0; run < (through_portfolio ? 5 : 20); ++run) {
+      ExactResult r;
+      if (through_portfolio) {
+        PortfolioOptions o;
+        o.threads = 2;
+        o.time_limit_s = 0;
+        o.node_limit = 10000;
+        r = solve_portfolio(p, o);
+      } else {
+        ExactOptions o;
+        o.threads = 2;
+        o.time_limit_s = 0;
+        o.node_limit = 10000;
+        r = solve_exact(p, o);
+      }
+      INFO("run " << run << std::string(through_portfolio ? " (portfolio)" : " (exact)") << "\n" << dump(r.diagnostics));
+      REQUIRE(r.placement);
+      CHECK(stat(r.statistics, "exact_workers") == 2);
+      if (run == 0) {
+        first = r.placement->offsets;
+        nodes = stat(r.statistics, "exact_nodes");
+        status = r.status;
+        CHECK(validate(p, *r.placement).empty());
+        CHECK(nodes >= 10000);  // ended by the node limit, after several meetings
+        CHECK(status == Status::feasible);
+        continue;
+      }
+      CHECK(r.placement->offsets == first);
+      CHECK(stat(r.statistics, "exact_nodes") == nodes);
+      CHECK(r.status == status);
+    }
+  }
+}
+
+TEST_CASE("two workers give byte-identical answers run to run on a proved instance") {
+  // Proofs that take thousands of nodes (about 7k and 8k with two workers):
+  // several meetings before the proof.
+  struct Puzzle {
+    std::uint64_t seed;
+    Addr width;
+    Tick horizon;
+    std::size_t pieces;
+  };
+  for (const Puzzle& z : {Puzzle{6, 48, 150, 200}, Puzzle{21, 40, 120, 150}}) {
+    std::mt19937_64 rng(z.seed);
+    const Problem p = guillotine(rng, z.width, z.horizon, z.pieces);
+    std::vector<std::optional<Addr>> first;
+    std::int64_t nodes = -1;
+    for (int run = 0; run < 20; ++run) {
+      ExactOptions o;
+      o.threads = 2;
+      o.time_limit_s = 0;
+      const auto r = solve_exact(p, o);
+      INFO("seed " << z.seed << " run " << run << "\n" << dump(r.diagnostics));
+      REQUIRE(r.status == Status::optimal);  // a completed search, whichever worker closed it
+      REQUIRE(r.placement);
+      if (run == 0) {
+        first = r.placement->offsets;
+        nodes = stat(r.statistics, "exact_nodes");
+        CHECK(validate(p, *r.placement).empty());
+        CHECK(evaluate_objective(p, *r.placement).max_peak == z.width);
+        CHECK(nodes > 4096);  // more than one meeting per worker
+        continue;
+      }
+      CHECK(r.placement->offsets == first);
+      CHECK(stat(r.statistics, "exact_nodes") == nodes);
+    }
+  }
+}
