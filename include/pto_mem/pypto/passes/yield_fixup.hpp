@@ -195,12 +195,9 @@ class YieldFixupMutator : public IRMutator {
 
   /// Variables defined inside `body`.
   static std::unordered_set<const Var*> defined_in(const StmtPtr& body) {
-    struct Defs : IRVisitor {
-      std::unordered_set<const Var*> out;
-      void visit_var_def(const VarPtr& v) override { out.insert(v.get()); }
-    } d;
-    d.visit_stmt(body);
-    return std::move(d.out);
+    std::unordered_set<const Var*> out;
+    for_each_def(body, [&](const VarPtr& v) { out.insert(v.get()); });
+    return out;
   }
 
   /// A new allocation for phi `phi` as large as the larger of its two values.
