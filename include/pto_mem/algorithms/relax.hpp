@@ -56,6 +56,10 @@ class IdLess {
 /// interfere (a co-live pair stays hard anyway). Ascending (min id, max id),
 /// each pair once. Unknown or cross-arena pairs are skipped.
 [[nodiscard]] inline std::vector<BufferPair> pipeline_pairs(const Problem& p) {
+  // Most problems have no pipeline-only separation at all: skip the id-ordered map.
+  if (std::none_of(p.separations.begin(), p.separations.end(),
+                   [](const Separation& s) { return s.reasons == reason_pipeline_stage; }))
+    return {};
   const ProblemIndex index(p);
   const detail::IdLess less(p, {});
   std::map<BufferPair, bool, detail::IdLess> relaxable(less);

@@ -24,6 +24,7 @@
 #include <ranges>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -82,17 +83,34 @@ namespace detail::reuse {
 /// The members of one open slot, with an index over their lifetimes that
 /// answers "does anything here interfere with [b, e)?" in O(log n) while the
 /// members are pairwise disjoint (sorted by (begin, end), their ends then
-/// never decrease, so the last member starting before e has the latest end).
+/// never decrease, so the last member starting before e has the latest end),
+/// and otherwise lists the members that may interfere: those starting in
+/// (b - longest, e), longest being the longest member lifetime.
 struct OpenSlot {
   std::size_t slot;
-  std::multiset<std::pair<Tick, Tick>> spans;
+  std::multiset<std::tuple<Tick, Tick, std::size_t>> spans;  // (begin, end, member)
   bool disjoint = true;  // false once the phi-family exception let co-live members in
+  Tick longest = 0;
+
+  void add(const Interval& live, std::size_t member) {
+    spans.insert({live.begin, live.end, member});
+    longest = std::max(longest, live.end - live.begin);
+  }
+  /// Calls fn(member) on every member that may interfere with q (a superset).
+  template <class F>
+  void for_each_near(const Interval& q, F&& fn) const {
+    constexpr Tick lowest = std::numeric_limits<Tick>::min();
+    const Tick from = q.begin < lowest + longest ? lowest : q.begin - longest;
+    const auto end = spans.lower_bound({q.end, lowest, 0});
+    for (auto it = spans.lower_bound({from, lowest, 0}); it != end; ++it)
+      if (!fn(std::get<2>(*it))) return;
+  }
 };
 
 inline bool any_interferes(const OpenSlot& s, const Interval& q) {
-  auto it = s.spans.lower_bound({q.end, std::numeric_limits<Tick>::min()});
+  auto it = s.spans.lower_bound({q.end, std::numeric_limits<Tick>::min(), 0});
   if (it == s.spans.begin()) return false;
-  return std::prev(it)->second > q.begin;
+  return std::get<1>(*std::prev(it)) > q.begin;
 }
 
 inline bool has_family(const std::vector<std::vector<LivePart>>& parts, std::size_t i) {
@@ -130,8 +148,8 @@ inline bool family_exception(const std::vector<std::vector<LivePart>>& parts, st
 /// prefer `rules.forbidden` for plain pairs, it is cheaper.
 ///
 /// Cost: each item scans the open slots of its arena in opening order; a
-/// slot is rejected in O(log n) (O(members) when the family exception or
-/// `may_share` is in play), and an item scans at most one slot more than
+/// slot is rejected in O(log n) (O(log n + members that may be co-live) when
+/// the family exception is in play, O(members) with `may_share`), and an item scans at most one slot more than
 /// those holding an item that blocks it.
 template <std::ranges::random_access_range R, class MayShare = share_any>
   requires Buffer<std::ranges::range_value_t<R>> && std::predicate<MayShare&, std::size_t, std::size_t>
@@ -179,8 +197,8 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
         s.lifetime = live[c];
         out.slot_of[c] = out.slots.size();
         if (!is_closed) {
-          open.push_back({out.slots.size(), {}, true});
-          open.back().spans.insert({live[c].begin, live[c].end});
+          open.push_back({out.slots.size(), {}, true, 0});
+          open.back().add(live[c], c);
         }
         out.slots.push_back(std::move(s));
         blocked_stamp.push_back(0);
@@ -203,14 +221,13 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
         if (!family && s.disjoint) {
           ok = !detail::reuse::any_interferes(s, live[c]);
         } else {
-          for (std::size_t m : members) {
-            if (!interferes(live[c], live[m])) continue;
+          // Only interfering members matter (the verdict does not depend on their order).
+          s.for_each_near(live[c], [&](std::size_t m) {
+            if (!interferes(live[c], live[m])) return true;
             co_live = true;
-            if (!family || !detail::reuse::family_exception(rules.parts, c, m)) {
-              ok = false;
-              break;
-            }
-          }
+            if (!family || !detail::reuse::family_exception(rules.parts, c, m)) ok = false;
+            return ok;
+          });
         }
         if (ok && has_predicate)
           for (std::size_t m : members)
@@ -231,7 +248,7 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
       slot.members.push_back(c);
       slot.lifetime.begin = std::min(slot.lifetime.begin, live[c].begin);
       slot.lifetime.end = std::max(slot.lifetime.end, live[c].end);
-      chosen->spans.insert({live[c].begin, live[c].end});
+      chosen->add(live[c], c);
       if (co_live) chosen->disjoint = false;
       out.slot_of[c] = chosen->slot;
     }

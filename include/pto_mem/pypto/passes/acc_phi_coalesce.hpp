@@ -52,7 +52,7 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
   };
 
   bool failed = false;
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     const auto* i = s.as<IfStmt>();
     if (failed || !i || !i->else_body || i->return_vars.empty()) return;
     const YieldStmt* ty = terminating_yield(i->then_body);

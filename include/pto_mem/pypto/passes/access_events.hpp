@@ -66,7 +66,7 @@ class AccessTrace {
   AccessTrace(const Function& f, const PassContext& ctx, const std::unordered_map<const Var*, std::size_t>& allocation_of,
               const std::vector<Addr>& allocation_bytes)
       : ctx_(ctx), alloc_(allocation_of), bytes_(allocation_bytes), route_{ctx.soc} {
-    for_each_stmt(f.body, [&](const Stmt& s) {
+    for_each_statement(f.body, [&](const Stmt& s) {
       const auto* a = s.as<AssignStmt>();
       const auto* sub = a && a->value ? a->value->as<SubscriptExpr>() : nullptr;
       if (!sub) return;

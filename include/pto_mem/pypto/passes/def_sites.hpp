@@ -29,6 +29,7 @@ class DefSites {
     struct Walk : IRVisitor {
       DefSites* out;
       explicit Walk(DefSites* o) : out(o) {}
+      void visit_expr(const ExprPtr&) override {}  // definitions only: skip the expressions
       void visit_function(const Function& fn) override {
         for (const auto& p : fn.params) out->map_[p.var.get()] = DefSite{DefSite::Kind::param, nullptr, 0, {}};
         if (fn.body) visit_stmt(fn.body);

@@ -38,7 +38,7 @@ struct DerivedValue {
 /// program order.
 [[nodiscard]] inline std::vector<DerivedValue> capture_identity_relations(const Function& f, const PassContext& ctx) {
   std::vector<DerivedValue> out;
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     const auto* a = s.as<AssignStmt>();
     if (!a || !is_planned_tile(a->var)) return;
     const MemRefPtr m = var_memref(a->var);

@@ -49,7 +49,7 @@ class LoopCarryRetarget {
 
   /// Plans every loop carry of the function, outermost loops first.
   void run() {
-    for_each_stmt(f_.body, [&](const Stmt& s) {
+    for_each_statement(f_.body, [&](const Stmt& s) {
       auto loop = loop_view(&s);
       if (!loop) return;
       for (std::size_t i = 0; i < loop->iter_args->size(); ++i) {

@@ -92,7 +92,7 @@ struct BaseGroup {
 /// SPEC.md §6.5: every iter-arg and return var whose base differs from its
 /// init's takes the init's MemRef and space, outer loops first.
 inline void realign_loop_carries(const Function& f) {
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     auto loop = loop_view(&s);
     if (!loop) return;
     for (std::size_t i = 0; i < loop->iter_args->size(); ++i) {
@@ -117,17 +117,12 @@ inline void realign_loop_carries(const Function& f) {
 /// value's definition.
 [[nodiscard]] inline std::vector<std::pair<const Var*, const Var*>> then_arm_copies(const Function& f) {
   std::vector<std::pair<const Var*, const Var*>> out;
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     const auto* i = s.as<IfStmt>();
     if (!i || i->return_vars.empty() || !i->else_body) return;
     std::unordered_set<const Var*> then_defs, else_defs;
     auto collect = [](const StmtPtr& body, std::unordered_set<const Var*>& into) {
-      struct Defs : IRVisitor {
-        std::unordered_set<const Var*>* out;
-        void visit_var_def(const VarPtr& v) override { out->insert(v.get()); }
-      } d;
-      d.out = &into;
-      d.visit_stmt(body);
+      for_each_def(body, [&](const VarPtr& v) { into.insert(v.get()); });
     };
     collect(i->then_body, then_defs);
     collect(i->else_body, else_defs);

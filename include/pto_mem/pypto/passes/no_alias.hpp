@@ -60,7 +60,7 @@ struct BasePair {
                                                            const PassContext& ctx) {
   // Calls that define tuples, for `x = t[k]`.
   std::unordered_map<const Var*, const Call*> tuple_call;
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     if (const auto* a = s.as<AssignStmt>())
       if (a->var && a->var->type && a->var->type->is<TupleType>())
         if (const Call* c = call_of(a->value)) tuple_call.emplace(a->var.get(), c);

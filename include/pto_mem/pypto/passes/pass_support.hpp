@@ -18,6 +18,7 @@
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 
@@ -117,21 +118,16 @@ inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> 
 /// vars and if-phis, in program order.
 template <class F>
 void for_each_var_def(const Function& f, F&& fn) {
-  struct Walk : IRVisitor {
-    F* fn;
-    explicit Walk(F* x) : fn(x) {}
-    void visit_var_def(const VarPtr& v) override {
-      if (v) (*fn)(v);
-    }
-  } w(&fn);
-  w.visit_function(f);
+  for_each_def(f, [&](const VarPtr& v) {  // the lean walk: no expressions
+    if (v) fn(v);
+  });
 }
 
 /// The iter-args of every loop of `f` (they are not "plain" variables for
 /// YieldFixup and the phi rules).
 [[nodiscard]] inline std::unordered_set<const Var*> iter_arg_set(const Function& f) {
   std::unordered_set<const Var*> out;
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     if (const auto* l = s.as<ForStmt>())
       for (const auto& ia : l->iter_args) out.insert(ia.var.get());
     if (const auto* w = s.as<WhileStmt>())
@@ -176,7 +172,7 @@ void for_each_var_def(const Function& f, F&& fn) {
 /// carry pinned=True after InitMemRef.
 [[nodiscard]] inline std::unordered_map<const Var*, const AllocStmt*> alloc_statements(const Function& f) {
   std::unordered_map<const Var*, const AllocStmt*> out;
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     if (const auto* a = s.as<AllocStmt>()) out.emplace(a->var.get(), a);
   });
   return out;

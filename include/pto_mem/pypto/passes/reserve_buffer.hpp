@@ -99,7 +99,7 @@ struct ReserveResolution {
     auto& floor = out.reserved_end[index_of(space)];
     floor = std::max(floor, *end);
   };
-  for_each_stmt(f.body, [&](const Stmt& s) {
+  for_each_statement(f.body, [&](const Stmt& s) {
     if (const auto* a = s.as<AssignStmt>()) visit(a->value, s.loc);
     if (const auto* e = s.as<EvalStmt>()) visit(e->value, s.loc);
   });

@@ -84,10 +84,12 @@ class YieldFixupMutator : public IRMutator {
   /// at once: a phi or loop result re-pointed above must not leave a later
   /// loop's init behind.
   StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
-    StmtPtr r = IRMutator::mutate_assign(s, self);
     if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
-    return r;
+    return self;  // nothing inside a statement other than a loop or an if changes: skip its expressions
   }
+  StmtPtr mutate_eval(const EvalStmt&, const StmtPtr& self) override { return self; }
+  StmtPtr mutate_yield(const YieldStmt&, const StmtPtr& self) override { return self; }
+  StmtPtr mutate_return(const ReturnStmt&, const StmtPtr& self) override { return self; }
 
   StmtPtr mutate_for(const ForStmt& s, const StmtPtr& self) override {
     align_carries(s.iter_args, s.return_vars);
@@ -195,12 +197,9 @@ class YieldFixupMutator : public IRMutator {
 
   /// Variables defined inside `body`.
   static std::unordered_set<const Var*> defined_in(const StmtPtr& body) {
-    struct Defs : IRVisitor {
-      std::unordered_set<const Var*> out;
-      void visit_var_def(const VarPtr& v) override { out.insert(v.get()); }
-    } d;
-    d.visit_stmt(body);
-    return std::move(d.out);
+    std::unordered_set<const Var*> out;
+    for_each_def(body, [&](const VarPtr& v) { out.insert(v.get()); });
+    return out;
   }
 
   /// A new allocation for phi `phi` as large as the larger of its two values.
