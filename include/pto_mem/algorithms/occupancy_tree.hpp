@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,7 @@ class RangeUnion {
   [[nodiscard]] bool empty() const noexcept { return ranges_.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return ranges_.size(); }
   [[nodiscard]] const AddrRange& operator[](std::size_t k) const noexcept { return ranges_[k]; }
+  [[nodiscard]] const AddrRange* data() const noexcept { return ranges_.data(); }
   void clear() noexcept { ranges_.clear(); }
 
   /// Adds [r.begin, r.end), merging with every range it overlaps or touches.
@@ -66,8 +68,13 @@ class RangeUnion {
 
   /// Replaces the contents with the union of `ranges` (which it sorts).
   void assign_union(std::vector<AddrRange>& ranges) {
-    ranges_.clear();
     std::sort(ranges.begin(), ranges.end());
+    assign_sorted_union(ranges);
+  }
+
+  /// The same for `ranges` already sorted by begin.
+  void assign_sorted_union(const std::vector<AddrRange>& ranges) {
+    ranges_.clear();
     for (const auto& r : ranges) {
       if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
       else ranges_.push_back(r);
@@ -183,7 +190,11 @@ class OccupancyTree {
       const std::uint32_t step = path_[k];
       const std::uint32_t index = step & index_mask;
       if ((step & kind_mask) == bucket_step) {
-        raw_[index].push_back({windows_[b].first, windows_[b].second, bytes});
+        // Kept sorted by offset, so that a query merges instead of sorting.
+        auto& list = raw_[index];
+        const auto at = std::upper_bound(list.begin(), list.end(), bytes.begin,
+                                         [](Addr v, const Raw& x) { return v < x.bytes.begin; });
+        list.insert(at, Raw{windows_[b].first, windows_[b].second, bytes});
         continue;
       }
       Node& n = nodes_[index];
@@ -204,12 +215,14 @@ class OccupancyTree {
   void sets_for(std::size_t b, std::vector<const RangeUnion*>& out) {
     const auto [lo, hi] = windows_[b];
     scratch_.clear();
+    std::size_t second_run = 0;  // where the second bucket's overlappers start
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
       const std::uint32_t index = step & index_mask;
       // The counters live apart from the sets so that this scan stays in cache.
       switch (step & kind_mask) {
         case bucket_step:
+          second_run = scratch_.size();
           for (const auto& r : raw_[index])
             if (r.lo < hi && lo < r.hi) scratch_.push_back(r.bytes);
           break;
@@ -221,7 +234,15 @@ class OccupancyTree {
       }
     }
     if (!scratch_.empty()) {
-      partial_.assign_union(scratch_);
+      // At most two buckets (the window's first and last), each sorted.
+      if (second_run > 0 && second_run < scratch_.size()) {
+        merged_.clear();
+        const auto mid = scratch_.begin() + static_cast<std::ptrdiff_t>(second_run);
+        std::merge(scratch_.begin(), mid, mid, scratch_.end(), std::back_inserter(merged_),
+                   [](const AddrRange& x, const AddrRange& y) { return x.begin < y.begin; });
+        scratch_.swap(merged_);
+      }
+      partial_.assign_sorted_union(scratch_);
       out.push_back(&partial_);
     }
   }
@@ -295,7 +316,7 @@ class OccupancyTree {
   std::vector<std::size_t> path_start_;   // buffer b's steps are path_[path_start_[b] .. path_start_[b + 1])
   std::size_t width_ = 0;
   bool keep_tops_ = false;
-  std::vector<AddrRange> scratch_;  // raw buffers overlapping the window being queried
+  std::vector<AddrRange> scratch_, merged_;  // raw buffers overlapping the window being queried
   RangeUnion partial_;              // their union
 };
 
