@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -48,10 +49,8 @@ namespace pto_mem::dsa {
     const Addr in = born_before[a][static_cast<std::size_t>(born)], out = dead_by[a][static_cast<std::size_t>(dead)];
     contention[i] = in > out ? in - out : 0;  // saturated sums may not subtract exactly; the order stays total
   }
-  return detail::sorted_nodes(s, [&](std::uint32_t x, std::uint32_t y) {
-    if (contention[x] != contention[y]) return contention[x] > contention[y];
-    if (s.size[x] != s.size[y]) return s.size[x] > s.size[y];
-    return s.rank[x] < s.rank[y];
+  return detail::sorted_nodes(s, [&](std::uint32_t i) {
+    return std::tuple{detail::descending(contention[i]), detail::descending(s.size[i]), s.rank[i]};
   });
 }
 
