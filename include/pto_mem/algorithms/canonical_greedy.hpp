@@ -55,7 +55,7 @@ struct GreedyOptions {
   std::size_t parallel_from = 20000;
   /// Tuning of the occupancy tree (lifetime ends per leaf bucket). Results
   /// never depend on it; the tests vary it to exercise every code path.
-  std::uint32_t bucket_events = 32;
+  std::uint32_t bucket_events = 128;
 };
 
 struct GreedyResult {

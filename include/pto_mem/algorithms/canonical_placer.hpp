@@ -84,7 +84,7 @@ class CanonicalPlacer {
   /// mode); otherwise count the free-offset queries this pass really made.
   /// `bucket_events` tunes the occupancy tree's leaves; offsets never depend
   /// on it.
-  CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 32)
+  CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 128)
       : s_(s), exact_(exact_candidates) {
     const std::size_t arenas = s.capacity.size();
     std::vector<std::vector<Tick>> ticks(arenas);

@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -75,10 +74,13 @@ class RangeUnion {
   /// The same for `ranges` already sorted by begin.
   void assign_sorted_union(const std::vector<AddrRange>& ranges) {
     ranges_.clear();
-    for (const auto& r : ranges) {
-      if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
-      else ranges_.push_back(r);
-    }
+    for (const auto& r : ranges) append_sorted(r);
+  }
+
+  /// Adds a range that begins at or after every range added so far.
+  void append_sorted(AddrRange r) {
+    if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
+    else ranges_.push_back(r);
   }
 
   /// Index of the first range at or after `from` that ends after `x` (size()
@@ -106,7 +108,7 @@ class OccupancyTree {
 
   /// A tree over `slots` elementary time slots for buffers living in
   /// `windows` (indexed by the tree's own buffer numbers 0..windows.size()).
-  OccupancyTree(std::size_t slots, const std::vector<Window>& windows, std::uint32_t bucket_events = 32)
+  OccupancyTree(std::size_t slots, const std::vector<Window>& windows, std::uint32_t bucket_events = 128)
       : windows_(windows) {
     slots = std::max<std::size_t>(slots, 1);
     // Cut buckets: ends[t] counts lifetimes that start or end at slot boundary t.
@@ -214,17 +216,14 @@ class OccupancyTree {
   /// b's. Valid until the next call.
   void sets_for(std::size_t b, std::vector<const RangeUnion*>& out) {
     const auto [lo, hi] = windows_[b];
-    scratch_.clear();
-    std::size_t second_run = 0;  // where the second bucket's overlappers start
+    const std::vector<Raw>* buckets[2] = {nullptr, nullptr};  // the window's first and last, if cut
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
       const std::uint32_t index = step & index_mask;
       // The counters live apart from the sets so that this scan stays in cache.
       switch (step & kind_mask) {
         case bucket_step:
-          second_run = scratch_.size();
-          for (const auto& r : raw_[index])
-            if (r.lo < hi && lo < r.hi) scratch_.push_back(r.bytes);
+          buckets[buckets[0] ? 1 : 0] = &raw_[index];
           break;
         case canonical_step:
           if (population_[index] != 0) out.push_back(&nodes_[index].below);
@@ -233,18 +232,21 @@ class OccupancyTree {
           if (here_population_[index] != 0) out.push_back(&nodes_[index].here);
       }
     }
-    if (!scratch_.empty()) {
-      // At most two buckets (the window's first and last), each sorted.
-      if (second_run > 0 && second_run < scratch_.size()) {
-        merged_.clear();
-        const auto mid = scratch_.begin() + static_cast<std::ptrdiff_t>(second_run);
-        std::merge(scratch_.begin(), mid, mid, scratch_.end(), std::back_inserter(merged_),
-                   [](const AddrRange& x, const AddrRange& y) { return x.begin < y.begin; });
-        scratch_.swap(merged_);
-      }
-      partial_.assign_sorted_union(scratch_);
-      out.push_back(&partial_);
+    // The raw buffers that overlap the window, merged straight from the
+    // (offset-sorted) bucket lists into their union.
+    if (!buckets[0]) return;
+    partial_.clear();
+    auto live = [&](const Raw& r) { return r.lo < hi && lo < r.hi; };
+    const Raw *x = buckets[0]->data(), *x_end = x + buckets[0]->size();
+    const Raw *y = buckets[1] ? buckets[1]->data() : nullptr, *y_end = buckets[1] ? y + buckets[1]->size() : nullptr;
+    for (;;) {
+      while (x != x_end && !live(*x)) ++x;
+      while (y != y_end && !live(*y)) ++y;
+      if (x == x_end && y == y_end) break;
+      if (y == y_end || (x != x_end && x->bytes.begin <= y->bytes.begin)) partial_.append_sorted((x++)->bytes);
+      else partial_.append_sorted((y++)->bytes);
     }
+    if (!partial_.empty()) out.push_back(&partial_);
   }
 
   /// Calls f(top) for every placed buffer overlapping buffer b's lifetime,
@@ -316,8 +318,7 @@ class OccupancyTree {
   std::vector<std::size_t> path_start_;   // buffer b's steps are path_[path_start_[b] .. path_start_[b + 1])
   std::size_t width_ = 0;
   bool keep_tops_ = false;
-  std::vector<AddrRange> scratch_, merged_;  // raw buffers overlapping the window being queried
-  RangeUnion partial_;              // their union
+  RangeUnion partial_;  // the union of the raw buffers overlapping the window being queried
 };
 
 }  // namespace pto_mem::dsa
