@@ -87,28 +87,35 @@ class CanonicalPlacer {
   CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 128)
       : s_(s), exact_(exact_candidates) {
     const std::size_t arenas = s.capacity.size();
-    std::vector<std::vector<Tick>> ticks(arenas);
-    for (std::size_t i = 0; i < s.n; ++i) {
-      ticks[s.arena[i]].push_back(s.begin[i]);
-      ticks[s.arena[i]].push_back(s.end[i]);
+    // Each lifetime end's rank among its arena's distinct ticks, from one
+    // sort of (tick, end) pairs: no search per buffer.
+    std::vector<std::vector<std::pair<Tick, std::uint32_t>>> ends(arenas);  // (tick, 2 * node + is_end)
+    for (std::uint32_t i = 0; i < s.n; ++i) {
+      ends[s.arena[i]].emplace_back(s.begin[i], 2 * i);
+      ends[s.arena[i]].emplace_back(s.end[i], 2 * i + 1);
+    }
+    std::vector<OccupancyTree::Window> window(s.n);
+    std::vector<std::size_t> slots(arenas, 1);
+    for (std::size_t a = 0; a < arenas; ++a) {
+      auto& e = ends[a];
+      std::sort(e.begin(), e.end());
+      std::uint32_t rank = 0;
+      for (std::size_t k = 0; k < e.size(); ++k) {
+        if (k > 0 && e[k].first != e[k - 1].first) ++rank;
+        auto& w = window[e[k].second / 2];
+        (e[k].second % 2 == 0 ? w.first : w.second) = rank;
+      }
+      if (rank > 0) slots[a] = rank;  // distinct ticks - 1
     }
     std::vector<std::vector<OccupancyTree::Window>> windows(arenas);
     local_.resize(s.n);
-    for (std::size_t a = 0; a < arenas; ++a) {
-      auto& t = ticks[a];
-      std::sort(t.begin(), t.end());
-      t.erase(std::unique(t.begin(), t.end()), t.end());
-    }
     for (std::size_t i = 0; i < s.n; ++i) {
-      const auto& t = ticks[s.arena[i]];
-      const auto lo = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.begin[i]) - t.begin());
-      const auto hi = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.end[i]) - t.begin());
       local_[i] = static_cast<std::uint32_t>(windows[s.arena[i]].size());
-      windows[s.arena[i]].emplace_back(lo, hi);
+      windows[s.arena[i]].push_back(window[i]);
     }
     trees_.reserve(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
-      trees_.emplace_back(ticks[a].empty() ? 1 : ticks[a].size() - 1, windows[a], bucket_events);
+      trees_.emplace_back(slots[a], windows[a], bucket_events);
     reserved_.resize(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
       for (const auto& r : s.reserved[a])

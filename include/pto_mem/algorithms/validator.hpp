@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <set>
 #include <string>
 #include <vector>
@@ -297,8 +299,11 @@ class Report {
       if (usable[i]) order.push_back(i);
     sort_by_arena_then_start(p, order);
     std::map<std::pair<Addr, std::size_t>, std::size_t> clean;  // (offset, index) -> index
+    std::vector<decltype(clean)::iterator> in_clean(n);          // where each clean buffer sits, to erase it
     std::vector<std::size_t> dirty;
-    std::multimap<Tick, std::size_t> ends;  // lifetime end -> index, for expiry
+    // (lifetime end, index), earliest first, for expiry.
+    using Expiry = std::pair<Tick, std::size_t>;
+    std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> ends;
     std::vector<bool> is_dirty(n, false);
     std::int64_t arena = 0;
     bool first = true;
@@ -307,14 +312,14 @@ class Report {
       if (first || b.arena != arena) {
         clean.clear();
         dirty.clear();
-        ends.clear();
+        ends = {};
         arena = b.arena;
         first = false;
       }
-      for (auto it = ends.begin(); it != ends.end() && it->first <= b.lifetime.begin; it = ends.erase(it)) {
-        const std::size_t j = it->second;
+      for (; !ends.empty() && ends.top().first <= b.lifetime.begin; ends.pop()) {
+        const std::size_t j = ends.top().second;
         if (is_dirty[j]) dirty.erase(std::find(dirty.begin(), dirty.end(), j));
-        else clean.erase({*pl.offsets[j], j});
+        else clean.erase(in_clean[j]);
       }
       bool conflict = false;
       auto check = [&](std::size_t j) {
@@ -333,9 +338,9 @@ class Report {
         is_dirty[i] = true;
         dirty.push_back(i);
       } else {
-        clean.emplace(std::pair{range(i).begin, i}, i);
+        in_clean[i] = clean.emplace(std::pair{range(i).begin, i}, i).first;
       }
-      ends.emplace(b.lifetime.end, i);
+      ends.push({b.lifetime.end, i});
     }
     auto diags = report.finish("overlapping pairs");
     out.insert(out.end(), diags.begin(), diags.end());
