@@ -236,7 +236,8 @@ class OccupancyTree {
     // (offset-sorted) bucket lists into their union.
     if (!buckets[0]) return;
     partial_.clear();
-    auto live = [&](const Raw& r) { return r.lo < hi && lo < r.hi; };
+    const std::uint32_t w_lo = lo, w_hi = hi;  // clang 14 cannot capture structured bindings
+    auto live = [w_lo, w_hi](const Raw& r) { return r.lo < w_hi && w_lo < r.hi; };
     const Raw *x = buckets[0]->data(), *x_end = x + buckets[0]->size();
     const Raw *y = buckets[1] ? buckets[1]->data() : nullptr, *y_end = buckets[1] ? y + buckets[1]->size() : nullptr;
     for (;;) {
