@@ -84,31 +84,38 @@ class CanonicalPlacer {
   /// mode); otherwise count the free-offset queries this pass really made.
   /// `bucket_events` tunes the occupancy tree's leaves; offsets never depend
   /// on it.
-  CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 32)
+  CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 128)
       : s_(s), exact_(exact_candidates) {
     const std::size_t arenas = s.capacity.size();
-    std::vector<std::vector<Tick>> ticks(arenas);
-    for (std::size_t i = 0; i < s.n; ++i) {
-      ticks[s.arena[i]].push_back(s.begin[i]);
-      ticks[s.arena[i]].push_back(s.end[i]);
+    // Each lifetime end's rank among its arena's distinct ticks, from one
+    // sort of (tick, end) pairs: no search per buffer.
+    std::vector<std::vector<std::pair<Tick, std::uint32_t>>> ends(arenas);  // (tick, 2 * node + is_end)
+    for (std::uint32_t i = 0; i < s.n; ++i) {
+      ends[s.arena[i]].emplace_back(s.begin[i], 2 * i);
+      ends[s.arena[i]].emplace_back(s.end[i], 2 * i + 1);
+    }
+    std::vector<OccupancyTree::Window> window(s.n);
+    std::vector<std::size_t> slots(arenas, 1);
+    for (std::size_t a = 0; a < arenas; ++a) {
+      auto& e = ends[a];
+      std::sort(e.begin(), e.end());
+      std::uint32_t rank = 0;
+      for (std::size_t k = 0; k < e.size(); ++k) {
+        if (k > 0 && e[k].first != e[k - 1].first) ++rank;
+        auto& w = window[e[k].second / 2];
+        (e[k].second % 2 == 0 ? w.first : w.second) = rank;
+      }
+      if (rank > 0) slots[a] = rank;  // distinct ticks - 1
     }
     std::vector<std::vector<OccupancyTree::Window>> windows(arenas);
     local_.resize(s.n);
-    for (std::size_t a = 0; a < arenas; ++a) {
-      auto& t = ticks[a];
-      std::sort(t.begin(), t.end());
-      t.erase(std::unique(t.begin(), t.end()), t.end());
-    }
     for (std::size_t i = 0; i < s.n; ++i) {
-      const auto& t = ticks[s.arena[i]];
-      const auto lo = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.begin[i]) - t.begin());
-      const auto hi = static_cast<std::uint32_t>(std::lower_bound(t.begin(), t.end(), s.end[i]) - t.begin());
       local_[i] = static_cast<std::uint32_t>(windows[s.arena[i]].size());
-      windows[s.arena[i]].emplace_back(lo, hi);
+      windows[s.arena[i]].push_back(window[i]);
     }
     trees_.reserve(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
-      trees_.emplace_back(ticks[a].empty() ? 1 : ticks[a].size() - 1, windows[a], bucket_events);
+      trees_.emplace_back(slots[a], windows[a], bucket_events);
     reserved_.resize(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
       for (const auto& r : s.reserved[a])
@@ -152,7 +159,13 @@ class CanonicalPlacer {
       for (auto [b, e] = s_.separated.of(i); b != e; ++b)
         if (placed_[*b]) separated_.add(range_of(*b));
     if (!separated_.empty()) sets_.push_back(&separated_);
-    cursor_.assign(sets_.size(), unpositioned);
+    // Flat views: the fixpoint revisits every set several times per query,
+    // so each visit should cost one L1 load, not a chase through the set.
+    views_.clear();
+    for (const RangeUnion* u : sets_) {
+      views_.push_back({u->data(), u->size(), unpositioned});
+      prefetch(u->data());
+    }
     if (count_exact) candidates_ += count_candidates(i);
 
     soft_.clear();
@@ -215,31 +228,56 @@ class CanonicalPlacer {
   std::optional<Addr> lowest_free(std::uint32_t i, Addr x) {
     const Addr align = s_.alignment[i], size = s_.size[i];
     const Addr cap = ignore_capacity_ ? max_addr : s_.capacity[s_.arena[i]];
+    if (size > cap) return std::nullopt;
+    // Offsets only grow, so the first one past `limit` (the highest offset
+    // that fits; also where offset + size would wrap) ends the search.
+    const Addr limit = cap - size;
     const auto first = up(x, align);
-    if (!first) return std::nullopt;
+    if (!first || *first > limit) return std::nullopt;
     Addr c = *first;
-    const std::size_t k = sets_.size();
+    const std::size_t k = views_.size();
     std::size_t calm = 0;  // sets passed in a row without moving c
     for (std::size_t at = 0; k > 0 && calm < k; at = at + 1 == k ? 0 : at + 1) {
-      const RangeUnion& u = *sets_[at];
-      std::size_t& r = cursor_[at];
-      if (r == unpositioned) r = u.first_ending_after(c);
-      else if (r < u.size() && u[r].end <= c) r = u.first_ending_after(c, r + 1);
+      View& v = views_[at];
+      std::size_t r = v.cursor;
+      if (r == unpositioned) r = first_ending_after(v, c, 0);
+      else if (r < v.size && v.ranges[r].end <= c) r = first_ending_after(v, c, r + 1);
       bool moved = false;
-      for (; r < u.size(); ++r) {
-        const auto end = checked_add(c, size);
-        if (!end || *end > cap) return std::nullopt;
-        if (u[r].begin >= *end) break;
-        const auto next = up(u[r].end, align);
-        if (!next) return std::nullopt;
+      for (; r < v.size && v.ranges[r].begin < c + size; ++r) {
+        const auto next = up(v.ranges[r].end, align);
+        if (!next || *next > limit) return std::nullopt;
         c = *next;
         moved = true;
       }
+      v.cursor = r;
       calm = moved ? 1 : calm + 1;
     }
-    const auto end = checked_add(c, size);
-    if (!end || *end > cap) return std::nullopt;
     return c;
+  }
+
+  /// A set as the fixpoint reads it, with its cursor: the first range that
+  /// may still block.
+  struct View {
+    const AddrRange* ranges;
+    std::size_t size;
+    std::size_t cursor;
+  };
+
+  /// Index of the first range at or after `from` that ends after `x`.
+  [[nodiscard]] static std::size_t first_ending_after(const View& v, Addr x, std::size_t from) noexcept {
+    if (v.size - from <= 8) {  // most sets are tiny: a scan beats the branchy search
+      while (from < v.size && v.ranges[from].end <= x) ++from;
+      return from;
+    }
+    return static_cast<std::size_t>(
+        std::upper_bound(v.ranges + from, v.ranges + v.size, x, [](Addr y, const AddrRange& z) { return y < z.end; }) -
+        v.ranges);
+  }
+
+  static void prefetch([[maybe_unused]] const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p);
+#endif
   }
 
   /// |C_i| of SPEC.md §2.6: distinct aligned values of 0, the reserved ends
@@ -285,7 +323,7 @@ class CanonicalPlacer {
   // Scratch, reused across buffers.
   std::vector<const RangeUnion*> sets_;
   static constexpr std::size_t unpositioned = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> cursor_;  // per set in sets_: first range that may still block
+  std::vector<View> views_;  // sets_ as the fixpoint reads them
   RangeUnion separated_;
   std::vector<SoftNeighbour> soft_, starts_;
   std::vector<Addr> values_;

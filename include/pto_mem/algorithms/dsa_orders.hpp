@@ -9,6 +9,8 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "pto_mem/algorithms/dsa_search_space.hpp"
@@ -19,38 +21,38 @@ namespace pto_mem::dsa {
 using Order = std::vector<std::uint32_t>;
 
 namespace detail {
-template <class Less>
-Order sorted_nodes(const SearchSpace& s, Less less) {
+/// The nodes sorted by key(node) ascending. Sorting copies of the keys
+/// beats a comparator that reads three arrays at random (100k nodes: a
+/// third of the time). Every key ends in the id rank, so the order is total
+/// and does not depend on the sort algorithm.
+template <class Key>
+Order sorted_nodes(const SearchSpace& s, Key key) {
+  using Entry = std::pair<decltype(key(std::uint32_t{0})), std::uint32_t>;
+  std::vector<Entry> entries(s.n);
+  for (std::uint32_t i = 0; i < s.n; ++i) entries[i] = Entry{key(i), i};
+  std::sort(entries.begin(), entries.end());
   Order o(s.n);
-  std::iota(o.begin(), o.end(), std::uint32_t{0});
-  std::sort(o.begin(), o.end(), less);
+  for (std::size_t k = 0; k < s.n; ++k) o[k] = entries[k].second;
   return o;
 }
+/// Descending as an ascending key.
+[[nodiscard]] constexpr std::uint64_t descending(std::uint64_t v) noexcept { return ~v; }
 }  // namespace detail
 
 /// O1: size descending, then birth ascending, then id. Also first fit's order.
 [[nodiscard]] inline Order size_order(const SearchSpace& s) {
-  return detail::sorted_nodes(s, [&](std::uint32_t a, std::uint32_t b) {
-    if (s.size[a] != s.size[b]) return s.size[a] > s.size[b];
-    if (s.begin[a] != s.begin[b]) return s.begin[a] < s.begin[b];
-    return s.rank[a] < s.rank[b];
-  });
+  return detail::sorted_nodes(s, [&](std::uint32_t i) { return std::tuple{detail::descending(s.size[i]), s.begin[i], s.rank[i]}; });
 }
 
 /// O2: birth ascending, then id.
 [[nodiscard]] inline Order birth_order(const SearchSpace& s) {
-  return detail::sorted_nodes(s, [&](std::uint32_t a, std::uint32_t b) {
-    if (s.begin[a] != s.begin[b]) return s.begin[a] < s.begin[b];
-    return s.rank[a] < s.rank[b];
-  });
+  return detail::sorted_nodes(s, [&](std::uint32_t i) { return std::pair{s.begin[i], s.rank[i]}; });
 }
 
 /// O3: incident soft weight descending, then size descending, then id.
 [[nodiscard]] inline Order incident_weight_order(const SearchSpace& s) {
-  return detail::sorted_nodes(s, [&](std::uint32_t a, std::uint32_t b) {
-    if (s.incident[a] != s.incident[b]) return s.incident[a] > s.incident[b];
-    if (s.size[a] != s.size[b]) return s.size[a] > s.size[b];
-    return s.rank[a] < s.rank[b];
+  return detail::sorted_nodes(s, [&](std::uint32_t i) {
+    return std::tuple{detail::descending(s.incident[i]), detail::descending(s.size[i]), s.rank[i]};
   });
 }
 

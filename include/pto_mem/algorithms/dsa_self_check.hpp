@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <numeric>
 #include <optional>
 #include <queue>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -23,12 +23,10 @@ namespace pto_mem::dsa {
 class PlacementCheck {
  public:
   explicit PlacementCheck(const SearchSpace& s) : s_(s), sweep_(s.n) {
-    std::iota(sweep_.begin(), sweep_.end(), std::uint32_t{0});
-    std::sort(sweep_.begin(), sweep_.end(), [&](std::uint32_t a, std::uint32_t b) {
-      if (s.arena[a] != s.arena[b]) return s.arena[a] < s.arena[b];
-      if (s.begin[a] != s.begin[b]) return s.begin[a] < s.begin[b];
-      return a < b;
-    });
+    std::vector<std::tuple<std::uint32_t, Tick, std::uint32_t>> keys(s.n);  // sorting copied keys is cache-friendly
+    for (std::uint32_t i = 0; i < s.n; ++i) keys[i] = {s.arena[i], s.begin[i], i};
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t k = 0; k < s.n; ++k) sweep_[k] = std::get<2>(keys[k]);
   }
 
   /// The first broken invariant of a complete placement, in words, or nullopt.
@@ -46,7 +44,9 @@ class PlacementCheck {
     // Co-live buffers of one arena: the live set stays pairwise disjoint (or
     // we stop), so a newcomer overlaps some member iff it overlaps its
     // neighbour by offset on either side.
-    std::set<std::pair<Addr, std::uint32_t>> live;
+    using Live = std::set<std::pair<Addr, std::uint32_t>>;
+    Live live;
+    std::vector<Live::iterator> in_live(s_.n);  // to erase without a search
     using Expiry = std::pair<Tick, std::uint32_t>;
     std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> ends;
     std::optional<std::uint32_t> arena;
@@ -57,7 +57,7 @@ class PlacementCheck {
         arena = s_.arena[i];
       }
       while (!ends.empty() && ends.top().first <= s_.begin[i]) {
-        live.erase({offset[ends.top().second], ends.top().second});
+        live.erase(in_live[ends.top().second]);
         ends.pop();
       }
       auto next = live.lower_bound({offset[i], 0});
@@ -65,7 +65,7 @@ class PlacementCheck {
         return name(i) + " and " + name(next->second) + " are live together and overlap";
       if (next != live.begin() && overlaps(range(offset, i), range(offset, std::prev(next)->second)))
         return name(i) + " and " + name(std::prev(next)->second) + " are live together and overlap";
-      live.insert({offset[i], i});
+      in_live[i] = live.insert({offset[i], i}).first;
       ends.push({s_.end[i], i});
     }
     return std::nullopt;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,38 +21,46 @@ namespace pto_mem::dsa {
 /// arena whose lifetime overlaps, itself included, by prefix sums over the
 /// sorted births and deaths: O(n log n), no pairs listed.
 [[nodiscard]] inline Order contention_order(const SearchSpace& s) {
+  struct End {
+    Tick tick;
+    Addr size;
+    std::uint32_t node;
+  };
   const std::size_t arenas = s.capacity.size();
-  std::vector<std::vector<std::pair<Tick, Addr>>> births(arenas), deaths(arenas);
-  for (std::size_t i = 0; i < s.n; ++i) {
-    births[s.arena[i]].push_back({s.begin[i], s.size[i]});
-    deaths[s.arena[i]].push_back({s.end[i], s.size[i]});
+  std::vector<std::vector<End>> births(arenas), deaths(arenas);
+  for (std::uint32_t i = 0; i < s.n; ++i) {
+    births[s.arena[i]].push_back({s.begin[i], s.size[i], i});
+    deaths[s.arena[i]].push_back({s.end[i], s.size[i], i});
   }
-  std::vector<std::vector<Addr>> born_before(arenas), dead_by(arenas);  // prefix sums, saturating
+  // Overlapping i = born before i ends, minus those dead by the time i
+  // starts. Both sums come from one merge of the birth and death lists
+  // (each sorted by tick; ties in any order give the same sums).
+  std::vector<Addr> born_before_end(s.n), dead_by_begin(s.n);  // saturating sums
+  auto by_tick = [](const End& x, const End& y) { return x.tick < y.tick; };
   for (std::size_t a = 0; a < arenas; ++a) {
-    std::sort(births[a].begin(), births[a].end());
-    std::sort(deaths[a].begin(), deaths[a].end());
-    born_before[a].assign(births[a].size() + 1, 0);
-    dead_by[a].assign(deaths[a].size() + 1, 0);
-    for (std::size_t k = 0; k < births[a].size(); ++k) {
-      born_before[a][k + 1] = saturating_add(born_before[a][k], births[a][k].second);
-      dead_by[a][k + 1] = saturating_add(dead_by[a][k], deaths[a][k].second);
+    auto &b = births[a], &d = deaths[a];
+    std::sort(b.begin(), b.end(), by_tick);
+    std::sort(d.begin(), d.end(), by_tick);
+    Addr sum = 0;
+    std::size_t k = 0;
+    for (const End& e : d) {  // deaths by tick: births strictly before each end
+      for (; k < b.size() && b[k].tick < e.tick; ++k) sum = saturating_add(sum, b[k].size);
+      born_before_end[e.node] = sum;
+    }
+    sum = 0;
+    k = 0;
+    for (const End& e : b) {  // births by tick: deaths at or before each begin
+      for (; k < d.size() && d[k].tick <= e.tick; ++k) sum = saturating_add(sum, d[k].size);
+      dead_by_begin[e.node] = sum;
     }
   }
   std::vector<Addr> contention(s.n);
   for (std::size_t i = 0; i < s.n; ++i) {
-    const auto a = s.arena[i];
-    // Overlapping i = born before i ends, minus those dead by the time i starts.
-    const auto born = std::lower_bound(births[a].begin(), births[a].end(), std::pair<Tick, Addr>{s.end[i], 0}) -
-                      births[a].begin();
-    const auto dead = std::upper_bound(deaths[a].begin(), deaths[a].end(), std::pair<Tick, Addr>{s.begin[i], max_addr}) -
-                      deaths[a].begin();
-    const Addr in = born_before[a][static_cast<std::size_t>(born)], out = dead_by[a][static_cast<std::size_t>(dead)];
+    const Addr in = born_before_end[i], out = dead_by_begin[i];
     contention[i] = in > out ? in - out : 0;  // saturated sums may not subtract exactly; the order stays total
   }
-  return detail::sorted_nodes(s, [&](std::uint32_t x, std::uint32_t y) {
-    if (contention[x] != contention[y]) return contention[x] > contention[y];
-    if (s.size[x] != s.size[y]) return s.size[x] > s.size[y];
-    return s.rank[x] < s.rank[y];
+  return detail::sorted_nodes(s, [&](std::uint32_t i) {
+    return std::tuple{detail::descending(contention[i]), detail::descending(s.size[i]), s.rank[i]};
   });
 }
 

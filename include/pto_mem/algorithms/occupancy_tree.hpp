@@ -43,6 +43,7 @@ class RangeUnion {
   [[nodiscard]] bool empty() const noexcept { return ranges_.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return ranges_.size(); }
   [[nodiscard]] const AddrRange& operator[](std::size_t k) const noexcept { return ranges_[k]; }
+  [[nodiscard]] const AddrRange* data() const noexcept { return ranges_.data(); }
   void clear() noexcept { ranges_.clear(); }
 
   /// Adds [r.begin, r.end), merging with every range it overlaps or touches.
@@ -66,12 +67,20 @@ class RangeUnion {
 
   /// Replaces the contents with the union of `ranges` (which it sorts).
   void assign_union(std::vector<AddrRange>& ranges) {
-    ranges_.clear();
     std::sort(ranges.begin(), ranges.end());
-    for (const auto& r : ranges) {
-      if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
-      else ranges_.push_back(r);
-    }
+    assign_sorted_union(ranges);
+  }
+
+  /// The same for `ranges` already sorted by begin.
+  void assign_sorted_union(const std::vector<AddrRange>& ranges) {
+    ranges_.clear();
+    for (const auto& r : ranges) append_sorted(r);
+  }
+
+  /// Adds a range that begins at or after every range added so far.
+  void append_sorted(AddrRange r) {
+    if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
+    else ranges_.push_back(r);
   }
 
   /// Index of the first range at or after `from` that ends after `x` (size()
@@ -99,7 +108,7 @@ class OccupancyTree {
 
   /// A tree over `slots` elementary time slots for buffers living in
   /// `windows` (indexed by the tree's own buffer numbers 0..windows.size()).
-  OccupancyTree(std::size_t slots, const std::vector<Window>& windows, std::uint32_t bucket_events = 32)
+  OccupancyTree(std::size_t slots, const std::vector<Window>& windows, std::uint32_t bucket_events = 128)
       : windows_(windows) {
     slots = std::max<std::size_t>(slots, 1);
     // Cut buckets: ends[t] counts lifetimes that start or end at slot boundary t.
@@ -183,7 +192,11 @@ class OccupancyTree {
       const std::uint32_t step = path_[k];
       const std::uint32_t index = step & index_mask;
       if ((step & kind_mask) == bucket_step) {
-        raw_[index].push_back({windows_[b].first, windows_[b].second, bytes});
+        // Kept sorted by offset, so that a query merges instead of sorting.
+        auto& list = raw_[index];
+        const auto at = std::upper_bound(list.begin(), list.end(), bytes.begin,
+                                         [](Addr v, const Raw& x) { return v < x.bytes.begin; });
+        list.insert(at, Raw{windows_[b].first, windows_[b].second, bytes});
         continue;
       }
       Node& n = nodes_[index];
@@ -203,15 +216,14 @@ class OccupancyTree {
   /// b's. Valid until the next call.
   void sets_for(std::size_t b, std::vector<const RangeUnion*>& out) {
     const auto [lo, hi] = windows_[b];
-    scratch_.clear();
+    const std::vector<Raw>* buckets[2] = {nullptr, nullptr};  // the window's first and last, if cut
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
       const std::uint32_t step = path_[k];
       const std::uint32_t index = step & index_mask;
       // The counters live apart from the sets so that this scan stays in cache.
       switch (step & kind_mask) {
         case bucket_step:
-          for (const auto& r : raw_[index])
-            if (r.lo < hi && lo < r.hi) scratch_.push_back(r.bytes);
+          buckets[buckets[0] ? 1 : 0] = &raw_[index];
           break;
         case canonical_step:
           if (population_[index] != 0) out.push_back(&nodes_[index].below);
@@ -220,10 +232,22 @@ class OccupancyTree {
           if (here_population_[index] != 0) out.push_back(&nodes_[index].here);
       }
     }
-    if (!scratch_.empty()) {
-      partial_.assign_union(scratch_);
-      out.push_back(&partial_);
+    // The raw buffers that overlap the window, merged straight from the
+    // (offset-sorted) bucket lists into their union.
+    if (!buckets[0]) return;
+    partial_.clear();
+    const std::uint32_t w_lo = lo, w_hi = hi;  // clang 14 cannot capture structured bindings
+    auto live = [w_lo, w_hi](const Raw& r) { return r.lo < w_hi && w_lo < r.hi; };
+    const Raw *x = buckets[0]->data(), *x_end = x + buckets[0]->size();
+    const Raw *y = buckets[1] ? buckets[1]->data() : nullptr, *y_end = buckets[1] ? y + buckets[1]->size() : nullptr;
+    for (;;) {
+      while (x != x_end && !live(*x)) ++x;
+      while (y != y_end && !live(*y)) ++y;
+      if (x == x_end && y == y_end) break;
+      if (y == y_end || (x != x_end && x->bytes.begin <= y->bytes.begin)) partial_.append_sorted((x++)->bytes);
+      else partial_.append_sorted((y++)->bytes);
     }
+    if (!partial_.empty()) out.push_back(&partial_);
   }
 
   /// Calls f(top) for every placed buffer overlapping buffer b's lifetime,
@@ -295,8 +319,7 @@ class OccupancyTree {
   std::vector<std::size_t> path_start_;   // buffer b's steps are path_[path_start_[b] .. path_start_[b + 1])
   std::size_t width_ = 0;
   bool keep_tops_ = false;
-  std::vector<AddrRange> scratch_;  // raw buffers overlapping the window being queried
-  RangeUnion partial_;              // their union
+  RangeUnion partial_;  // the union of the raw buffers overlapping the window being queried
 };
 
 }  // namespace pto_mem::dsa

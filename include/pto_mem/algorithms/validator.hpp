@@ -6,11 +6,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <set>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "pto_mem/analysis/alias_classes.hpp"
@@ -84,18 +85,20 @@ class Report {
     }
   }
 
-  std::unordered_set<std::string> ids;
-  for (const auto& b : p.buffers) {
-    const std::string name = "buffer " + quote(b.id);
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    const auto& b = p.buffers[i];
+    // Named only when something is wrong: building 100k names costs more
+    // than every check below.
+    auto name = [&] { return "buffer " + quote(b.id); };
     if (b.id.empty()) err("a buffer has an empty id; every buffer needs a unique id");
-    else if (!ids.insert(b.id).second) err(name + ": duplicate id; ids must be unique");
-    if (b.size == 0) err(name + ": size is 0; a buffer needs at least one byte");
-    if (b.alignment == 0) err(name + ": alignment is 0; use 1 for no alignment");
+    else if (*index.buffer(b.id) != i) err(name() + ": duplicate id; ids must be unique");  // the index keeps the first
+    if (b.size == 0) err(name() + ": size is 0; a buffer needs at least one byte");
+    if (b.alignment == 0) err(name() + ": alignment is 0; use 1 for no alignment");
     if (b.lifetime.begin < 0 || b.lifetime.begin >= b.lifetime.end)
-      err(name + ": lifetime " + detail::ticks(b.lifetime) + " is " +
+      err(name() + ": lifetime " + detail::ticks(b.lifetime) + " is " +
           (b.lifetime.begin < 0 ? "negative" : "empty or reversed") +
           "; a lifetime is [begin, end) with 0 <= begin < end");
-    if (!index.arena(b.arena)) err(name + ": unknown arena " + std::to_string(b.arena));
+    if (!index.arena(b.arena)) err(name() + ": unknown arena " + std::to_string(b.arena));
   }
 
   // Both ends of a pair must be known buffers of one arena.
@@ -253,28 +256,28 @@ class Report {
   std::vector<Addr> end(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& b = p.buffers[i];
-    const std::string name = "buffer " + quote(b.id);
+    auto name = [&] { return "buffer " + quote(b.id); };  // only when something is wrong
     if (!pl.offsets[i]) {
-      err(name + " has no offset");
+      err(name() + " has no offset");
       continue;
     }
     const Addr off = *pl.offsets[i];
     if (off % b.alignment != 0)
-      err(name + " at offset " + std::to_string(off) + " is not aligned to " + std::to_string(b.alignment));
+      err(name() + " at offset " + std::to_string(off) + " is not aligned to " + std::to_string(b.alignment));
     const auto e = checked_add(off, b.size);
     if (!e) {
-      err(name + ": offset " + std::to_string(off) + " + size " + std::to_string(b.size) + " overflows 64 bits");
+      err(name() + ": offset " + std::to_string(off) + " + size " + std::to_string(b.size) + " overflows 64 bits");
       continue;
     }
     usable[i] = true;
     end[i] = *e;
     const auto& arena = p.arenas[*index.arena(b.arena)];
     if (*e > arena.capacity)
-      err(name + " at " + detail::bytes(off, *e) + " exceeds the capacity " + std::to_string(arena.capacity) +
+      err(name() + " at " + detail::bytes(off, *e) + " exceeds the capacity " + std::to_string(arena.capacity) +
           " of arena " + std::to_string(arena.id) + " by " + std::to_string(*e - arena.capacity) + " bytes");
     for (const auto& r : arena.reserved)
       if (overlaps(AddrRange{off, *e}, r))
-        err(name + " at " + detail::bytes(off, *e) + " overlaps the reserved window " + detail::bytes(r.begin, r.end) +
+        err(name() + " at " + detail::bytes(off, *e) + " overlaps the reserved window " + detail::bytes(r.begin, r.end) +
             " of arena " + std::to_string(arena.id));
   }
   auto range = [&](std::size_t i) { return AddrRange{*pl.offsets[i], end[i]}; };
@@ -296,8 +299,11 @@ class Report {
       if (usable[i]) order.push_back(i);
     sort_by_arena_then_start(p, order);
     std::map<std::pair<Addr, std::size_t>, std::size_t> clean;  // (offset, index) -> index
+    std::vector<decltype(clean)::iterator> in_clean(n);          // where each clean buffer sits, to erase it
     std::vector<std::size_t> dirty;
-    std::multimap<Tick, std::size_t> ends;  // lifetime end -> index, for expiry
+    // (lifetime end, index), earliest first, for expiry.
+    using Expiry = std::pair<Tick, std::size_t>;
+    std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> ends;
     std::vector<bool> is_dirty(n, false);
     std::int64_t arena = 0;
     bool first = true;
@@ -306,14 +312,14 @@ class Report {
       if (first || b.arena != arena) {
         clean.clear();
         dirty.clear();
-        ends.clear();
+        ends = {};
         arena = b.arena;
         first = false;
       }
-      for (auto it = ends.begin(); it != ends.end() && it->first <= b.lifetime.begin; it = ends.erase(it)) {
-        const std::size_t j = it->second;
+      for (; !ends.empty() && ends.top().first <= b.lifetime.begin; ends.pop()) {
+        const std::size_t j = ends.top().second;
         if (is_dirty[j]) dirty.erase(std::find(dirty.begin(), dirty.end(), j));
-        else clean.erase({*pl.offsets[j], j});
+        else clean.erase(in_clean[j]);
       }
       bool conflict = false;
       auto check = [&](std::size_t j) {
@@ -332,9 +338,9 @@ class Report {
         is_dirty[i] = true;
         dirty.push_back(i);
       } else {
-        clean.emplace(std::pair{range(i).begin, i}, i);
+        in_clean[i] = clean.emplace(std::pair{range(i).begin, i}, i).first;
       }
-      ends.emplace(b.lifetime.end, i);
+      ends.push({b.lifetime.end, i});
     }
     auto diags = report.finish("overlapping pairs");
     out.insert(out.end(), diags.begin(), diags.end());

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "pto_mem/core/problem.hpp"
@@ -15,13 +16,14 @@ namespace pto_mem {
 /// Sorts buffer indices into sweep order: by arena, then lifetime start,
 /// then problem position (deterministic).
 inline void sort_by_arena_then_start(const Problem& p, std::vector<std::size_t>& order) {
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const auto& x = p.buffers[a];
-    const auto& y = p.buffers[b];
-    if (x.arena != y.arena) return x.arena < y.arena;
-    if (x.lifetime.begin != y.lifetime.begin) return x.lifetime.begin < y.lifetime.begin;
-    return a < b;
-  });
+  // Sorts copied keys: a comparator that reads two BufferSpecs per call
+  // misses the cache on large problems. Same order (total).
+  using Key = std::tuple<std::int64_t, Tick, std::size_t>;
+  std::vector<Key> keys;
+  keys.reserve(order.size());
+  for (std::size_t i : order) keys.emplace_back(p.buffers[i].arena, p.buffers[i].lifetime.begin, i);
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t k = 0; k < keys.size(); ++k) order[k] = std::get<2>(keys[k]);
 }
 
 /// Calls f(i, j) once for every unordered pair of buffers (problem indices,
