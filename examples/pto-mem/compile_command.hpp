@@ -1,7 +1,8 @@
 // `pto-mem compile FILE.pto [--soc a2a3|a5|none] [--planner pypto|dsa_rp|ptoas]
 //                           [--until parse|infer|init|alias|reuse|alloc]
 //                           [--emit ir|json] [--output F] [--svg MAP.svg]
-//                           [--dump-after STAGE,...]`
+//                           [--dump-after STAGE,...] [--syntax ours|pypto]
+//                           [--passes infer,init,alias,reuse,alloc]`
 //
 // Runs the tile-memory pipeline (pto_mem/pypto/passes/pipeline.hpp) and
 // prints the program after the last stage (`--emit ir`) or the JSON report
@@ -10,9 +11,13 @@
 // or semantic error). Diagnostics go to standard error as
 // `file:line:column: error: message [code]`; with `--emit json` the report
 // is printed even on failure. `--output` and `--svg` files are written
-// atomically (a failed run leaves no half-written file).
+// atomically (a failed run leaves no half-written file). `--syntax pypto`
+// prints PyPTO's spelling; `--passes` runs exactly the named passes on a
+// program already in the state they need. Re-binding a name is read as SSA
+// renaming, as PyPTO does.
 #pragma once
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -39,6 +44,8 @@ struct CompileOptions {
   std::string output;                   ///< empty: standard output
   std::string svg;                      ///< memory map; needs addresses (--until alloc)
   std::vector<std::string> dump_after;  ///< stages whose output goes to standard error
+  std::string syntax = "ours";          ///< printed spelling: ours | pypto
+  std::vector<std::string> passes;      ///< run exactly these passes (empty: the pipeline up to --until)
 };
 
 /// Writes `text` to `path` atomically (io/atomic_file.hpp): a failed run
@@ -85,6 +92,20 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   options.soc = *soc;
   options.planner = *planner;
   options.until = *until;
+  options.print_options.syntax = o.syntax == "pypto" ? Syntax::pypto : Syntax::ours;
+  for (const auto& p : o.passes) {
+    auto s = parse_stage(p);
+    if (!s || *s == Stage::parse) {
+      err << "pto-mem: error: --passes: unknown pass '" << p << "'; expected infer, init, alias, reuse or alloc\n";
+      return 2;
+    }
+    options.passes.push_back(*s);
+  }
+  if (!o.svg.empty() && !options.passes.empty() &&
+      std::find(options.passes.begin(), options.passes.end(), Stage::alloc) == options.passes.end()) {
+    err << "pto-mem: error: --svg draws assigned addresses, so --passes must include alloc\n";
+    return 2;
+  }
   for (const auto& d : o.dump_after) {
     auto s = parse_stage(d);
     if (!s) {
@@ -106,7 +127,9 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   }
   std::ostringstream text;
   text << in.rdbuf();
-  CompileResult r = compile_source(text.str(), o.file, options);
+  ParseOptions parse_options;
+  parse_options.allow_rebinding = true;  // PyPTO's programs re-bind names (SSA renaming)
+  CompileResult r = compile_source(text.str(), o.file, options, parse_options);
 
   for (const auto& d : r.dumps) err << "# ---- after " << to_string(d.stage) << " ----\n" << d.text;
   for (const auto& d : r.diagnostics) err << format(d) << "\n";
@@ -114,7 +137,7 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   int rc = r.exit_code();
   std::string printed;
   if (o.emit == "json") printed = compile_report(r, o.soc, o.planner).dump(2) + "\n";
-  else if (r.ok()) printed = print(r.program);
+  else if (r.ok()) printed = print(r.program, options.print_options);
   if (!printed.empty()) {
     if (o.output.empty()) out << printed;
     else if (!write_output(o.output, printed, err)) rc = 2;
@@ -149,6 +172,13 @@ inline void add_compile_command(CLI::App& app) {
   sub->add_option("--dump-after", opts->dump_after, "Print the program to standard error after these stages")
       ->delimiter(',')
       ->check(CLI::IsMember({"parse", "infer", "init", "alias", "reuse", "alloc"}));
+  sub->add_option("--syntax", opts->syntax, "Spelling of the printed program: ours or PyPTO's (@pl.program ...)")
+      ->check(CLI::IsMember({"ours", "pypto"}))
+      ->capture_default_str();
+  sub->add_option("--passes", opts->passes,
+                  "Run exactly these passes, in order, on a program already in the state they need")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"infer", "init", "alias", "reuse", "alloc"}));
   sub->callback([opts] {
     const int rc = pto_mem::tool::run_compile(*opts, std::cout, std::cerr);
     std::cout.flush();

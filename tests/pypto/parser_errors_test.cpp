@@ -71,7 +71,7 @@ TEST_CASE("syntax errors say what was expected and what was found") {
   rejects(head + "    tile.write(x, [0, 0] 1.0)\n", "expected ')' to close '(' at line 3, column 15, found number 1.0", 3,
           "1.0");
   rejects(head + "    for i range(4):\n        pass\n", "expected 'in', found 'range'", 3, "range");
-  rejects(head + "    for i in loop(4):\n        pass\n", "expected range, parallel, pipeline or while_", 3, "loop");
+  rejects(head + "    for i in loop(4):\n        pass\n", "expected range, parallel, pipeline, unroll, spmd or while_", 3, "loop");
   rejects(head + "    else:\n        pass\n", "'else' without a matching 'if'", 3, "else");
   rejects(head + "    n + 1\n", "must be a call", 3, "n + 1");
   rejects(head + "    y = n < 1 < 2\n", "chained comparisons", 3, "< 2");

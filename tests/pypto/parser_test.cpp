@@ -57,12 +57,12 @@ TEST_CASE("the @program class wrapper and self are accepted and kept") {
   CHECK(p.name == "Before");
   REQUIRE(p.functions.size() == 2);
   CHECK(p.functions[0].params.size() == 1);  // no `self`
-  CHECK(p.functions[0].kind == FunctionKind::InCore);  // the text format's default
+  CHECK(p.functions[0].kind == FunctionKind::Opaque);  // `@pl.function`: PyPTO's default
   CHECK(p.functions[1].kind == FunctionKind::Orchestration);
   const auto* c = body_of(p, 1)[0]->as<AssignStmt>()->value->as<Call>();
   CHECK(c->op == "main");
   CHECK(print(body_of(p, 1)[0]->as<AssignStmt>()->var->type) == "Tensor[[4], FP32]");  // the callee's return type
-  CHECK(print(p).rfind("@program\nclass Before:\n    @function(type=InCore)\n    def main(self,\n", 0) == 0);
+  CHECK(print(p).rfind("@program\nclass Before:\n    @function(type=Opaque)\n    def main(self,\n", 0) == 0);
 }
 
 TEST_CASE("const(v, DTYPE): plain inside MemRef offsets, typed elsewhere") {

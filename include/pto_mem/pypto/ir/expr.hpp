@@ -134,11 +134,15 @@ struct Call final : Expr {
   }
 };
 
-/// `[a, b]` (shapes, offsets).
+/// `[a, b]` (shapes, offsets). A dict literal `{k: v, ...}` (PyPTO's
+/// `attrs={...}`) is a ListExpr with `dict` set whose elements are the
+/// `(key, value)` TupleExprs: every walk sees its values as plain operands.
 struct ListExpr final : Expr {
   static constexpr ExprKind static_kind = ExprKind::List;
   std::vector<ExprPtr> elems;
-  explicit ListExpr(std::vector<ExprPtr> e) : Expr(static_kind), elems(std::move(e)) {}
+  bool dict = false;
+  explicit ListExpr(std::vector<ExprPtr> e, bool is_dict = false)
+      : Expr(static_kind), elems(std::move(e)), dict(is_dict) {}
 };
 
 /// `(a, b)`, `(a,)`, `()`.
@@ -293,6 +297,10 @@ struct SubscriptExpr final : Expr {
   return std::make_shared<const Call>(std::move(op), std::move(args), std::move(kwargs));
 }
 [[nodiscard]] inline ExprPtr list(std::vector<ExprPtr> elems) { return std::make_shared<const ListExpr>(std::move(elems)); }
+/// `{k: v, ...}`: `pairs` are 2-element TupleExprs.
+[[nodiscard]] inline ExprPtr dict_expr(std::vector<ExprPtr> pairs) {
+  return std::make_shared<const ListExpr>(std::move(pairs), true);
+}
 [[nodiscard]] inline ExprPtr tuple(std::vector<ExprPtr> elems) {
   return std::make_shared<const TupleExpr>(std::move(elems));
 }
@@ -429,7 +437,9 @@ inline bool same_expr(const ExprPtr& a, const ExprPtr& b) noexcept {
         if (x->kwargs[i].name != y->kwargs[i].name || !same_expr(x->kwargs[i].value, y->kwargs[i].value)) return false;
       return true;
     }
-    case ExprKind::List: return detail::same_exprs(a->as<ListExpr>()->elems, b->as<ListExpr>()->elems);
+    case ExprKind::List:
+      return a->as<ListExpr>()->dict == b->as<ListExpr>()->dict &&
+             detail::same_exprs(a->as<ListExpr>()->elems, b->as<ListExpr>()->elems);
     case ExprKind::Tuple: return detail::same_exprs(a->as<TupleExpr>()->elems, b->as<TupleExpr>()->elems);
     case ExprKind::Binary: {
       const auto *x = a->as<BinaryExpr>(), *y = b->as<BinaryExpr>();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -44,10 +45,15 @@ struct Stmt {
   ~Stmt() = default;
 };
 
+/// A sequence. `scope` names a PyPTO `with pl.<scope>():` block around it
+/// (`manual_scope`, `auto_scope`; empty: a plain sequence). A scope has no
+/// memory meaning: its names stay visible after it, as in Python.
 struct SeqStmts final : Stmt {
   static constexpr StmtKind static_kind = StmtKind::Seq;
   std::vector<StmtPtr> stmts;
-  explicit SeqStmts(std::vector<StmtPtr> s, Loc l = {}) : Stmt(static_kind, l), stmts(std::move(s)) {}
+  std::string scope;
+  explicit SeqStmts(std::vector<StmtPtr> s, Loc l = {}, std::string sc = {})
+      : Stmt(static_kind, l), stmts(std::move(s)), scope(std::move(sc)) {}
 };
 
 /// `var: type = value`; the variable's type is `var->type`.
@@ -85,11 +91,20 @@ struct AllocStmt final : Stmt {
       : Stmt(static_kind, l), var(std::move(v)), space(s), size(sz), pinned(p), op(o) {}
 };
 
-enum class ForKind : std::uint8_t { Range, Parallel, Pipeline };
+/// `Spmd` is PyPTO's `for i in pl.spmd(n)` (an SPMD launch over n blocks),
+/// `Unroll` its `pl.unroll(...)`.
+enum class ForKind : std::uint8_t { Range, Parallel, Pipeline, Unroll, Spmd };
 
-/// The text-format spelling: `range`, `parallel`, `pipeline`.
+/// The text-format spelling: `range`, `parallel`, `pipeline`, `unroll`, `spmd`.
 [[nodiscard]] constexpr std::string_view to_string(ForKind k) noexcept {
-  return k == ForKind::Range ? "range" : k == ForKind::Parallel ? "parallel" : "pipeline";
+  switch (k) {
+    case ForKind::Range: return "range";
+    case ForKind::Parallel: return "parallel";
+    case ForKind::Pipeline: return "pipeline";
+    case ForKind::Unroll: return "unroll";
+    case ForKind::Spmd: return "spmd";
+  }
+  return "range";
 }
 
 struct IterArg {
@@ -157,8 +172,8 @@ struct ReturnStmt final : Stmt {
 
 // ---- factories ------------------------------------------------------------------
 
-[[nodiscard]] inline StmtPtr seq(std::vector<StmtPtr> stmts, Loc l = {}) {
-  return std::make_shared<const SeqStmts>(std::move(stmts), l);
+[[nodiscard]] inline StmtPtr seq(std::vector<StmtPtr> stmts, Loc l = {}, std::string scope = {}) {
+  return std::make_shared<const SeqStmts>(std::move(stmts), l, std::move(scope));
 }
 [[nodiscard]] inline StmtPtr assign(VarPtr v, ExprPtr e, Loc l = {}) {
   return std::make_shared<const AssignStmt>(std::move(v), std::move(e), l);

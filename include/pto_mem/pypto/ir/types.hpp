@@ -19,7 +19,7 @@
 
 namespace pto_mem::pypto {
 
-enum class TypeKind : std::uint8_t { Tensor, Tile, Scalar, Ptr, Tuple };
+enum class TypeKind : std::uint8_t { Tensor, Tile, Scalar, Ptr, Tuple, Unknown };
 
 struct Type {
   const TypeKind kind;
@@ -97,6 +97,45 @@ struct ImplicitLayout {
   return false;
 }
 
+/// The view of `tile.move(src, target_memory=target[, blayout=, slayout=])`'s
+/// result, by PyPTO's move type rule: where the target has a boxed layout of
+/// its own (Mat, Left, Acc) the result takes it; into a flat space (Vec) it
+/// keeps the source's effective blayout/slayout (a Mat source stays
+/// col_major/row_major); Right takes blayout=row_major; explicit `blayout` /
+/// `slayout` kwargs win. valid_shape and pad carry over, fractal never does.
+/// Only fields that differ from the target's implicit layout are stored.
+[[nodiscard]] inline TileView moved_view(const TileView& src_view, std::optional<MemorySpace> src_space,
+                                         MemorySpace target, const ExprPtr* blayout_kw = nullptr,
+                                         const ExprPtr* slayout_kw = nullptr) {
+  auto layout_enum = [](std::string_view v) { return enum_imm("TileLayout", std::string(v)); };
+  const auto dst = implicit_layout(target);
+  const bool flat = !dst || (dst->blayout == "row_major" && dst->slayout == "none_box");
+  std::string blayout, slayout;
+  if (flat) {
+    const auto src_imp = src_space ? implicit_layout(*src_space) : std::nullopt;
+    blayout = src_view.layout("blayout");
+    slayout = src_view.layout("slayout");
+    if (blayout.empty() && src_imp) blayout = src_imp->blayout;
+    if (slayout.empty() && src_imp) slayout = src_imp->slayout;
+  } else {
+    blayout = dst->blayout;
+    slayout = dst->slayout;
+  }
+  if (target == MemorySpace::Right) blayout = "row_major";
+  TileView out;
+  if (const ExprPtr* vs = src_view.field("valid_shape")) out.fields.push_back(Kwarg{"valid_shape", *vs});
+  auto put = [&](const char* name, const ExprPtr* kw, const std::string& derived) {
+    ExprPtr v = kw ? *kw : (derived.empty() ? nullptr : layout_enum(derived));
+    if (!v) return;
+    Kwarg f{name, v};
+    if (!is_implicit_view_field(f, target)) out.fields.push_back(std::move(f));
+  };
+  put("blayout", blayout_kw, blayout);
+  put("slayout", slayout_kw, slayout);
+  if (const ExprPtr* pad = src_view.field("pad")) out.fields.push_back(Kwarg{"pad", *pad});
+  return out;
+}
+
 /// DDR data: kernel parameters, store results.
 struct TensorType final : Type {
   static constexpr TypeKind static_kind = TypeKind::Tensor;
@@ -136,6 +175,13 @@ struct TupleType final : Type {
   static constexpr TypeKind static_kind = TypeKind::Tuple;
   std::vector<TypePtr> elems;
   explicit TupleType(std::vector<TypePtr> e) : Type(static_kind), elems(std::move(e)) {}
+};
+
+/// The result of an op that yields no usable value (PyPTO's UnknownType:
+/// `fence = pl.system.fence()`). Printed `UnknownType`.
+struct UnknownType final : Type {
+  static constexpr TypeKind static_kind = TypeKind::Unknown;
+  UnknownType() noexcept : Type(static_kind) {}
 };
 
 // ---- factories --------------------------------------------------------------------
@@ -179,6 +225,10 @@ struct TupleType final : Type {
 [[nodiscard]] inline TypePtr ptr_type() {
   static const TypePtr p = std::make_shared<const PtrType>();
   return p;
+}
+[[nodiscard]] inline TypePtr unknown_type() {
+  static const TypePtr u = std::make_shared<const UnknownType>();
+  return u;
 }
 [[nodiscard]] inline TypePtr tuple_type(std::vector<TypePtr> elems) {
   return std::make_shared<const TupleType>(std::move(elems));
@@ -283,7 +333,8 @@ struct TupleType final : Type {
       return true;
     }
     case TypeKind::Scalar: return a->as<ScalarType>()->dtype == b->as<ScalarType>()->dtype;
-    case TypeKind::Ptr: return true;
+    case TypeKind::Ptr:
+    case TypeKind::Unknown: return true;
     case TypeKind::Tuple: {
       const auto &x = a->as<TupleType>()->elems, &y = b->as<TupleType>()->elems;
       if (x.size() != y.size()) return false;

@@ -187,7 +187,7 @@ class IRMutator {
     out.reserve(s.stmts.size());
     for (const auto& c : s.stmts) mutate_seq_child(c, out);
     if (out.size() == s.stmts.size() && std::equal(out.begin(), out.end(), s.stmts.begin())) return self;
-    return seq(std::move(out), s.loc);
+    return seq(std::move(out), s.loc, s.scope);
   }
   /// Appends what replaces `child` in its sequence: override to insert
   /// statements before or after it (e.g. a tile.move before its consumer),
@@ -292,7 +292,8 @@ class IRMutator {
       case ExprKind::List: {
         bool changed = false;
         auto elems = mutate_exprs(e->as<ListExpr>()->elems, changed);
-        return changed ? list(std::move(elems)) : e;
+        if (!changed) return e;
+        return e->as<ListExpr>()->dict ? dict_expr(std::move(elems)) : list(std::move(elems));
       }
       case ExprKind::Tuple: {
         bool changed = false;

@@ -95,7 +95,12 @@ inline TypeRule load() {
     auto shape = detail::shape_arg(c, 2);
     auto dtype = c.args.empty() ? std::nullopt : dtype_of(expr_type(c.args[0]));
     if (!shape || !dtype) return nullptr;
-    return tile_type(std::move(*shape), *dtype, detail::kwarg_space(c));
+    // PyPTO: a narrower valid_shape (argument 3) is the result's view.
+    TileView view;
+    if (c.args.size() > 3)
+      if (const auto* vs = as_sequence(c.args[3]); vs && !vs->empty() && !pto_mem::pypto::detail::same_exprs(*vs, *shape))
+        view.fields.push_back(Kwarg{"valid_shape", c.args[3]});
+    return tile_type(std::move(*shape), *dtype, detail::kwarg_space(c), nullptr, std::move(view));
   };
 }
 
@@ -129,8 +134,9 @@ inline TypeRule moved(std::optional<std::size_t> shape_index = std::nullopt) {
       shape = std::move(*s);
     }
     auto space = detail::kwarg_space(c).value_or(MemorySpace::Vec);
+    if (shape_index) return tile_type(std::move(shape), t->dtype, space);
     return tile_type(std::move(shape), t->dtype, space, nullptr,
-                     shape_index ? TileView{} : detail::valid_only(t->view));
+                     moved_view(t->view, t->space, space, c.kwarg("blayout"), c.kwarg("slayout")));
   };
 }
 

@@ -1,5 +1,8 @@
 // The "AllocatedMemoryAddr" property verifier (pypto SPEC.md §7.4), run
-// after AllocateMemoryAddr: in every kernel function, every on-chip tile
+// after AllocateMemoryAddr: in every function with a body (Opaque and
+// Orchestration ones too, as PyPTO's verifier does: AllocateMemoryAddr
+// addresses only kernels, so an on-chip tile of another kind that InitMemRef
+// bound and nobody addressed is reported here), every on-chip tile
 // MemRef has an address expression and no negative constant address; per
 // space, the high-water mark max(addr + size) over the distinct
 // constant-addressed MemRefs stays within the backend's capacity (with the
@@ -17,12 +20,12 @@
 
 namespace pto_mem::pypto::passes {
 
-/// Returns false (with the errors reported) when a kernel's addresses are
+/// Returns false (with the errors reported) when a function's addresses are
 /// missing, negative or over capacity.
 inline bool verify_allocated_memory_addr(const Program& p, PassContext& ctx) {
   bool ok = true;
   for (const auto& f : p.functions) {
-    if (!is_kernel(f.kind)) continue;
+    if (!f.body) continue;
     std::array<Addr, memory_space_count> high{};
     std::unordered_set<const MemRef*> seen;
     for_each_var_def(f, [&](const VarPtr& v) {
@@ -50,7 +53,9 @@ inline bool verify_allocated_memory_addr(const Program& p, PassContext& ctx) {
       auto& h = high[index_of(*t->space)];
       h = std::max(h, saturating_add(static_cast<Addr>(*at), t->memref->size));
     });
-    const ReserveResolution reserve = resolve_reserve_buffers(f, p, ctx);
+    // Only kernels reserve windows (system.reserve_buffer); for the other kinds
+    // the capacity note has nothing to add.
+    const ReserveResolution reserve = is_kernel(f.kind) ? resolve_reserve_buffers(f, p, ctx) : ReserveResolution{};
     for (MemorySpace s : all_memory_spaces) {
       const auto limit = checked_capacity(ctx, s);
       const Addr h = high[index_of(s)];

@@ -329,15 +329,22 @@ class MoveInserter : public IRMutator {
   }
 
   /// `<v>_<Space> = tile.move(v, target_memory=<Space>)`, typed like v in the
-  /// new space (only valid_shape of v's view carries over).
+  /// new space with the layout of PyPTO's move rule (moved_view, types.hpp).
+  /// An Acc -> Vec move lands un-fractalised, so, as PyPTO does, it says
+  /// `blayout=row_major, slayout=none_box` on the call (§3.6).
   VarPtr make_move(const VarPtr& v, MemorySpace target, Loc loc, std::vector<StmtPtr>& out) {
     const auto* src = as_tile(v->type);
-    TileView view;
-    if (src)
-      if (const ExprPtr* vs = src->view.field("valid_shape")) view.fields.push_back(Kwarg{"valid_shape", *vs});
-    TypePtr type = src ? tile_type(src->shape, src->dtype, target, nullptr, std::move(view)) : v->type;
+    std::vector<Kwarg> kwargs{Kwarg{"target_memory", space_imm(target)}};
+    if (src && src->space == MemorySpace::Acc && target == MemorySpace::Vec) {
+      kwargs.push_back(Kwarg{"blayout", enum_imm("TileLayout", "row_major")});
+      kwargs.push_back(Kwarg{"slayout", enum_imm("TileLayout", "none_box")});
+    }
+    const ExprPtr* bk = kwargs.size() > 1 ? &kwargs[1].value : nullptr;
+    const ExprPtr* sk = kwargs.size() > 2 ? &kwargs[2].value : nullptr;
+    TypePtr type = src ? tile_type(src->shape, src->dtype, target, nullptr, moved_view(src->view, src->space, target, bk, sk))
+                       : v->type;
     VarPtr m = make_var(v->name + "_" + std::string(to_string(target)), std::move(type), loc);
-    out.push_back(assign(m, call("tile.move", {var_ref(v)}, {Kwarg{"target_memory", space_imm(target)}}), loc));
+    out.push_back(assign(m, call("tile.move", {var_ref(v)}, std::move(kwargs)), loc));
     moves_.push_back(InsertedMove{function_, m->name, v->name, target, loc});
     return m;
   }

@@ -64,16 +64,16 @@ class Normaliser : public IRMutator {
       StmtPtr r = mutate_stmt(c);
       changed |= r != c;
       if (!r) continue;
-      if (const auto* inner = r->as<SeqStmts>()) {
+      if (const auto* inner = r->as<SeqStmts>(); inner && inner->scope.empty()) {  // a with-scope stays
         out.insert(out.end(), inner->stmts.begin(), inner->stmts.end());
         changed = true;
       } else {
         out.push_back(std::move(r));
       }
     }
-    if (out.size() == 1) return out.front();
+    if (out.size() == 1 && s.scope.empty()) return out.front();
     if (!changed) return self;
-    return seq(std::move(out), s.loc);
+    return seq(std::move(out), s.loc, s.scope);
   }
   StmtPtr mutate_alloc(const AllocStmt&, const StmtPtr&) override { return nullptr; }
 };

@@ -39,6 +39,7 @@
 #include "pto_mem/pypto/passes/materialize_semantic_aliases.hpp"
 #include "pto_mem/pypto/passes/memory_reuse.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/pass_requirements.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/text/parser.hpp"
@@ -103,6 +104,11 @@ struct CompileOptions {
   const OpRegistry* ops = nullptr;  ///< null: default_registry()
   std::vector<Stage> dump_after;    ///< print the program after each of these stages that ran
   bool verify = true;               ///< run the TileMemoryInferred / HasMemRefs verifiers
+  /// Non-empty: run exactly these passes, in this order, on a program that is
+  /// already in the state they need (planner's skips and `until` ignored).
+  /// Each pass first checks the properties it requires (run_one_pass.hpp).
+  std::vector<Stage> passes;
+  PrintOptions print_options;  ///< spelling of the dumps
 };
 
 /// The program text after one stage.
@@ -147,6 +153,23 @@ struct CompileResult {
 };
 
 namespace detail::pipeline {
+
+/// The properties the pass of `s` requires of its input (pass_requirements.hpp).
+inline bool check_requirements(Stage s, const Program& p, PassContext& ctx) {
+  using passes::Property;
+  const std::string name(pass_name(s));
+  switch (s) {
+    case Stage::parse:
+    case Stage::infer: return true;
+    case Stage::init: return passes::require(Property::TileMemoryInferred, name, p, ctx);
+    case Stage::alias:
+    case Stage::reuse:
+    case Stage::alloc:
+      return passes::require(Property::TileMemoryInferred, name, p, ctx) &&
+             passes::require(Property::HasMemRefs, name, p, ctx);
+  }
+  return true;
+}
 
 /// The offset expression of every tile window, per function and variable
 /// name, taken just before AllocateMemoryAddr.
@@ -214,13 +237,21 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
 
   auto dump = [&](Stage s) {
     if (std::find(options.dump_after.begin(), options.dump_after.end(), s) != options.dump_after.end())
-      r.dumps.push_back(PassDump{s, print(r.program)});
+      r.dumps.push_back(PassDump{s, print(r.program, options.print_options)});
   };
   dump(Stage::parse);
   detail::pipeline::RelativeOffsets relative;
-  for (Stage s : {Stage::infer, Stage::init, Stage::alias, Stage::reuse, Stage::alloc}) {
-    if (s > options.until) break;
-    if (!runs(options.planner, s)) continue;
+  const bool chosen = !options.passes.empty();
+  const std::vector<Stage> order =
+      chosen ? options.passes : std::vector<Stage>{Stage::infer, Stage::init, Stage::alias, Stage::reuse, Stage::alloc};
+  for (Stage s : order) {
+    if (!chosen && s > options.until) break;
+    if (!chosen && !runs(options.planner, s)) continue;
+    if (s == Stage::parse) continue;
+    // A pass run on its own says which property its input lacks, instead of
+    // running on the wrong input (in the full pipeline the verifiers of the
+    // passes before it have already established them).
+    if (chosen && !detail::pipeline::check_requirements(s, r.program, ctx)) break;
     if (s == Stage::alloc) relative = detail::pipeline::relative_offsets(r.program);
     try {
       switch (s) {
@@ -263,14 +294,14 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
                                                   ParseOptions parse_options = {}) {
   if (!parse_options.registry) parse_options.registry = options.ops;
   ParseResult parsed = parse_program(text, std::move(file), parse_options);
-  if (!parsed.ok() || options.until == Stage::parse) {
+  if (!parsed.ok() || (options.until == Stage::parse && options.passes.empty())) {
     CompileResult r;
     r.program = std::move(parsed.program);
     r.diagnostics = std::move(parsed.diagnostics);
     if (r.ok()) r.ran.push_back(Stage::parse);
     if (r.ok() && std::find(options.dump_after.begin(), options.dump_after.end(), Stage::parse) !=
                       options.dump_after.end())
-      r.dumps.push_back(PassDump{Stage::parse, print(r.program)});
+      r.dumps.push_back(PassDump{Stage::parse, print(r.program, options.print_options)});
     return r;
   }
   CompileResult r = compile(parsed.program, options);

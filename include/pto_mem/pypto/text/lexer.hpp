@@ -228,7 +228,9 @@ class Lexer {
 
   Token string(Loc loc) {
     const std::size_t b = pos_;
-    const char quote = src_[pos_++];
+    const char quote = src_[pos_];
+    if (pos_ + 2 < src_.size() && src_[pos_ + 1] == quote && src_[pos_ + 2] == quote) return long_string(loc, quote);
+    ++pos_;
     while (pos_ < src_.size()) {
       const char c = src_[pos_];
       if (c == quote) {
@@ -240,6 +242,27 @@ class Lexer {
       ++pos_;
     }
     return fail("unterminated string literal (strings end on the line they start)", loc);
+  }
+
+  // A triple-quoted string (a docstring) may span lines.
+  Token long_string(Loc loc, char quote) {
+    const std::size_t b = pos_;
+    pos_ += 3;
+    while (pos_ < src_.size()) {
+      const char c = src_[pos_];
+      if (c == quote && pos_ + 2 < src_.size() && src_[pos_ + 1] == quote && src_[pos_ + 2] == quote) {
+        pos_ += 3;
+        return make(TokenKind::String, src_.substr(b, pos_ - b), loc);
+      }
+      if (c == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] != '\n' && src_[pos_ + 1] != '\r') {
+        pos_ += 2;
+      } else if (c == '\n' || c == '\r') {
+        consume_newline();
+      } else {
+        ++pos_;
+      }
+    }
+    return fail(std::string("unterminated triple-quoted string: close it with ") + quote + quote + quote, loc);
   }
 
   Token op(Loc loc) {

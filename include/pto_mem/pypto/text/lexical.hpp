@@ -69,7 +69,8 @@ struct Word {
 [[nodiscard]] inline std::string unescape(std::string_view quoted) {
   std::string out;
   if (quoted.size() < 2) return out;
-  const std::string_view s = quoted.substr(1, quoted.size() - 2);
+  const std::size_t q = quoted.size() >= 6 && quoted[1] == quoted[0] && quoted[2] == quoted[0] ? 3 : 1;
+  const std::string_view s = quoted.substr(q, quoted.size() - 2 * q);
   out.reserve(s.size());
   auto hexval = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';

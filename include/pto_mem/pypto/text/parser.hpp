@@ -32,6 +32,7 @@
 #include "pto_mem/pypto/ir/expr_type.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/text/dsl_names.hpp"
 #include "pto_mem/pypto/text/lexer.hpp"
 #include "pto_mem/pypto/text/lexical.hpp"
 
@@ -40,8 +41,9 @@ namespace pto_mem::pypto {
 struct ParseOptions {
   /// Ops used to type unannotated assignments; null: default_registry().
   const OpRegistry* registry = nullptr;
-  /// PyPTO compatibility: re-binding a visible name makes a fresh variable
-  /// instead of an error.
+  /// PyPTO compatibility: re-binding a name visible in the same block (or a
+  /// parameter, in the function body) makes a fresh variable of the same
+  /// name (SSA renaming) instead of an error. The `pto-mem` tool turns it on.
   bool allow_rebinding = false;
   /// The DSL shorthands `load(...)` / `create(...)` (no namespace) get
   /// `target_memory=Vec` when it is omitted, as PyPTO's Python defaults do.
@@ -113,12 +115,16 @@ class Parser {
       expect(TokenKind::Indent, "an indented class body");
       skip_newlines();
       while (!peek().is(TokenKind::Dedent) && !peek().is(TokenKind::End)) {
-        if (peek().is_name("pass")) {  // an empty program class
+        if (peek().is_name("pass") || peek().is(TokenKind::String)) {  // an empty class, a docstring
           take();
           expect_newline();
           skip_newlines();
           continue;
         }
+        if (!peek().is_op("@") && !peek().is_name("def"))
+          fail(peek().loc, "a statement in the class body (" + describe(peek()) +
+                               ") computes a Python value when PyPTO defines the class; such values have no text "
+                               "form in the IR: write the value where it is used");
         auto d = parse_decorators();
         prog.functions.push_back(parse_function(d, prog));
         skip_newlines();
@@ -214,6 +220,7 @@ class Parser {
     std::array<std::string_view, 8> parts{};  // inline: a name is parsed at every use
     std::size_t count = 0;
     Loc loc;
+    bool pl = false;  ///< written with the `pl.` prefix: PyPTO's meaning and defaults apply
     [[nodiscard]] std::size_t size() const noexcept { return count; }
     [[nodiscard]] std::string_view operator[](std::size_t i) const noexcept { return parts[i]; }
     [[nodiscard]] std::string_view back() const noexcept { return parts[count - 1]; }
@@ -242,6 +249,7 @@ class Parser {
     if (d.count > 1 && d.parts[0] == "pl") {
       for (std::size_t i = 1; i < d.count; ++i) d.parts[i - 1] = d.parts[i];
       --d.count;
+      d.pl = true;
     }
     return d;
   }
@@ -264,9 +272,11 @@ class Parser {
   }
 
   // ---- scopes --------------------------------------------------------------------------------
+  enum class BlockKind { function, loop, arm };
   struct Binding {
     VarPtr var;  ///< null: not bound in any open scope
     ExprPtr ref;
+    std::size_t frame = 0;  ///< index of the scope frame that bound it
   };
   template <class V>
   using NameMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
@@ -297,16 +307,34 @@ class Parser {
   }
   void define(const VarPtr& v, Loc loc) {
     check_name(v->name, loc);
-    if (const Binding* b = lookup(v->name); b && !opt_.allow_rebinding)
-      fail(loc, "'" + v->name + "' is already defined at line " + std::to_string(b->var->loc.line) + ", column " +
-                    std::to_string(b->var->loc.column) +
-                    "; each value needs its own name (the IR is in SSA form)");
+    if (const Binding* b = lookup(v->name)) {
+      const std::string where =
+          " at line " + std::to_string(b->var->loc.line) + ", column " + std::to_string(b->var->loc.column);
+      if (!opt_.allow_rebinding)
+        fail(loc, "'" + v->name + "' is already defined" + where +
+                      "; each value needs its own name (the IR is in SSA form)");
+      if (b->frame < block_root_) {
+        // PyPTO's ConvertToSSA would turn this into a carried value or a phi;
+        // the text has to say so itself.
+        if (block_kind_ == BlockKind::loop)
+          fail(loc, "'" + v->name + "' (defined" + where +
+                        ") is re-bound inside a loop body, which makes it a loop-carried value; carry it explicitly: "
+                        "for i, (" + v->name + "_iter,) in range(..., init_values=(" + v->name + ",)) ... " +
+                        v->name + "_out = yield_(...)");
+        fail(loc, "'" + v->name + "' (defined" + where +
+                      ") is re-bound inside an if arm, which makes it an if result; end both arms with `" + v->name +
+                      "_phi = yield_(...)` instead");
+      }
+    }
     Binding& slot = names_[v->name];  // map nodes are stable: the undo log points at them
     frames_.back().push_back(Undo{&slot, std::move(slot)});
-    slot = Binding{v, var_ref(v)};
+    slot = Binding{v, var_ref(v), frames_.size() - 1};
   }
 
   void reset_function_state() {
+    pl_calls_.clear();
+    block_root_ = 0;
+    block_kind_ = BlockKind::function;
     names_.clear();
     frames_.clear();
     bases_.clear();
@@ -375,6 +403,7 @@ class Parser {
     Loc loc;
     std::optional<FunctionKind> fkind;
     std::vector<Kwarg> attrs;
+    bool pl = false;  ///< `@pl.function`: PyPTO's default kind, Opaque
   };
 
   std::vector<Decorator> parse_decorators() {
@@ -383,6 +412,7 @@ class Parser {
       Decorator d;
       d.loc = take().loc;
       Dotted name = parse_dotted();
+      d.pl = name.pl;
       if (name.is("program")) {
         d.kind = Decorator::Kind::program;
         if (accept_op("(")) expect_op(")");
@@ -422,6 +452,7 @@ class Parser {
     for (const auto& d : decos) {
       if (d.kind == Decorator::Kind::program) fail(d.loc, "@program decorates the class, not a function");
       if (d.fkind) fn.kind = *d.fkind;
+      else if (d.pl && d.kind == Decorator::Kind::function) fn.kind = FunctionKind::Opaque;  // PyPTO's default
       fn.attrs.insert(fn.attrs.end(), d.attrs.begin(), d.attrs.end());
     }
     const Token def = expect_keyword("def");
@@ -546,6 +577,7 @@ class Parser {
       return scalar_type(dt);
     }
     if (d.is("Ptr") || d.is("MemRefType")) return ptr_type();
+    if (d.is("UnknownType")) return unknown_type();
     if (d.is("tuple") || d.is("Tuple")) {
       expect_op("[");
       std::vector<TypePtr> elems;
@@ -678,6 +710,7 @@ class Parser {
     std::vector<std::string> names;
     TypePtr annotation;  ///< for several names, a TupleType
     Loc loc;
+    bool pl = false;  ///< `pl.yield_`: a partial annotation takes the carried value's space
     const YieldStmt* stmt = nullptr;
   };
   struct Block {
@@ -714,10 +747,22 @@ class Parser {
     return b;
   }
 
+  /// A loop body or if arm: names bound below frame `root` may not be re-bound in it.
+  Block rooted_block(BlockKind kind, std::size_t root, bool while_condition) {
+    const std::size_t saved_root = block_root_;
+    const BlockKind saved_kind = block_kind_;
+    block_root_ = root;
+    block_kind_ = kind;
+    Block b = parse_block(while_condition);
+    block_root_ = saved_root;
+    block_kind_ = saved_kind;
+    return b;
+  }
+
   /// `yield_`, `cond`, ... possibly written `pl.yield_`, followed by '('.
-  bool at_keyword_call(std::string_view kw) {
-    if (peek().is_name(kw)) return peek(1).is_op("(");
-    return peek().is_name("pl") && peek(1).is_op(".") && peek(2).is_name(kw) && peek(3).is_op("(");
+  bool at_keyword_call(std::string_view kw, std::size_t at = 0) {
+    if (peek(at).is_name(kw)) return peek(at + 1).is_op("(");
+    return peek(at).is_name("pl") && peek(at + 1).is_op(".") && peek(at + 2).is_name(kw) && peek(at + 3).is_op("(");
   }
   void skip_keyword_name() {
     if (peek().is_name("pl")) {
@@ -741,6 +786,13 @@ class Parser {
         take();
         return expect_newline();
       }
+      if (kw == "continue" || kw == "break") {
+        // Kept as a no-operand call statement: no pass reads or writes through it.
+        take();
+        expect_newline();
+        return out.push_back(eval(call(std::string(kw), {}, {}), loc));
+      }
+      if (kw == "with") return out.push_back(parse_with());
       if (kw == "else" || kw == "elif") fail(loc, "'" + std::string(kw) + "' without a matching 'if' (check the indentation)");
       if (kw == "def") fail(loc, "nested function definitions are not supported");
       if (kw == "class") fail(loc, "a class is only allowed as the @program wrapper at the top of the file");
@@ -757,13 +809,57 @@ class Parser {
       if (next.is_op(",")) return parse_yield_assign(out, yield_info);
       if (next.is_op(":") || next.is_op("=")) return parse_assign(out, yield_info);
     }
+    if (t.is(TokenKind::String) && (peek(1).is(TokenKind::Newline) || peek(1).is(TokenKind::End) ||
+                                    peek(1).is(TokenKind::Dedent))) {
+      take();  // a docstring: no IR
+      return expect_newline();
+    }
+    if (t.is_op("(") && at_keyword_call("yield_", 1)) {  // `(pl.yield_(v))`
+      YieldInfo y;
+      y.loc = loc;
+      take();
+      auto s = parse_yield_call(loc);
+      expect_op(")");
+      expect_newline();
+      y.stmt = s->as<YieldStmt>();
+      yield_info = std::move(y);
+      return out.push_back(std::move(s));
+    }
     ExprPtr e = parse_expr();
     if (!e->is<Call>()) fail(loc, "expected a statement; an expression on its own line must be a call");
     expect_newline();
     out.push_back(eval(std::move(e), loc));
   }
 
+  /// `with pl.manual_scope():` / `with pl.auto_scope():` — a scoped sequence;
+  /// its names stay visible after it, as in Python.
+  StmtPtr parse_with() {
+    const Loc loc = take().loc;
+    Dotted d = parse_dotted();
+    const std::string name = d.joined();
+    if (name != "manual_scope" && name != "auto_scope")
+      fail(d.loc, "'with " + std::string(d.pl ? "pl." : "") + name +
+                      "(...)' has no form in this IR; only `with pl.manual_scope():` and `with pl.auto_scope():` "
+                      "are read (an SPMD launch is written `for i in pl.spmd(n):`)");
+    expect_op("(");
+    expect_op(")");
+    expect_op(":");
+    const Loc bl = peek().loc;
+    expect(TokenKind::Newline, "end of line after ':'");
+    expect(TokenKind::Indent, "an indented block");
+    DepthGuard guard(*this, bl);
+    std::vector<StmtPtr> stmts;
+    std::optional<YieldInfo> y;
+    while (!peek().is(TokenKind::Dedent) && !peek().is(TokenKind::End)) {
+      parse_stmt(stmts, y);
+      if (y) fail(y->loc, "yield_ cannot end a with block; end the enclosing loop or if body with it");
+    }
+    expect(TokenKind::Dedent, "end of block");
+    return seq(std::move(stmts), loc, name);
+  }
+
   StmtPtr parse_yield_call(Loc loc) {
+    last_yield_pl_ = peek().is_name("pl");
     skip_keyword_name();
     expect_op("(");
     std::vector<ExprPtr> values;
@@ -784,14 +880,16 @@ class Parser {
     while (accept_op(",")) y.names.emplace_back(expect_name("a name").text);
     if (accept_op(":")) y.annotation = parse_type(TypeContext::body);
     expect_op("=");
-    if (!at_keyword_call("yield_"))
+    if (!at_keyword_call("yield_") && !(peek().is_op("(") && at_keyword_call("yield_", 1)))
       fail(peek().loc, "several names can only be assigned from yield_(...), found " + describe(peek()));
     finish_yield_assign(std::move(y), out, yield_info);
   }
 
   void finish_yield_assign(YieldInfo y, std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
+    const bool parens = accept_op("(");  // `r = (pl.yield_(v))`, as formatters wrap it
     const Loc at = peek().loc;
     auto s = parse_yield_call(y.loc);
+    if (parens) expect_op(")");
     expect_newline();
     const auto* ys = s->as<YieldStmt>();
     if (ys->values.size() != y.names.size())
@@ -805,6 +903,7 @@ class Parser {
                         std::to_string(y.names.size()) + " types");
     }
     y.stmt = ys;
+    y.pl = last_yield_pl_;
     yield_info = std::move(y);
     out.push_back(std::move(s));
   }
@@ -815,7 +914,7 @@ class Parser {
     TypePtr ann;
     if (accept_op(":")) ann = parse_type(TypeContext::body);
     expect_op("=");
-    if (at_keyword_call("yield_")) {
+    if (at_keyword_call("yield_") || (peek().is_op("(") && at_keyword_call("yield_", 1))) {
       YieldInfo y;
       y.named = true;
       y.loc = loc;
@@ -824,12 +923,14 @@ class Parser {
       return finish_yield_assign(std::move(y), out, yield_info);
     }
     const Loc rhs_loc = peek().loc;
+    pl_calls_.clear();
     ExprPtr rhs = parse_expr();
     expect_newline();
     const std::string var_name(name.text);
     if (const auto* c = rhs->as<Call>(); c && (c->op == "tile.alloc" || c->op == "tensor.alloc"))
       return out.push_back(make_alloc(var_name, loc, ann, *c, rhs_loc));
     TypePtr type = ann ? ann : deduce(rhs);
+    if (ann && pl_calls_.count(rhs.get())) type = complete_annotation(ann, rhs);
     if (!type)
       fail(loc, "cannot deduce the type of '" + var_name + "'; annotate it, e.g. " + var_name +
                     ": Tile[[64, 64], FP32, Vec] = ...");
@@ -838,9 +939,21 @@ class Parser {
     out.push_back(assign(std::move(v), std::move(rhs), loc));
   }
 
+  /// PyPTO builds a call's result type from the op, so a `pl.` call whose
+  /// annotation leaves out the memory space gets the op's (`x: pl.Tile[[64,
+  /// 64], pl.FP32] = pl.tile.load(..., target_memory=pl.Mem.Mat)` is in Mat).
+  TypePtr complete_annotation(const TypePtr& ann, const ExprPtr& rhs) {
+    const auto* a = as_tile(ann);
+    if (!a || a->space) return ann;
+    const auto* d = as_tile(deduce(rhs));
+    if (!d || !d->space) return ann;
+    return with_memory_space(ann, d->space);
+  }
+
   TypePtr deduce(const ExprPtr& rhs) {
     if (const auto* c = rhs->as<Call>()) {
       if (const OpSpec* spec = reg_.find(c->op); spec && spec->type_rule) return spec->type_rule(*c);
+      if (TypePtr t = dsl::fallback_type(*c)) return t;
       if (const Function* f = program_ ? program_->find(c->op) : nullptr) {  // a call of an earlier function
         if (f->return_types.size() == 1) return f->return_types[0];
         if (f->return_types.size() > 1) return tuple_type(f->return_types);
@@ -894,6 +1007,12 @@ class Parser {
       if (y.names.size() == 1) out[0] = y.annotation;
       else if (const auto* tt = y.annotation->as<TupleType>()) out = tt->elems;
     }
+    if (y.pl)  // PyPTO types a return var from its value; the annotation only restates it
+      for (std::size_t i = 0; i < out.size() && i < defaults.size(); ++i) {
+        const auto* a = as_tile(out[i]);
+        const auto* d = as_tile(defaults[i]);
+        if (a && !a->space && d && d->space) out[i] = with_memory_space(out[i], d->space);
+      }
     return out;
   }
 
@@ -948,13 +1067,24 @@ class Parser {
     if (kind.is("range")) fk = ForKind::Range;
     else if (kind.is("parallel")) fk = ForKind::Parallel;
     else if (kind.is("pipeline")) fk = ForKind::Pipeline;
+    else if (kind.is("unroll")) fk = ForKind::Unroll;
+    else if (kind.is("spmd")) fk = ForKind::Spmd;
     else if (!is_while)
-      fail(kind.loc, "expected range, parallel, pipeline or while_ after 'in', found '" + kind.joined() + "'");
+      fail(kind.loc, "expected range, parallel, pipeline, unroll, spmd or while_ after 'in', found '" + kind.joined() +
+                         "'");
     last_open_ = expect_op("(").loc;
     std::vector<ExprPtr> args;
     std::vector<Kwarg> kwargs;
     parse_call_args(args, kwargs);
     expect_op(":");
+    if (fk == ForKind::Spmd && args.empty()) {  // pl.spmd(core_num=n)
+      for (auto it = kwargs.begin(); it != kwargs.end(); ++it)
+        if (it->name == "core_num") {
+          args.push_back(it->value);
+          kwargs.erase(it);
+          break;
+        }
+    }
 
     std::vector<ExprPtr> inits;
     bool has_inits = false;
@@ -1013,7 +1143,7 @@ class Parser {
       define(lv, loop_var->loc);
     }
     for (const auto& ia : iter_args) define(ia.var, ia.var->loc);
-    Block b = parse_block(is_while);
+    Block b = rooted_block(BlockKind::loop, frames_.size() - 1, is_while);
     pop_scope();
 
     std::vector<VarPtr> rvs;
@@ -1043,7 +1173,7 @@ class Parser {
     const Loc loc = take().loc;
     ExprPtr cond = parse_expr();
     expect_op(":");
-    Block b = parse_block(false);
+    Block b = rooted_block(BlockKind::loop, frames_.size(), false);
     if (b.yield && b.yield->named) fail(b.yield->loc, "a while loop without carries cannot define names with yield_");
     return std::make_shared<const WhileStmt>(std::move(cond), std::vector<IterArg>{}, b.body, std::vector<VarPtr>{},
                                              loc);
@@ -1053,12 +1183,12 @@ class Parser {
     const Loc loc = take().loc;  // `if` or `elif`
     ExprPtr cond = parse_expr();
     expect_op(":");
-    Block then_b = parse_block(false);
+    Block then_b = rooted_block(BlockKind::arm, frames_.size(), false);
     std::optional<Block> else_b;
     if (peek().is_name("else")) {
       take();
       expect_op(":");
-      else_b = parse_block(false);
+      else_b = rooted_block(BlockKind::arm, frames_.size(), false);
     } else if (peek().is_name("elif")) {
       const Loc eloc = peek().loc;
       push_scope();
@@ -1290,6 +1420,18 @@ class Parser {
           close_group("]", t);
           return {list(std::move(elems)), 1};
         }
+        if (t.is_op("{")) {  // a dict literal: PyPTO's attrs={...}
+          take();
+          std::vector<ExprPtr> pairs;
+          while (!peek().is_op("}")) {
+            ExprPtr key = parse_expr();
+            expect_op(":");
+            pairs.push_back(tuple({std::move(key), parse_expr()}));
+            if (!accept_op(",")) break;
+          }
+          close_group("}", t);
+          return {dict_expr(std::move(pairs)), 1};
+        }
         break;
       case TokenKind::Name: return {parse_name_expr(), 1};
       default: break;
@@ -1321,12 +1463,19 @@ class Parser {
                    .first;
         return it->second;
       }
-      fail(d.loc, "undefined name '" + std::string(n) + "'");
+      fail(d.loc, "undefined name '" + std::string(n) +
+                      "' (a Python value from outside the function, such as a module or class constant, has no text "
+                      "form: write its value)");
     }
     if (auto s = dotted_space(d)) return space_imm(*s);
     if (auto dt = dotted_dtype(d)) return dtype_imm(*dt);
-    if (d.size() == 2 && !d[0].empty() && d[0][0] >= 'A' && d[0][0] <= 'Z')
-      return enum_imm(std::string(d[0]), std::string(d[1]));
+    // `TileLayout.row_major`, `tile.MaskPattern.P0101`: the part before the
+    // value is the capitalised enum name.
+    if (const auto en = d[d.size() - 2]; !en.empty() && en[0] >= 'A' && en[0] <= 'Z') {
+      std::string name = std::string(d[0]);
+      for (std::size_t i = 1; i + 1 < d.size(); ++i) name += "." + std::string(d[i]);
+      return enum_imm(std::move(name), std::string(d.back()));
+    }
     fail(d.loc, "unexpected '" + d.joined() + "': attribute access is not supported");
   }
 
@@ -1368,6 +1517,8 @@ class Parser {
         fail(d.loc, "'" + std::string(n) + "' is only allowed in a for header");
       if (function_names_.count(n)) {
         op = n;
+      } else if (auto fixed = dsl::fixed_op(n)) {
+        op = std::move(*fixed);
       } else {
         op = "tile." + std::string(n);
         shorthand = true;
@@ -1383,12 +1534,17 @@ class Parser {
     std::vector<ExprPtr> args;
     std::vector<Kwarg> kwargs;
     parse_call_args(args, kwargs);
-    if (shorthand && opt_.dsl_defaults && (op == "tile.load" || op == "tile.create")) {
+    // A unified DSL op on a Tensor is the tensor op (`pl.slice(t, ...)` is tensor.slice).
+    if (shorthand && !args.empty() && dsl::dispatches_on_operand(d[0]) && as_tensor(expr_type(args[0])))
+      op = "tensor." + std::string(d[0]);
+    if ((shorthand || d.pl) && opt_.dsl_defaults && (op == "tile.load" || op == "tile.create")) {
       bool has = false;
       for (const auto& kw : kwargs) has |= kw.name == "target_memory";
       if (!has) kwargs.push_back(Kwarg{"target_memory", space_imm(MemorySpace::Vec)});
     }
-    return call(std::move(op), std::move(args), std::move(kwargs));
+    ExprPtr c = call(std::move(op), std::move(args), std::move(kwargs));
+    if (d.pl) pl_calls_.insert(c.get());
+    return c;
   }
 
   ExprPtr parse_const(Loc loc) {
@@ -1403,6 +1559,11 @@ class Parser {
     if (const auto* b = value->as<BoolImm>()) return int_imm(b->value ? 1 : 0, dt);
     fail(loc, "const(...) takes a number and a data type, e.g. const(0, INT64)");
   }
+
+  std::size_t block_root_ = 0;  ///< frames below this one belong to an enclosing block
+  BlockKind block_kind_ = BlockKind::function;
+  std::unordered_set<const Expr*> pl_calls_;
+  bool last_yield_pl_ = false;  ///< calls written `pl.op(...)` (PyPTO's typing rules)
 
   Lexer lex_;
   std::array<Token, 8> la_{};

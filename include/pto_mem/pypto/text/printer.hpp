@@ -30,6 +30,16 @@
 
 namespace pto_mem::pypto {
 
+/// Which spelling the printer writes. `ours` is the canonical text of
+/// TEXT_IR.md §2.4; `pypto` is what PyPTO's python printer writes
+/// (`@pl.program`, `pl.Tile[..., pl.Mem.Vec]`, `pl.tile.add`, `self` calls),
+/// which PyPTO's parser reads back. Both re-parse to the same IR.
+enum class Syntax : std::uint8_t { ours, pypto };
+
+struct PrintOptions {
+  Syntax syntax = Syntax::ours;
+};
+
 namespace detail {
 
 /// Printed names of one function's variables: scoped exactly like the parser.
@@ -175,11 +185,13 @@ class Namer : public IRVisitor {
 
 class Printer {
  public:
-  explicit Printer(std::string& out) : out_(out) {}
+  explicit Printer(std::string& out, PrintOptions opt = {}) : out_(out), pl_(opt.syntax == Syntax::pypto) {}
 
   void program(const Program& p) {
-    const bool wrapped = !p.name.empty();
-    if (wrapped) out_ += "@program\nclass " + p.name + ":\n";
+    const bool wrapped = !p.name.empty() || pl_;  // PyPTO always prints the class
+    for (const auto& f : p.functions) functions_.insert(f.name);
+    if (wrapped) out_ += std::string(pl_ ? "@pl.program" : "@program") + "\nclass " +
+                         (p.name.empty() ? std::string("Program") : p.name) + ":\n";
     if (wrapped && p.functions.empty()) out_ += "    pass\n";
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
       if (i) out_ += "\n";
@@ -191,14 +203,33 @@ class Printer {
     namer_ = Namer{};
     namer_.run(f);
     const std::string pad(static_cast<std::size_t>(indent) * 4, ' ');
-    out_ += pad + "@function(type=";
-    out_ += to_string(f.kind);
-    for (const auto& kw : f.attrs) {
-      out_ += ", " + kw.name + "=";
-      expr(kw.value, 0);
+    if (pl_) {
+      // PyPTO leaves out `type=` for Opaque, its default.
+      out_ += pad + "@pl.function";
+      const bool typed = f.kind != FunctionKind::Opaque;
+      if (typed || !f.attrs.empty()) out_ += "(";
+      if (typed) {
+        out_ += "type=pl.FunctionType.";
+        out_ += to_string(f.kind);
+      }
+      for (std::size_t i = 0; i < f.attrs.size(); ++i) {
+        if (typed || i) out_ += ", ";
+        out_ += f.attrs[i].name + "=";
+        expr(f.attrs[i].value, 0);
+      }
+      if (typed || !f.attrs.empty()) out_ += ")";
+    } else {
+      out_ += pad + "@function(type=";
+      out_ += to_string(f.kind);
+      for (const auto& kw : f.attrs) {
+        out_ += ", " + kw.name + "=";
+        expr(kw.value, 0);
+      }
+      out_ += ")";
     }
-    out_ += ")\n" + pad + "def " + f.name + "(";
-    const std::string align(pad.size() + 5 + f.name.size(), ' ');
+    out_ += "\n" + pad + "def " + f.name + "(";
+    // PyPTO writes the signature on one line; ours aligns one parameter a line.
+    const std::string sep = pl_ ? ", " : ",\n" + std::string(pad.size() + 5 + f.name.size(), ' ');
     bool first = true;
     if (self) {
       out_ += "self";
@@ -206,10 +237,10 @@ class Printer {
     }
     in_signature_ = true;
     for (const auto& p : f.params) {
-      if (!first) out_ += ",\n" + align;
+      if (!first) out_ += sep;
       first = false;
       out_ += namer_.of(p.var.get()) + ": ";
-      if (p.direction != ParamDirection::In) out_ += std::string(to_string(p.direction)) + "[";
+      if (p.direction != ParamDirection::In) out_ += pfx() + std::string(to_string(p.direction)) + "[";
       type(p.var->type);
       if (p.direction != ParamDirection::In) out_ += "]";
     }
@@ -254,9 +285,16 @@ class Printer {
   void stmt(const StmtPtr& s, int indent, const YieldTarget& target) {
     if (!s) return;
     switch (s->kind) {
-      case StmtKind::Seq:
-        for (const auto& c : s->as<SeqStmts>()->stmts) stmt(c, indent, target);
+      case StmtKind::Seq: {
+        const auto* q = s->as<SeqStmts>();
+        if (!q->scope.empty()) {
+          line(indent) += "with " + pfx() + q->scope + "():\n";
+          block(s_without_scope(*q), indent + 1, target);
+          return;
+        }
+        for (const auto& c : q->stmts) stmt(c, indent, target);
         return;
+      }
       case StmtKind::Assign: {
         const auto* a = s->as<AssignStmt>();
         line(indent) += namer_.of(a->var.get());
@@ -269,17 +307,23 @@ class Printer {
         out_ += "\n";
         return;
       }
-      case StmtKind::Eval:
+      case StmtKind::Eval: {
+        const auto* c = s->as<EvalStmt>()->value->as<Call>();
+        if (c && c->args.empty() && c->kwargs.empty() && (c->op == "continue" || c->op == "break")) {
+          line(indent) += c->op + "\n";
+          return;
+        }
         line(indent);
         expr(s->as<EvalStmt>()->value, 0);
         out_ += "\n";
         return;
+      }
       case StmtKind::Alloc: {
         const auto* a = s->as<AllocStmt>();
-        line(indent) += namer_.of(a->var.get()) + ": Ptr = ";
+        line(indent) += namer_.of(a->var.get()) + ": " + pfx() + "Ptr = " + pfx();
         out_ += to_string(a->op);
         out_ += "(";
-        out_ += to_string(a->space);
+        space_name(a->space);
         out_ += ", " + std::to_string(a->size);
         if (a->pinned) out_ += ", pinned=True";
         out_ += ")\n";
@@ -325,7 +369,7 @@ class Printer {
       }
       out_ += " = ";
     }
-    out_ += "yield_(";
+    out_ += pfx() + "yield_(";
     for (std::size_t i = 0; i < y.values.size(); ++i) {
       if (i) out_ += ", ";
       expr(y.values[i], 0);
@@ -358,7 +402,7 @@ class Printer {
       if (f.iter_args.size() == 1) out_ += ",";
       out_ += ")";
     }
-    out_ += " in ";
+    out_ += " in " + pfx();
     out_ += to_string(f.for_kind);
     out_ += "(";
     const auto start = as_const_int(f.start), step = as_const_int(f.step);
@@ -397,14 +441,17 @@ class Printer {
     line(indent) += "for (";
     for (std::size_t i = 0; i < w.iter_args.size(); ++i) out_ += (i ? ", " : "") + namer_.of(w.iter_args[i].var.get());
     if (w.iter_args.size() == 1) out_ += ",";
-    out_ += ") in while_(";
+    out_ += ") in " + pfx() + "while_(";
     init_values(w.iter_args);
     out_ += "):\n";
-    line(indent + 1) += "cond(";
+    line(indent + 1) += pfx() + "cond(";
     expr(w.condition, 0);
     out_ += ")\n";
     stmt(w.body, indent + 1, carry_target(w.body, w.iter_args, w.return_vars));
   }
+
+  /// The statements of a scoped sequence, printed inside its `with` block.
+  static StmtPtr s_without_scope(const SeqStmts& q) { return seq(q.stmts, q.loc); }
 
   void if_stmt(const IfStmt& s, int indent) {
     line(indent) += "if ";
@@ -437,10 +484,10 @@ class Printer {
 
   void memref(const MemRef& m) {
     if (m.is_pinned) {
-      out_ += "MemRef(";
+      out_ += pfx() + "MemRef(";
       string_literal(m.name());
     } else {
-      out_ += "MemRef(";
+      out_ += pfx() + "MemRef(";
       if (m.base && !in_signature_ && namer_.is_alloc(m.base.get())) out_ += namer_.of(m.base.get());
       else string_literal(m.base ? (namer_.is_alloc(m.base.get()) ? namer_.of(m.base.get()) : m.base->name) : "");
       out_ += ", ";
@@ -465,10 +512,10 @@ class Printer {
     switch (t->kind) {
       case TypeKind::Tensor: {
         const auto* x = t->as<TensorType>();
-        out_ += "Tensor[";
+        out_ += pfx() + "Tensor[";
         shape(x->shape);
         out_ += ", ";
-        out_ += to_string(x->dtype);
+        dtype_name(x->dtype);
         if (x->memref) {
           out_ += ", ";
           memref(*x->memref);
@@ -478,22 +525,22 @@ class Printer {
       }
       case TypeKind::Tile: {
         const auto* x = t->as<TileType>();
-        out_ += "Tile[";
+        out_ += pfx() + "Tile[";
         shape(x->shape);
         out_ += ", ";
-        out_ += to_string(x->dtype);
+        dtype_name(x->dtype);
         if (x->memref) {
           out_ += ", ";
           memref(*x->memref);
         }
         if (x->space) {
           out_ += ", ";
-          out_ += to_string(*x->space);
+          space_name(*x->space);
         }
         bool any = false;
         for (const auto& f : x->view.fields) {
           if (is_implicit_view_field(f, x->space)) continue;
-          out_ += any ? ", " : ", TileView(";
+          out_ += any ? ", " : ", " + pfx() + "TileView(";
           any = true;
           out_ += f.name + "=";
           expr(f.value, 0);
@@ -503,11 +550,12 @@ class Printer {
         return;
       }
       case TypeKind::Scalar:
-        out_ += "Scalar[";
-        out_ += to_string(t->as<ScalarType>()->dtype);
+        out_ += pfx() + "Scalar[";
+        dtype_name(t->as<ScalarType>()->dtype);
         out_ += "]";
         return;
-      case TypeKind::Ptr: out_ += "Ptr"; return;
+      case TypeKind::Ptr: out_ += pfx() + "Ptr"; return;
+      case TypeKind::Unknown: out_ += pfx() + "UnknownType"; return;
       case TypeKind::Tuple: {
         out_ += "tuple[";
         const auto& e = t->as<TupleType>()->elems;
@@ -523,6 +571,16 @@ class Printer {
 
   // ---- expressions ---------------------------------------------------------------------------------
   void string_literal(std::string_view s) { out_ += quote(s); }
+
+  [[nodiscard]] std::string pfx() const { return pl_ ? "pl." : ""; }
+  void space_name(MemorySpace s) {
+    if (pl_) out_ += "pl.Mem.";
+    out_ += to_string(s);
+  }
+  void dtype_name(DataType d) {
+    out_ += pfx();
+    out_ += to_string(d);
+  }
 
   void float_literal(double v) {
     std::array<char, 64> buf{};
@@ -551,8 +609,8 @@ class Printer {
       case ExprKind::Int: {
         const auto* i = e->as<IntImm>();
         if (i->dtype) {
-          out_ += "const(" + std::to_string(i->value) + ", ";
-          out_ += to_string(*i->dtype);
+          out_ += pfx() + "const(" + std::to_string(i->value) + ", ";
+          dtype_name(*i->dtype);
           out_ += ")";
         } else if (i->value < 0 && ctx > unary_precedence) {
           out_ += "(" + std::to_string(i->value) + ")";
@@ -564,10 +622,10 @@ class Printer {
       case ExprKind::Float: {
         const auto* f = e->as<FloatImm>();
         if (f->dtype) {
-          out_ += "const(";
+          out_ += pfx() + "const(";
           float_literal(f->value);
           out_ += ", ";
-          out_ += to_string(*f->dtype);
+          dtype_name(*f->dtype);
           out_ += ")";
         } else {
           const bool paren = f->value < 0 && ctx > unary_precedence;
@@ -580,15 +638,17 @@ class Printer {
       case ExprKind::Bool: out_ += e->as<BoolImm>()->value ? "True" : "False"; return;
       case ExprKind::None: out_ += "None"; return;
       case ExprKind::String: string_literal(e->as<StringImm>()->value); return;
-      case ExprKind::Space: out_ += to_string(e->as<SpaceImm>()->space); return;
-      case ExprKind::DType: out_ += to_string(e->as<DTypeImm>()->dtype); return;
+      case ExprKind::Space: space_name(e->as<SpaceImm>()->space); return;
+      case ExprKind::DType: dtype_name(e->as<DTypeImm>()->dtype); return;
       case ExprKind::Enum: {
         const auto* x = e->as<EnumImm>();
-        out_ += x->enum_name + "." + x->value;
+        out_ += pfx() + x->enum_name + "." + x->value;
         return;
       }
       case ExprKind::Call: {
         const auto* c = e->as<Call>();
+        if (pl_ && functions_.count(c->op)) out_ += "self.";  // a function of the program
+        else if (pl_ && c->op.find('.') != std::string::npos) out_ += "pl.";
         out_ += c->op + "(";
         exprs(c->args);
         for (std::size_t i = 0; i < c->kwargs.size(); ++i) {
@@ -599,11 +659,29 @@ class Printer {
         out_ += ")";
         return;
       }
-      case ExprKind::List:
-        out_ += "[";
-        exprs(e->as<ListExpr>()->elems);
-        out_ += "]";
+      case ExprKind::List: {
+        const auto* l = e->as<ListExpr>();
+        if (!l->dict) {
+          out_ += "[";
+          exprs(l->elems);
+          out_ += "]";
+          return;
+        }
+        out_ += "{";
+        for (std::size_t i = 0; i < l->elems.size(); ++i) {
+          const auto* kv = l->elems[i]->as<TupleExpr>();
+          if (i) out_ += ", ";
+          if (!kv || kv->elems.size() != 2) {  // not built by dict_expr: print what is there
+            expr(l->elems[i], 0);
+            continue;
+          }
+          expr(kv->elems[0], 0);
+          out_ += ": ";
+          expr(kv->elems[1], 0);
+        }
+        out_ += "}";
         return;
+      }
       case ExprKind::Tuple: {
         const auto& el = e->as<TupleExpr>()->elems;
         out_ += "(";
@@ -650,24 +728,26 @@ class Printer {
 
  private:
   std::string& out_;
+  bool pl_ = false;
   Namer namer_;
   bool in_signature_ = false;
+  std::unordered_set<std::string> functions_;
 };
 
 }  // namespace detail
 
 /// The canonical text of a program (with the `@program class` wrapper when
 /// `program.name` is set).
-[[nodiscard]] inline std::string print(const Program& p) {
+[[nodiscard]] inline std::string print(const Program& p, PrintOptions options = {}) {
   std::string out;
-  detail::Printer pr(out);
+  detail::Printer pr(out, options);
   pr.program(p);
   return out;
 }
 
-[[nodiscard]] inline std::string print(const Function& f) {
+[[nodiscard]] inline std::string print(const Function& f, PrintOptions options = {}) {
   std::string out;
-  detail::Printer pr(out);
+  detail::Printer pr(out, options);
   pr.function(f);
   return out;
 }
