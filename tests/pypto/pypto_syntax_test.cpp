@@ -260,7 +260,8 @@ TEST_CASE("pypto printer: PyPTO's spelling, exactly") {
 
 TEST_CASE("pypto printer: print -> parse -> print is a fixed point in both spellings on every case") {
   std::vector<std::string> files = test::own_data_files();
-  for (const auto& f : test::pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/tests/pypto/cases")) files.push_back(f);
+  for (const auto& dir : {"/tests/pypto/cases", "/tests/pypto/data/passes", "/examples/kernels"})
+    for (const auto& f : test::pto_files(std::string(PTO_MEM_SOURCE_DIR) + dir)) files.push_back(f);
   if (test::have_shared)
     for (const auto& f : test::case_files()) files.push_back(f);
   REQUIRE_FALSE(files.empty());
@@ -445,4 +446,35 @@ TEST_CASE("AllocatedMemoryAddr verifier: an Opaque function is checked too") {
       "target_memory=Vec)\n"
       "    return a\n");
   CHECK(passes::verify_allocated_memory_addr(small, ok_ctx));
+}
+
+TEST_CASE("tile views PyPTO derives from the op: a slice's valid_shape and pad") {
+  const Program p = parse_ok(
+      "def k(x: Tile[[16, 16], FP32, Vec]):\n"
+      "    s = tile.slice(x, [8, 16], [0, 0], [6, 16], pad_value=PadValue.zero)\n"
+      "    full = tile.slice(x, [8, 16], [8, 0], [8, 16])\n"
+      "    return s\n");
+  const auto st = stmts_of(p);
+  CHECK(print(assign_at(st, 0)->var->type) ==
+        "Tile[[8, 16], FP32, Vec, TileView(valid_shape=[6, 16], pad=PadValue.zero)]");
+  CHECK(print(assign_at(st, 1)->var->type) == "Tile[[8, 16], FP32, Vec]");  // the whole slice is valid
+}
+
+TEST_CASE("pypto printer: names repeated anywhere in a function take _1, _2 after the first, as PyPTO's") {
+  const Program p = parse_ok(
+      "def k(x: Tile[[8, 8], FP32, Vec], c: Scalar[INDEX]):\n"
+      "    if c < 1:\n"
+      "        t = tile.exp(x)\n"
+      "        r = yield_(t)\n"
+      "    else:\n"
+      "        t = tile.neg(x)\n"
+      "        r = yield_(t)\n"
+      "    return r\n");
+  const std::string ours = print(p);
+  CHECK(ours.find("        t: Tile[[8, 8], FP32, Vec] = tile.neg(x)") != std::string::npos);  // sibling blocks
+  const std::string theirs = print(p, PrintOptions{Syntax::pypto});
+  CHECK(theirs.find("            t: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = pl.tile.exp(x)") != std::string::npos);
+  CHECK(theirs.find("            t_1: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = pl.tile.neg(x)\n"
+                    "            r = pl.yield_(t_1)") != std::string::npos);
+  CHECK(print(parse_ok(theirs), PrintOptions{Syntax::pypto}) == theirs);
 }

@@ -145,8 +145,9 @@ TEST_CASE("compile runs the passes up to --until") {
   const Run r = run("compile '" + in + "' --until infer");
   CHECK(r.status == 0);
   CHECK(r.err.empty());
-  CHECK(r.out.find("    x_tile_Vec: Tile[[16, 128], BF16, Vec] = tile.move(x_tile, target_memory=Vec)\n") !=
-        std::string::npos);
+  // The moved tile keeps its Mat source's layout in Vec, as PyPTO's tile.move does.
+  CHECK(r.out.find("    x_tile_Vec: Tile[[16, 128], BF16, Vec, TileView(blayout=TileLayout.col_major, "
+                   "slayout=TileLayout.row_major)] = tile.move(x_tile, target_memory=Vec)\n") != std::string::npos);
   CHECK(r.out.find("MemRef") == std::string::npos);
   const Run init = run("compile '" + in + "' --until init");
   CHECK(init.status == 0);
@@ -241,6 +242,43 @@ TEST_CASE("exit 1 when memory does not fit; --svg writes the memory map") {
   std::filesystem::remove(svg);
   CHECK(run("compile '" + big + "' --svg '" + svg + "'").status == 1);
   CHECK_FALSE(std::filesystem::exists(svg));
+}
+
+TEST_CASE("--syntax pypto prints PyPTO's spelling; --passes runs exactly the named passes") {
+  const std::string file = write_temp("pl.pto", kernel);
+  const Run p = run("compile '" + file + "' --until infer --syntax pypto");
+  CHECK(p.status == 0);
+  CHECK(p.out.rfind("@pl.program\nclass Program:\n    @pl.function(type=pl.FunctionType.InCore)\n    def main(self, x: "
+                    "pl.Tensor[[16, 128], pl.BF16], out_0: pl.Out[pl.Tensor[[16, 128], pl.BF16]])",
+                    0) == 0);
+  CHECK(p.out.find("x_tile_Vec: pl.Tile[[16, 128], pl.BF16, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, "
+                   "slayout=pl.TileLayout.row_major)] = pl.tile.move(x_tile, target_memory=pl.Mem.Vec)") !=
+        std::string::npos);
+  // The PyPTO text goes back in: InitMemRef alone on it.
+  const std::string inferred = write_temp("inferred.pto", p.out);
+  const Run i = run("compile '" + inferred + "' --passes init --emit json");
+  CHECK(i.status == 0);
+  const auto j = nlohmann::json::parse(i.out);
+  CHECK(j["stages"] == nlohmann::json::array({"parse", "init"}));
+  // InitMemRef alone on the un-inferred program says what is missing.
+  const Run bad = run("compile '" + file + "' --passes init");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("InitMemRef needs its input to have the property TileMemoryInferred") != std::string::npos);
+  CHECK(run("compile '" + file + "' --passes parse").status != 0);
+}
+
+TEST_CASE("the tool reads a re-bound name as SSA renaming") {
+  const std::string file = write_temp("rebind.pto",
+                                      "@pl.function(type=pl.FunctionType.InCore)\n"
+                                      "def main(x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n"
+                                      "    t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])\n"
+                                      "    t: pl.Tile[[16, 16], pl.FP32] = pl.exp(t)\n"
+                                      "    out: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], out)\n"
+                                      "    return out\n");
+  const Run r = run("compile '" + file + "' --until parse");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("t_1: Tile[[16, 16], FP32, Vec] = tile.exp(t)") != std::string::npos);
+  CHECK(r.out.find("out_1: Tensor[[16, 16], FP32] = tile.store(t_1, [0, 0], out)") != std::string::npos);
 }
 
 #endif  // PTO_MEM_TOOL

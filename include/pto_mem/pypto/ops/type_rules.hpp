@@ -64,7 +64,16 @@ inline TypeRule view_with_shape(std::size_t shape_index) {
     const auto* t = detail::tile_arg(c, 0);
     auto shape = detail::shape_arg(c, shape_index);
     if (!t || !shape) return nullptr;
-    return tile_type(std::move(*shape), detail::kwarg_dtype(c, "dtype").value_or(t->dtype), t->space);
+    // PyPTO: tile.slice's valid_shape argument (after shape and offset) and
+    // pad_value kwarg are the result's view.
+    TileView view;
+    if (c.args.size() > shape_index + 2)
+      if (const auto* vs = as_sequence(c.args[shape_index + 2]);
+          vs && !vs->empty() && !pto_mem::pypto::detail::same_exprs(*vs, *shape))
+        view.fields.push_back(Kwarg{"valid_shape", c.args[shape_index + 2]});
+    if (const ExprPtr* pad = c.kwarg("pad_value")) view.fields.push_back(Kwarg{"pad", *pad});
+    return tile_type(std::move(*shape), detail::kwarg_dtype(c, "dtype").value_or(t->dtype), t->space, nullptr,
+                     std::move(view));
   };
 }
 

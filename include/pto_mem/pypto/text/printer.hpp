@@ -59,6 +59,40 @@ class Namer : public IRVisitor {
     if (f.body) visit_stmt(f.body);
     pop();
   }
+  /// PyPTO's printer's naming: a name defined more than once in the function
+  /// (anywhere, sibling blocks included) keeps it at its first definition and
+  /// takes `_1`, `_2`, ... at the others.
+  void run_function_wide(const Function& f) {
+    if (all_names_distinct(f)) {
+      fast_ = true;
+      return;
+    }
+    struct Defs : IRVisitor {
+      std::vector<const Var*> order;
+      std::unordered_set<const Var*> seen;
+      void visit_expr(const ExprPtr&) override {}
+      void visit_var_def(const VarPtr& v) override {
+        if (v && seen.insert(v.get()).second) order.push_back(v.get());
+      }
+    } defs;
+    for (const auto& p : f.params) defs.visit_var_def(p.var);
+    if (f.body) defs.visit_stmt(f.body);
+    std::unordered_map<std::string, int> count;
+    for (const Var* v : defs.order) ++count[sanitized(v->name)];
+    std::unordered_set<std::string> used;
+    for (const Var* v : defs.order)
+      if (const std::string n = sanitized(v->name); count[n] == 1) {
+        used.insert(n);
+        names_.emplace(v, n);
+      }
+    for (const Var* v : defs.order) {
+      const std::string base = sanitized(v->name);
+      if (count[base] == 1) continue;
+      std::string got = base;
+      for (std::uint64_t k = 1; !used.insert(got).second; ++k) got = base + "_" + std::to_string(k);
+      names_.emplace(v, got);
+    }
+  }
   [[nodiscard]] const std::string& of(const Var* v) const {
     if (fast_) return v->name;
     auto it = names_.find(v);
@@ -147,15 +181,19 @@ class Namer : public IRVisitor {
       if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
     return true;
   }
-  void name(const VarPtr& v) {
-    if (!v || names_.count(v.get())) return;
-    std::string want = v->name;
+  /// `name` as an identifier the parser accepts for a variable.
+  static std::string sanitized(std::string want) {
     if (!is_identifier(want)) {
       for (char& c : want)
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
       if (want.empty() || (want[0] >= '0' && want[0] <= '9')) want = "v" + want;
     }
     if (is_reserved_name(want)) want += "_";
+    return want;
+  }
+  void name(const VarPtr& v) {
+    if (!v || names_.count(v.get())) return;
+    const std::string want = sanitized(v->name);
     std::string got = want;
     if (visible_.count(got) || (got != v->name && taken_.count(got))) {
       for (std::uint64_t k = 1;; ++k) {
@@ -201,7 +239,8 @@ class Printer {
 
   void function(const Function& f, int indent = 0, bool self = false) {
     namer_ = Namer{};
-    namer_.run(f);
+    if (pl_) namer_.run_function_wide(f);
+    else namer_.run(f);
     const std::string pad(static_cast<std::size_t>(indent) * 4, ' ');
     if (pl_) {
       // PyPTO leaves out `type=` for Opaque, its default.
@@ -736,21 +775,25 @@ class Printer {
 
 }  // namespace detail
 
-/// The canonical text of a program (with the `@program class` wrapper when
-/// `program.name` is set).
-[[nodiscard]] inline std::string print(const Program& p, PrintOptions options = {}) {
+/// The text of a program: canonical (with the `@program class` wrapper when
+/// `program.name` is set), or in PyPTO's spelling (`PrintOptions{Syntax::pypto}`,
+/// always wrapped).
+[[nodiscard]] inline std::string print(const Program& p, PrintOptions options) {
   std::string out;
   detail::Printer pr(out, options);
   pr.program(p);
   return out;
 }
+[[nodiscard]] inline std::string print(const Program& p) { return print(p, PrintOptions{}); }
 
-[[nodiscard]] inline std::string print(const Function& f, PrintOptions options = {}) {
+/// One function; in PyPTO's spelling without the class wrapper (no `self`).
+[[nodiscard]] inline std::string print(const Function& f, PrintOptions options) {
   std::string out;
   detail::Printer pr(out, options);
   pr.function(f);
   return out;
 }
+[[nodiscard]] inline std::string print(const Function& f) { return print(f, PrintOptions{}); }
 
 /// An expression as it appears in the text (variables by their own names).
 [[nodiscard]] inline std::string print(const ExprPtr& e) {
