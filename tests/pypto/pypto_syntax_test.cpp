@@ -478,3 +478,22 @@ TEST_CASE("pypto printer: names repeated anywhere in a function take _1, _2 afte
                     "            r = pl.yield_(t_1)") != std::string::npos);
   CHECK(print(parse_ok(theirs), PrintOptions{Syntax::pypto}) == theirs);
 }
+
+TEST_CASE("pypto syntax: a PyPTO file's docstring and imports are skipped; func_attr and module values refused") {
+  const Program p = parse_ok(
+      "\"\"\"Module docstring.\"\"\"\n"
+      "import pypto.language as pl\n"
+      "from pypto import ir\n"
+      "\n"
+      "@pl.function\n"
+      "def main(x: pl.Scalar[pl.INDEX]):\n"
+      "    return x\n");
+  CHECK(p.functions.size() == 1);
+  const auto m = parse_error("import pypto.language as pl\nN = 64\n");
+  CHECK(m.message.find("expected 'def', found 'N'") == 0);
+  CHECK(m.message.find("no text form") != std::string::npos);
+  const auto f = parse_error("@pl.function\ndef main(x: pl.Scalar[pl.INDEX]):\n    pl.func_attr({\"a\": 1})\n"
+                             "    return x\n");
+  CHECK(f.message.find("pl.func_attr") != std::string::npos);
+  CHECK(f.message.find("decorator") != std::string::npos);
+}

@@ -103,6 +103,7 @@ class Parser {
     Program prog;
     prog.file = file_;
     skip_newlines();
+    skip_imports();
     std::vector<Decorator> decos = parse_decorators();
     if (peek().is_name("class")) {
       if (decos.size() > 1 || (decos.size() == 1 && decos[0].kind != Decorator::Kind::program))
@@ -143,11 +144,25 @@ class Parser {
       for (const auto& d : decos)
         if (d.kind == Decorator::Kind::program)
           fail(d.loc, "@program must decorate a class: `@program` then `class Name:`");
+      if (decos.empty() && peek().is(TokenKind::Name) && !peek().is_name("def") &&
+          (peek(1).is_op("=") || peek(1).is_op(":") || peek(1).is_op(".") || peek(1).is_op("(")))
+        fail(peek().loc, "expected 'def', found " + describe(peek()) +
+                             "; a module-level statement computes a Python value when the file is run, which has "
+                             "no text form in the IR: write the value where it is used");
       prog.functions.push_back(parse_function(decos, prog));
       skip_newlines();
       decos = parse_decorators();
     }
     return prog;
+  }
+
+  /// A module docstring and `import pypto.language as pl` / `from pypto
+  /// import ...` lines at the top of a PyPTO file: nothing to read.
+  void skip_imports() {
+    while (peek().is_name("import") || peek().is_name("from") || peek().is(TokenKind::String)) {
+      while (!peek().is(TokenKind::Newline) && !peek().is(TokenKind::End)) take();
+      skip_newlines();
+    }
   }
 
   [[noreturn]] void fail(Loc loc, std::string message) {
@@ -1529,6 +1544,9 @@ class Parser {
     } else {
       op = d.joined();
     }
+    if (op == "tile.func_attr" || op == "func_attr")
+      fail(d.loc, "pl.func_attr({...}) is not read; put function attributes on the decorator: "
+                  "@pl.function(type=..., attrs={...})");
     last_open_ = take().loc;  // '('
     DepthGuard guard(*this, d.loc);
     std::vector<ExprPtr> args;

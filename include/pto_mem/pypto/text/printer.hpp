@@ -347,7 +347,8 @@ class Printer {
         return;
       }
       case StmtKind::Eval: {
-        const auto* c = s->as<EvalStmt>()->value->as<Call>();
+        const ExprPtr& value = s->as<EvalStmt>()->value;
+        const auto* c = value ? value->as<Call>() : nullptr;
         if (c && c->args.empty() && c->kwargs.empty() && (c->op == "continue" || c->op == "break")) {
           line(indent) += c->op + "\n";
           return;
