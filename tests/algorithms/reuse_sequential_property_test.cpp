@@ -215,8 +215,9 @@ TEST_CASE("property: sequential and reuse placements validate, reuse never share
       }
     }
 
-    for (const char* strategy : {"sequential", "reuse"}) {
-      CAPTURE(strategy);
+    for (const Strategy strategy : {Strategy::sequential, Strategy::reuse}) {
+      const std::string name(to_string(strategy));
+      CAPTURE(name);
       PlanOptions o;
       o.strategy = strategy;
       const auto r = plan(p, o);
@@ -226,7 +227,7 @@ TEST_CASE("property: sequential and reuse placements validate, reuse never share
         CHECK(pto_mem::test::mentions(r.diagnostics, "sequential placement", "capacity is"));
         continue;
       }
-      ++fitted[strategy];
+      ++fitted[name];
       CHECK(validate(p, *r.placement).empty());
       for (std::size_t k = 0; k < r.lower_bound.size(); ++k) CHECK(r.objective.peak_by_arena[k] >= r.lower_bound[k]);
       const auto again = plan(p, o);
