@@ -7,10 +7,26 @@
 #   compiled     -DPTO_MEM_COMPILED: the light header only; the solvers are
 #                linked from pto_mem::compiled (built once, src/planner.cpp).
 # Targets (issue 14): the compiled-mode consumer under 3 s and 300 MB.
-# Usage: bench/compile_cost.sh [CXX]   (default: c++). Run on a quiet machine:
-# the figures are the compiler's, and a loaded machine inflates wall time.
+# Usage: bench/compile_cost.sh [CXX]   (default: c++)
+#        bench/compile_cost.sh --tests  the CPU time (user + sys) and wall time
+#                                       of a fresh Release build of every test
+#                                       executable (-j2, no ccache), the
+#                                       project's own build cost.
+# Run on a quiet machine: a loaded machine inflates wall time (CPU time and
+# peak RSS much less).
 set -eu
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--tests" ]; then
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPTO_MEM_BUILD_BENCH=OFF > /dev/null
+  /usr/bin/time -v cmake --build "$dir" -j2 > /dev/null 2> "$dir/time.txt"
+  user=$(sed -n 's/.*User time (seconds): //p' "$dir/time.txt")
+  sys=$(sed -n 's/.*System time (seconds): //p' "$dir/time.txt")
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dir/time.txt")
+  echo "test build (Release, -j2): cpu $(awk "BEGIN { print $user + $sys }") s, wall $wall"
+  exit 0
+fi
 CXX=${1:-c++}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -105,7 +105,7 @@ struct PlanOptions {
   /// the problem asks -- `fit` when an arena has a capacity, `minimise` when
   /// no arena has one (every capacity is always_fitting_capacity, as for a
   /// policy whose capacity() is nullopt). The tool uses the same rule.
-  std::optional<Goal> goal;
+  std::optional<Goal> goal = std::nullopt;
   /// Search nodes for `exact` and `portfolio`, counted over all workers;
   /// 0 = no node limit. Deterministic: the same answer on every machine.
   std::uint64_t node_limit = default_node_limit;
@@ -122,11 +122,11 @@ struct PlanOptions {
   /// A caller's cancellation (another thread, an IDE); `exact` and
   /// `portfolio` return their best placement so far. Like a clock, it makes
   /// the answer depend on timing.
-  std::stop_token stop;
+  std::stop_token stop = {};
   /// Told the best total peak, the proved total bound and the elapsed time
   /// as the search improves (on the caller's thread); for progress bars and
   /// for deciding when to request a stop.
-  ProgressCallback progress;
+  ProgressCallback progress = {};
 };
 
 /// Plans `problem` with `options.strategy`. The result's status is honest:

@@ -77,12 +77,16 @@ inline std::string with_thousands(Addr v) {
   return out;
 }
 
-/// The max-load proof: in some arena, the allocations live together at one
-/// program point (plus the reserved windows) need more bytes than the
-/// capacity, so no placement exists whatever the strategy. Says where and who.
-inline std::optional<Diagnostic> max_load_overflow(const Problem& p) {
-  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+/// The max-load proof: in some arena the max-load bound (`max_load_bound`,
+/// from arena_loads of the original problem, which counts an alias class
+/// once per instant) exceeds the capacity, so no
+/// placement exists whatever the strategy. Says where and who: the program
+/// point where the most bytes are live, found on `p` (the original problem,
+/// or its allocations when it has must-alias groups or declarations).
+inline std::optional<Diagnostic> max_load_overflow(const std::vector<Addr>& max_load_bound, const Problem& p) {
+  for (std::size_t k = 0; k < p.arenas.size() && k < max_load_bound.size(); ++k) {
     const Arena& arena = p.arenas[k];
+    if (max_load_bound[k] <= arena.capacity) continue;
     std::vector<AddrRange> rs;
     for (const auto& r : arena.reserved)
       if (!r.empty()) rs.push_back(r);
@@ -118,7 +122,12 @@ inline std::optional<Diagnostic> max_load_overflow(const Problem& p) {
         worst_at = e.tick;
       }
     }
-    if (saturating_add(worst, reserved) <= arena.capacity) continue;
+    const std::string arena_name = arena.name.empty() ? "arena " + std::to_string(arena.id) : "arena '" + arena.name + "'";
+    if (saturating_add(worst, reserved) <= arena.capacity)  // aliases: the sweep over allocations says less
+      return error("no placement fits in " + arena_name + ": its max-load bound " +
+                       with_thousands(max_load_bound[k]) + " exceeds the capacity " + with_thousands(arena.capacity) +
+                       "; raise the capacity, or shorten or split lifetimes",
+                   "PLAN-MAX-LOAD");
     std::vector<std::string> names;
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
       const auto& b = p.buffers[i];
@@ -128,7 +137,6 @@ inline std::optional<Diagnostic> max_load_overflow(const Problem& p) {
     const std::size_t shown = std::min<std::size_t>(names.size(), 8);
     for (std::size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + names[i];
     if (names.size() > shown) list += " and " + std::to_string(names.size() - shown) + " more";
-    const std::string arena_name = arena.name.empty() ? "arena " + std::to_string(arena.id) : "arena '" + arena.name + "'";
     std::string msg = "no placement fits in " + arena_name + ": at program point " + std::to_string(worst_at) +
                       " the live buffer" + (names.size() == 1 ? " " : "s ") + list + " need " + with_thousands(worst) +
                       " bytes";
@@ -176,7 +184,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   }
   const Problem& problem = unified.problem;  // what every strategy below places: one buffer per allocation
   r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
-  if (auto overflow = detail::max_load_overflow(problem)) {
+  const bool grouped = !original.must_alias.empty() || !original.declared.empty();
+  if (auto overflow = detail::max_load_overflow(r.max_load_bound, grouped ? problem : original)) {
     r.diagnostics.push_back(std::move(*overflow));
     r.status = Status::infeasible;
     return finish();

@@ -60,9 +60,9 @@ struct ExactOptions {
   std::stop_token stop;  ///< a caller's cancellation
   /// Told of each improvement the first worker (on the caller's thread) makes
   /// while it tightens the peak (goal minimise).
-  ProgressCallback progress;
+  ProgressCallback progress = {};
   /// When the solve started, for SearchProgress::elapsed_s (default: now).
-  std::optional<std::chrono::steady_clock::time_point> started;
+  std::optional<std::chrono::steady_clock::time_point> started = std::nullopt;
 };
 
 struct ExactResult {

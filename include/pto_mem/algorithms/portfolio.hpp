@@ -28,7 +28,7 @@ struct PortfolioOptions {
   std::uint64_t seed = 0;        ///< the greedy's seeded restarts
   std::size_t restarts = 4;
   std::stop_token stop;
-  ProgressCallback progress;  ///< after the greedy stage, then as the exact stage improves
+  ProgressCallback progress = {};  ///< after the greedy stage, then as the exact stage improves
 };
 
 namespace exact {
