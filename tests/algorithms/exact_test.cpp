@@ -601,7 +601,7 @@ TEST_CASE("two workers agree with one on what is proved") {
 }
 
 TEST_CASE("the portfolio is plan's default and is never worse than its greedy") {
-  CHECK(PlanOptions{}.strategy == "portfolio");
+  CHECK(PlanOptions{}.strategy == Strategy::portfolio);
   const auto names = strategies();
   CHECK(std::find(names.begin(), names.end(), "exact") != names.end());
   CHECK(std::find(names.begin(), names.end(), "portfolio") != names.end());
