@@ -82,7 +82,7 @@ Cell baseline(const Problem& unbounded, const std::string& which, std::optional<
 Cell run(const Problem& unbounded, const Column& col, std::optional<Addr> capacity, PlanOptions options) {
   if (col.strategy.empty()) return baseline(unbounded, col.name, capacity);
   Cell c;
-  options.strategy = col.strategy;
+  options.strategy = *parse_strategy(col.strategy);  // checked against strategies() when parsed
   options.compat_pypto = col.compat;
   const auto start = std::chrono::steady_clock::now();
   const PlanResult r = plan(unbounded, options);

@@ -126,7 +126,7 @@ void BM_Unify(benchmark::State& state, const Problem& p) {
 /// validate the placement, objective.
 void BM_Plan(benchmark::State& state, const Problem& p, const std::string& strategy) {
   PlanOptions o;
-  o.strategy = strategy;
+  o.strategy = *parse_strategy(strategy);  // the names registered below
   Addr peak = 0;
   for (auto _ : state) {
     auto r = plan(p, o);

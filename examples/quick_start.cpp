@@ -1,67 +1,59 @@
-// Quick start (docs/index.md): plan a compiler's own buffer records without
-// copying them into pto_mem's types. Build: it is part of the examples;
-// run: build/bin/quick_start.
-#include <cstdint>
+// Quick start (docs/index.md shows the part between the markers, verbatim;
+// tests/core/docs_example_test.cpp checks that it does): plan a compiler's
+// own tiles with constraints between them and get the offsets written back,
+// with no string ids and no index bookkeeping. Built with the examples; run:
+// build/bin/quick_start.
+#include <deque>
 #include <iostream>
-#include <optional>
 #include <string>
-#include <vector>
 
+// [quick-start]
 #include <pto_mem/planner.hpp>
 
 namespace mycc {
-
 enum class Space { ub, l1, gm };  // gm: off-chip, never planned
-
-// The compiler's tensor record: its own names and integer types.
-struct Tensor {
+struct Tile {                     // the compiler's own record
   std::string name;
-  std::uint32_t bytes;
-  int first_use, last_use;  // inclusive program points
+  std::int32_t size;              // bytes: read as it is (a member named `size`)
+  int first_use, last_use;        // inclusive program points
   Space space;
+  std::optional<std::uint32_t> offset;  // written back by the planner
 };
-
-// The chip: capacities, alignment and reserved windows per memory space.
-struct Chip {
+struct Chip {                     // only what differs from the defaults
   bool planned(Space s) const { return s != Space::gm; }
   std::optional<pto_mem::Addr> capacity(Space s) const { return s == Space::ub ? 192 * 1024 : 512 * 1024; }
-  std::vector<pto_mem::AddrRange> reserved(Space s) const {
-    if (s == Space::ub) return {{0, 4096}};  // the first 4 KiB hold the runtime's scratch
-    return {};
-  }
   pto_mem::Addr alignment(Space) const { return 32; }
-  std::string name(Space s) const { return s == Space::ub ? "UB" : s == Space::l1 ? "L1" : "GM"; }
+  std::string name(Space s) const { return s == Space::ub ? "UB" : "L1"; }
 };
-
 }  // namespace mycc
 
-// Tell pto_mem how to read a Tensor: one specialisation, no copies.
-template <>
-struct pto_mem::buffer_traits<mycc::Tensor> {
-  static const std::string& id(const mycc::Tensor& t) { return t.name; }
-  static std::uint32_t size(const mycc::Tensor& t) { return t.bytes; }
-  static int alignment(const mycc::Tensor&) { return 1; }  // the chip's 32 applies on top
-  static mycc::Space arena(const mycc::Tensor& t) { return t.space; }
-  static std::pair<int, int> lifetime(const mycc::Tensor& t) { return {t.first_use, t.last_use + 1}; }
+// One customisation point per property that differs from the defaults.
+template <> struct pto_mem::buffer_arena_traits<mycc::Tile> {
+  static mycc::Space get(const mycc::Tile& t) { return t.space; }
+};
+template <> struct pto_mem::buffer_lifetime_traits<mycc::Tile> {
+  static std::pair<int, int> get(const mycc::Tile& t) { return {t.first_use, t.last_use + 1}; }
 };
 
 int main() {
-  const std::vector<mycc::Tensor> tensors = {
-      {"a", 49152, 0, 2, mycc::Space::ub},    {"b", 49152, 1, 3, mycc::Space::ub},
-      {"c", 49152, 3, 5, mycc::Space::ub},    {"w", 262144, 0, 5, mycc::Space::l1},
-      {"out", 1 << 20, 5, 6, mycc::Space::gm},
-  };
-  pto_mem::PlanOptions options;  // options.strategy picks the planner; see pto_mem::strategies()
-  const auto plan = pto_mem::plan(tensors, mycc::Chip{}, options);
-  if (!plan.result.fits()) {
+  std::deque<mycc::Tile> tiles;  // references to its elements stay valid as it grows
+  auto tile = [&](mycc::Tile t) -> mycc::Tile& { return tiles.emplace_back(std::move(t)); };
+  auto& a = tile({"a", 49152, 0, 2, mycc::Space::ub, {}});
+  auto& b = tile({"b", 49152, 1, 2, mycc::Space::ub, {}});
+  auto& c = tile({"c", 49152, 3, 5, mycc::Space::ub, {}});
+  tile({"w", 262144, 0, 5, mycc::Space::l1, {}});
+  tile({"out", 1 << 20, 5, 6, mycc::Space::gm, {}});
+
+  pto_mem::Constraints<mycc::Tile> constraints;
+  constraints.separate(a, c)  // a DMA writes c while a is still read
+      .penalise(b, c, 2);     // c reusing b's bytes would stall a pipe
+  const auto plan = pto_mem::plan(tiles, mycc::Chip{}, constraints, {}, &mycc::Tile::offset);
+  if (!plan.fits()) {
     for (const auto& d : plan.result.diagnostics) std::cerr << pto_mem::format(d) << '\n';
     return 1;
   }
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    std::cout << tensors[i].name << ": ";
-    if (plan.offsets[i]) std::cout << "offset " << *plan.offsets[i] << '\n';
-    else std::cout << "not planned (off-chip)\n";
-  }
+  for (const auto& t : tiles)
+    std::cout << t.name << ": " << (t.offset ? "offset " + std::to_string(*t.offset) : "not planned (off-chip)") << '\n';
   std::cout << "status: " << pto_mem::to_string(plan.result.status) << '\n';
-  return 0;
 }
+// [quick-start]

@@ -25,35 +25,39 @@ struct PlanArgs {
   bool minimize = false;
   std::string compat;
   std::string output, report, svg;
+  std::string strategy{to_string(PlanOptions{}.strategy.value())};
   PlanOptions options;
 };
 
-/// The per-arena summary: buffers, lower bound, peak, peak/lb, fits; the
-/// `all` row adds up the arenas and carries the planning time.
+/// The per-arena summary: buffers, the max-load bound, the proved bound,
+/// peak, peak/bound (against the proved bound), fits; the `all` row adds up
+/// the arenas and carries the planning time.
 inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostream& out) {
   const auto labels = arena_labels(p);
   const auto loads = arena_loads(p);
-  Table t({"arena", "buffers", "lower bound", "peak", "peak/lb", "fits", "time"});
-  Addr lb_sum = 0;
+  Table t({"arena", "buffers", "max-load bound", "proved bound", "peak", "peak/bound", "fits", "time"});
+  Addr lb_sum = 0, ml_sum = 0;
   for (std::size_t k = 0; k < p.arenas.size(); ++k) {
-    const Addr lb = k < r.lower_bound.size() ? r.lower_bound[k] : loads[k].lower_bound;
+    const Addr ml = loads[k].lower_bound;
+    const Addr lb = k < r.lower_bound.size() ? r.lower_bound[k] : ml;
     lb_sum = saturating_add(lb_sum, lb);
+    ml_sum = saturating_add(ml_sum, ml);
     if (r.placement) {
       const Addr peak = r.objective.peak_by_arena[k];
-      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(lb), std::to_string(peak), ratio(peak, lb),
-             peak <= p.arenas[k].capacity ? "yes" : "no", ""});
+      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(ml), std::to_string(lb), std::to_string(peak),
+             ratio(peak, lb), peak <= p.arenas[k].capacity ? "yes" : "no", ""});
     } else {
-      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(lb), "-", "-", "no", ""});
+      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(ml), std::to_string(lb), "-", "-", "no", ""});
     }
   }
   char time[32];
   if (r.time_s < 1) std::snprintf(time, sizeof time, "%.1f ms", r.time_s * 1000);
   else std::snprintf(time, sizeof time, "%.2f s", r.time_s);
   if (r.placement)
-    t.add({"all", std::to_string(p.buffers.size()), std::to_string(lb_sum), std::to_string(r.objective.total_peak),
-           ratio(r.objective.total_peak, lb_sum), r.fits() ? "yes" : "no", time});
+    t.add({"all", std::to_string(p.buffers.size()), std::to_string(ml_sum), std::to_string(lb_sum),
+           std::to_string(r.objective.total_peak), ratio(r.objective.total_peak, lb_sum), r.fits() ? "yes" : "no", time});
   else
-    t.add({"all", std::to_string(p.buffers.size()), std::to_string(lb_sum), "-", "-", "no", time});
+    t.add({"all", std::to_string(p.buffers.size()), std::to_string(ml_sum), std::to_string(lb_sum), "-", "-", "no", time});
   t.print(out);
   out << "status: " << to_string(r.status) << " (strategy " << r.strategy;
   if (r.placement && r.objective.penalty > 0) out << ", penalty " << r.objective.penalty;
@@ -69,15 +73,12 @@ inline void run_plan(PlanArgs& a) {
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
   ProblemFile in = load_problem(a.file, capacity);
   a.options.compat_pypto = a.compat == "pypto";
-  // The goal follows the question the file asks: without a capacity (a CSV
-  // without --capacity, a JSON problem whose arenas give none -- the reader
-  // then sets each to exactly always_fitting_capacity) it is the least peak;
-  // a capacity -- given with --capacity or by a JSON arena -- asks for a fit.
-  bool unbounded = !capacity;
-  if (extension_of(a.file) == "json")
-    for (const auto& arena : in.problem.arenas)
-      unbounded = unbounded && arena.capacity == always_fitting_capacity(in.problem, arena.id);
-  a.options.goal = a.minimize || unbounded ? Goal::minimise : Goal::fit;
+  a.options.strategy = *parse_strategy(a.strategy);  // CLI11 checked it against strategies()
+  // The goal follows the question the file asks, by the library's own rule
+  // (PlanOptions::goal unset): without a capacity (a CSV without --capacity,
+  // a JSON problem whose arenas give none -- the readers then set each to
+  // always_fitting_capacity) it is the least peak; a capacity asks for a fit.
+  if (a.minimize) a.options.goal = Goal::minimise;
   const PlanResult r = plan(in.problem, a.options);
   print_diagnostics(r.diagnostics, a.file);
   print_plan_summary(in.problem, r, std::cout);
@@ -97,13 +98,17 @@ inline void run_plan(PlanArgs& a) {
       written(out_ext == "csv" ? write_csv_file(a.output, in.problem, &*r.placement)
                                : write_json_problem_file(a.output, in.problem, &*r.placement),
               a.output);
-    if (!a.svg.empty()) written(write_svg_file(a.svg, in.problem, *r.placement), a.svg);
+    if (!a.svg.empty()) {
+      SvgOptions svg;
+      svg.proved_bound = r.lower_bound;  // drawn beside the max-load bound when a search proved more
+      written(write_svg_file(a.svg, in.problem, *r.placement, svg), a.svg);
+    }
   } else if (!a.output.empty() || !a.svg.empty()) {
     std::cerr << a.file << ": note: no placement, so "
               << (a.output.empty() ? a.svg : a.svg.empty() ? a.output : a.output + " and " + a.svg)
               << " were not written\n";
   }
-  if (r.status == Status::invalid || write_failed) exit_with(exit_bad_input);
+  if (is_error(r.status) || write_failed) exit_with(exit_bad_input);
   if (!r.fits()) exit_with(exit_no_fit);
 }
 
@@ -118,17 +123,20 @@ inline void add_plan_command(CLI::App& app) {
   cmd->add_flag("--minimize,--minimise", a->minimize,
                "minimise the peak even when a capacity is given (default: stop at the first fit; "
                "a CSV without --capacity is always minimised)");
-  cmd->add_option("--strategy", a->options.strategy, "planner: one of " + names)
+  cmd->add_option("--strategy", a->strategy, "planner: one of " + names)
       ->check(CLI::IsMember(strategies()))
       ->capture_default_str();
-  cmd->add_option("--time-limit", a->options.time_limit_s, "time budget in seconds for searching strategies")
-      ->check(CLI::PositiveNumber)
+  cmd->add_option("--time-limit", a->options.time_limit_s,
+                  "wall-clock budget in seconds for searching strategies (default: none; a clock cut can change "
+                  "the answer from run to run)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--node-limit", a->options.node_limit, "search-node budget for exact search (0 = none)")
+  cmd->add_option("--node-limit", a->options.node_limit,
+                  "search-node budget for exact and portfolio (0 = none); deterministic")
       ->capture_default_str();
   cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")->capture_default_str();
   cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts")->capture_default_str();
-  cmd->add_option("--threads", a->options.threads, "worker threads (0 = one per core)")->capture_default_str();
+  cmd->add_option("--threads", a->options.threads, "worker threads (1 = this thread; 0 = two when the machine has more than one core)")->capture_default_str();
   cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")
       ->check(CLI::IsMember({"pypto"}));
   cmd->add_option("--output,-o", a->output, "write the problem with the placement: OUT.csv or OUT.json");

@@ -27,7 +27,7 @@ inline void run_stats(const StatsArgs& a) {
             << "arenas: " << p.arenas.size() << '\n'
             << "must-alias groups: " << p.must_alias.size() << ", separations: " << p.separations.size()
             << ", penalties: " << p.penalties.size() << ", declared allocations: " << p.declared.size() << '\n';
-  Table t({"arena", "buffers", "max load", "reserved", "lower bound", "max live"});
+  Table t({"arena", "buffers", "max load", "reserved", "max-load bound", "max live"});
   for (std::size_t k = 0; k < p.arenas.size(); ++k)
     t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(loads[k].max_load),
            std::to_string(loads[k].reserved_bytes), std::to_string(loads[k].lower_bound),
@@ -37,7 +37,7 @@ inline void run_stats(const StatsArgs& a) {
 
 inline void add_stats_command(CLI::App& app) {
   auto a = std::make_shared<StatsArgs>();
-  CLI::App* cmd = app.add_subcommand("stats", "Print buffers, arenas, the lower bound and the largest live count");
+  CLI::App* cmd = app.add_subcommand("stats", "Print buffers, arenas, the max-load bound and the largest live count");
   cmd->add_option("FILE", a->file, "problem: .csv or .json")->required();
   cmd->callback([a] { run_stats(*a); });
 }

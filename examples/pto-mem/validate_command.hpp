@@ -41,7 +41,7 @@ inline void run_validate(ValidateArgs& a) {
   const Objective o = evaluate_objective(in.problem, *in.placement);
   const auto loads = arena_loads(in.problem);
   const auto labels = arena_labels(in.problem);
-  Table t({"arena", "buffers", "capacity", "lower bound", "peak", "peak/lb"});
+  Table t({"arena", "buffers", "capacity", "max-load bound", "peak", "peak/bound"});
   for (std::size_t k = 0; k < in.problem.arenas.size(); ++k)
     t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(in.problem.arenas[k].capacity),
            std::to_string(loads[k].lower_bound), std::to_string(o.peak_by_arena[k]),

@@ -1,236 +1,351 @@
-// The front door: plan(problem, options) -> result. Every placement a
-// strategy produces is checked by the independent validator before it is
-// returned; a planner bug becomes a diagnostic, never a wrong address.
+// The front door.
+//
+//   plan(buffers, policy, constraints, options[, out])  -- your own objects
+//   plan(problem, options)                              -- the Problem model
+//
+// Every placement a strategy produces is checked by the independent validator
+// before it is returned; a planner bug becomes a diagnostic, never a wrong
+// address. This header holds the model, the traits and the declarations; the
+// solvers are in planner_impl.hpp, included here unless PTO_MEM_COMPILED is
+// defined (link pto_mem::compiled, which defines it and holds them compiled
+// once).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
 #include <optional>
-#include <set>
+#include <ranges>
+#include <stop_token>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/alias.hpp"
-#include "pto_mem/algorithms/dsa_rp.hpp"
-#include "pto_mem/algorithms/exact.hpp"
-#include "pto_mem/algorithms/objective.hpp"
-#include "pto_mem/algorithms/portfolio.hpp"
-#include "pto_mem/algorithms/reuse.hpp"
-#include "pto_mem/algorithms/sequential.hpp"
-#include "pto_mem/algorithms/validator.hpp"
-#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/core/arena_policy.hpp"
+#include "pto_mem/core/buffer.hpp"
 #include "pto_mem/core/make_problem.hpp"
+#include "pto_mem/core/problem.hpp"
 #include "pto_mem/core/result.hpp"
+#include "pto_mem/core/search_control.hpp"
+
+#if defined(PTO_MEM_COMPILED)
+#define PTO_MEM_PLAN_INLINE
+#else
+#define PTO_MEM_PLAN_INLINE inline
+#endif
 
 namespace pto_mem {
 
-struct PlanOptions {
-  std::string strategy = "portfolio";
-  /// What `exact` and `portfolio` aim at: `fit` stops at the first placement
-  /// under every capacity (with the least penalty); `minimise` also drives
-  /// every arena's peak towards its lower bound under the budget.
-  Goal goal = Goal::minimise;
-  double time_limit_s = 10.0;   ///< budget for strategies that search
-  std::uint64_t node_limit = 0; ///< search nodes for exact search; 0 = no limit
-  unsigned threads = 0;         ///< worker threads for portfolio; 0 = hardware concurrency
-  std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP)
-  std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
-  bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
+/// The planners `plan` runs (docs/planners.md).
+enum class Strategy {
+  sequential,  ///< every buffer its own bytes, in id order: reproducibility, debugging
+  reuse,       ///< PyPTO's default: lifetime-disjoint allocations share slots, then sequential
+  greedy,      ///< DSA-RP canonical greedy: fast and good
+  exact,       ///< complete branch and bound: proofs, tight capacities
+  portfolio,   ///< greedy, then exact under the budget when the goal asks for more (the default)
 };
+
+[[nodiscard]] constexpr std::string_view to_string(Strategy s) noexcept {
+  switch (s) {
+    case Strategy::sequential: return "sequential";
+    case Strategy::reuse: return "reuse";
+    case Strategy::greedy: return "greedy";
+    case Strategy::exact: return "exact";
+    case Strategy::portfolio: return "portfolio";
+  }
+  return "portfolio";
+}
+
+/// The strategy named `name` (a command-line word), or nullopt.
+[[nodiscard]] constexpr std::optional<Strategy> parse_strategy(std::string_view name) noexcept {
+  for (Strategy s : {Strategy::sequential, Strategy::reuse, Strategy::greedy, Strategy::exact, Strategy::portfolio})
+    if (to_string(s) == name) return s;
+  return std::nullopt;
+}
 
 /// The strategies `plan` accepts, in the order the tool lists them.
 [[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "reuse", "greedy", "exact", "portfolio"}; }
 
-namespace detail {
+/// PlanOptions::strategy: a Strategy. A string literal is accepted too and
+/// checked while compiling (`o.strategy = "greedy"`; a typo does not
+/// compile). Names only known at run time go through parse_strategy.
+class StrategyChoice {
+ public:
+  constexpr StrategyChoice(Strategy s) noexcept : value_(s) {}  // NOLINT: implicit by design
+  template <std::size_t N>
+  consteval StrategyChoice(const char (&name)[N]) : value_(checked(std::string_view(name, N - 1))) {}  // NOLINT
+  [[nodiscard]] constexpr Strategy value() const noexcept { return value_; }
+  friend constexpr bool operator==(StrategyChoice, StrategyChoice) = default;
 
-inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb) {
-  if (o.penalty != 0) return false;
-  for (std::size_t k = 0; k < lb.size(); ++k)
-    if (o.peak_by_arena[k] > lb[k]) return false;
-  return true;
-}
-
-/// Strategy "reuse", PyPTO's default pipeline: allocations whose lifetimes do
-/// not overlap share slots (algorithms/reuse.hpp), then the slots are placed
-/// sequentially. Returns a placement of `p`'s buffers.
-inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<bool>& closed, PlanResult& r) {
-  const ReuseResult shared = reuse_lifetimes(p, closed);
-  r.statistics.set("slots", static_cast<std::int64_t>(shared.slots.size()));
-  SlotProblem slots = shared_slot_problem(p, shared);
-  if (has_errors(slots.diagnostics)) {
-    r.diagnostics.insert(r.diagnostics.end(), slots.diagnostics.begin(), slots.diagnostics.end());
-    return std::nullopt;
+ private:
+  static consteval Strategy checked(std::string_view name) {
+    const auto s = parse_strategy(name);
+    if (!s) throw "unknown pto_mem strategy name: use one of sequential, reuse, greedy, exact, portfolio";
+    return *s;
   }
-  auto s = place_sequential(slots.problem);
-  r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
-  if (!s.placement) return std::nullopt;
-  return expand_slots(shared, *s.placement);
-}
+  Strategy value_;
+};
 
-/// The original problem without the separations the greedy driver relaxed:
-/// those between two allocations whose pair it turned into a penalty.
-inline Problem without_relaxed(const Problem& original, const AliasUnification& unified,
-                               const std::vector<BufferPair>& relaxed) {
-  std::set<std::pair<std::string, std::string>> pairs;
-  for (const auto& [a, b] : relaxed) pairs.insert({std::min(a, b), std::max(a, b)});
-  const ProblemIndex index(original);
-  Problem out = original;
-  std::erase_if(out.separations, [&](const Separation& s) {
-    const auto& x = unified.problem.buffers[unified.allocation_of[*index.buffer(s.a)]].id;
-    const auto& y = unified.problem.buffers[unified.allocation_of[*index.buffer(s.b)]].id;
-    return pairs.contains({std::min(x, y), std::max(x, y)});
-  });
-  return out;
-}
+/// The default search-node budget: enough for the exact stage to prove or
+/// improve small kernels; a 200-buffer kernel plans in milliseconds.
+inline constexpr std::uint64_t default_node_limit = 20000;
 
-}  // namespace detail
+/// How plan() runs. The defaults are deterministic (a node budget, never a
+/// wall clock, one thread) and fast; see docs/index.md, "Options".
+struct PlanOptions {
+  StrategyChoice strategy = Strategy::portfolio;
+  /// What `exact` and `portfolio` aim at. Unset (the default): the question
+  /// the problem asks -- `fit` when an arena has a capacity, `minimise` when
+  /// no arena has one (every capacity is always_fitting_capacity, as for a
+  /// policy whose capacity() is nullopt). The tool uses the same rule.
+  std::optional<Goal> goal = std::nullopt;
+  /// Search nodes for `exact` and `portfolio`, counted over all workers;
+  /// 0 = no node limit. Deterministic: the same answer on every machine.
+  std::uint64_t node_limit = default_node_limit;
+  /// A wall-clock budget in seconds; 0 (the default) = none. A clock cut can
+  /// change the answer from run to run: use it for interactive tools, not in
+  /// a compiler whose output must be reproducible.
+  double time_limit_s = 0.0;
+  /// Worker threads of the exact stage: 1 = the caller's thread (default);
+  /// 0 or >= 2 = two workers (still deterministic: they meet at node counts).
+  unsigned threads = 1;
+  std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP)
+  std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
+  bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
+  /// A caller's cancellation (another thread, an IDE); `exact` and
+  /// `portfolio` return their best placement so far. Like a clock, it makes
+  /// the answer depend on timing.
+  std::stop_token stop = {};
+  /// Told the best total peak, the proved total bound and the elapsed time
+  /// as the search improves (on the caller's thread); for progress bars and
+  /// for deciding when to request a stop.
+  ProgressCallback progress = {};
+};
 
-/// Plans `original` with `options.strategy`. The result's status is honest:
-/// `optimal` only when the placement meets the lower bound in every arena
-/// with no penalty paid, `no_fit` when the strategy (a bounded search) found
-/// nothing, `invalid` for malformed problems or an unknown strategy.
+/// Plans `problem` with `options.strategy`. The result's status is honest:
+/// `optimal` only when the placement is proved least, `infeasible` only with
+/// a proof (the max-load bound or a complete search), `no_fit` when a bounded
+/// search found nothing, `invalid_input` for malformed problems,
+/// `unsupported` for a request the strategy cannot take, `internal_error`
+/// for a planner bug the validator caught.
 ///
 /// Every strategy places allocations, not raw buffers: must-alias groups and
 /// declared allocations are first unified (algorithms/alias.hpp), the
 /// strategy plans the reduced problem, and its placement is expanded to every
 /// original buffer and validated against the original problem.
-[[nodiscard]] inline PlanResult plan(const Problem& original, const PlanOptions& options = {}) {
-  const auto start = std::chrono::steady_clock::now();
-  PlanResult r;
-  r.strategy = options.strategy;
-  auto finish = [&]() -> PlanResult {
-    r.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return std::move(r);
+[[nodiscard]] PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& problem, const PlanOptions& options = {});
+
+// ---- the front door over the user's own objects ------------------------------
+
+/// One of the user's buffer objects, named in a constraint. It refers to an
+/// element of the range given to plan() (by address), so it must not be a
+/// temporary.
+template <class B>
+class BufferRef {
+ public:
+  BufferRef(const B& b) noexcept : p_(std::addressof(b)) {}  // NOLINT: implicit by design
+  BufferRef(const B&&) = delete;  // a temporary is not in the range
+  [[nodiscard]] const B* get() const noexcept { return p_; }
+
+ private:
+  const B* p_;
+};
+
+/// Constraints between the user's own objects (elements of the range given
+/// to plan), so that no one builds string ids:
+///
+///     pto_mem::Constraints<Tile> c;
+///     c.separate(q, k)                        // never share a byte
+///      .penalise(a, b, 3)                     // avoid sharing; weight 3 when they do
+///      .alias({whole, {half, 64}})            // one allocation; half sits 64 bytes above whole
+///      .declare(ring, 2, 4096, {{x, 0}, {y, 1}, {z}});  // 2 slots; z's slot is chosen at run time
+template <class B>
+class Constraints {
+ public:
+  struct Member {
+    Member(const B& b, Addr offset_bytes = 0) noexcept : buffer(b), offset(offset_bytes) {}  // NOLINT
+    Member(const B&&, Addr = 0) = delete;
+    BufferRef<B> buffer;
+    Addr offset;
   };
-  r.diagnostics = validate(original);
-  if (has_errors(r.diagnostics)) {
-    r.status = Status::invalid;
-    return finish();
-  }
-  for (const auto& load : arena_loads(original)) r.lower_bound.push_back(load.lower_bound);
+  struct Binding {
+    Binding(const B& b, std::optional<std::uint32_t> at = std::nullopt) noexcept : buffer(b), slot(at) {}  // NOLINT
+    Binding(const B&&, std::optional<std::uint32_t> = std::nullopt) = delete;
+    BufferRef<B> buffer;
+    std::optional<std::uint32_t> slot;  ///< nullopt: chosen at run time
+  };
+  struct Pair {
+    BufferRef<B> a, b;
+    Weight weight = 1;
+  };
+  struct Declaration {
+    BufferRef<B> whole;
+    std::uint32_t slots;
+    Addr slot_size;
+    std::vector<Binding> bindings;
+  };
 
-  const AliasUnification unified = unify_aliases(original);
-  if (!unified.ok()) {
-    r.diagnostics.insert(r.diagnostics.end(), unified.diagnostics.begin(), unified.diagnostics.end());
-    r.status = Status::invalid;
-    return finish();
+  /// a and b never overlap in bytes, whatever their lifetimes.
+  Constraints& separate(BufferRef<B> a, BufferRef<B> b) {
+    separations.push_back({a, b, 1});
+    return *this;
   }
-  const Problem& problem = unified.problem;  // what every strategy below places: one buffer per allocation
-  r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
-
-  std::optional<Placement> placement;  // of problem.buffers
-  // Set when a strategy relaxed pipeline-only separations into penalties: the
-  // placement is then checked against the original without them.
-  std::optional<Problem> relaxed_original;
-  Weight relaxed_penalty = 0;
-  std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
-  if (options.strategy == "exact" || options.strategy == "portfolio") {
-    ExactResult e;
-    if (options.strategy == "exact") {
-      ExactOptions eo;
-      eo.mode = options.goal;
-      eo.time_limit_s = options.time_limit_s;
-      eo.node_limit = options.node_limit;
-      eo.threads = options.threads;
-      e = solve_exact(problem, eo);
-    } else {
-      PortfolioOptions po;
-      po.goal = options.goal;
-      po.seed = options.seed;
-      po.restarts = options.restarts;
-      po.time_limit_s = options.time_limit_s;
-      po.node_limit = options.node_limit;
-      po.threads = options.threads;
-      e = solve_portfolio(problem, po);
-    }
-    r.diagnostics.insert(r.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
-    const auto allocations = r.statistics.extra;
-    r.statistics = std::move(e.statistics);
-    for (const auto& [k, v] : allocations) r.statistics.set(k, v);
-    if (e.status == Status::invalid || e.status == Status::infeasible || e.status == Status::no_fit) {
-      r.status = e.status;  // the diagnostics say why (and whether it is a proof)
-      return finish();
-    }
-    for (std::size_t k = 0; k < r.lower_bound.size() && k < e.lower_bound.size(); ++k)
-      r.lower_bound[k] = std::max(r.lower_bound[k], e.lower_bound[k]);
-    proven = e.status;
-    placement = std::move(e.placement);
-  } else if (options.strategy == "sequential") {
-    auto s = place_sequential(problem);
-    r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
-    placement = std::move(s.placement);
-  } else if (options.strategy == "reuse") {
-    placement = detail::plan_reuse(problem, unified.closed, r);
-  } else if (options.strategy == "greedy") {
-    // trusted: the problem was validated above and the placement is below.
-    GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
-    greedy.threads = options.threads;
-    auto g = plan_dsa_rp(problem, greedy);
-    const auto allocations = r.statistics.extra;
-    r.statistics = std::move(g.greedy.statistics);
-    for (const auto& [k, v] : allocations) r.statistics.set(k, v);
-    r.diagnostics.insert(r.diagnostics.end(), g.greedy.diagnostics.begin(), g.greedy.diagnostics.end());
-    if (g.greedy.status == Status::invalid) {
-      r.status = Status::invalid;
-      return finish();
-    }
-    if (!g.greedy.placement) {  // the driver already said why, as a bounded-search result
-      r.status = Status::no_fit;
-      return finish();
-    }
-    placement = std::move(g.greedy.placement);
-    if (g.relaxed) {
-      relaxed_original = detail::without_relaxed(original, unified, pipeline_pairs(problem));
-      relaxed_penalty = g.overlapping_pairs;
-    }
-  } else {
-    std::string known;
-    for (const auto& s : strategies()) known += (known.empty() ? "" : ", ") + s;
-    r.diagnostics.push_back(error("unknown strategy '" + options.strategy + "'; choose one of: " + known));
-    r.status = Status::invalid;
-    return finish();
+  /// `weight` is paid when a and b (lifetime-disjoint) overlap in bytes.
+  Constraints& penalise(BufferRef<B> a, BufferRef<B> b, Weight weight = 1) {
+    penalties.push_back({a, b, weight});
+    return *this;
+  }
+  /// The members are one allocation; each sits `offset` bytes above its start.
+  Constraints& alias(std::initializer_list<Member> members) {
+    must_alias.emplace_back(members);
+    return *this;
+  }
+  Constraints& alias(std::vector<Member> members) {
+    must_alias.push_back(std::move(members));
+    return *this;
+  }
+  /// `whole` is a declared allocation of `slots` slots of `slot_size` bytes;
+  /// each binding lives on its slot (or on any, when its slot is nullopt).
+  Constraints& declare(BufferRef<B> whole, std::uint32_t slots, Addr slot_size, std::vector<Binding> bindings) {
+    declared.push_back({whole, slots, slot_size, std::move(bindings)});
+    return *this;
   }
 
-  if (!placement) {
-    r.status = Status::no_fit;
-    r.diagnostics.push_back(error("no placement found by strategy '" + options.strategy +
-                                  "'; this bounded search does not prove that none exists"));
-    return finish();
-  }
-  Placement expanded = expand_placement(unified, *placement);
-  // The problem was found well formed above; removing relaxed separations keeps it so.
-  if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
-    r.status = Status::invalid;
-    r.diagnostics.push_back(error("internal error: strategy '" + options.strategy +
-                                  "' produced a placement that fails validation; please report it"));
-    r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
-    return finish();
-  }
-  r.objective = evaluate_objective(original, expanded);
-  r.objective.penalty = saturating_add(r.objective.penalty, relaxed_penalty);  // relaxed pairs cost 1 each
-  r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
-  if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
-  r.placement = std::move(expanded);
-  return finish();
-}
+  std::vector<Pair> separations;
+  std::vector<Pair> penalties;
+  std::vector<std::vector<Member>> must_alias;
+  std::vector<Declaration> declared;
+};
 
-/// Plans a compiler's own buffers (any range of a type modelling Buffer) under
-/// an ArenaPolicy. offsets[i] answers for the i-th buffer of the range; it is
-/// nullopt for buffers in arenas the policy does not plan, or when nothing fit.
+/// What plan() over user objects returns. offsets[i] answers for the i-th
+/// buffer of the range; it is nullopt for buffers in arenas the policy does
+/// not plan, or when nothing fit.
 template <class Key>
 struct BufferPlan {
   PlanResult result;
   ProblemWithKeys<Key> model;
   std::vector<std::optional<Addr>> offsets;
+
+  [[nodiscard]] bool fits() const noexcept { return result.fits(); }
 };
 
-template <std::ranges::forward_range R, class Policy>
-  requires Buffer<std::ranges::range_value_t<R>> &&
-           ArenaPolicy<Policy, buffer_arena_t<std::ranges::range_value_t<R>>>
-[[nodiscard]] auto plan(const R& buffers, const Policy& policy, const PlanOptions& options = {}) {
-  BufferPlan<buffer_arena_t<std::ranges::range_value_t<R>>> out;
+namespace detail {
+
+/// Adds `c` to `model.problem`, naming each object by its problem id.
+/// Constraints on buffers the policy does not plan are dropped (separations,
+/// penalties) or reported (aliases, declarations).
+template <class B, class Key, class R>
+void add_constraints(ProblemWithKeys<Key>& model, const R& buffers, const Constraints<B>& c) {
+  std::unordered_map<const B*, std::size_t> position;
+  std::size_t i = 0;
+  for (auto it = std::ranges::begin(buffers); it != std::ranges::end(buffers); ++it, ++i)
+    position.emplace(std::addressof(*it), i);
+  Problem& p = model.problem;
+  // The problem id of `r`, or nullopt (with a diagnostic when `required`).
+  auto id_of = [&](BufferRef<B> r, const std::string& what, bool required) -> std::optional<std::string> {
+    auto found = position.find(r.get());
+    if (found == position.end()) {
+      model.diagnostics.push_back(error(what + " names an object that is not an element of the buffer range given "
+                                               "to plan(); name the range's own elements (not copies)"));
+      return std::nullopt;
+    }
+    const auto& index = model.buffer_index[found->second];
+    if (!index) {
+      if (required)
+        model.diagnostics.push_back(error(what + " names buffer #" + std::to_string(found->second) +
+                                          " of the range, whose arena the policy does not plan"));
+      return std::nullopt;
+    }
+    return p.buffers[*index].id;
+  };
+  for (std::size_t k = 0; k < c.separations.size(); ++k) {
+    const std::string what = "separation #" + std::to_string(k);
+    auto a = id_of(c.separations[k].a, what, false);
+    auto b = id_of(c.separations[k].b, what, false);
+    if (a && b) p.separations.push_back({*a, *b, reason_explicit});
+  }
+  for (std::size_t k = 0; k < c.penalties.size(); ++k) {
+    const std::string what = "penalty #" + std::to_string(k);
+    auto a = id_of(c.penalties[k].a, what, false);
+    auto b = id_of(c.penalties[k].b, what, false);
+    if (a && b) p.penalties.push_back({*a, *b, c.penalties[k].weight});
+  }
+  for (std::size_t k = 0; k < c.must_alias.size(); ++k) {
+    MustAliasGroup g;
+    for (const auto& m : c.must_alias[k])
+      if (auto id = id_of(m.buffer, "must-alias group #" + std::to_string(k), true)) g.members.push_back({*id, m.offset});
+    p.must_alias.push_back(std::move(g));
+  }
+  for (std::size_t k = 0; k < c.declared.size(); ++k) {
+    const auto& d = c.declared[k];
+    const std::string what = "declared allocation #" + std::to_string(k);
+    DeclaredAllocation out;
+    if (auto id = id_of(d.whole, what, true)) out.buffer = *id;
+    out.slots = d.slots;
+    out.slot_size = d.slot_size;
+    for (const auto& bind : d.bindings)
+      if (auto id = id_of(bind.buffer, what, true)) out.bindings.push_back({*id, bind.slot});
+    p.declared.push_back(std::move(out));
+  }
+}
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {
+  using type = T;
+};
+
+/// Writes the offsets back through `out`: a data-member pointer (an integral
+/// or std::optional<integral> member) or a callable out(element, offset).
+/// All or nothing: a member too narrow for an offset writes none.
+template <class R, class Out, class Key>
+void write_back(R& buffers, Out& out, BufferPlan<Key>& plan) {
+  if (!plan.result.fits()) return;
+  if constexpr (std::is_member_object_pointer_v<Out>) {
+    using M = std::remove_cvref_t<decltype(std::invoke(out, *std::ranges::begin(buffers)))>;
+    using V = typename std::conditional_t<is_optional<M>::value, is_optional<M>, std::type_identity<M>>::type;
+    static_assert(std::integral<V>, "pto_mem::plan: the output member must be an integer or a std::optional of one");
+    for (std::size_t i = 0; i < plan.offsets.size(); ++i)
+      if (plan.offsets[i] && !std::in_range<V>(*plan.offsets[i])) {
+        plan.result.status = Status::unsupported;
+        plan.result.diagnostics.push_back(error("offset " + std::to_string(*plan.offsets[i]) + " of buffer #" +
+                                                std::to_string(i) + " does not fit the output member's type; widen "
+                                                "it (nothing was written)"));
+        return;
+      }
+    std::size_t i = 0;
+    for (auto it = std::ranges::begin(buffers); it != std::ranges::end(buffers); ++it, ++i)
+      if (plan.offsets[i]) std::invoke(out, *it) = static_cast<V>(*plan.offsets[i]);
+  } else {
+    std::size_t i = 0;
+    for (auto it = std::ranges::begin(buffers); it != std::ranges::end(buffers); ++it, ++i)
+      if (plan.offsets[i]) std::invoke(out, *it, *plan.offsets[i]);
+  }
+}
+
+/// The front door's work, once the checks have passed.
+template <class R, class Policy, class B>
+auto plan_objects(const R& buffers, const Policy& policy, const Constraints<B>& constraints,
+                  const PlanOptions& options) {
+  using Key = buffer_arena_t<B>;
+  BufferPlan<Key> out;
   out.model = make_problem(buffers, policy);
-  out.result = plan(out.model.problem, options);
+  detail::add_constraints(out.model, buffers, constraints);
+  if (has_errors(out.model.diagnostics)) {
+    out.result.status = Status::invalid_input;
+    out.result.strategy = std::string(to_string(options.strategy.value()));
+    out.result.diagnostics = out.model.diagnostics;
+  } else {
+    out.result = plan(out.model.problem, options);
+  }
   for (const auto& idx : out.model.buffer_index) {
     if (idx && out.result.placement) out.offsets.push_back(out.result.placement->offsets[*idx]);
     else out.offsets.push_back(std::nullopt);
@@ -238,4 +353,52 @@ template <std::ranges::forward_range R, class Policy>
   return out;
 }
 
+template <class R>
+using range_buffer_t = std::remove_cvref_t<std::ranges::range_reference_t<R>>;
+
+}  // namespace detail
+
+/// Plans the user's own buffers (any forward range whose elements model
+/// Buffer, read through buffer_traits) under an ArenaPolicy, with
+/// constraints between them. Element i of the range gets offsets[i].
+template <std::ranges::forward_range R, class Policy, class B = detail::range_buffer_t<R>>
+[[nodiscard]] auto plan(const R& buffers, const Policy& policy, const Constraints<B>& constraints,
+                        const PlanOptions& options = {}) {
+  // Each check names the property and the trait to specialise; the body is
+  // only compiled when both pass, so that their message is the only one.
+  constexpr bool buffer_ok = check_buffer<B>();
+  if constexpr (buffer_ok) {
+    using Key = buffer_arena_t<B>;
+    constexpr bool policy_ok = check_policy<Policy, Key>();
+    if constexpr (policy_ok) return detail::plan_objects(buffers, policy, constraints, options);
+  }
+}
+/// As above, then writes each placed buffer's offset back through `out`:
+/// `&MyTile::offset` (an integral or std::optional member) or a callable
+/// `out(element, offset)`. Nothing is written unless the plan fits.
+template <std::ranges::forward_range R, class Policy, class Out, class B = detail::range_buffer_t<R>>
+  requires std::is_member_object_pointer_v<Out> ||
+           std::invocable<Out&, std::ranges::range_reference_t<R>, Addr>
+auto plan(R&& buffers, const Policy& policy, const Constraints<B>& constraints, const PlanOptions& options,
+          Out out) {
+  using Result = decltype(plan(std::as_const(buffers), policy, constraints, options));
+  if constexpr (std::is_void_v<Result>) {
+    plan(std::as_const(buffers), policy, constraints, options);  // a check failed: its message says what to fix
+  } else {
+    Result result = plan(std::as_const(buffers), policy, constraints, options);
+    detail::write_back(buffers, out, result);
+    return result;
+  }
+}
+
+/// Without constraints.
+template <std::ranges::forward_range R, class Policy, class B = detail::range_buffer_t<R>>
+[[nodiscard]] auto plan(const R& buffers, const Policy& policy, const PlanOptions& options = {}) {
+  return plan(buffers, policy, Constraints<B>{}, options);
+}
+
 }  // namespace pto_mem
+
+#if !defined(PTO_MEM_COMPILED)
+#include "pto_mem/planner_impl.hpp"
+#endif

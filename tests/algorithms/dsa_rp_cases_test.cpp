@@ -237,7 +237,7 @@ TEST_CASE("S9 a penalty on a co-live pair makes the problem invalid") {
   add(p, 1, 64, 32, 2, 6);
   p.penalties = {{"0", "1", 1}};
   const auto r = compat(p);
-  CHECK(r.status == Status::invalid);
+  CHECK(r.status == Status::invalid_input);
   CHECK_FALSE(r.placement);
   CHECK(r.diagnostics.size() == 1);
   CHECK(pto_mem::test::mentions(r.diagnostics, "penalty", "live at the same time"));

@@ -444,7 +444,9 @@ TEST_CASE("tiny node budgets never yield a false proof") {
           CHECK_FALSE(r.placement);
           CHECK(mentions(r.diagnostics, "no fit found within the budget", "not a proof"));
           break;
-        case Status::invalid: FAIL("unexpected invalid"); break;
+        case Status::invalid_input:
+        case Status::unsupported:
+        case Status::internal_error: FAIL("unexpected " << to_string(r.status)); break;
       }
       if (truth && r.placement) {
         // The reported bound is a real bound.
@@ -509,7 +511,7 @@ TEST_CASE("must-alias groups and declared allocations are refused until unified"
   p.buffers = {{"x", 8, 1, 0, {0, 2}}, {"y", 8, 1, 0, {1, 3}}};
   p.must_alias = {{{{"x", 0}, {"y", 0}}}};
   const auto r = solve_exact(p);
-  CHECK(r.status == Status::invalid);
+  CHECK(r.status == Status::unsupported);
   CHECK(mentions(r.diagnostics, "alias unification"));
 }
 
@@ -599,7 +601,7 @@ TEST_CASE("two workers agree with one on what is proved") {
 }
 
 TEST_CASE("the portfolio is plan's default and is never worse than its greedy") {
-  CHECK(PlanOptions{}.strategy == "portfolio");
+  CHECK(PlanOptions{}.strategy == Strategy::portfolio);
   const auto names = strategies();
   CHECK(std::find(names.begin(), names.end(), "exact") != names.end());
   CHECK(std::find(names.begin(), names.end(), "portfolio") != names.end());

@@ -110,7 +110,7 @@ TEST_CASE("greedy plans must-alias groups and declared allocations through alias
   // The solver itself still refuses them: unification belongs to the front door.
   GreedyOptions direct;
   const auto g = canonical_greedy(p, direct);
-  CHECK(g.status == Status::invalid);
+  CHECK(g.status == Status::unsupported);
   CHECK(mentions(g.diagnostics, "must-alias", "unify"));
 }
 
@@ -120,6 +120,6 @@ TEST_CASE("invalid problems stop before the solver") {
   PlanOptions o;
   o.strategy = "greedy";
   const auto r = plan(p, o);
-  CHECK(r.status == Status::invalid);
+  CHECK(r.status == Status::invalid_input);
   CHECK(r.statistics.orders_evaluated == 0);
 }

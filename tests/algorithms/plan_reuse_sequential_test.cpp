@@ -24,15 +24,18 @@ Problem chain() {
 }
 }  // namespace
 
-TEST_CASE("plan: both strategies are listed and an unknown one names them") {
+TEST_CASE("plan: the strategies are listed, typed and parsed by name") {
   const auto names = strategies();
   CHECK(std::find(names.begin(), names.end(), "sequential") != names.end());
   CHECK(std::find(names.begin(), names.end(), "reuse") != names.end());
+  // The strategy is typed: `o.strategy = "nope"` does not compile; a name
+  // read at run time goes through parse_strategy.
+  CHECK_FALSE(parse_strategy("nope").has_value());
+  CHECK(parse_strategy("reuse") == Strategy::reuse);
+  for (const auto& n : names) CHECK(to_string(*parse_strategy(n)) == n);
   PlanOptions o;
-  o.strategy = "nope";
-  const auto r = plan(chain(), o);
-  CHECK(r.status == Status::invalid);
-  CHECK(mentions(r.diagnostics, "unknown strategy 'nope'", "sequential", "reuse"));
+  o.strategy = "sequential";  // a literal is checked while compiling
+  CHECK(o.strategy == Strategy::sequential);
 }
 
 TEST_CASE("plan: sequential gives every buffer its own bytes; reuse shares the lifetime-disjoint ones") {
@@ -73,8 +76,9 @@ TEST_CASE("plan: must-alias groups and declared allocations are unified for ever
   p.must_alias = {{{{"root", 0}, {"view", 64}}}};
   p.declared = {{"decl", 2, 128, {{"ping", 0}, {"pong", 1}}}};
   REQUIRE(validate(p).empty());
-  for (const char* strategy : {"sequential", "reuse"}) {
-    CAPTURE(strategy);
+  for (const Strategy strategy : {Strategy::sequential, Strategy::reuse}) {
+    const std::string name(to_string(strategy));
+    CAPTURE(name);
     PlanOptions o;
     o.strategy = strategy;
     const auto r = plan(p, o);
@@ -121,7 +125,7 @@ TEST_CASE("plan: unification errors make the problem invalid and name the buffer
   PlanOptions o;
   o.strategy = "reuse";
   const auto r = plan(p, o);
-  CHECK(r.status == Status::invalid);
+  CHECK(r.status == Status::invalid_input);
   CHECK(mentions(r.diagnostics, "'a'", "'b'", "cannot both be aligned"));
 }
 

@@ -216,7 +216,7 @@ TEST_CASE("two workers give byte-identical answers run to run under a node limit
   for (const bool through_portfolio : {false, true}) {
     std::vector<std::optional<Addr>> first;
     std::int64_t nodes = -1;
-    Status status = Status::invalid;
+    Status status = Status::invalid_input;
     for (int run = 0; run < (through_portfolio ? 5 : 20); ++run) {
       ExactResult r;
       if (through_portfolio) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include <pto_mem/algorithms/validator.hpp>
 #include <pto_mem/planner.hpp>
 #ifdef CONSUMER_HAS_IO
 #include <pto_mem/io/json_problem.hpp>

@@ -20,8 +20,9 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 
 # 1. Install, then find_package from a separate project.
 run(${CMAKE_COMMAND} --install "${PTO_MEM_BINARY_DIR}" --prefix "${prefix}")
-foreach(f include/pto_mem/planner.hpp include/pto_mem/io/csv.hpp share/cmake/pto_mem/pto_memConfig.cmake
-          share/cmake/pto_mem/pto_memConfigVersion.cmake share/pkgconfig/pto_mem.pc)
+foreach(f include/pto_mem/planner.hpp include/pto_mem/planner_impl.hpp include/pto_mem/io/csv.hpp
+          share/cmake/pto_mem/pto_memConfig.cmake share/cmake/pto_mem/pto_memConfigVersion.cmake
+          share/pkgconfig/pto_mem.pc share/pkgconfig/pto_mem_compiled.pc)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "cmake --install did not install ${f}")
   endif()
@@ -33,12 +34,15 @@ run(${CMAKE_COMMAND} -S "${PTO_MEM_SOURCE_DIR}/tests/install" -B "${WORK_DIR}/fi
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/find-package")
 run("${WORK_DIR}/find-package/consumer")
 message(STATUS "find_package: ${last_output}")
+run("${WORK_DIR}/find-package/consumer_compiled")  # pto_mem::compiled: the light header and the library
+message(STATUS "find_package, pto_mem::compiled: ${last_output}")
 
 # 2. pkg-config finds the headers in the prefix (the .pc file is relocatable).
 set(ENV{PKG_CONFIG_PATH} "${prefix}/share/pkgconfig")
 run(pkg-config --cflags pto_mem)
 string(STRIP "${last_output}" cflags)
-if(NOT cflags MATCHES "-std=c\\+\\+20" OR NOT cflags MATCHES "-I([^ ]+)")
+# No -std flag: a C++23 consumer keeps its own standard.
+if(cflags MATCHES "-std=" OR NOT cflags MATCHES "-I([^ ]+)")
   message(FATAL_ERROR "pkg-config --cflags pto_mem gave '${cflags}'")
 endif()
 string(REGEX MATCH "-I([^ ]+)" _ "${cflags}")
@@ -46,7 +50,7 @@ if(NOT EXISTS "${CMAKE_MATCH_1}/pto_mem/planner.hpp")
   message(FATAL_ERROR "pkg-config's include directory ${CMAKE_MATCH_1} holds no pto_mem/planner.hpp")
 endif()
 separate_arguments(cflag_list UNIX_COMMAND "${cflags}")
-run(${CXX_COMPILER} ${cflag_list} -fsyntax-only "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp")
+run(${CXX_COMPILER} -std=c++20 ${cflag_list} -fsyntax-only "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp")
 message(STATUS "pkg-config: ${cflags}")
 
 # 3. add_subdirectory of the source tree (pto_mem::io was proven in 1).
@@ -55,3 +59,9 @@ run(${CMAKE_COMMAND} -S "${PTO_MEM_SOURCE_DIR}/tests/install" -B "${WORK_DIR}/su
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/subdirectory")
 run("${WORK_DIR}/subdirectory/consumer")
 message(STATUS "add_subdirectory: ${last_output}")
+# Under add_subdirectory pto_mem's install rules are off: installing the
+# parent installs nothing of pto_mem's.
+run(${CMAKE_COMMAND} --install "${WORK_DIR}/subdirectory" --prefix "${WORK_DIR}/parent-prefix")
+if(EXISTS "${WORK_DIR}/parent-prefix/include/pto_mem" OR EXISTS "${WORK_DIR}/parent-prefix/share/cmake/pto_mem")
+  message(FATAL_ERROR "add_subdirectory: installing the parent project installed pto_mem's files")
+endif()

@@ -76,8 +76,8 @@ TEST_CASE("report: keys in a stable order with every field of the result") {
   const auto j = report_json(p, r);
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  CHECK(keys == std::vector<std::string>{"status", "strategy", "placement", "objective", "lower_bound", "statistics",
-                                         "diagnostics", "time_s"});
+  CHECK(keys == std::vector<std::string>{"status", "strategy", "placement", "objective", "max_load_bound",
+                                         "proved_bound", "statistics", "diagnostics", "time_s"});
   CHECK(j["status"] == to_string(r.status));
   CHECK(j["strategy"] == r.strategy);
   REQUIRE(j["placement"].size() == p.buffers.size());
@@ -87,7 +87,8 @@ TEST_CASE("report: keys in a stable order with every field of the result") {
   CHECK(j["objective"]["total_peak"] == r.objective.total_peak);
   CHECK(j["objective"]["peak_by_arena"]["Vec"] == r.objective.peak_by_arena[0]);
   CHECK(j["objective"]["peak_by_arena"]["arena1"] == r.objective.peak_by_arena[1]);
-  CHECK(j["lower_bound"]["Vec"] == r.lower_bound[0]);
+  CHECK(j["proved_bound"]["Vec"] == r.lower_bound[0]);
+  CHECK(j["max_load_bound"]["Vec"] == r.max_load_bound[0]);
   CHECK(j["statistics"]["restarts"] == 3);
   CHECK(j["statistics"].contains("candidates_evaluated"));
   CHECK(j["statistics"].begin().key() == "candidates_evaluated");
@@ -105,7 +106,7 @@ TEST_CASE("report: keys in a stable order with every field of the result") {
 
 TEST_CASE("report: a result without placement reports its status and an empty placement") {
   Problem p = two_arenas();
-  p.arenas[0].capacity = 1024;  // sequential cannot fit
+  p.arenas[0].capacity = 1800;  // sequential cannot fit (the max load, 1792 with the window, would)
   const PlanResult r = plan(p, PlanOptions{.strategy = "sequential"});
   REQUIRE(r.status == Status::no_fit);
   const auto j = report_json(p, r);
@@ -186,7 +187,7 @@ TEST_CASE("svg: large maps drop detail, never buffers, and say so") {
   CHECK(count(svg, "class=\"lbl\"") == 0);
   CHECK(svg.find("301 buffers: outlines, labels and tooltips left out (more than 100); every placed buffer is drawn") !=
         std::string::npos);
-  CHECK(svg.find("1 buffers have no offset and are not drawn") != std::string::npos);
+  CHECK(svg.find("1 buffer has no offset and is not drawn") != std::string::npos);
   CHECK(svg.find("is far above the peak and not drawn to scale") != std::string::npos);
 }
 
@@ -212,4 +213,37 @@ TEST_CASE("report and svg files are written whole or not at all") {
   CHECK_FALSE(write_svg_file(dir.file("no/such/dir/m.svg"), p, *r.placement).empty());
   CHECK_FALSE(write_report_file(dir.file("no/such/dir/r.json"), p, r).empty());
   CHECK(dir.entries() == std::vector<std::string>{"m.svg", "r.json"});
+}
+
+TEST_CASE("svg: one time axis for every panel, a legend, ratios to three decimals, no invented capacity") {
+  Problem p;
+  // Arena 0 lives in [0, 10), arena 1 only in [50, 60): on one shared axis.
+  p.arenas = {{0, "A", 1000, {}}, {1, "B", 1, {}}};
+  p.buffers = {{"x", 300, 1, 0, {0, 10}}, {"y", 100, 1, 1, {50, 60}}, {"z", 200, 1, 0, {5, 10}}};
+  p.arenas[1].capacity = always_fitting_capacity(p, 1);  // as a reader sets it when the file gives none
+  Placement pl;
+  pl.offsets = {Addr{0}, Addr{0}, Addr{400}};
+  SvgOptions o;
+  o.proved_bound = {550, 100};  // a search proved more than the max load (500) in A
+  const std::string svg = svg_memory_map(p, pl, o);
+  CHECK_MESSAGE(xml_problem(svg) == "", svg);
+  // The same tick label sits at the same x in both panels.
+  auto tick_x = [&](std::size_t from, const std::string& label) {
+    const auto at = svg.find("text-anchor=\"middle\">" + label + "</text>", from);
+    REQUIRE(at != std::string::npos);
+    const auto x = svg.rfind("x=\"", at);
+    return svg.substr(x, svg.find('"', x + 3) - x);
+  };
+  const auto panel_b = svg.find("id=\"arena-1\"");
+  REQUIRE(panel_b != std::string::npos);
+  CHECK(tick_x(0, "50") == tick_x(panel_b, "50"));
+  CHECK(svg.find("class=\"legend\"") != std::string::npos);
+  CHECK(svg.find(">max-load bound</text>") != std::string::npos);
+  CHECK(svg.find(">proved bound</text>") != std::string::npos);
+  CHECK(svg.find("A: peak 600 B, max-load bound 500 B, proved bound 550 B (peak/bound 1.091)") != std::string::npos);
+  CHECK(svg.find("B: peak 100 B, max-load bound 100 B (peak/bound 1.000)") != std::string::npos);
+  CHECK(svg.find("no capacity given, 1 buffer, 1 live at most") != std::string::npos);
+  CHECK(svg.find("capacity 1,000 B, 2 buffers") != std::string::npos);
+  // Only A's capacity is a line; B's (never given) is neither drawn nor labelled.
+  CHECK(count(svg, "<line class=\"cap\"") == 1);
 }

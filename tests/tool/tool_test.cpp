@@ -97,7 +97,8 @@ TEST_CASE("plan prints the per-arena summary and writes the outputs") {
   const auto r = tool({"plan", example("attention.json"), "--svg", dir.file("map.svg"), "--json", dir.file("report.json"),
                        "--output", dir.file("placed.json")});
   CHECK_MESSAGE(r.code == 0, r.err);
-  for (const char* col : {"arena", "buffers", "lower bound", "peak", "peak/lb", "fits", "time"}) CHECK(has(r.out, col));
+  for (const char* col : {"arena", "buffers", "max-load bound", "proved bound", "peak", "peak/bound", "fits", "time"})
+    CHECK(has(r.out, col));
   CHECK(has(r.out, "\nVec "));
   CHECK(has(r.out, "\nMat "));
   CHECK(has(r.out, "\nall "));
@@ -285,16 +286,16 @@ TEST_CASE("bad files and bad combinations exit 2 with the reason") {
   CHECK(dir.entries() == std::vector<std::string>{"bad.json", "problem.txt"});
 }
 
-TEST_CASE("stats prints buffers, arenas, lower bound and live count") {
+TEST_CASE("stats prints buffers, arenas, max-load bound and live count") {
   SKIP_WITHOUT_TOOL();
   const auto r = tool({"stats", example("attention.json")});
   CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(has(r.out, "buffers: 31"));
   CHECK(has(r.out, "arenas: 2"));
-  CHECK(has(r.out, "lower bound"));
+  CHECK(has(r.out, "max-load bound"));
   CHECK(has(r.out, "max live"));
   const auto csv = tool({"stats", example("small.csv")});
-  CHECK(has(csv.out, "arena0       12     14080         0        14080         5"));
+  CHECK(has(csv.out, "arena0       12     14080         0           14080         5"));
 }
 
 TEST_CASE("the quick-start example of docs/index.md runs") {

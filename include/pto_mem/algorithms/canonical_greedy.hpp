@@ -59,7 +59,7 @@ struct GreedyOptions {
 };
 
 struct GreedyResult {
-  Status status = Status::invalid;  ///< feasible, no_fit or invalid
+  Status status = Status::invalid_input;  ///< feasible, no_fit, invalid_input, unsupported or internal_error
   std::optional<Placement> placement;
   Objective objective;
   Statistics statistics;
@@ -101,11 +101,11 @@ namespace dsa {
   GreedyResult r;
   if (!options.trusted) r.diagnostics = validate(p);
   if (has_errors(r.diagnostics)) {
-    r.status = Status::invalid;
+    r.status = Status::invalid_input;
     return r;
   }
   if (!p.must_alias.empty() || !p.declared.empty()) {
-    r.status = Status::invalid;
+    r.status = Status::unsupported;
     r.diagnostics.push_back(
         error("canonical greedy places independent buffers only, but the problem has " +
               std::to_string(p.must_alias.size()) + " must-alias group(s) and " + std::to_string(p.declared.size()) +
@@ -127,7 +127,7 @@ namespace dsa {
   auto rejected = [&](const std::vector<Addr>& offsets, const std::string& stage) {
     const auto conflict = check.first_conflict(offsets);
     if (!conflict) return false;
-    r.status = Status::invalid;
+    r.status = Status::internal_error;
     r.placement.reset();
     r.diagnostics.push_back(error("internal error: the canonical greedy " + stage + " failed validation (" + *conflict +
                                   "); please report this problem"));
@@ -257,7 +257,7 @@ namespace dsa {
   // validate(p) found the problem well formed at the start: check only the placement.
   if (!options.trusted)
     if (auto bad = validate_placement(p, placement); !bad.empty()) {
-      r.status = Status::invalid;
+      r.status = Status::internal_error;
       r.diagnostics.push_back(
           error("internal error: the canonical greedy's placement failed validation; please report this problem"));
       r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());

@@ -28,7 +28,7 @@ struct DsaRpResult {
 [[nodiscard]] inline DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyOptions& options = {}) {
   DsaRpResult out;
   out.greedy = canonical_greedy(strict, options);
-  if (out.greedy.status == Status::invalid) return out;
+  if (is_error(out.greedy.status)) return out;
   const std::vector<BufferPair> pairs = pipeline_pairs(strict);
   out.relaxable_pairs = pairs.size();
   if (out.greedy.status == Status::no_fit && !pairs.empty()) {

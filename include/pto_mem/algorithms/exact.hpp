@@ -41,16 +41,11 @@
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/core/search_control.hpp"  // Goal, SearchProgress
 #include "pto_mem/core/result.hpp"
 
 namespace pto_mem {
 
-/// What a searching planner aims at (PlanOptions::goal, ExactOptions::mode).
-enum class Goal {
-  fit,       ///< a placement under every capacity, with the least penalty; the peak is not minimised
-  minimise,  ///< then drive each arena's peak down to its lower bound
-};
-using ExactMode = Goal;
 
 struct ExactOptions {
   ExactMode mode = ExactMode::minimise;
@@ -63,10 +58,15 @@ struct ExactOptions {
   /// A placement to start from (the greedy's); used when it is valid.
   std::optional<Placement> incumbent;
   std::stop_token stop;  ///< a caller's cancellation
+  /// Told of each improvement the first worker (on the caller's thread) makes
+  /// while it tightens the peak (goal minimise).
+  ProgressCallback progress = {};
+  /// When the solve started, for SearchProgress::elapsed_s (default: now).
+  std::optional<std::chrono::steady_clock::time_point> started = std::nullopt;
 };
 
 struct ExactResult {
-  Status status = Status::invalid;
+  Status status = Status::invalid_input;
   std::optional<Placement> placement;  ///< best found (present for optimal/feasible)
   std::vector<Addr> lower_bound;       ///< proved, per arena (aligned with problem.arenas)
   bool penalty_proven = false;         ///< the placement's penalty is the least possible
@@ -206,6 +206,21 @@ inline void run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
         if (top->tighten(limits, lower)) progress = true;
         else done[a] = true;
       }
+      if (progress && o.progress && rotation == 0) {  // worker 0 runs on the caller's thread
+        SearchProgress sp;
+        std::vector<Addr> peak(na, 0), low(arena_lb);
+        for (std::size_t k = 0; k < solvers.size(); ++k) {
+          const auto a = parts[k].arena;
+          if (solvers[k].state().best) peak[a] = std::max(peak[a], solvers[k].state().best->peak);
+          low[a] = std::max(low[a], solvers[k].state().lower);
+        }
+        for (std::size_t a = 0; a < na; ++a) {
+          sp.best_peak = saturating_add(sp.best_peak, peak[a]);
+          sp.proved_bound = saturating_add(sp.proved_bound, low[a]);
+        }
+        sp.elapsed_s = std::chrono::duration<double>(Clock::now() - o.started.value_or(Clock::now())).count();
+        o.progress(sp);
+      }
       if (!progress) break;
     }
   }
@@ -238,7 +253,7 @@ inline constexpr std::uint64_t epoch_nodes = 2048;
 }  // namespace exact
 
 /// Searches `p` (see the header). Never throws on user data; a malformed or
-/// unsupported problem comes back `invalid` with diagnostics.
+/// unsupported problem comes back `invalid_input` or `unsupported` with diagnostics.
 [[nodiscard]] inline ExactResult solve_exact(const Problem& p, const ExactOptions& o = {}) {
   using namespace exact;
   ExactResult r;
@@ -246,6 +261,7 @@ inline constexpr std::uint64_t epoch_nodes = 2048;
   if (has_errors(r.diagnostics)) return r;
   if (auto d = unsupported(p); !d.empty()) {
     r.diagnostics = std::move(d);
+    r.status = Status::unsupported;
     return r;
   }
   const auto start = Clock::now();

@@ -28,6 +28,7 @@ struct PortfolioOptions {
   std::uint64_t seed = 0;        ///< the greedy's seeded restarts
   std::size_t restarts = 4;
   std::stop_token stop;
+  ProgressCallback progress = {};  ///< after the greedy stage, then as the exact stage improves
 };
 
 namespace exact {
@@ -57,6 +58,7 @@ namespace exact {
   if (has_errors(r.diagnostics)) return r;
   if (auto d = exact::unsupported(p); !d.empty()) {
     r.diagnostics = std::move(d);
+    r.status = Status::unsupported;
     return r;
   }
   const auto start = exact::Clock::now();
@@ -64,6 +66,13 @@ namespace exact {
   if (greedy) {
     const Objective obj = evaluate_objective(p, *greedy);
     const auto loads = arena_loads(p);
+    if (o.progress) {
+      SearchProgress sp;
+      sp.best_peak = obj.total_peak;
+      for (const auto& l : loads) sp.proved_bound = saturating_add(sp.proved_bound, l.lower_bound);
+      sp.elapsed_s = std::chrono::duration<double>(exact::Clock::now() - start).count();
+      o.progress(sp);
+    }
     bool at_bound = obj.penalty == 0;
     Addr total_lower = 0;
     for (std::size_t a = 0; a < loads.size(); ++a) {
@@ -95,6 +104,8 @@ namespace exact {
   eo.threads = o.threads;
   eo.incumbent = std::move(greedy);
   eo.stop = o.stop;
+  eo.progress = o.progress;
+  eo.started = start;
   r = solve_exact(p, eo);
   r.statistics.set("portfolio_stage", 1);
   return r;

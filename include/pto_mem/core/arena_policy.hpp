@@ -6,6 +6,7 @@
 #include <optional>
 #include <ranges>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -13,50 +14,94 @@
 
 namespace pto_mem {
 
-/// Customisation point. The primary template forwards to member functions
+/// The default name of arena `a`: "arena3" for integers and enums, the text
+/// itself for string-like keys; nullopt for other key types (the policy must
+/// then say).
+template <class A>
+[[nodiscard]] std::optional<std::string> default_arena_name(const A& a) {
+  if constexpr (std::integral<A>) return "arena" + std::to_string(a);
+  else if constexpr (std::is_enum_v<A>) return "arena" + std::to_string(static_cast<long long>(a));
+  else if constexpr (std::is_convertible_v<const A&, std::string_view>) return std::string(std::string_view(a));
+  else return std::nullopt;
+}
+
+/// Customisation point. The primary template forwards to the members a
+/// policy has and gives a default for each it does not, so a policy states
+/// only what differs:
 ///
-///     bool planned(A) const;                      // false: off-chip, never placed
-///     std::optional<Addr> capacity(A) const;      // nullopt: no capacity check
-///     range-of-AddrRange reserved(A) const;       // windows no buffer may touch
-///     Addr alignment(A) const;                    // address alignment in the arena
-///     std::string name(A) const;                  // for reports and diagnostics
+///     bool planned(A) const;                      // default true; false: off-chip, never placed
+///     std::optional<Addr> capacity(A) const;      // default nullopt: no capacity (the peak is minimised)
+///     range-of-AddrRange reserved(A) const;       // default none: windows no buffer may touch
+///     Addr alignment(A) const;                    // default 1: address alignment in the arena
+///     std::string name(A) const;                  // default "arena<k>" or the key's text
 ///
 /// Specialise it to read a policy type that spells these differently.
+/// check_policy<P, A>() says at compile time what a member gets wrong.
 template <class P>
 struct arena_policy_traits {
   template <class A>
-  static bool planned(const P& p, const A& a)
-    requires requires { { p.planned(a) } -> std::convertible_to<bool>; }
-  {
-    return p.planned(a);
+  static bool planned(const P& p, const A& a) {
+    if constexpr (requires { p.planned(a); }) return p.planned(a);
+    else return true;
   }
   template <class A>
-  static std::optional<Addr> capacity(const P& p, const A& a)
-    requires requires { { p.capacity(a) } -> std::convertible_to<std::optional<Addr>>; }
-  {
-    return p.capacity(a);
+  static std::optional<Addr> capacity(const P& p, const A& a) {
+    if constexpr (requires { p.capacity(a); }) return p.capacity(a);
+    else return std::nullopt;
   }
   template <class A>
-  static std::vector<AddrRange> reserved(const P& p, const A& a)
-    requires requires { { p.reserved(a) } -> std::ranges::input_range; }
-  {
+  static std::vector<AddrRange> reserved(const P& p, const A& a) {
     std::vector<AddrRange> out;
-    for (const auto& r : p.reserved(a)) out.push_back(AddrRange{r.begin, r.end});
+    if constexpr (requires { p.reserved(a); })
+      for (const auto& r : p.reserved(a)) out.push_back(AddrRange{r.begin, r.end});
     return out;
   }
   template <class A>
-  static Addr alignment(const P& p, const A& a)
-    requires requires { { p.alignment(a) } -> std::convertible_to<Addr>; }
-  {
-    return p.alignment(a);
+  static Addr alignment(const P& p, const A& a) {
+    if constexpr (requires { p.alignment(a); }) return p.alignment(a);
+    else return 1;
   }
   template <class A>
-  static std::string name(const P& p, const A& a)
-    requires requires { { p.name(a) } -> std::convertible_to<std::string>; }
-  {
-    return p.name(a);
+  static std::string name(const P& p, const A& a) {
+    if constexpr (requires { p.name(a); }) return p.name(a);
+    else return default_arena_name(a).value_or(std::string("arena"));
   }
 };
+
+/// Checks at compile time that P is a policy for arena keys A, member by
+/// member, and says what to change when it is not. plan() calls it.
+template <class P, class A>
+consteval bool check_policy() {
+  using Pc = const P&;
+  using Ac = const A&;
+  constexpr bool own_planned = requires(Pc p, Ac a) { p.planned(a); };
+  constexpr bool own_capacity = requires(Pc p, Ac a) { p.capacity(a); };
+  constexpr bool own_reserved = requires(Pc p, Ac a) { p.reserved(a); };
+  constexpr bool own_alignment = requires(Pc p, Ac a) { p.alignment(a); };
+  constexpr bool own_name = requires(Pc p, Ac a) { p.name(a); };
+  constexpr bool planned_ok = !own_planned || requires(Pc p, Ac a) { { p.planned(a) } -> std::convertible_to<bool>; };
+  constexpr bool capacity_ok =
+      !own_capacity || requires(Pc p, Ac a) { { p.capacity(a) } -> std::convertible_to<std::optional<Addr>>; };
+  constexpr bool reserved_ok = !own_reserved || requires(Pc p, Ac a) { { p.reserved(a) } -> std::ranges::input_range; };
+  constexpr bool alignment_ok = !own_alignment || requires(Pc p, Ac a) { { p.alignment(a) } -> std::convertible_to<Addr>; };
+  constexpr bool name_ok = own_name ? requires(Pc p, Ac a) { { p.name(a) } -> std::convertible_to<std::string>; }
+                                    : (std::integral<A> || std::is_enum_v<A> || std::is_convertible_v<Ac, std::string_view>);
+  static_assert(planned_ok, "pto_mem::check_policy<P, A>: `planned(a)` must return bool (false: the arena is off-chip "
+                            "and never placed); or specialise pto_mem::arena_policy_traits<P>.");
+  static_assert(capacity_ok, "pto_mem::check_policy<P, A>: `capacity(a)` must return std::optional<pto_mem::Addr> "
+                             "(bytes; nullopt: no limit); or specialise pto_mem::arena_policy_traits<P>.");
+  static_assert(reserved_ok, "pto_mem::check_policy<P, A>: `reserved(a)` must return a range of pto_mem::AddrRange (or "
+                             "of anything with `begin`/`end` byte members); or specialise pto_mem::arena_policy_traits<P>.");
+  static_assert(alignment_ok, "pto_mem::check_policy<P, A>: `alignment(a)` must return an integral byte count; or "
+                              "specialise pto_mem::arena_policy_traits<P>.");
+  static_assert(name_ok || own_name,
+                "pto_mem::check_policy<P, A>: the arena key type has no default name (it is not an integer, an enum "
+                "or a string); give the policy `std::string name(A) const`, or specialise "
+                "pto_mem::arena_policy_traits<P>.");
+  static_assert(name_ok || !own_name, "pto_mem::check_policy<P, A>: `name(a)` must return something convertible to "
+                                      "std::string; or specialise pto_mem::arena_policy_traits<P>.");
+  return planned_ok && capacity_ok && reserved_ok && alignment_ok && name_ok;
+}
 
 template <class P, class A>
 concept ArenaPolicy = requires(const P& p, const A& a) {
@@ -81,9 +126,7 @@ struct UnboundedArenaPolicy {
   Addr alignment(const A&) const { return alignment_bytes; }
   template <class A>
   std::string name(const A& a) const {
-    if constexpr (std::integral<A>) return "arena" + std::to_string(a);
-    else if constexpr (std::is_enum_v<A>) return "arena" + std::to_string(static_cast<long long>(a));
-    else return std::string(a);
+    return default_arena_name(a).value_or(std::string("arena"));
   }
 };
 

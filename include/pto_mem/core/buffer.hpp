@@ -4,6 +4,8 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -13,8 +15,68 @@
 
 namespace pto_mem {
 
-/// Customisation point. The primary template reads data members named `id`,
-/// `size`, `alignment`, `arena` and `lifetime`. Specialise it for other shapes:
+/// A buffer without an id of its own: it is named by its position in the
+/// range it is planned from ("3" is the fourth buffer).
+struct no_id_t {
+  friend constexpr bool operator==(no_id_t, no_id_t) = default;
+};
+inline constexpr no_id_t no_id{};
+
+/// One customisation point per property, each with a default, so a user
+/// overrides only what differs from the defaults. Specialise the one you need
+/// with a `static get(const B&)`:
+///
+///     template <> struct pto_mem::buffer_lifetime_traits<MyTile> {
+///       static std::pair<int, int> get(const MyTile& t) { return {t.first, t.last + 1}; }
+///     };
+///
+/// | property  | default                                        | required type           |
+/// |-----------|------------------------------------------------|-------------------------|
+/// | id        | data member `id`; else the position (no_id)    | integral or string-like |
+/// | size      | data member `size`                             | integral (bytes)        |
+/// | alignment | data member `alignment`; else 1                | integral                |
+/// | arena     | data member `arena`; else 0 (one arena)        | totally ordered, copyable |
+/// | lifetime  | data member `lifetime`                         | models Lifetime         |
+template <class B>
+struct buffer_id_traits {
+  static constexpr decltype(auto) get(const B& b) {
+    if constexpr (requires { b.id; }) return (b.id);
+    else return no_id;
+  }
+};
+template <class B>
+struct buffer_size_traits {
+  static constexpr auto get(const B& b)
+    requires requires { b.size; }
+  {
+    return b.size;
+  }
+};
+template <class B>
+struct buffer_alignment_traits {
+  static constexpr auto get(const B& b) {
+    if constexpr (requires { b.alignment; }) return b.alignment;
+    else return 1;
+  }
+};
+template <class B>
+struct buffer_arena_traits {
+  static constexpr decltype(auto) get(const B& b) {
+    if constexpr (requires { b.arena; }) return (b.arena);
+    else return 0;
+  }
+};
+template <class B>
+struct buffer_lifetime_traits {
+  static constexpr decltype(auto) get(const B& b)
+    requires requires { b.lifetime; }
+  {
+    return (b.lifetime);
+  }
+};
+
+/// All five properties at once. The primary template asks the per-property
+/// traits above; a full specialisation (the older way) still works:
 ///
 ///     template <> struct pto_mem::buffer_traits<MyValue> {
 ///       static unsigned id(const MyValue& v) { return v.vreg; }
@@ -26,36 +88,37 @@ namespace pto_mem {
 template <class B>
 struct buffer_traits {
   static constexpr decltype(auto) id(const B& b)
-    requires requires { b.id; }
+    requires requires { buffer_id_traits<B>::get(b); }
   {
-    return (b.id);
+    return buffer_id_traits<B>::get(b);
   }
-  static constexpr auto size(const B& b)
-    requires requires { requires std::integral<std::remove_cvref_t<decltype(b.size)>>; }
+  static constexpr decltype(auto) size(const B& b)
+    requires requires { buffer_size_traits<B>::get(b); }
   {
-    return b.size;
+    return buffer_size_traits<B>::get(b);
   }
-  static constexpr auto alignment(const B& b)
-    requires requires { requires std::integral<std::remove_cvref_t<decltype(b.alignment)>>; }
+  static constexpr decltype(auto) alignment(const B& b)
+    requires requires { buffer_alignment_traits<B>::get(b); }
   {
-    return b.alignment;
+    return buffer_alignment_traits<B>::get(b);
   }
   static constexpr decltype(auto) arena(const B& b)
-    requires requires { b.arena; }
+    requires requires { buffer_arena_traits<B>::get(b); }
   {
-    return (b.arena);
+    return buffer_arena_traits<B>::get(b);
   }
   static constexpr decltype(auto) lifetime(const B& b)
-    requires requires { requires Lifetime<std::remove_cvref_t<decltype(b.lifetime)>>; }
+    requires requires { buffer_lifetime_traits<B>::get(b); }
   {
-    return (b.lifetime);
+    return buffer_lifetime_traits<B>::get(b);
   }
 };
 
 /// Buffer ids are integers or strings; either way they are reported by name.
+/// no_id_t: the buffer is named by its position in the range.
 template <class T>
-concept BufferIdLike =
-    std::integral<std::remove_cvref_t<T>> || std::convertible_to<const T&, std::string_view>;
+concept BufferIdLike = std::integral<std::remove_cvref_t<T>> || std::convertible_to<const T&, std::string_view> ||
+                       std::same_as<std::remove_cvref_t<T>, no_id_t>;
 
 /// Arena keys: integers, enums or any totally ordered value the policy knows.
 template <class T>
@@ -73,19 +136,43 @@ concept Buffer = requires(const B& b) {
 template <Buffer B>
 using buffer_arena_t = std::remove_cvref_t<decltype(buffer_traits<B>::arena(std::declval<const B&>()))>;
 
-/// The id of a buffer as text, the form every diagnostic and file uses.
+/// The id of a buffer as text, the form every diagnostic and file uses; a
+/// buffer without an id (no_id) is named by `position`, its place in the range.
 template <Buffer B>
-[[nodiscard]] std::string buffer_id_string(const B& b) {
+[[nodiscard]] std::string buffer_id_string(const B& b, std::size_t position = 0) {
   const auto& id = buffer_traits<B>::id(b);
-  if constexpr (std::integral<std::remove_cvref_t<decltype(id)>>) {
+  using Id = std::remove_cvref_t<decltype(id)>;
+  if constexpr (std::same_as<Id, no_id_t>) {
+    return std::to_string(position);
+  } else if constexpr (std::integral<Id>) {
     return std::to_string(id);
   } else {
     return std::string(std::string_view(id));
   }
 }
 
+/// A user's integral value as a signed 64-bit number, so that a negative size
+/// is reported as negative (not wrapped, not clamped); values above INT64_MAX
+/// saturate there.
+template <std::integral T>
+[[nodiscard]] constexpr std::int64_t as_signed(T v) noexcept {
+  if constexpr (std::is_signed_v<T>) {
+    return static_cast<std::int64_t>(v);
+  } else {
+    return v > static_cast<std::make_unsigned_t<std::int64_t>>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
+  }
+}
+template <Buffer B>
+[[nodiscard]] constexpr std::int64_t buffer_size_signed(const B& b) {
+  return as_signed(buffer_traits<B>::size(b));
+}
+template <Buffer B>
+[[nodiscard]] constexpr std::int64_t buffer_alignment_signed(const B& b) {
+  return as_signed(buffer_traits<B>::alignment(b));
+}
+
 /// Size and alignment as byte counts. A negative value from a signed user
-/// type becomes 0, which the validator then rejects by name.
+/// type becomes 0 here; make_problem reports it as the negative number it is.
 template <Buffer B>
 [[nodiscard]] constexpr Addr buffer_size(const B& b) {
   const auto v = buffer_traits<B>::size(b);
@@ -109,6 +196,55 @@ template <Buffer B>
 template <Buffer B>
 [[nodiscard]] constexpr Interval buffer_lifetime(const B& b) {
   return to_interval(buffer_traits<B>::lifetime(b));
+}
+
+/// Checks at compile time that B models Buffer, one property at a time, and
+/// says what to write when it does not. Call it where you plan
+/// (`static_assert(pto_mem::check_buffer<MyTile>());`); plan() calls it too.
+template <class B>
+consteval bool check_buffer() {
+  using T = buffer_traits<B>;
+  constexpr bool has_id = requires(const B& b) { T::id(b); };
+  constexpr bool has_size = requires(const B& b) { T::size(b); };
+  constexpr bool has_alignment = requires(const B& b) { T::alignment(b); };
+  constexpr bool has_arena = requires(const B& b) { T::arena(b); };
+  constexpr bool has_lifetime = requires(const B& b) { T::lifetime(b); };
+  static_assert(has_size,
+                "pto_mem::check_buffer<B>: no `size` accessor. Give B an integral data member `size`, or "
+                "specialise pto_mem::buffer_size_traits<B> with `static <integral> get(const B&)` (bytes).");
+  static_assert(has_lifetime,
+                "pto_mem::check_buffer<B>: no `lifetime` accessor. Give B a data member `lifetime`, or specialise "
+                "pto_mem::buffer_lifetime_traits<B> with `static <Lifetime> get(const B&)` returning "
+                "half-open [begin, end), e.g. std::pair<int, int>{first, last + 1}.");
+  static_assert(has_id, "pto_mem::check_buffer<B>: buffer_traits<B> has no `id`; specialise "
+                        "pto_mem::buffer_id_traits<B> (or drop the buffer_traits specialisation's other members).");
+  static_assert(has_alignment, "pto_mem::check_buffer<B>: buffer_traits<B> has no `alignment`; specialise "
+                               "pto_mem::buffer_alignment_traits<B> with `static <integral> get(const B&)`.");
+  static_assert(has_arena, "pto_mem::check_buffer<B>: buffer_traits<B> has no `arena`; specialise "
+                           "pto_mem::buffer_arena_traits<B> with `static <ordered key> get(const B&)`.");
+  if constexpr (has_size)
+    static_assert(std::integral<std::remove_cvref_t<decltype(T::size(std::declval<const B&>()))>>,
+                  "pto_mem::check_buffer<B>: `size` must return an integral byte count; change the member's type "
+                  "or specialise pto_mem::buffer_size_traits<B> to convert it.");
+  if constexpr (has_alignment)
+    static_assert(std::integral<std::remove_cvref_t<decltype(T::alignment(std::declval<const B&>()))>>,
+                  "pto_mem::check_buffer<B>: `alignment` must return an integral byte count; specialise "
+                  "pto_mem::buffer_alignment_traits<B> to convert it.");
+  if constexpr (has_id)
+    static_assert(BufferIdLike<decltype(T::id(std::declval<const B&>()))>,
+                  "pto_mem::check_buffer<B>: `id` must return an integer or something convertible to "
+                  "std::string_view; specialise pto_mem::buffer_id_traits<B>, or return pto_mem::no_id to name "
+                  "buffers by their position.");
+  if constexpr (has_arena)
+    static_assert(ArenaKey<decltype(T::arena(std::declval<const B&>()))>,
+                  "pto_mem::check_buffer<B>: `arena` must return a totally ordered, copyable key (an enum, an "
+                  "integer, a string); specialise pto_mem::buffer_arena_traits<B>.");
+  if constexpr (has_lifetime)
+    static_assert(Lifetime<decltype(T::lifetime(std::declval<const B&>()))>,
+                  "pto_mem::check_buffer<B>: `lifetime` must model pto_mem::Lifetime: integral `begin`/`end` "
+                  "members, a std::pair of integers, or a type with a pto_mem::lifetime_traits<L> specialisation "
+                  "(static Tick begin(const L&), end(const L&)); a std::pair<double, double> is none of these.");
+  return Buffer<B>;
 }
 
 }  // namespace pto_mem

@@ -32,7 +32,8 @@ struct Objective {
   }
 };
 
-/// What a planner did. The DSA-RP fields follow SPEC.md §2.7; other planners
+/// What a planner did. The DSA-RP fields count its candidates and orders (see
+/// docs/planners.md, "greedy"); other planners
 /// add named counters to `extra` (kept in insertion order for stable reports).
 struct Statistics {
   std::uint64_t candidates_evaluated = 0;

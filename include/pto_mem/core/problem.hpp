@@ -94,6 +94,24 @@ struct Problem {
   std::vector<DeclaredAllocation> declared;
 };
 
+/// A capacity under which any placement of arena `arena_id`'s buffers fits:
+/// the highest reserved end plus every buffer's aligned size and alignment
+/// (saturating). Readers and make_problem give it to an arena without a
+/// capacity, and plan() reads it as "no capacity was given" (see
+/// PlanOptions::goal).
+[[nodiscard]] inline Addr always_fitting_capacity(const Problem& p, std::int64_t arena_id) {
+  Addr cap = 0;
+  for (const auto& a : p.arenas)
+    if (a.id == arena_id)
+      for (const auto& r : a.reserved) cap = std::max(cap, r.end);
+  for (const auto& b : p.buffers) {
+    if (b.arena != arena_id) continue;
+    const Addr align = std::max<Addr>(b.alignment, 1);
+    cap = saturating_add(saturating_add(cap, align_up(b.size, align).value_or(max_addr)), align);
+  }
+  return std::max<Addr>(cap, 1);
+}
+
 /// Looks up buffers by id and arenas by id. Built once per problem; the
 /// first occurrence wins when ids repeat (the validator reports repeats).
 class ProblemIndex {

@@ -15,8 +15,15 @@ enum class Status {
   feasible,    ///< a valid placement; optimality not proved
   no_fit,      ///< a bounded search found no placement: NOT a proof that none exists
   infeasible,  ///< a complete search proved that no placement fits
-  invalid,     ///< the problem is malformed (see diagnostics)
+  invalid_input,   ///< the problem is malformed: the diagnostics name what to fix
+  unsupported,     ///< well formed, but the chosen strategy cannot take it (the diagnostics say which can)
+  internal_error,  ///< a planner bug caught by the validator; please report the problem
 };
+
+/// True for the three statuses that carry no answer about the problem's fit.
+[[nodiscard]] constexpr bool is_error(Status s) noexcept {
+  return s == Status::invalid_input || s == Status::unsupported || s == Status::internal_error;
+}
 
 [[nodiscard]] inline const char* to_string(Status s) noexcept {
   switch (s) {
@@ -24,24 +31,31 @@ enum class Status {
     case Status::feasible: return "feasible";
     case Status::no_fit: return "no_fit";
     case Status::infeasible: return "infeasible";
-    case Status::invalid: return "invalid";
+    case Status::invalid_input: return "invalid_input";
+    case Status::unsupported: return "unsupported";
+    case Status::internal_error: return "internal_error";
   }
-  return "invalid";
+  return "internal_error";
 }
 
 [[nodiscard]] inline std::optional<Status> status_from_string(const std::string& s) noexcept {
-  for (Status v : {Status::optimal, Status::feasible, Status::no_fit, Status::infeasible, Status::invalid})
+  for (Status v : {Status::optimal, Status::feasible, Status::no_fit, Status::infeasible, Status::invalid_input,
+                   Status::unsupported, Status::internal_error})
     if (s == to_string(v)) return v;
   return std::nullopt;
 }
 
 struct PlanResult {
-  Status status = Status::invalid;
+  Status status = Status::invalid_input;
   std::string strategy;
   std::optional<Placement> placement;  ///< present for optimal/feasible (and best-so-far when useful)
   Objective objective;
   Statistics statistics;
-  std::vector<Addr> lower_bound;       ///< per arena, aligned with problem.arenas
+  /// Two bounds, per arena (aligned with problem.arenas); no placement's peak is below either.
+  /// max_load_bound: the sweep's max(reserved end, max load + reserved bytes), known before any search.
+  std::vector<Addr> max_load_bound;
+  /// The proved bound: at least max_load_bound, raised by what a complete search proved (exact, portfolio).
+  std::vector<Addr> lower_bound;
   Diagnostics diagnostics;
   double time_s = 0.0;
 

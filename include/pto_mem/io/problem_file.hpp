@@ -32,22 +32,8 @@ struct TextResult {
   explicit operator bool() const noexcept { return text.has_value(); }
 };
 
-/// A capacity every placement fits into, for files that give none (the tool
-/// then minimises the peak): the highest reserved end plus, per buffer, its
-/// size rounded up to its alignment plus one alignment of slack (saturating).
-/// The same rule make_problem applies to policies without a capacity.
-[[nodiscard]] inline Addr always_fitting_capacity(const Problem& p, std::int64_t arena_id) {
-  Addr cap = 0;
-  for (const auto& a : p.arenas)
-    if (a.id == arena_id)
-      for (const auto& r : a.reserved) cap = std::max(cap, r.end);
-  for (const auto& b : p.buffers) {
-    if (b.arena != arena_id) continue;
-    const Addr align = std::max<Addr>(b.alignment, 1);
-    cap = saturating_add(saturating_add(cap, align_up(b.size, align).value_or(max_addr)), align);
-  }
-  return std::max<Addr>(cap, 1);
-}
+// always_fitting_capacity (a capacity every placement fits into, for files
+// that give none) lives in core/problem.hpp: plan() reads it too.
 
 /// Attributes diagnostics without a location (the validator names buffers,
 /// not lines) to `file`, so that every message says which file it is about.

@@ -1,7 +1,10 @@
-// An SVG memory map of a placement: one panel per arena, x = time, y =
-// address (0 at the bottom), a rectangle per buffer, reserved windows
-// hatched, capacity / peak / lower-bound lines, and a title with the figures
-// that matter. Deterministic: the same input gives the same bytes. Large
+// An SVG memory map of a placement: one panel per arena over one time axis
+// shared by every panel, y = address (0 at the bottom), a rectangle per
+// buffer, reserved windows hatched, capacity / peak / bound lines with a
+// legend, and a title with the figures that matter. Two bounds under two
+// names: the max-load bound (a sweep) and, when the caller passes it, the
+// bound a search proved. A capacity the file did not give (always_fitting_
+// capacity) is never drawn as if it were real. Deterministic: the same input gives the same bytes. Large
 // maps stay light (no outlines, labels or tooltips) but every placed buffer
 // is drawn, and the caption says what was left out.
 #pragma once
@@ -28,6 +31,9 @@ struct SvgOptions {
   double width = 1200;              ///< pixels
   double panel_height = 440;        ///< pixels per arena, title and axes included
   std::size_t detail_limit = 5000;  ///< above this many buffers in an arena: no outlines, labels or tooltips
+  /// Per arena, the bound a search proved (PlanResult::lower_bound); empty:
+  /// only the max-load bound is drawn.
+  std::vector<Addr> proved_bound;
 };
 
 namespace detail::svg {
@@ -46,6 +52,19 @@ inline std::string num(double v) {
   if (s.back() == '.') s.pop_back();
   if (s == "-0") s = "0";
   return s;
+}
+
+/// Fixed-point with three decimals (ratios such as peak/bound), locale independent.
+inline std::string num3(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
+  if (ec != std::errc{}) return "0.000";
+  return std::string(buf, end);
+}
+
+/// "1 buffer", "2 buffers".
+inline std::string count_of(std::size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 /// 1234567 -> "1,234,567".
@@ -125,12 +144,28 @@ inline std::uint32_t colour_of(std::string_view id) {
   const std::size_t na = p.arenas.size();
   const double W = std::max(opt.width, left + right + 100);
   const double H = std::max(opt.panel_height, top + bottom + 60);
-  const double total_h = H * static_cast<double>(std::max<std::size_t>(na, 1));
+  const double total_h = H * static_cast<double>(std::max<std::size_t>(na, 1)) + (na > 0 ? 22 : 0);
 
   std::vector<std::vector<std::size_t>> members(na);
   for (std::size_t i = 0; i < p.buffers.size(); ++i)
     if (auto k = index.arena(p.buffers[i].arena)) members[*k].push_back(i);
   auto offset = [&](std::size_t i) { return i < pl.offsets.size() ? pl.offsets[i] : std::nullopt; };
+
+  // One time axis for every panel: the lifetimes of all arenas, so that a
+  // program point sits at the same x in each panel.
+  Tick t0 = 0, t1 = 1;
+  {
+    bool first = true;
+    for (const auto& m : members)
+      for (std::size_t i : m) {
+        const auto& l = p.buffers[i].lifetime;
+        t0 = first ? l.begin : std::min(t0, l.begin);
+        t1 = first ? l.end : std::max(t1, l.end);
+        first = false;
+      }
+    if (t1 <= t0) t1 = t0 + 1;
+  }
+  const double legend_h = na > 0 ? 22 : 0;
 
   std::string s;
   s.reserve(4096 + p.buffers.size() * 80);
@@ -142,7 +177,8 @@ inline std::uint32_t colour_of(std::string_view id) {
        ".lbl{font-size:10px;text-anchor:middle;fill:#111} .b{fill-opacity:.85}\n"
        ".outlined .b{stroke:#222;stroke-width:.5}\n"
        ".cap{stroke:#000;stroke-width:1.5} .peak{stroke:#d62728;stroke-width:1.5;stroke-dasharray:6 3}\n"
-       ".lb{stroke:#1f4e9c;stroke-width:1.2;stroke-dasharray:2 2} .res{fill:url(#hatch);stroke:#777;stroke-width:.5}\n";
+       ".lb{stroke:#1f4e9c;stroke-width:1.2;stroke-dasharray:2 2} .pb{stroke:#2ca02c;stroke-width:1.2;stroke-dasharray:8 2 2 2}\n"
+       ".res{fill:url(#hatch);stroke:#777;stroke-width:.5}\n";
   for (std::size_t c = 0; c < palette.size(); ++c) s += ".c" + std::to_string(c) + "{fill:" + palette[c] + "} ";
   s += "\n</style>\n";
   s += "<defs><pattern id=\"hatch\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" "
@@ -150,43 +186,62 @@ inline std::uint32_t colour_of(std::string_view id) {
        "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
   if (na == 0) s += "<text class=\"title\" x=\"" + num(left) + "\" y=\"30\">no arenas</text>\n";
+  bool any_proved = false;  // a proved bound above the max-load bound somewhere: it gets its own line
+  for (std::size_t k = 0; k < na && k < opt.proved_bound.size(); ++k) any_proved = any_proved || opt.proved_bound[k] > loads[k].lower_bound;
+  if (na > 0) {
+    // The legend, once for every panel: what each line and fill means.
+    struct Entry {
+      std::string swatch, text;
+    };
+    std::vector<Entry> entries = {
+        {"<line class=\"cap swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "capacity"},
+        {"<line class=\"peak swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "peak"},
+        {"<line class=\"lb swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "max-load bound"}};
+    if (any_proved) entries.push_back({"<line class=\"pb swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "proved bound"});
+    entries.push_back({"<rect class=\"res swatch\" x=\"0\" y=\"0\" width=\"22\" height=\"12\"/>", "reserved window"});
+    entries.push_back({"<rect class=\"c0 swatch\" fill-opacity=\".85\" x=\"0\" y=\"0\" width=\"22\" height=\"12\"/>", "buffer (x: live, y: bytes)"});
+    s += "<g class=\"legend\">\n";
+    double x = left;
+    for (const auto& e : entries) {
+      s += "<g transform=\"translate(" + num(x) + " 6)\">" + e.swatch + "<text class=\"note\" x=\"28\" y=\"10\">" +
+           e.text + "</text></g>\n";
+      x += 40 + 6.2 * static_cast<double>(e.text.size());
+    }
+    s += "</g>\n";
+  }
 
   for (std::size_t k = 0; k < na; ++k) {
     const Arena& arena = p.arenas[k];
-    const double y0 = H * static_cast<double>(k);
+    const double y0 = legend_h + H * static_cast<double>(k);
     const double px0 = left, px1 = W - right, py0 = y0 + top, py1 = y0 + H - bottom;
     const Addr peak = k < objective.peak_by_arena.size() ? objective.peak_by_arena[k] : 0;
-    const Addr lb = loads[k].lower_bound;
+    const Addr lb = loads[k].lower_bound;  // the max-load bound
+    const Addr proved = k < opt.proved_bound.size() ? std::max(opt.proved_bound[k], lb) : lb;
+    const Addr bound = proved;  // peak/bound is against the strongest bound known
     std::vector<std::string> notes;
 
-    // Time axis: the arena's lifetimes. Address axis: up to the capacity
-    // when it is at most twice the peak, else up to the peak (a capacity
-    // far above would squash every buffer into a thin band).
-    Tick t0 = 0, t1 = 1;
-    bool first = true;
-    for (std::size_t i : members[k]) {
-      const auto& l = p.buffers[i].lifetime;
-      t0 = first ? l.begin : std::min(t0, l.begin);
-      t1 = first ? l.end : std::max(t1, l.end);
-      first = false;
-    }
-    if (t1 <= t0) t1 = t0 + 1;
-    Addr ytop = std::max<Addr>({peak, lb, 1});
-    const bool show_capacity = arena.capacity / 2 <= ytop;
+    // Address axis: up to the capacity when it is at most twice the peak,
+    // else up to the peak (a capacity far above would squash every buffer
+    // into a thin band). A capacity the problem did not give is not drawn.
+    const bool real_capacity = arena.capacity != always_fitting_capacity(p, arena.id);
+    Addr ytop = std::max<Addr>({peak, proved, 1});
+    const bool show_capacity = real_capacity && arena.capacity / 2 <= ytop;
     if (show_capacity) ytop = std::max(ytop, arena.capacity);
-    else notes.push_back("capacity " + grouped(arena.capacity) + " B is far above the peak and not drawn to scale");
+    else if (real_capacity)
+      notes.push_back("capacity " + grouped(arena.capacity) + " B is far above the peak and not drawn to scale");
     const double tspan = static_cast<double>(t1 - t0);
     auto X = [&](Tick t) { return px0 + static_cast<double>(t - t0) / tspan * (px1 - px0); };
     auto Y = [&](Addr a) { return py1 - static_cast<double>(std::min(a, ytop)) / static_cast<double>(ytop) * (py1 - py0); };
 
     // Title.
-    std::string title = escape(labels[k]) + ": peak " + grouped(peak) + " B, lower bound " + grouped(lb) + " B";
-    if (lb > 0) title += " (peak/lb " + num(static_cast<double>(peak) / static_cast<double>(lb)) + ")";
+    std::string title = escape(labels[k]) + ": peak " + grouped(peak) + " B, max-load bound " + grouped(lb) + " B";
+    if (proved > lb) title += ", proved bound " + grouped(proved) + " B";
+    if (bound > 0) title += " (peak/bound " + num3(static_cast<double>(peak) / static_cast<double>(bound)) + ")";
     s += "<g class=\"arena\" id=\"arena-" + std::to_string(k) + "\">\n";
     s += "<text class=\"title\" x=\"" + num(px0) + "\" y=\"" + num(y0 + 20) + "\">" + title + "</text>\n";
-    s += "<text class=\"sub\" x=\"" + num(px0) + "\" y=\"" + num(y0 + 38) + "\">capacity " + grouped(arena.capacity) +
-         " B, " + std::to_string(members[k].size()) + " buffers, " + std::to_string(loads[k].max_live) +
-         " live at most</text>\n";
+    s += "<text class=\"sub\" x=\"" + num(px0) + "\" y=\"" + num(y0 + 38) + "\">" +
+         (real_capacity ? "capacity " + grouped(arena.capacity) + " B" : std::string("no capacity given")) + ", " +
+         count_of(members[k].size(), "buffer") + ", " + std::to_string(loads[k].max_live) + " live at most</text>\n";
 
     // Grid and axes.
     const std::uint64_t ystep = tick_step(ytop, 8);
@@ -253,10 +308,14 @@ inline std::uint32_t colour_of(std::string_view id) {
     s += "</g>\n";
     s += text_labels;
     if (!detailed)
-      notes.push_back(std::to_string(members[k].size()) + " buffers: outlines, labels and tooltips left out (more than " +
+      notes.push_back(count_of(members[k].size(), "buffer") + ": outlines, labels and tooltips left out (more than " +
                       std::to_string(opt.detail_limit) + "); every placed buffer is drawn");
-    if (unplaced > 0) notes.push_back(std::to_string(unplaced) + " buffers have no offset and are not drawn");
-    if (above > 0) notes.push_back(std::to_string(above) + " buffers end above the chart and are clipped at its top");
+    if (unplaced > 0)
+      notes.push_back(count_of(unplaced, "buffer") + (unplaced == 1 ? " has no offset and is not drawn"
+                                                                     : " have no offset and are not drawn"));
+    if (above > 0)
+      notes.push_back(count_of(above, "buffer") + (above == 1 ? " ends above the chart and is clipped at its top"
+                                                              : " end above the chart and are clipped at its top"));
 
     // Capacity, peak and lower-bound lines, labelled in the right margin
     // (labels pushed apart when the lines are close).
@@ -267,10 +326,14 @@ inline std::uint32_t colour_of(std::string_view id) {
     std::vector<Mark> marks;
     if (show_capacity) marks.push_back({Y(arena.capacity), "cap", "capacity " + grouped(arena.capacity)});
     if (peak == lb) {
-      marks.push_back({Y(peak), "peak", "peak = lower bound " + grouped(peak)});
+      marks.push_back({Y(peak), "peak", "peak = max-load bound " + grouped(peak)});
+    } else if (peak == proved) {
+      marks.push_back({Y(peak), "peak", "peak = proved bound " + grouped(peak)});
+      marks.push_back({Y(lb), "lb", "max-load bound " + grouped(lb)});
     } else {
       marks.push_back({Y(peak), "peak", "peak " + grouped(peak)});
-      marks.push_back({Y(lb), "lb", "lower bound " + grouped(lb)});
+      marks.push_back({Y(lb), "lb", "max-load bound " + grouped(lb)});
+      if (proved > lb) marks.push_back({Y(proved), "pb", "proved bound " + grouped(proved)});
     }
     for (const auto& m : marks)
       s += "<line class=\"" + m.cls + "\" x1=\"" + num(px0) + "\" y1=\"" + num(m.y) + "\" x2=\"" + num(px1) + "\" y2=\"" +

@@ -184,7 +184,7 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
       if (d.severity == Severity::error) return d.message;
     return ds.empty() ? std::string("no diagnostic") : ds.front().message;
   };
-  if (r.status == Status::invalid) {
+  if (is_error(r.status)) {
     ctx.diagnostics.push_back(pass_error(
         p, f.loc, "DSA-RP built an invalid problem for function '" + f.name + "': " + first(r.diagnostics),
         code::internal));

@@ -1,0 +1,65 @@
+#!/bin/sh
+# What `#include <pto_mem/planner.hpp>` costs a user: compiles a one-function
+# consumer (plans a vector of the user's own structs) at -O2 and reports wall
+# time, CPU time, peak RSS (GNU time -v) and preprocessed lines, in both
+# modes:
+#   header-only  every solver compiled into the consumer (the default);
+#   compiled     -DPTO_MEM_COMPILED: the light header only; the solvers are
+#                linked from pto_mem::compiled (built once, src/planner.cpp).
+# Targets (issue 14): the compiled-mode consumer under 3 s and 300 MB.
+# Usage: bench/compile_cost.sh [CXX]   (default: c++)
+#        bench/compile_cost.sh --tests  the CPU time (user + sys) and wall time
+#                                       of a fresh Release build of every test
+#                                       executable (-j2, no ccache), the
+#                                       project's own build cost.
+# Run on a quiet machine: a loaded machine inflates wall time (CPU time and
+# peak RSS much less).
+set -eu
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--tests" ]; then
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPTO_MEM_BUILD_BENCH=OFF > /dev/null
+  /usr/bin/time -v cmake --build "$dir" -j2 > /dev/null 2> "$dir/time.txt"
+  user=$(sed -n 's/.*User time (seconds): //p' "$dir/time.txt")
+  sys=$(sed -n 's/.*System time (seconds): //p' "$dir/time.txt")
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dir/time.txt")
+  echo "test build (Release, -j2): cpu $(awk "BEGIN { print $user + $sys }") s, wall $wall"
+  exit 0
+fi
+CXX=${1:-c++}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/consumer.cpp" <<'CPP'
+#include <pto_mem/planner.hpp>
+#include <cstdint>
+#include <optional>
+#include <vector>
+struct Tile {
+  std::int32_t size;
+  std::int32_t first, last;  // inclusive
+  std::optional<std::uint32_t> offset;
+};
+template <> struct pto_mem::buffer_lifetime_traits<Tile> {
+  static std::pair<int, int> get(const Tile& t) { return {t.first, t.last + 1}; }
+};
+bool place(std::vector<Tile>& tiles) {
+  return pto_mem::plan(tiles, pto_mem::UnboundedArenaPolicy{32}, {}, {}, &Tile::offset).fits();
+}
+CPP
+measure() {  # $1 = mode name, rest = extra flags
+  mode=$1
+  shift
+  /usr/bin/time -v "$CXX" -std=c++20 -O2 -Iinclude "$@" -c "$work/consumer.cpp" -o "$work/consumer.o" \
+    2> "$work/time.txt"
+  lines=$("$CXX" -std=c++20 -Iinclude "$@" -E "$work/consumer.cpp" | wc -l)
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt")
+  user=$(sed -n 's/.*User time (seconds): //p' "$work/time.txt")
+  sys=$(sed -n 's/.*System time (seconds): //p' "$work/time.txt")
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
+  printf '%-12s wall %8s  cpu %6.2f s  peak RSS %5d MB  preprocessed %7d lines\n' \
+    "$mode" "$wall" "$(awk "BEGIN { print $user + $sys }")" "$((rss / 1024))" "$lines"
+}
+echo "consumer TU at -O2 with $($CXX --version | head -n 1)"
+measure header-only
+measure compiled -DPTO_MEM_COMPILED

@@ -1,0 +1,297 @@
+// The definitions behind planner.hpp: plan(problem, options) and the
+// solvers it runs. Included by planner.hpp in header-only mode; compiled
+// once into pto_mem::compiled (src/planner.cpp) otherwise.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pto_mem/algorithms/alias.hpp"
+#include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/exact.hpp"
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/algorithms/portfolio.hpp"
+#include "pto_mem/algorithms/reuse.hpp"
+#include "pto_mem/algorithms/sequential.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/core/make_problem.hpp"
+#include "pto_mem/core/result.hpp"
+#include "pto_mem/planner.hpp"
+
+namespace pto_mem {
+
+namespace detail {
+
+inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb) {
+  if (o.penalty != 0) return false;
+  for (std::size_t k = 0; k < lb.size(); ++k)
+    if (o.peak_by_arena[k] > lb[k]) return false;
+  return true;
+}
+
+/// Strategy "reuse", PyPTO's default pipeline: allocations whose lifetimes do
+/// not overlap share slots (algorithms/reuse.hpp), then the slots are placed
+/// sequentially. Returns a placement of `p`'s buffers.
+inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<bool>& closed, PlanResult& r) {
+  const ReuseResult shared = reuse_lifetimes(p, closed);
+  r.statistics.set("slots", static_cast<std::int64_t>(shared.slots.size()));
+  SlotProblem slots = shared_slot_problem(p, shared);
+  if (has_errors(slots.diagnostics)) {
+    r.diagnostics.insert(r.diagnostics.end(), slots.diagnostics.begin(), slots.diagnostics.end());
+    return std::nullopt;
+  }
+  auto s = place_sequential(slots.problem);
+  r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
+  if (!s.placement) return std::nullopt;
+  return expand_slots(shared, *s.placement);
+}
+
+/// The original problem without the separations the greedy driver relaxed:
+/// those between two allocations whose pair it turned into a penalty.
+inline Problem without_relaxed(const Problem& original, const AliasUnification& unified,
+                               const std::vector<BufferPair>& relaxed) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& [a, b] : relaxed) pairs.insert({std::min(a, b), std::max(a, b)});
+  const ProblemIndex index(original);
+  Problem out = original;
+  std::erase_if(out.separations, [&](const Separation& s) {
+    const auto& x = unified.problem.buffers[unified.allocation_of[*index.buffer(s.a)]].id;
+    const auto& y = unified.problem.buffers[unified.allocation_of[*index.buffer(s.b)]].id;
+    return pairs.contains({std::min(x, y), std::max(x, y)});
+  });
+  return out;
+}
+
+/// 14080 -> "14,080".
+inline std::string with_thousands(Addr v) {
+  std::string digits = std::to_string(v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+/// The max-load proof: in some arena the max-load bound (`max_load_bound`,
+/// from arena_loads of the original problem, which counts an alias class
+/// once per instant) exceeds the capacity, so no
+/// placement exists whatever the strategy. Says where and who: the program
+/// point where the most bytes are live, found on `p` (the original problem,
+/// or its allocations when it has must-alias groups or declarations).
+inline std::optional<Diagnostic> max_load_overflow(const std::vector<Addr>& max_load_bound, const Problem& p) {
+  for (std::size_t k = 0; k < p.arenas.size() && k < max_load_bound.size(); ++k) {
+    const Arena& arena = p.arenas[k];
+    if (max_load_bound[k] <= arena.capacity) continue;
+    std::vector<AddrRange> rs;
+    for (const auto& r : arena.reserved)
+      if (!r.empty()) rs.push_back(r);
+    std::sort(rs.begin(), rs.end());
+    Addr reserved = 0, covered_to = 0;
+    for (const auto& r : rs) {
+      const Addr from = std::max(r.begin, covered_to);
+      if (r.end > from) reserved += r.end - from;
+      covered_to = std::max(covered_to, r.end);
+    }
+    struct Event {
+      Tick tick;
+      bool starts;
+      std::size_t buffer;
+    };
+    std::vector<Event> events;
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (p.buffers[i].arena == arena.id) {
+        events.push_back({p.buffers[i].lifetime.begin, true, i});
+        events.push_back({p.buffers[i].lifetime.end, false, i});
+      }
+    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+      if (a.tick != b.tick) return a.tick < b.tick;
+      return a.starts < b.starts;  // ends first: [a, b) and [b, c) are never live together
+    });
+    Addr live = 0, worst = 0;
+    Tick worst_at = 0;
+    for (const auto& e : events) {
+      if (e.starts) live = saturating_add(live, p.buffers[e.buffer].size);
+      else live -= std::min(live, p.buffers[e.buffer].size);
+      if (e.starts && live > worst) {
+        worst = live;
+        worst_at = e.tick;
+      }
+    }
+    const std::string arena_name = arena.name.empty() ? "arena " + std::to_string(arena.id) : "arena '" + arena.name + "'";
+    if (saturating_add(worst, reserved) <= arena.capacity)  // aliases: the sweep over allocations says less
+      return error("no placement fits in " + arena_name + ": its max-load bound " +
+                       with_thousands(max_load_bound[k]) + " exceeds the capacity " + with_thousands(arena.capacity) +
+                       "; raise the capacity, or shorten or split lifetimes",
+                   "PLAN-MAX-LOAD");
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+      const auto& b = p.buffers[i];
+      if (b.arena == arena.id && b.lifetime.begin <= worst_at && worst_at < b.lifetime.end) names.push_back(b.id);
+    }
+    std::string list;
+    const std::size_t shown = std::min<std::size_t>(names.size(), 8);
+    for (std::size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + names[i];
+    if (names.size() > shown) list += " and " + std::to_string(names.size() - shown) + " more";
+    std::string msg = "no placement fits in " + arena_name + ": at program point " + std::to_string(worst_at) +
+                      " the live buffer" + (names.size() == 1 ? " " : "s ") + list + " need " + with_thousands(worst) +
+                      " bytes";
+    if (reserved > 0) msg += " (+ " + with_thousands(reserved) + " reserved)";
+    msg += "; capacity " + with_thousands(arena.capacity) +
+           " (the max-load bound proves it); raise the capacity, or shorten or split these lifetimes";
+    return error(std::move(msg), "PLAN-MAX-LOAD");
+  }
+  return std::nullopt;
+}
+
+/// The goal when PlanOptions::goal is unset: minimise when no arena has a
+/// capacity of its own (each is always_fitting_capacity), else fit.
+inline Goal default_goal(const Problem& p) {
+  for (const auto& a : p.arenas)
+    if (a.capacity != always_fitting_capacity(p, a.id)) return Goal::fit;
+  return Goal::minimise;
+}
+
+}  // namespace detail
+
+PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const Strategy strategy = options.strategy.value();
+  const std::string strategy_name(to_string(strategy));
+  PlanResult r;
+  r.strategy = strategy_name;
+  auto finish = [&]() -> PlanResult {
+    r.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(r);
+  };
+  r.diagnostics = validate(original);
+  if (has_errors(r.diagnostics)) {
+    r.status = Status::invalid_input;
+    return finish();
+  }
+  for (const auto& load : arena_loads(original)) r.max_load_bound.push_back(load.lower_bound);
+  r.lower_bound = r.max_load_bound;
+
+  const AliasUnification unified = unify_aliases(original);
+  if (!unified.ok()) {
+    r.diagnostics.insert(r.diagnostics.end(), unified.diagnostics.begin(), unified.diagnostics.end());
+    r.status = Status::invalid_input;
+    return finish();
+  }
+  const Problem& problem = unified.problem;  // what every strategy below places: one buffer per allocation
+  r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
+  const bool grouped = !original.must_alias.empty() || !original.declared.empty();
+  if (auto overflow = detail::max_load_overflow(r.max_load_bound, grouped ? problem : original)) {
+    r.diagnostics.push_back(std::move(*overflow));
+    r.status = Status::infeasible;
+    return finish();
+  }
+  const Goal goal = options.goal.value_or(detail::default_goal(original));
+
+  std::optional<Placement> placement;  // of problem.buffers
+  // Set when a strategy relaxed pipeline-only separations into penalties: the
+  // placement is then checked against the original without them.
+  std::optional<Problem> relaxed_original;
+  Weight relaxed_penalty = 0;
+  std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
+  if (strategy == Strategy::exact || strategy == Strategy::portfolio) {
+    ExactResult e;
+    if (strategy == Strategy::exact) {
+      ExactOptions eo;
+      eo.mode = goal;
+      eo.time_limit_s = options.time_limit_s;
+      eo.node_limit = options.node_limit;
+      eo.threads = options.threads;
+      eo.stop = options.stop;
+      eo.progress = options.progress;
+      eo.started = start;
+      e = solve_exact(problem, eo);
+    } else {
+      PortfolioOptions po;
+      po.goal = goal;
+      po.seed = options.seed;
+      po.restarts = options.restarts;
+      po.time_limit_s = options.time_limit_s;
+      po.node_limit = options.node_limit;
+      po.threads = options.threads;
+      po.stop = options.stop;
+      po.progress = options.progress;
+      e = solve_portfolio(problem, po);
+    }
+    r.diagnostics.insert(r.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    const auto allocations = r.statistics.extra;
+    r.statistics = std::move(e.statistics);
+    for (const auto& [k, v] : allocations) r.statistics.set(k, v);
+    if (is_error(e.status) || e.status == Status::infeasible || e.status == Status::no_fit) {
+      r.status = e.status;  // the diagnostics say why (and whether it is a proof)
+      return finish();
+    }
+    for (std::size_t k = 0; k < r.lower_bound.size() && k < e.lower_bound.size(); ++k)
+      r.lower_bound[k] = std::max(r.lower_bound[k], e.lower_bound[k]);
+    proven = e.status;
+    placement = std::move(e.placement);
+  } else if (strategy == Strategy::sequential) {
+    auto s = place_sequential(problem);
+    r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
+    placement = std::move(s.placement);
+  } else if (strategy == Strategy::reuse) {
+    placement = detail::plan_reuse(problem, unified.closed, r);
+  } else {
+    // Strategy::greedy. trusted: the problem was validated above and the placement is below.
+    GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
+    greedy.threads = options.threads;
+    auto g = plan_dsa_rp(problem, greedy);
+    const auto allocations = r.statistics.extra;
+    r.statistics = std::move(g.greedy.statistics);
+    for (const auto& [k, v] : allocations) r.statistics.set(k, v);
+    r.diagnostics.insert(r.diagnostics.end(), g.greedy.diagnostics.begin(), g.greedy.diagnostics.end());
+    if (is_error(g.greedy.status)) {
+      r.status = g.greedy.status;
+      return finish();
+    }
+    if (!g.greedy.placement) {  // the driver already said why, as a bounded-search result
+      r.status = Status::no_fit;
+      return finish();
+    }
+    placement = std::move(g.greedy.placement);
+    if (g.relaxed) {
+      relaxed_original = detail::without_relaxed(original, unified, pipeline_pairs(problem));
+      relaxed_penalty = g.overlapping_pairs;
+    }
+  }
+
+  if (!placement) {
+    r.status = Status::no_fit;
+    r.diagnostics.push_back(error("no placement found by strategy '" + strategy_name +
+                                  "'; this bounded search does not prove that none exists"));
+    return finish();
+  }
+  Placement expanded = expand_placement(unified, *placement);
+  // The problem was found well formed above; removing relaxed separations keeps it so.
+  if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
+    r.status = Status::internal_error;
+    r.diagnostics.push_back(error("internal error: strategy '" + strategy_name +
+                                  "' produced a placement that fails validation; please report it"));
+    r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
+    return finish();
+  }
+  r.objective = evaluate_objective(original, expanded);
+  r.objective.penalty = saturating_add(r.objective.penalty, relaxed_penalty);  // relaxed pairs cost 1 each
+  r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
+  if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
+  r.placement = std::move(expanded);
+  if (options.progress) {
+    SearchProgress sp;
+    sp.best_peak = r.objective.total_peak;
+    for (Addr b : r.lower_bound) sp.proved_bound = saturating_add(sp.proved_bound, b);
+    sp.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    options.progress(sp);
+  }
+  return finish();
+}
+
+}  // namespace pto_mem

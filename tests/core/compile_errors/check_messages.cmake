@@ -1,0 +1,28 @@
+# Each .cpp here must fail to compile, and the compiler's output must hold
+# every text its "// expect: ..." lines name: the error says what to fix.
+# -DCXX=... -DINCLUDE_DIR=... -DCASES_DIR=...
+file(GLOB cases "${CASES_DIR}/*.cpp")
+set(failed "")
+foreach(case ${cases})
+  get_filename_component(name "${case}" NAME)
+  execute_process(COMMAND "${CXX}" -std=c++20 -fsyntax-only -DPTO_MEM_COMPILED "-I${INCLUDE_DIR}" "${case}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    list(APPEND failed "${name}: compiled, but must not")
+    continue()
+  endif()
+  file(STRINGS "${case}" expects REGEX "^// expect: ")
+  foreach(line ${expects})
+    string(REGEX REPLACE "^// expect: " "" text "${line}")
+    string(FIND "${out}${err}" "${text}" at)
+    if(at EQUAL -1)
+      list(APPEND failed "${name}: the compiler's message lacks \"${text}\"")
+    endif()
+  endforeach()
+endforeach()
+if(failed)
+  string(REPLACE ";" "\n  " failed "${failed}")
+  message(FATAL_ERROR "compile-error cases:\n  ${failed}")
+endif()
+list(LENGTH cases n)
+message(STATUS "${n} compile-error cases say what to fix")
