@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct PlanOptions {
   std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP)
   std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
   bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
+  /// A caller's cancellation: `exact` and `portfolio` stop and return the best
+  /// placement found so far, as at the deadline (the other strategies finish).
+  std::stop_token stop;
 };
 
 /// The strategies `plan` accepts, in the order the tool lists them.
@@ -132,6 +136,7 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification& 
       eo.time_limit_s = options.time_limit_s;
       eo.node_limit = options.node_limit;
       eo.threads = options.threads;
+      eo.stop = options.stop;
       e = solve_exact(problem, eo);
     } else {
       PortfolioOptions po;
@@ -141,6 +146,7 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification& 
       po.time_limit_s = options.time_limit_s;
       po.node_limit = options.node_limit;
       po.threads = options.threads;
+      po.stop = options.stop;
       e = solve_portfolio(problem, po);
     }
     r.diagnostics.insert(r.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
