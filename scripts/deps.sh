@@ -5,7 +5,10 @@
 # (e.g. clang for the fuzzer in .ci/run) can be named as arguments.
 set -eu
 
-PACKAGES="cmake make g++ libboost-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev pkg-config $*"
+# python3-dev and pybind11-dev build the Python module (docs/python.md),
+# python3-pytest and python3-numpy test it, all for Debian's /usr/bin/python3.
+PACKAGES="cmake make g++ libboost-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev pkg-config
+  python3-dev pybind11-dev python3-pytest python3-numpy $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps: dpkg-query not found (not Debian or Ubuntu?); make sure these are installed: $PACKAGES" >&2

@@ -1,0 +1,78 @@
+"""pto_mem: static on-chip memory planning from Python (docs/python.md).
+
+Plan problems built from Python objects, files or NumPy arrays, validate
+placements, draw memory maps, and run the tile-memory passes on a PyPTO-style
+program::
+
+    import pto_mem
+    result = pto_mem.plan(pto_mem.read_csv("examples/data/small.csv"), capacity=32768)
+    print(result.status, result.objective.total_peak)
+"""
+
+from __future__ import annotations
+
+from ._pto_mem import (
+    AliasMember,
+    Arena,
+    Buffer,
+    CompileResult,
+    DeclaredAllocation,
+    Diagnostic,
+    MustAliasGroup,
+    Objective,
+    Penalty,
+    PlanResult,
+    Problem,
+    Separation,
+    SlotBinding,
+    compile,
+    lower_bound,
+    parse_csv,
+    parse_json,
+    plan,
+    plan_arrays,
+    read_csv,
+    read_json,
+    read_placement,
+    soc_names,
+    strategies,
+    to_svg,
+    validate,
+)
+from .errors import CapacityError, CompileError, Error, InputError, PlanError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AliasMember",
+    "Arena",
+    "Buffer",
+    "CapacityError",
+    "CompileError",
+    "CompileResult",
+    "DeclaredAllocation",
+    "Diagnostic",
+    "Error",
+    "InputError",
+    "MustAliasGroup",
+    "Objective",
+    "Penalty",
+    "PlanError",
+    "PlanResult",
+    "Problem",
+    "Separation",
+    "SlotBinding",
+    "compile",
+    "lower_bound",
+    "parse_csv",
+    "parse_json",
+    "plan",
+    "plan_arrays",
+    "read_csv",
+    "read_json",
+    "read_placement",
+    "soc_names",
+    "strategies",
+    "to_svg",
+    "validate",
+]

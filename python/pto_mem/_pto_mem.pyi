@@ -1,0 +1,238 @@
+"""Type stubs of the pto_mem extension module (see docs/python.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, MutableSequence, Sequence
+from os import PathLike
+from typing import Any, Literal, Union
+
+import numpy as np
+import numpy.typing as npt
+
+BufferId = Union[str, int]
+IntArrayLike = Union[npt.NDArray[np.integer[Any]], Sequence[int]]
+Offsets = Union["PlanResult", dict[str, Union[int, None]], npt.NDArray[np.integer[Any]], Sequence[Union[int, None]]]
+Capacity = Union[int, dict[int, int], None]
+Strategy = Literal["sequential", "reuse", "greedy", "exact", "portfolio"]
+Goal = Literal["fit", "minimise", "minimize"]
+
+class Diagnostic:
+    """One message: what went wrong, where, and how to fix it."""
+    @property
+    def severity(self) -> Literal["error", "warning", "note", "hint"]: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def file(self) -> str | None: ...
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def column(self) -> int | None: ...
+
+class Arena:
+    id: int
+    capacity: int
+    name: str
+    reserved: list[tuple[int, int]]
+    """Byte windows [begin, end) no buffer may touch (assign a whole list)."""
+    def __init__(self, id: int, capacity: int, name: str = "", reserved: Iterable[tuple[int, int]] = ...) -> None: ...
+
+class Buffer:
+    id: str
+    size: int
+    alignment: int
+    arena: int
+    begin: int
+    end: int
+    lifetime: tuple[int, int]
+    """Half-open [begin, end) of program points."""
+    def __init__(self, id: BufferId, size: int, lifetime: tuple[int, int], alignment: int = 1, arena: int = 0) -> None: ...
+
+class AliasMember:
+    buffer: str
+    offset: int
+    def __init__(self, buffer: BufferId, offset: int = 0) -> None: ...
+
+class MustAliasGroup:
+    members: list[AliasMember]
+    """Assign a whole list; entries may be AliasMember, an id, or (id, offset)."""
+    def __init__(self, members: Iterable[AliasMember | BufferId | tuple[BufferId, int]]) -> None: ...
+
+class Separation:
+    a: str
+    b: str
+    def __init__(self, a: BufferId, b: BufferId) -> None: ...
+
+class Penalty:
+    a: str
+    b: str
+    weight: int
+    def __init__(self, a: BufferId, b: BufferId, weight: int = 1) -> None: ...
+
+class SlotBinding:
+    buffer: str
+    slot: int | None
+    def __init__(self, buffer: BufferId, slot: int | None = None) -> None: ...
+
+class DeclaredAllocation:
+    buffer: str
+    slots: int
+    slot_size: int
+    bindings: list[SlotBinding]
+    def __init__(self, buffer: BufferId, slots: int, slot_size: int, bindings: Iterable[SlotBinding] = ...) -> None: ...
+
+class ArenaList(MutableSequence[Arena]): ...
+class BufferList(MutableSequence[Buffer]): ...
+class MustAliasList(MutableSequence[MustAliasGroup]): ...
+class SeparationList(MutableSequence[Separation]): ...
+class PenaltyList(MutableSequence[Penalty]): ...
+class DeclaredList(MutableSequence[DeclaredAllocation]): ...
+
+class Problem:
+    """Arenas, buffers and the constraints between them. The lists are live:
+    ``problem.buffers.append(Buffer(...))`` edits the problem."""
+    arenas: ArenaList
+    buffers: BufferList
+    must_alias: MustAliasList
+    separations: SeparationList
+    penalties: PenaltyList
+    declared: DeclaredList
+    def __init__(
+        self,
+        arenas: Iterable[Arena] = ...,
+        buffers: Iterable[Buffer] = ...,
+        must_alias: Iterable[MustAliasGroup] = ...,
+        separations: Iterable[Separation] = ...,
+        penalties: Iterable[Penalty] = ...,
+        declared: Iterable[DeclaredAllocation] = ...,
+    ) -> None: ...
+    @staticmethod
+    def from_arrays(
+        sizes: IntArrayLike,
+        begins: IntArrayLike,
+        ends: IntArrayLike,
+        alignments: IntArrayLike | None = None,
+        *,
+        arenas: IntArrayLike | None = None,
+        capacity: Capacity = None,
+    ) -> Problem: ...
+    @property
+    def buffer_ids(self) -> list[str]: ...
+    def copy(self) -> Problem: ...
+    def __copy__(self) -> Problem: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> Problem: ...
+    def to_json(self, offsets: Offsets | None = None) -> str: ...
+    def to_csv(self, offsets: Offsets | None = None) -> str: ...
+
+class Objective:
+    @property
+    def penalty(self) -> int: ...
+    @property
+    def total_peak(self) -> int: ...
+    @property
+    def max_peak(self) -> int: ...
+    @property
+    def peak_by_arena(self) -> list[int]: ...
+
+class PlanResult:
+    @property
+    def status(self) -> Literal["optimal", "feasible", "no_fit", "infeasible"] | str: ...
+    @property
+    def fits(self) -> bool: ...
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def offsets(self) -> dict[str, int]:
+        """Offset by buffer id (placed buffers only)."""
+    @property
+    def placement(self) -> list[int | None]:
+        """Offsets in buffer order; None for an unplaced buffer."""
+    @property
+    def offsets_array(self) -> npt.NDArray[np.int64]:
+        """Offsets in buffer order; -1 for an unplaced buffer."""
+    @property
+    def objective(self) -> Objective: ...
+    @property
+    def lower_bound(self) -> list[int]:
+        """Per arena, in problem.arenas order."""
+    @property
+    def statistics(self) -> dict[str, int | bool]: ...
+    @property
+    def diagnostics(self) -> list[Diagnostic]: ...
+    @property
+    def time_s(self) -> float: ...
+    def __len__(self) -> int: ...
+
+class CompileResult:
+    @property
+    def text(self) -> str:
+        """The program after the last stage, in the tile-IR text format."""
+    @property
+    def report(self) -> dict[str, Any]:
+        """The `pto-mem compile --emit json` report (docs/formats.md)."""
+    @property
+    def diagnostics(self) -> list[Diagnostic]: ...
+    @property
+    def stages(self) -> list[str]: ...
+    @property
+    def addresses(self) -> dict[str, dict[str, int]]:
+        """Start address per function, then allocation name (after alloc)."""
+    def memory_map(self, path: str | PathLike[str] | None = None) -> str: ...
+
+def parse_csv(text: str, *, capacity: int | None = None, file: str = "<string>") -> Problem: ...
+def read_csv(path: str | PathLike[str], *, capacity: int | None = None) -> Problem: ...
+def parse_json(text: str, *, file: str = "<string>") -> Problem: ...
+def read_json(path: str | PathLike[str]) -> Problem: ...
+def read_placement(path: str | PathLike[str], *, capacity: int | None = None) -> tuple[Problem, list[int | None]]: ...
+def validate(problem: Problem, offsets: Offsets | None = None) -> list[Diagnostic]: ...
+def lower_bound(problem: Problem) -> list[int]: ...
+def to_svg(
+    problem: Problem,
+    offsets: Offsets,
+    path: str | PathLike[str] | None = None,
+    *,
+    width: float = 1200.0,
+    panel_height: float = 440.0,
+) -> str: ...
+def strategies() -> list[str]: ...
+def soc_names() -> list[str]: ...
+def plan(
+    problem: Problem,
+    *,
+    strategy: Strategy = "portfolio",
+    goal: Goal = "minimise",
+    time_limit: float = 10.0,
+    node_limit: int = 0,
+    threads: int = 0,
+    seed: int = 0,
+    restarts: int = 4,
+    compat_pypto: bool = False,
+    capacity: Capacity = None,
+) -> PlanResult: ...
+def plan_arrays(
+    sizes: IntArrayLike,
+    begins: IntArrayLike,
+    ends: IntArrayLike,
+    alignments: IntArrayLike | None = None,
+    *,
+    arenas: IntArrayLike | None = None,
+    capacity: Capacity = None,
+    strategy: Strategy = "portfolio",
+    goal: Goal = "minimise",
+    time_limit: float = 10.0,
+    node_limit: int = 0,
+    threads: int = 0,
+    seed: int = 0,
+    restarts: int = 4,
+) -> PlanResult: ...
+def compile(
+    text: str,
+    *,
+    soc: Literal["a2a3", "a5", "none"] = "a2a3",
+    planner: Literal["pypto", "dsa_rp", "ptoas"] = "pypto",
+    until: Literal["parse", "infer", "init", "alias", "reuse", "alloc"] = "alloc",
+    syntax: Literal["pto"] = "pto",
+    file: str = "<string>",
+) -> CompileResult: ...
