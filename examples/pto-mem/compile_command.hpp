@@ -1,4 +1,4 @@
-// `pto-mem compile FILE.pto [--soc a2a3|a5|none] [--planner pypto|dsa_rp|ptoas]
+// `pto-mem compile FILE.pto [--soc a2a3|a5|none | --soc-file CHIP.json] [--planner pypto|dsa_rp|ptoas]
 //                           [--until parse|infer|init|alias|reuse|alloc]
 //                           [--emit ir|json] [--output F] [--svg MAP.svg]
 //                           [--dump-after STAGE,...] [--syntax ours|pypto]
@@ -32,12 +32,14 @@
 #include "pto_mem/pypto/passes/pipeline.hpp"
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/soc/policies.hpp"
+#include "pto_mem/pypto/soc/soc_file.hpp"
 
 namespace pto_mem::tool {
 
 struct CompileOptions {
   std::string file;
   std::string soc = "a2a3";
+  std::string soc_file;                 ///< a chip described in JSON (docs/soc-file.md); replaces --soc
   std::string planner = "pypto";
   std::string until = "alloc";
   std::string emit = "ir";
@@ -78,6 +80,13 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   using namespace pypto;
   pypto::CompileOptions options;
   auto soc = soc_by_name(o.soc);
+  if (!o.soc_file.empty()) {  // --soc-file: the chip from a JSON description, or its errors
+    SocFileResult loaded = load_soc_file(o.soc_file);
+    for (const auto& d : loaded.diagnostics) err << format(d) << "\n";
+    if (!loaded.soc) return 2;
+    soc = std::move(loaded.soc);
+  }
+  const std::string soc_label = o.soc_file.empty() || !soc ? o.soc : soc->soc_name;
   auto planner = parse_planner(o.planner);
   auto until = parse_stage(o.until);
   if (!soc || !planner || !until) {  // CLI11 checks these; a caller of run_compile may not
@@ -121,7 +130,7 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
     if (o.emit == "json") {
       CompileResult r;
       r.diagnostics.push_back(error_at(o.file, {}, "cannot open the file"));
-      out << compile_report(r, o.soc, o.planner).dump(2) << "\n";
+      out << compile_report(r, soc_label, o.planner).dump(2) << "\n";
     }
     return 2;
   }
@@ -136,7 +145,7 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
 
   int rc = r.exit_code();
   std::string printed;
-  if (o.emit == "json") printed = compile_report(r, o.soc, o.planner).dump(2) + "\n";
+  if (o.emit == "json") printed = compile_report(r, soc_label, o.planner).dump(2) + "\n";
   else if (r.ok()) printed = print(r.program, options.print_options);
   if (!printed.empty()) {
     if (o.output.empty()) out << printed;
@@ -158,6 +167,8 @@ inline void add_compile_command(CLI::App& app) {
   sub->add_option("--soc", opts->soc, "Target SoC: capacities, Acc row alignment, transfer routes")
       ->check(CLI::IsMember({"a2a3", "a5", "none"}))
       ->capture_default_str();
+  sub->add_option("--soc-file", opts->soc_file, "Target chip described in a JSON file (docs/soc-file.md)")
+      ->excludes(sub->get_option("--soc"));
   sub->add_option("--planner", opts->planner, "Address planner")
       ->check(CLI::IsMember({"pypto", "dsa_rp", "ptoas"}))
       ->capture_default_str();

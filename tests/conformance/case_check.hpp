@@ -273,6 +273,10 @@ inline CaseResult run_case(const std::string& tool, const std::string& file) {
     r.problem = "no '# expect:' facts";
     return r;
   }
+  if (const std::string& soc = r.header.soc; soc.size() > 5 && soc.ends_with(".json"))  // a chip file, relative to the case
+    for (std::size_t i = 0; i + 1 < flags->size(); ++i)
+      if ((*flags)[i] == "--soc")
+        (*flags)[i] = "--soc-file", (*flags)[i + 1] = (std::filesystem::path(file).parent_path() / soc).string();
   auto [code, out] = run_tool(tool, file, *flags);
   r.exit_code = code;
   r.report = json::parse(out, nullptr, false);

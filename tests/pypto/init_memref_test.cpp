@@ -1,6 +1,9 @@
 // InitMemRef (SPEC.md §4): naming and ids, sharing rules, declared
 // allocations, alloc statements, normalisation, every rejection, and the
 // HasMemRefs verifier.
+#include <algorithm>
+#include <cstdint>
+
 #include <doctest/doctest.h>
 
 #include "pass_support.hpp"
@@ -378,22 +381,199 @@ TEST_CASE("re-planning a printed dump: old alloc statements are dropped and made
   CHECK(alloc_lines(twice.program.functions[0]).size() == 2);
 }
 
-TEST_CASE("level-3 scratch is not materialised: ops that need it get a warning on a2a3 / a5") {
+namespace {
+
+/// The statement that assigns `name`, or null.
+const AssignStmt* assignment(const Program& p, const std::string& name) {
+  const AssignStmt* out = nullptr;
+  for (const auto& f : p.functions)
+    for_each_statement(f.body, [&](const Stmt& s) {
+      if (const auto* a = s.as<AssignStmt>(); a && a->var->name == name) out = a;
+    });
+  return out;
+}
+
+std::size_t count_op(const Program& p, const std::string& op) {
+  std::size_t n = 0;
+  for (const auto& f : p.functions)
+    for_each_statement(f.body, [&](const Stmt& s) {
+      const auto* a = s.as<AssignStmt>();
+      const Call* c = a && a->value ? a->value->as<Call>() : nullptr;
+      n += c && c->op == op;
+    });
+  return n;
+}
+
+/// The scratch `<lhs>_scratch` of `lhs`: created in Vec right before the call,
+/// passed as its operand `index`, in a buffer apart from the call's result.
+void check_scratch(const Program& p, const std::string& lhs, std::size_t index, Addr bytes) {
+  const AssignStmt* create = assignment(p, lhs + "_scratch");
+  REQUIRE(create);
+  const Call* cc = create->value->as<Call>();
+  REQUIRE(cc);
+  CHECK(cc->op == "tile.create");
+  CHECK(test::space(p, lhs + "_scratch") == MemorySpace::Vec);
+  const MemRefPtr m = memref(p, lhs + "_scratch");
+  REQUIRE(m);
+  CHECK(m->size == bytes);
+  CHECK(m->base != memref(p, lhs)->base);
+  const AssignStmt* use = assignment(p, lhs);
+  REQUIRE(use);
+  const Call* c = use->value->as<Call>();
+  REQUIRE(c);
+  REQUIRE(c->args.size() == index + 1);
+  CHECK(as_var(c->args[index]) == create->var);
+}
+
+}  // namespace
+
+TEST_CASE("level-3 scratch: tile.sort32 gets a Vec tmp on a2a3 and a5, not without a SoC nor under PTOAS") {
   const std::string text = test::kernel(params,
                                         "    t = tile.load(x, [0, 0], [64, 64], target_memory=Vec)\n"
                                         "    i = tile.load(x, [0, 0], [64, 64], target_memory=Vec)\n"
                                         "    s: Tile[[64, 128], FP32, Vec] = tile.sort32(t, i)\n"
                                         "    return\n");
+  for (const SocPolicy& soc : {soc_a2a3(), soc_a5()}) {
+    CAPTURE(soc.soc_name);
+    auto r = compile_ok(text, Stage::init, Planner::pypto, soc);
+    check_scratch(r.program, "s", 2, 16384);  // a tile like the source: [64, 64] FP32
+    CHECK_FALSE(test::with_code(r.diagnostics, "scratch-not-materialised"));
+    CHECK(test::allocs(r.program.functions[0]).size() == 4);
+    // Re-planning the printed result adds no second scratch: the call has its operand.
+    auto again = compile_ok(print(r.program), Stage::init, Planner::pypto, soc);
+    CHECK(count_op(again.program, "tile.create") == 1);
+    // DSA_RP inserts it too, and places it apart from the result.
+    auto d = compile_ok(text, Stage::alloc, Planner::dsa_rp, soc);
+    check_scratch(d.program, "s", 2, 16384);
+  }
+  CHECK(count_op(compile_ok(text, Stage::init, Planner::pypto, soc_none()).program, "tile.create") == 0);
+  CHECK(count_op(compile_ok(text, Stage::init, Planner::ptoas).program, "tile.create") == 0);
+}
+
+TEST_CASE("level-3 scratch: tile.ci and only a narrowing tile.cast with saturation_mode=0, on a2a3 only") {
+  const std::string text =
+      test::kernel("x: Tensor[[64, 64], FP32],\n         h: Tensor[[64, 64], FP16]",
+                   "    t = tile.load(x, [0, 0], [64, 64], target_memory=Vec)\n"
+                   "    f = tile.load(h, [0, 0], [64, 64], target_memory=Vec)\n"
+                   "    ci: Tile[[16, 32], INT32, Vec] = tile.ci(0, [16, 32], dtype=INT32)\n"
+                   "    narrow = tile.cast(t, target_type=FP16, saturation_mode=0)\n"
+                   "    widen = tile.cast(f, target_type=FP32, saturation_mode=0)\n"
+                   "    plain = tile.cast(t, target_type=FP16)\n"
+                   "    sat = tile.cast(t, target_type=FP16, saturation_mode=1)\n"
+                   "    same = tile.cast(t, target_type=INT32, saturation_mode=0)\n"
+                   "    return\n");
   auto r = compile_ok(text, Stage::init);
-  const Diagnostic* d = test::with_code(r.diagnostics, "scratch-not-materialised");
-  REQUIRE(d);
-  CHECK(d->severity == Severity::warning);
-  CHECK(d->message.find("tile.sort32 needs compiler-owned scratch on a2a3") == 0);
-  CHECK(d->location->line == 7);
-  CHECK(test::with_code(compile_ok(text, Stage::init, Planner::pypto, soc_a5()).diagnostics,
-                        "scratch-not-materialised"));
-  CHECK(compile_ok(text, Stage::init, Planner::pypto, soc_none()).diagnostics.empty());
-  CHECK(compile_ok(text, Stage::init, Planner::ptoas).diagnostics.empty());
+  check_scratch(r.program, "ci", 2, 2048);        // like the result: [16, 32] INT32
+  check_scratch(r.program, "narrow", 1, 16384);   // like the input: [64, 64] FP32
+  for (const char* none : {"widen", "plain", "sat", "same"}) {
+    CAPTURE(none);
+    CHECK(test::vars_named(r.program, std::string(none) + "_scratch").empty());
+  }
+  CHECK(count_op(r.program, "tile.create") == 2);
+  CHECK(count_op(compile_ok(text, Stage::init, Planner::pypto, soc_a5()).program, "tile.create") == 0);
+  // The scratch is an ordinary buffer: after MemoryReuse the cast's result still is not on it.
+  auto reused = compile_ok(text, Stage::reuse);
+  CHECK(memref(reused.program, "narrow")->base != memref(reused.program, "narrow_scratch")->base);
+  CHECK(memref(reused.program, "ci")->base != memref(reused.program, "ci_scratch")->base);
+}
+
+namespace {
+
+/// Byte address of element (r, c) of an R-row, 4-byte NZ accumulator: 16 x 16
+/// boxes of 1024 bytes, boxes column by column, row-major inside a box. An
+/// independent model of the layout, not the pass's formula.
+std::uint64_t nz_byte(std::uint64_t rows, std::uint64_t r, std::uint64_t c) {
+  const std::uint64_t box = (c / 16) * (rows / 16) + r / 16;
+  return 4 * (box * 256 + (r % 16) * 16 + c % 16);
+}
+
+}  // namespace
+
+TEST_CASE("accumulator NZ slices: accepted windows are exactly the bytes they touch; others are row-major") {
+  std::uint64_t seed = 12345;
+  auto next = [&seed](std::uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  const SocPolicy socs[] = {soc_a2a3(), soc_a5()};
+  int accepted = 0, rejected = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const SocPolicy& soc = socs[next(2)];
+    const DataType dt = next(4) == 0 ? DataType::INT32 : (next(6) == 0 ? DataType::FP16 : DataType::FP32);
+    const std::int64_t rows = next(5) == 0 ? 8 * static_cast<std::int64_t>(1 + next(6)) : 16 * (1 + next(3));
+    const std::int64_t cols = next(5) == 0 ? 8 * static_cast<std::int64_t>(1 + next(16)) : 16 * (1 + next(8));
+    const std::int64_t r0 = next(4) == 0 ? static_cast<std::int64_t>(next(rows)) : 0;
+    const std::int64_t nr = next(4) == 0 ? 1 + static_cast<std::int64_t>(next(rows - r0)) : rows - r0;
+    const std::int64_t c0 = next(2) == 0 ? 16 * static_cast<std::int64_t>(next(cols / 16 + 1)) : next(cols);
+    if (c0 >= cols) continue;
+    const std::int64_t nc = next(3) == 0 ? 1 + static_cast<std::int64_t>(next(cols - c0))
+                                         : 16 * (1 + static_cast<std::int64_t>(next(std::max<std::int64_t>(1, (cols - c0) / 16))));
+    if (c0 + nc > cols) continue;
+    const TypePtr t = tile_type({rows, cols}, dt, MemorySpace::Acc);
+    const std::vector<ExprPtr> off = {int_imm(r0), int_imm(c0)}, shape = {int_imm(nr), int_imm(nc)};
+    CAPTURE(rows);
+    CAPTURE(cols);
+    CAPTURE(r0);
+    CAPTURE(nr);
+    CAPTURE(c0);
+    CAPTURE(nc);
+    CAPTURE(soc.soc_name);
+    auto nz = acc_nz_slice_window(*as_tile(t), off, shape, soc);
+    if (!nz) {
+      ++rejected;
+      continue;
+    }
+    ++accepted;
+    // The seed's predicate, restated: 4-byte, box-aligned, unpadded rows, all rows, panel edges.
+    CHECK(storage_bits(dt) == 32);
+    CHECK(rows % 16 == 0);
+    CHECK(cols % 16 == 0);
+    CHECK(rows % static_cast<std::int64_t>(soc.acc_m_alignment(dt)) == 0);
+    CHECK(r0 == 0);
+    CHECK(nr == rows);
+    CHECK(c0 % 16 == 0);
+    std::uint64_t lo = ~0ull, hi = 0, n = 0;
+    for (std::int64_t r = r0; r < r0 + nr; ++r)
+      for (std::int64_t c = c0; c < c0 + nc; ++c) {
+        const auto b = nz_byte(static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(r),
+                               static_cast<std::uint64_t>(c));
+        lo = std::min(lo, b), hi = std::max(hi, b + 4), ++n;
+      }
+    REQUIRE(as_const_int(nz->byte_offset));
+    CHECK(static_cast<std::uint64_t>(*as_const_int(nz->byte_offset)) == lo);
+    CHECK(*nz->span == hi - lo);  // the envelope ...
+    CHECK(*nz->span == 4 * n);    // ... and dense: every byte in it is touched
+  }
+  CHECK(accepted > 25);  // the generator reaches both sides of the predicate
+  CHECK(rejected > 25);
+}
+
+TEST_CASE("accumulator NZ slices through InitMemRef: pages, a runtime page, and the row-major fallback") {
+  const std::string text = test::kernel("c: Scalar[INDEX]",
+                                        "    acc = tile.create([16, 128], dtype=FP32, target_memory=Acc)\n"
+                                        "    p1 = tile.slice(acc, [16, 32], [0, 32])\n"
+                                        "    pc = tile.slice(acc, [16, 32], [0, c])\n"
+                                        "    q = tile.reshape(p1, [32, 16])\n"
+                                        "    rows = tile.slice(acc, [8, 32], [0, 32])\n"
+                                        "    v = tile.create([16, 128], dtype=FP32, target_memory=Vec)\n"
+                                        "    vp = tile.slice(v, [16, 32], [0, 32])\n"
+                                        "    return\n");
+  auto r = compile_ok(text, Stage::init);
+  const Program& p = r.program;
+  CHECK(window(memref(p, "p1")) == "mem_acc_0@2048+2048");
+  CHECK(window(memref(p, "pc")) == "mem_acc_0@c * 64+2048");
+  CHECK(memref(p, "q") == memref(p, "p1"));
+  // Rejected windows: exactly what slice_window's row-major arithmetic gives.
+  for (const char* name : {"rows", "vp"}) {
+    CAPTURE(name);
+    const auto* parent = as_tile(test::var(p, name == std::string("rows") ? "acc" : "v")->type);
+    const Call* c = assignment(p, name)->value->as<Call>();
+    auto w = slice_window(parent->shape, parent->dtype, *as_sequence(c->args[2]), *as_sequence(c->args[1]));
+    REQUIRE(w);
+    CHECK(print(memref(p, name)->byte_offset) == print(w->byte_offset));
+    CHECK(memref(p, name)->size == *w->span);
+  }
+  CHECK(window(memref(p, "rows")) == "mem_acc_0@128+3712");
 }
 
 TEST_CASE("the HasMemRefs verifier names a tile left without a MemRef") {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pto_mem/core/numeric.hpp"
@@ -182,6 +183,61 @@ struct SliceWindow {
     w.span = *bytes;
   }
   return {w, std::nullopt};
+}
+
+/// The accumulator NZ window of a slice (SPEC.md §1.8 [DEEP], seed 000), or
+/// nullopt when the predicate rejects it and the row-major arithmetic of
+/// slice_window applies unchanged.
+///
+/// An Acc tile in the NZ layout (blayout col_major, slayout row_major,
+/// fractal 1024: the implicit Acc layout unless its view says otherwise)
+/// with 4-byte elements stores 16 x 16 boxes column panel by column panel:
+/// the 16 columns starting at c occupy the contiguous bytes
+/// [c·R·4, (c+16)·R·4) of an R-row tile. So a window that keeps every row
+/// (row offset 0, R rows) and starts at a panel edge (c a multiple of 16, or
+/// a runtime value, taken on trust as the seed does) is
+///   byte_offset = c · R · elem_bytes,  span = cols · R · elem_bytes.
+/// Accepted only when the parent is 2-D, static, box-aligned (R a multiple
+/// of 16 and of the SoC's Acc row alignment, so no padding rows; C a multiple
+/// of 16), and the window's column count is a whole number of panels that
+/// ends inside the parent (a constant start is checked). A partial panel is
+/// rejected: its touched bytes are not `cols · R` contiguous ones.
+[[nodiscard]] inline std::optional<SliceWindow> acc_nz_slice_window(const TileType& parent,
+                                                                   const std::vector<ExprPtr>& offsets,
+                                                                   const std::vector<ExprPtr>& requested_shape,
+                                                                   const SocPolicy& soc) {
+  constexpr std::int64_t box = 16;
+  if (parent.space != MemorySpace::Acc || element_bytes(parent.dtype) != 4) return std::nullopt;
+  if (parent.shape.size() != 2 || offsets.size() != 2 || requested_shape.size() != 2) return std::nullopt;
+  const auto imp = implicit_layout(MemorySpace::Acc);
+  auto layout = [&](std::string_view name, std::string_view implicit) {
+    const std::string_view v = parent.view.layout(name);
+    return v.empty() ? implicit : v;
+  };
+  std::int64_t fractal = imp->fractal;
+  if (const ExprPtr* f = parent.view.field("fractal")) {
+    auto v = as_const_int(*f);
+    if (!v) return std::nullopt;
+    fractal = *v;
+  }
+  if (layout("blayout", imp->blayout) != "col_major" || layout("slayout", imp->slayout) != "row_major" ||
+      fractal != 1024)
+    return std::nullopt;
+  const auto rows = as_const_int(parent.shape[0]), cols = as_const_int(parent.shape[1]);
+  if (!rows || !cols || *rows <= 0 || *cols <= 0 || *rows % box != 0 || *cols % box != 0) return std::nullopt;
+  const auto acc_align = static_cast<std::int64_t>(soc.acc_m_alignment(parent.dtype));
+  if (acc_align <= 0 || *rows % acc_align != 0) return std::nullopt;
+  const auto r0 = as_const_int(offsets[0]), nrows = as_const_int(requested_shape[0]);
+  const auto ncols = as_const_int(requested_shape[1]);
+  if (r0 != 0 || nrows != *rows || !ncols || *ncols <= 0 || *ncols % box != 0 || *ncols > *cols) return std::nullopt;
+  if (auto c = as_const_int(offsets[1]); c && (*c < 0 || *c % box != 0 || *c + *ncols > *cols)) return std::nullopt;
+  const auto panel_bytes = checked_mul(static_cast<std::uint64_t>(*rows), std::uint64_t{4});  // one column
+  const auto span = panel_bytes ? checked_mul(*panel_bytes, static_cast<std::uint64_t>(*ncols)) : std::nullopt;
+  if (!span || *panel_bytes > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+  SliceWindow w;
+  w.byte_offset = mul(offsets[1], int_imm(static_cast<std::int64_t>(*panel_bytes)));
+  w.span = *span;
+  return w;
 }
 
 }  // namespace pto_mem::pypto

@@ -36,8 +36,9 @@ namespace pto_mem::pypto {
           .note("uninitialised buffer; DSL default Vec; LeftScale/RightScale rejected"));
   add(OpSpec("tile.full").arg("shape").arg("value").kw({"dtype"}).fixed(Vec).access(E::functional)
           .typed(tr::created(0, Vec)));
-  add(OpSpec("tile.ci").arg("start").arg("shape").kw({"dtype", "descending"}).fixed(Vec).access(E::functional)
-          .typed(tr::created(1, Vec, DataType::INT32)).note("A2/A3 needs compiler scratch (level-3) [DEEP]"));
+  add(OpSpec("tile.ci").arg("start").arg("shape").scratch_arg("tmp", {Vec}, true).kw({"dtype", "descending"})
+          .fixed(Vec).forbid_alias({2}).access(E::functional).typed(tr::created(1, Vec, DataType::INT32))
+          .note("A2/A3: InitMemRef adds the compiler-owned tmp (level-3 scratch)"));
   add(OpSpec("tile.tri").kw({"dtype"}).fixed(Vec).access(E::functional).note("(scalars), shape, [valid_shape]"));
   add(OpSpec("tile.random").kw({"dtype"}).fixed(Vec).access(E::functional).note("(scalars), shape, [valid_shape]"));
   add(OpSpec("tile.alloc").arg("memory_space").arg("size").kw({"pinned"}).returns(ResultKind::ptr)
@@ -95,10 +96,10 @@ namespace pto_mem::pypto {
           .not_inplace_safe().access(E::functional).typed(tr::view_with_shape(1)));
   add(OpSpec("tile.concat").arg("src0", {Vec}).arg("src1", {Vec}).fixed(Vec).not_inplace_safe()
           .access(E::functional));
-  add(OpSpec("tile.cast").arg("tile", {Vec}).kw({"target_type", "mode"}).fixed(Vec).widening_cast()
-          .access(E::functional).typed(tr::cast())
-          .note("no-alias {0} only when the output dtype is wider; narrowing with saturation_mode=0 needs A2/A3 "
-                "scratch [DEEP]"));
+  add(OpSpec("tile.cast").arg("tile", {Vec}).scratch_arg("tmp", {Vec}, true).kw({"target_type", "mode"})
+          .fixed(Vec).widening_cast().forbid_alias({1}).access(E::functional).typed(tr::cast())
+          .note("no-alias {0} only when the output dtype is wider; a narrowing cast with saturation_mode=0 gets "
+                "an InitMemRef tmp on A2/A3 (level-3 scratch)"));
 
   // ---- 2.3 elementwise / unary / scalar: inputs Vec, output fixed Vec ----------------
   auto vec_op = [&](const char* n) -> OpSpec& {
@@ -155,8 +156,9 @@ namespace pto_mem::pypto {
   add(OpSpec("tile.col_sum").arg("tile", {Vec}).scratch_arg("tmp_tile", {Vec}).fixed(Vec).access(E::unknown));
   for (const char* n : {"tile.col_max", "tile.col_min", "tile.col_prod"})
     add(OpSpec(n).arg("tile", {Vec}).fixed(Vec).access(E::functional));
-  add(OpSpec("tile.sort32").arg("src", {Vec}).arg("idx", {Vec}).fixed(Vec).not_inplace_safe().access(E::functional)
-          .note("output last dim = 2x; may need compiler scratch on A2/A3/A5 [DEEP]"));
+  add(OpSpec("tile.sort32").arg("src", {Vec}).arg("idx", {Vec}).scratch_arg("tmp", {Vec}, true).fixed(Vec)
+          .not_inplace_safe().access(E::functional)
+          .note("output last dim = 2x; A2/A3/A5: InitMemRef adds the compiler-owned tmp (level-3 scratch)"));
   for (const char* n : {"tile.mrgsort_format1", "tile.mrgsort"})
     add(OpSpec(n).arg("src", {Vec}).arg("block_len").fixed(Vec).not_inplace_safe().access(E::functional)
             .note("tile.mrgsort is the DSL name of tile.mrgsort_format1"));

@@ -104,7 +104,7 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
     a.id = static_cast<std::int64_t>(index_of(space));
     a.name = std::string(to_string(space));
     const Addr floor = reserve.floor(space);
-    if (floor > 0) a.reserved.push_back({0, floor});
+    a.reserved = arena_reserved_ranges(ctx.soc, space, floor);  // + the SoC's windows
     if (auto cap = checked_capacity(ctx, space)) {
       a.capacity = *cap;
     } else {  // no backend: room for everything, side by side

@@ -17,9 +17,11 @@
 //      first consumer, scoped per block (a move made in a `then` arm never
 //      leaks into `else`; one made before an `if` is reused inside it),
 //      substitute the consumers' arguments, rewrite retargetable kwargs.
-// Phase 4 (loop-invariant Mat residency, §3.5, [DEEP]) is not done: leaving
-// the IR as is is always legal. Moves carry only `target_memory` (the layout
-// kwargs of §3.6 are informational and not attached).
+//   4. loop-invariant Mat residency (§3.5, [DEEP]): a compiler-marked GM->Mat
+//      bridge chain that provably does not change across a loop moves to the
+//      loop's preheader (passes/mat_residency.hpp).
+// Moves carry only `target_memory` (the layout kwargs of §3.6 are
+// informational and not attached).
 //
 // Like every pass it refines the variables' types in place (docs/pypto-ir.md:
 // `Var` is the one mutable node); clone the program first to keep the input.
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/passes/mat_residency.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
@@ -448,6 +451,7 @@ inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx
     retype(resolver);
     MoveInserter inserter(ops, resolver.space, f.name, ctx.moves);
     f.body = inserter.mutate_stmt(f.body);
+    f.body = hoist_loop_invariant_mat(program, f, ctx);  // phase 4
   }
   return out;
 }

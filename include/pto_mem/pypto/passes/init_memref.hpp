@@ -23,13 +23,15 @@
 //      tile; `pinned=True` and slots x slot_size for a declaration) per base,
 //      in first-seen order, prepended to the body.
 // Tensor shapes may be dynamic (DDR is never planned): their MemRef size is
-// then 0. Level-3 scratch materialisation (§4.5, [DEEP]) is not done: a
-// kernel op that would need backend scratch gets a warning instead.
+// then 0. Between steps 2 and 3, under the PYPTO and DSA_RP planners, a
+// kernel call whose backend ABI needs level-3 scratch it lacks gets a Vec
+// `tile.create` operand (§4.5, ScratchInserter); PTOAS plans its own.
 //
 // Refines variables' types in place (docs/pypto-ir.md). verify_has_memrefs
 // is the "HasMemRefs" verifier (§4.7).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "pto_mem/pypto/ir/expr_type.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/passes/declared_allocations.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
@@ -91,17 +94,100 @@ class Normaliser : public IRMutator {
   return op == "tile.tpop_from_aic" || op == "tile.tpop_from_aiv";
 }
 
-/// Ops whose backend ABI needs compiler-owned scratch the call lacks (§4.5):
-/// what to warn about, or empty.
-[[nodiscard]] inline std::string scratch_need(const Call& c, const SocPolicy& soc) {
-  const bool a2a3 = soc.soc_name == "a2a3", a5 = soc.soc_name == "a5";
-  if (c.op == "tile.sort32" && (a2a3 || a5)) return "tile.sort32";
-  if (!a2a3) return {};
-  if (c.op == "tile.ci") return "tile.ci";
-  if (c.op == "tile.cast")
-    if (const ExprPtr* m = c.kwarg("saturation_mode"); m && as_const_int(*m) == 0) return "a narrowing tile.cast";
-  return {};
+/// Level-3 scratch (§4.5): the Vec workspace a backend ABI needs for a call
+/// that does not carry one. The seed gives no scratch shape; we take one tile
+/// like the data the op works on (an upper bound a backend may shrink).
+struct ScratchNeed {
+  std::size_t index = 0;        ///< where the scratch operand goes (appended)
+  std::vector<ExprPtr> shape;
+  DataType dtype = DataType::FP32;
+};
+
+/// True for `tile.cast` with an explicit `saturation_mode=0` whose output has
+/// fewer bits than its input (a widening FP16->FP32 cast is not narrowing).
+[[nodiscard]] inline bool is_unsaturated_narrowing_cast(const Call& c, const TypePtr& result) {
+  if (c.op != "tile.cast" || c.args.empty()) return false;
+  const ExprPtr* m = c.kwarg("saturation_mode");
+  if (!m || as_const_int(*m) != 0) return false;
+  const auto din = dtype_of(expr_type(c.args[0]));
+  std::optional<DataType> dout = result ? dtype_of(result) : std::nullopt;
+  if (!dout)
+    if (const ExprPtr* t = c.kwarg("target_type")) dout = as_dtype(*t);
+  return din && dout && bit_width(*dout) < bit_width(*din);
 }
+
+/// What scratch call `c` (result type `result`, may be null) needs on `soc`,
+/// or nullopt: `tile.sort32` on a2a3 and a5 (a tile like its source),
+/// `tile.ci` (a tile like its result) and an unsaturated narrowing
+/// `tile.cast` (a tile like its input) on a2a3. A call that already has the
+/// operand (a re-parsed dump) needs nothing more.
+[[nodiscard]] inline std::optional<ScratchNeed> scratch_need(const Call& c, const TypePtr& result,
+                                                             const SocPolicy& soc) {
+  const bool a2a3 = soc.soc_name == "a2a3", a5 = soc.soc_name == "a5";
+  auto like = [](const TypePtr& t, std::size_t index) -> std::optional<ScratchNeed> {
+    const auto* tile = as_tile(t);
+    if (!tile) return std::nullopt;
+    return ScratchNeed{index, tile->shape, tile->dtype};
+  };
+  if (c.op == "tile.sort32" && (a2a3 || a5) && c.args.size() == 2) return like(expr_type(c.args[0]), 2);
+  if (!a2a3) return std::nullopt;
+  if (c.op == "tile.ci" && c.args.size() == 2) return like(result, 2);
+  if (c.args.size() == 1 && is_unsaturated_narrowing_cast(c, result)) return like(expr_type(c.args[0]), 1);
+  return std::nullopt;
+}
+
+/// Step 2b (§4.5, PYPTO and DSA_RP planners, kernels): before each call that
+/// needs level-3 scratch, a plain `<lhs>_scratch = tile.create(shape,
+/// dtype=D, target_memory=Vec)`, passed to the call as its trailing scratch
+/// operand. The op specs list that operand and forbid the output to share
+/// it, so the scratch is an ordinary buffer from here on: it gets a MemRef,
+/// an alloc, lives from its creation to the call, and counts against Vec.
+class ScratchInserter : public IRMutator {
+ public:
+  explicit ScratchInserter(const SocPolicy& soc) : soc_(soc) {}
+  std::size_t inserted = 0;
+
+  ExprPtr mutate_expr(const ExprPtr& e) override { return e; }  // statements only
+  void mutate_seq_child(const StmtPtr& child, std::vector<StmtPtr>& out) override {
+    StmtPtr r = mutate_stmt(child);
+    if (!r) return;
+    if (r != child && r->kind == StmtKind::Seq && child->kind != StmtKind::Seq) {
+      const auto& inner = r->as<SeqStmts>()->stmts;
+      out.insert(out.end(), inner.begin(), inner.end());
+    } else {
+      out.push_back(std::move(r));
+    }
+  }
+  StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
+    const Call* c = s.value ? s.value->as<Call>() : nullptr;
+    auto need = c ? scratch_need(*c, s.var->type, soc_) : std::nullopt;
+    if (!need) return self;
+    auto [create, operand] = make_scratch(*need, s.var->name + "_scratch", s.loc);
+    return seq({std::move(create), assign(s.var, with_operand(*c, *need, operand), s.loc)}, s.loc);
+  }
+  StmtPtr mutate_eval(const EvalStmt& s, const StmtPtr& self) override {
+    const Call* c = s.value ? s.value->as<Call>() : nullptr;
+    auto need = c ? scratch_need(*c, nullptr, soc_) : std::nullopt;
+    if (!need) return self;
+    auto [create, operand] = make_scratch(*need, "scratch_" + std::to_string(inserted), s.loc);
+    return seq({std::move(create), eval(with_operand(*c, *need, operand), s.loc)}, s.loc);
+  }
+
+ private:
+  std::pair<StmtPtr, VarPtr> make_scratch(const ScratchNeed& n, std::string name, Loc loc) {
+    ++inserted;
+    VarPtr v = make_var(std::move(name), tile_type(n.shape, n.dtype, MemorySpace::Vec), loc);
+    ExprPtr value = call("tile.create", {list(n.shape)},
+                         {Kwarg{"dtype", dtype_imm(n.dtype)}, Kwarg{"target_memory", space_imm(MemorySpace::Vec)}});
+    return {assign(v, std::move(value), loc), v};
+  }
+  static ExprPtr with_operand(const Call& c, const ScratchNeed& n, const VarPtr& scratch) {
+    std::vector<ExprPtr> args = c.args;
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(n.index), var_ref(scratch));
+    return call(c.op, std::move(args), c.kwargs);
+  }
+  const SocPolicy& soc_;
+};
 
 /// Steps 3-4: the MemRef of every tile and tensor variable.
 class MemRefBinder {
@@ -125,11 +211,7 @@ class MemRefBinder {
       case StmtKind::Seq:
         for (const auto& c : s->as<SeqStmts>()->stmts) walk(c);
         break;
-      case StmtKind::Assign:
-        scratch(*s);
-        assign(*s->as<AssignStmt>());
-        break;
-      case StmtKind::Eval: scratch(*s); break;
+      case StmtKind::Assign: assign(*s->as<AssignStmt>()); break;
       case StmtKind::For: {
         const auto* f = s->as<ForStmt>();
         loop(f->iter_args, f->body, f->return_vars);
@@ -149,18 +231,6 @@ class MemRefBinder {
   void error(Loc loc, std::string code, std::string message) {
     report_error(ctx_, program_, loc, std::move(code), std::move(message));
     failed = true;
-  }
-
-  /// Level-3 scratch (§4.5) is not materialised: say so where a kernel op
-  /// would need it under the pypto / dsa_rp planners.
-  void scratch(const Stmt& s) {
-    if (!is_kernel(f_.kind) || ctx_.planner == Planner::ptoas || !ctx_.soc->configured) return;
-    const Call* c = stmt_call(s);
-    if (!c) return;
-    if (std::string what = scratch_need(*c, *ctx_.soc); !what.empty())
-      report_warning(ctx_, program_, s.loc, "scratch-not-materialised",
-                     what + " needs compiler-owned scratch on " + ctx_.soc->soc_name +
-                         " (level-3 scratch, SPEC §4.5), which InitMemRef does not add; its bytes are not planned");
   }
 
   /// A fresh MemRef `mem_<space>_<id>` sized AllocBytes(type, space).
@@ -272,6 +342,10 @@ class MemRefBinder {
       return error(s.loc, "slice-window",
                    "InitMemRef cannot compute the window of " + in_quotes(c.op) + " for " + in_quotes(v->name) +
                        ": its shape and offset arguments must be lists");
+    if (c.op == "tile.slice")  // an Acc NZ window (§1.8 [DEEP]); otherwise row-major, bit for bit
+      if (const auto* pt = as_tile(src->type))
+        if (auto nz = acc_nz_slice_window(*pt, *offset, *shape, *ctx_.soc))
+          return bind_view(v, src, nz->byte_offset, nz->span);
     auto w = slice_window(*parent, *dtype, *offset, *shape);
     if (!w) {
       const bool packed = w.error->kind == SizeError::Kind::packed_origin_dynamic ||
@@ -445,6 +519,11 @@ inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
           bad = true;
         }
       if (bad) continue;
+    }
+
+    if (is_kernel(f.kind) && ctx.planner != Planner::ptoas && ctx.soc->configured) {
+      ScratchInserter scratch(*ctx.soc);
+      f.body = scratch.mutate_stmt(f.body);
     }
 
     MemRefBinder binder(program, f, ctx, declared);

@@ -54,7 +54,7 @@ inline bool place_bases_sequentially(const Function& f, const Program& p, PassCo
     a.id = static_cast<std::int64_t>(index_of(space));
     a.name = std::string(to_string(space));
     a.capacity = checked_capacity(ctx, space).value_or(max_addr);
-    if (const Addr floor = reserve.floor(space); floor > 0) a.reserved.push_back({0, floor});
+    a.reserved = arena_reserved_ranges(ctx.soc, space, reserve.floor(space));  // + the SoC's windows
     problem.arenas.push_back(std::move(a));
   }
   for (std::size_t i = 0; i < bases.size(); ++i) {
@@ -75,7 +75,10 @@ inline bool place_bases_sequentially(const Function& f, const Program& p, PassCo
     problem.buffers.push_back(std::move(s));
   }
   SequentialOptions options;
-  options.before = [&bases](std::size_t a, std::size_t b) { return bases[a].base->name < bases[b].base->name; };
+  options.before = [&bases, &ctx](std::size_t a, std::size_t b) {  // the SoC's placement order (default: name)
+    auto key = [&bases](std::size_t i) { return PlacementKey{bases[i].base->name, bases[i].bytes(), i}; };
+    return ctx.soc ? ctx.soc->places_before(key(a), key(b)) : bases[a].base->name < bases[b].base->name;
+  };
   options.cursor_alignment = ctx.soc ? std::max<Addr>(ctx.soc->address_alignment, 1) : 32;
   const SequentialResult placed = place_sequential(problem, options);
 
