@@ -100,7 +100,9 @@ PlanOptions options_from(const std::string& strategy, const std::string& goal, d
                          std::uint64_t node_limit, unsigned threads, std::uint64_t seed, std::size_t restarts,
                          bool compat_pypto) {
   PlanOptions o;
-  o.strategy = strategy;
+  const auto s = parse_strategy(strategy);
+  if (!s) throw py::value_error("unknown strategy '" + strategy + "'; choose one of: sequential, reuse, greedy, exact, portfolio");
+  o.strategy = *s;
   o.goal = goal_from(goal);
   o.time_limit_s = time_limit;
   o.node_limit = node_limit;
