@@ -25,6 +25,7 @@ struct PlanArgs {
   bool minimize = false;
   std::string compat;
   std::string output, report, svg;
+  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr;
   PlanOptions options;
 };
 
@@ -61,49 +62,69 @@ inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostre
 }
 
 inline void run_plan(PlanArgs& a) {
-  const std::string out_ext = extension_of(a.output);
-  if (!a.output.empty() && out_ext != "csv" && out_ext != "json")
+  // "-o -" writes standard output in the input's format.
+  const std::string out_ext = a.output == "-" ? extension_of(a.file) : extension_of(a.output);
+  if (a.output_option->count() > 0 && !a.output.empty() && out_ext != "csv" && out_ext != "json")
     fail_input(a.output, "--output must name a .csv or .json file");
+  // Every output path is checked before the problem is even read.
+  OutputSet outputs;
+  add_output(outputs, a.output_option, a.output);
+  add_output(outputs, a.report_option, a.report);
+  add_output(outputs, a.svg_option, a.svg);
+  check_outputs(outputs, {a.file});
+  // With an output on standard output, the summary goes to standard error.
+  std::ostream& info = outputs.writes_standard_output() ? std::cerr : std::cout;
 
   const std::optional<Addr> capacity =
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
   ProblemFile in = load_problem(a.file, capacity);
   a.options.compat_pypto = a.compat == "pypto";
   // The goal follows the question the file asks: without a capacity (a CSV
-  // without --capacity, a JSON problem whose arenas give none -- the reader
-  // then sets each to exactly always_fitting_capacity) it is the least peak;
-  // a capacity -- given with --capacity or by a JSON arena -- asks for a fit.
-  bool unbounded = !capacity;
-  if (extension_of(a.file) == "json")
-    for (const auto& arena : in.problem.arenas)
-      unbounded = unbounded && arena.capacity == always_fitting_capacity(in.problem, arena.id);
+  // without --capacity, a JSON problem whose arenas give none) it is the
+  // least peak; a capacity -- given with --capacity or by a JSON arena --
+  // asks for a fit.
+  bool unbounded = true;
+  for (bool open : in.no_capacity) unbounded = unbounded && open;
   a.options.goal = a.minimize || unbounded ? Goal::minimise : Goal::fit;
   const PlanResult r = plan(in.problem, a.options);
   print_diagnostics(r.diagnostics, a.file);
-  print_plan_summary(in.problem, r, std::cout);
+  print_plan_summary(in.problem, r, info);
+  // A problem the planner refuses is bad input: nothing is written.
+  if (r.status == Status::invalid) exit_with(exit_bad_input);
 
-  bool write_failed = false;
-  auto written = [&](const Diagnostics& ds, const std::string& path) {
-    if (ds.empty()) {
-      std::cout << "wrote " << path << '\n';
-      return;
-    }
-    print_diagnostics(ds, path);
-    write_failed = true;
-  };
-  if (!a.report.empty()) written(write_report_file(a.report, in.problem, r), a.report);
-  if (r.placement) {
-    if (!a.output.empty())
-      written(out_ext == "csv" ? write_csv_file(a.output, in.problem, &*r.placement)
-                               : write_json_problem_file(a.output, in.problem, &*r.placement),
-              a.output);
-    if (!a.svg.empty()) written(write_svg_file(a.svg, in.problem, *r.placement), a.svg);
-  } else if (!a.output.empty() || !a.svg.empty()) {
-    std::cerr << a.file << ": note: no placement, so "
-              << (a.output.empty() ? a.svg : a.svg.empty() ? a.output : a.output + " and " + a.svg)
-              << " were not written\n";
+  // Every text first; a format that cannot hold the result fails before
+  // any file is touched.
+  std::vector<std::string> written;
+  if (a.report_option->count() > 0) {
+    outputs.set_text(a.report_option->get_name(), report_text(in.problem, r));
+    written.push_back(a.report);
   }
-  if (r.status == Status::invalid || write_failed) exit_with(exit_bad_input);
+  if (r.placement) {
+    if (a.output_option->count() > 0) {
+      if (out_ext == "csv") {
+        auto csv = to_csv(in.problem, &*r.placement);
+        if (!csv) {
+          print_diagnostics(std::move(csv.diagnostics), a.output);
+          std::cerr << "pto-mem: note: no output was written\n";
+          exit_with(exit_bad_input);
+        }
+        outputs.set_text(a.output_option->get_name(), std::move(*csv.text));
+      } else {
+        outputs.set_text(a.output_option->get_name(), json_problem_text(in.problem, &*r.placement));
+      }
+      written.push_back(a.output);
+    }
+    if (a.svg_option->count() > 0) {
+      outputs.set_text(a.svg_option->get_name(), svg_memory_map(in.problem, *r.placement));
+      written.push_back(a.svg);
+    }
+  } else if (a.output_option->count() > 0 || a.svg_option->count() > 0) {
+    const std::string what = a.output_option->count() == 0 ? a.svg
+                             : a.svg_option->count() == 0  ? a.output
+                                                           : a.output + " and " + a.svg;
+    std::cerr << a.file << ": note: no placement, so " << what << " were not written\n";
+  }
+  if (!commit_outputs(outputs, info, written)) exit_with(exit_bad_input);
   if (!r.fits()) exit_with(exit_no_fit);
 }
 
@@ -114,7 +135,8 @@ inline void add_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("plan", "Place every buffer; print per-arena peaks against the lower bound");
   cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
   a->capacity_option = cmd->add_option("--capacity", a->capacity,
-                                       "capacity in bytes of a CSV problem's arena (default: minimise the peak)");
+                                       "capacity in bytes of a CSV problem's arena (default: minimise the peak)")
+                           ->check(unsigned_in(1));
   cmd->add_flag("--minimize,--minimise", a->minimize,
                "minimise the peak even when a capacity is given (default: stop at the first fit; "
                "a CSV without --capacity is always minimised)");
@@ -122,18 +144,26 @@ inline void add_plan_command(CLI::App& app) {
       ->check(CLI::IsMember(strategies()))
       ->capture_default_str();
   cmd->add_option("--time-limit", a->options.time_limit_s, "time budget in seconds for searching strategies")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_seconds())
       ->capture_default_str();
   cmd->add_option("--node-limit", a->options.node_limit, "search-node budget for exact search (0 = none)")
+      ->check(unsigned_in(0))
       ->capture_default_str();
-  cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")->capture_default_str();
-  cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts")->capture_default_str();
-  cmd->add_option("--threads", a->options.threads, "worker threads (0 = one per core)")->capture_default_str();
+  cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")
+      ->check(unsigned_in(0))
+      ->capture_default_str();
+  cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts (the time limit still applies)")
+      ->check(unsigned_in(0, std::numeric_limits<std::size_t>::max()))
+      ->capture_default_str();
+  cmd->add_option("--threads", a->options.threads, "worker threads (0 = one per core)")
+      ->check(unsigned_in(0, 1024))
+      ->capture_default_str();
   cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")
       ->check(CLI::IsMember({"pypto"}));
-  cmd->add_option("--output,-o", a->output, "write the problem with the placement: OUT.csv or OUT.json");
-  cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
-  cmd->add_option("--svg", a->svg, "write an SVG memory map (x = time, y = address)");
+  a->output_option = cmd->add_option("--output,-o", a->output,
+                                     "write the problem with the placement: OUT.csv or OUT.json (- for standard output)");
+  a->report_option = cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
+  a->svg_option = cmd->add_option("--svg", a->svg, "write an SVG memory map (x = time, y = address)");
   cmd->callback([a] { run_plan(*a); });
 }
 
