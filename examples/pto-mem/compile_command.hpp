@@ -10,8 +10,9 @@
 // fit (AllocateMemoryAddr's capacity error); 2 the input was rejected (parse
 // or semantic error). Diagnostics go to standard error as
 // `file:line:column: error: message [code]`; with `--emit json` the report
-// is printed even on failure. `--output` and `--svg` files are written
-// atomically (a failed run leaves no half-written file). `--syntax pypto`
+// is printed even on failure. `--output` and `--svg` follow the output-safety
+// rules of docs/tool.md (paths checked before any work, written all or none,
+// never over the input; io/output_set.hpp). `--syntax pypto`
 // prints PyPTO's spelling; `--passes` runs exactly the named passes on a
 // program already in the state they need. Re-binding a name is read as SSA
 // renaming, as PyPTO does.
@@ -27,7 +28,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "pto_mem/io/atomic_file.hpp"
+#include "pto_mem/io/output_set.hpp"
 #include "pto_mem/pypto/memory_map.hpp"
 #include "pto_mem/pypto/passes/pipeline.hpp"
 #include "pto_mem/pypto/report.hpp"
@@ -48,16 +49,17 @@ struct CompileOptions {
   std::vector<std::string> dump_after;  ///< stages whose output goes to standard error
   std::string syntax = "ours";          ///< printed spelling: ours | pypto
   std::vector<std::string> passes;      ///< run exactly these passes (empty: the pipeline up to --until)
+  bool output_given = false;            ///< --output was on the command line (even empty: refused)
+  bool svg_given = false;               ///< --svg was on the command line
 };
 
-/// Writes `text` to `path` atomically (io/atomic_file.hpp): a failed run
-/// never leaves a half-written output behind.
-inline bool write_output(const std::string& path, const std::string& text, std::ostream& err) {
-  if (auto d = write_file_atomically(path, text)) {
-    err << format(*d) << "\n";
-    return false;
-  }
-  return true;
+/// The outputs of a compile, checked before any work (docs/tool.md).
+inline bool check_compile_outputs(const CompileOptions& o, OutputSet& outputs, std::ostream& err) {
+  if (o.output_given || !o.output.empty()) outputs.add("--output", o.output);
+  if (o.svg_given || !o.svg.empty()) outputs.add("--svg", o.svg);
+  const Diagnostics ds = o.soc_file.empty() ? outputs.check({o.file}) : outputs.check({o.file, o.soc_file});
+  for (const auto& d : ds) err << format(d) << "\n";
+  return !has_errors(ds);
 }
 
 /// The report of a compile: the program's report plus what ran.
@@ -124,6 +126,9 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
     options.dump_after.push_back(*s);
   }
 
+  OutputSet outputs;
+  if (!check_compile_outputs(o, outputs, err)) return 2;
+
   std::ifstream in(o.file, std::ios::binary);
   if (!in) {
     err << o.file << ": error: cannot open the file\n";
@@ -144,15 +149,21 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   for (const auto& d : r.diagnostics) err << format(d) << "\n";
 
   int rc = r.exit_code();
-  std::string printed;
-  if (o.emit == "json") printed = compile_report(r, soc_label, o.planner).dump(2) + "\n";
-  else if (r.ok()) printed = print(r.program, options.print_options);
-  if (!printed.empty()) {
-    if (o.output.empty()) out << printed;
-    else if (!write_output(o.output, printed, err)) rc = 2;
+  // The program (even an empty one: an empty .pto still replaces a stale
+  // output) or the report; the memory map when addresses were assigned.
+  if (o.emit == "json" || r.ok()) {
+    std::string printed = o.emit == "json" ? compile_report(r, soc_label, o.planner).dump(2) + "\n"
+                                           : print(r.program, options.print_options);
+    if (o.output_given || !o.output.empty()) outputs.set_text("--output", std::move(printed));
+    else out << printed;
   }
-  if (!o.svg.empty() && r.ok() && r.addresses_assigned) {
-    if (!write_output(o.svg, memory_map_svg(r.program, options.soc, r.allocation_addresses), err)) rc = 2;
+  if (!o.svg.empty() && r.ok() && r.addresses_assigned)
+    outputs.set_text("--svg", memory_map_svg(r.program, options.soc, r.allocation_addresses));
+  if (!outputs.empty()) {
+    out.flush();
+    const Diagnostics ds = outputs.commit();
+    for (const auto& d : ds) err << format(d) << "\n";
+    if (has_errors(ds)) rc = 2;
   }
   return rc;
 }
@@ -178,8 +189,8 @@ inline void add_compile_command(CLI::App& app) {
   sub->add_option("--emit", opts->emit, "Output: the program text or a JSON report")
       ->check(CLI::IsMember({"ir", "json"}))
       ->capture_default_str();
-  sub->add_option("--output,-o", opts->output, "Write the output here instead of standard output");
-  sub->add_option("--svg", opts->svg, "Write a memory map of the planned allocations (needs --until alloc)");
+  CLI::Option* output = sub->add_option("--output,-o", opts->output, "Write the output here instead of standard output");
+  CLI::Option* svg = sub->add_option("--svg", opts->svg, "Write a memory map of the planned allocations (needs --until alloc)");
   sub->add_option("--dump-after", opts->dump_after, "Print the program to standard error after these stages")
       ->delimiter(',')
       ->check(CLI::IsMember({"parse", "infer", "init", "alias", "reuse", "alloc"}));
@@ -190,7 +201,9 @@ inline void add_compile_command(CLI::App& app) {
                   "Run exactly these passes, in order, on a program already in the state they need")
       ->delimiter(',')
       ->check(CLI::IsMember({"infer", "init", "alias", "reuse", "alloc"}));
-  sub->callback([opts] {
+  sub->callback([opts, output, svg] {
+    opts->output_given = output->count() > 0;
+    opts->svg_given = svg->count() > 0;
     const int rc = pto_mem::tool::run_compile(*opts, std::cout, std::cerr);
     std::cout.flush();
     if (rc != 0) throw CLI::RuntimeError(rc);

@@ -26,6 +26,7 @@ struct PlanArgs {
   std::string compat;
   std::string output, report, svg;
   std::string strategy{to_string(PlanOptions{}.strategy.value())};
+  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr;
   PlanOptions options;
 };
 
@@ -65,9 +66,18 @@ inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostre
 }
 
 inline void run_plan(PlanArgs& a) {
-  const std::string out_ext = extension_of(a.output);
-  if (!a.output.empty() && out_ext != "csv" && out_ext != "json")
+  // "-o -" writes standard output in the input's format.
+  const std::string out_ext = a.output == "-" ? extension_of(a.file) : extension_of(a.output);
+  if (a.output_option->count() > 0 && !a.output.empty() && out_ext != "csv" && out_ext != "json")
     fail_input(a.output, "--output must name a .csv or .json file");
+  // Every output path is checked before the problem is even read.
+  OutputSet outputs;
+  add_output(outputs, a.output_option, a.output);
+  add_output(outputs, a.report_option, a.report);
+  add_output(outputs, a.svg_option, a.svg);
+  check_outputs(outputs, {a.file});
+  // With an output on standard output, the summary goes to standard error.
+  std::ostream& info = outputs.writes_standard_output() ? std::cerr : std::cout;
 
   const std::optional<Addr> capacity =
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
@@ -81,34 +91,45 @@ inline void run_plan(PlanArgs& a) {
   if (a.minimize) a.options.goal = Goal::minimise;
   const PlanResult r = plan(in.problem, a.options);
   print_diagnostics(r.diagnostics, a.file);
-  print_plan_summary(in.problem, r, std::cout);
+  print_plan_summary(in.problem, r, info);
+  // A problem the planner refuses is bad input: nothing is written.
+  if (is_error(r.status)) exit_with(exit_bad_input);
 
-  bool write_failed = false;
-  auto written = [&](const Diagnostics& ds, const std::string& path) {
-    if (ds.empty()) {
-      std::cout << "wrote " << path << '\n';
-      return;
-    }
-    print_diagnostics(ds, path);
-    write_failed = true;
-  };
-  if (!a.report.empty()) written(write_report_file(a.report, in.problem, r), a.report);
+  // Every text first; a format that cannot hold the result fails before
+  // any file is touched.
+  std::vector<std::string> written;
+  if (a.report_option->count() > 0) {
+    outputs.set_text(a.report_option->get_name(), report_text(in.problem, r));
+    written.push_back(a.report);
+  }
   if (r.placement) {
-    if (!a.output.empty())
-      written(out_ext == "csv" ? write_csv_file(a.output, in.problem, &*r.placement)
-                               : write_json_problem_file(a.output, in.problem, &*r.placement),
-              a.output);
-    if (!a.svg.empty()) {
+    if (a.output_option->count() > 0) {
+      if (out_ext == "csv") {
+        auto csv = to_csv(in.problem, &*r.placement);
+        if (!csv) {
+          print_diagnostics(std::move(csv.diagnostics), a.output);
+          std::cerr << "pto-mem: note: no output was written\n";
+          exit_with(exit_bad_input);
+        }
+        outputs.set_text(a.output_option->get_name(), std::move(*csv.text));
+      } else {
+        outputs.set_text(a.output_option->get_name(), json_problem_text(in.problem, &*r.placement));
+      }
+      written.push_back(a.output);
+    }
+    if (a.svg_option->count() > 0) {
       SvgOptions svg;
       svg.proved_bound = r.lower_bound;  // drawn beside the max-load bound when a search proved more
-      written(write_svg_file(a.svg, in.problem, *r.placement, svg), a.svg);
+      outputs.set_text(a.svg_option->get_name(), svg_memory_map(in.problem, *r.placement, svg));
+      written.push_back(a.svg);
     }
-  } else if (!a.output.empty() || !a.svg.empty()) {
-    std::cerr << a.file << ": note: no placement, so "
-              << (a.output.empty() ? a.svg : a.svg.empty() ? a.output : a.output + " and " + a.svg)
-              << " were not written\n";
+  } else if (a.output_option->count() > 0 || a.svg_option->count() > 0) {
+    const std::string what = a.output_option->count() == 0 ? a.svg
+                             : a.svg_option->count() == 0  ? a.output
+                                                           : a.output + " and " + a.svg;
+    std::cerr << a.file << ": note: no placement, so " << what << " were not written\n";
   }
-  if (is_error(r.status) || write_failed) exit_with(exit_bad_input);
+  if (!commit_outputs(outputs, info, written)) exit_with(exit_bad_input);
   if (!r.fits()) exit_with(exit_no_fit);
 }
 
@@ -119,7 +140,8 @@ inline void add_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("plan", "Place every buffer; print per-arena peaks against the lower bound");
   cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
   a->capacity_option = cmd->add_option("--capacity", a->capacity,
-                                       "capacity in bytes of a CSV problem's arena (default: minimise the peak)");
+                                       "capacity in bytes of a CSV problem's arena (default: minimise the peak)")
+                           ->check(unsigned_in(1));
   cmd->add_flag("--minimize,--minimise", a->minimize,
                "minimise the peak even when a capacity is given (default: stop at the first fit; "
                "a CSV without --capacity is always minimised)");
@@ -129,19 +151,27 @@ inline void add_plan_command(CLI::App& app) {
   cmd->add_option("--time-limit", a->options.time_limit_s,
                   "wall-clock budget in seconds for searching strategies (default: none; a clock cut can change "
                   "the answer from run to run)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+      ->check(positive_seconds());
   cmd->add_option("--node-limit", a->options.node_limit,
                   "search-node budget for exact and portfolio (0 = none); deterministic")
+      ->check(unsigned_in(0))
       ->capture_default_str();
-  cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")->capture_default_str();
-  cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts")->capture_default_str();
-  cmd->add_option("--threads", a->options.threads, "worker threads (1 = this thread; 0 = two when the machine has more than one core)")->capture_default_str();
+  cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")
+      ->check(unsigned_in(0))
+      ->capture_default_str();
+  cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts (the time limit still applies)")
+      ->check(unsigned_in(0, std::numeric_limits<std::size_t>::max()))
+      ->capture_default_str();
+  cmd->add_option("--threads", a->options.threads,
+                  "worker threads (1 = this thread; 0 = two when the machine has more than one core)")
+      ->check(unsigned_in(0, 1024))
+      ->capture_default_str();
   cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")
       ->check(CLI::IsMember({"pypto"}));
-  cmd->add_option("--output,-o", a->output, "write the problem with the placement: OUT.csv or OUT.json");
-  cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
-  cmd->add_option("--svg", a->svg, "write an SVG memory map (x = time, y = address)");
+  a->output_option = cmd->add_option("--output,-o", a->output,
+                                     "write the problem with the placement: OUT.csv or OUT.json (- for standard output)");
+  a->report_option = cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
+  a->svg_option = cmd->add_option("--svg", a->svg, "write an SVG memory map (x = time, y = address)");
   cmd->callback([a] { run_plan(*a); });
 }
 

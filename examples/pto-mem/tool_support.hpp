@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -15,6 +18,7 @@
 
 #include "pto_mem/io/csv.hpp"
 #include "pto_mem/io/json_problem.hpp"
+#include "pto_mem/io/output_set.hpp"
 
 namespace pto_mem::tool {
 
@@ -38,6 +42,72 @@ inline void print_diagnostics(Diagnostics ds, const std::string& file) {
 [[noreturn]] inline void fail_input(const std::string& file, const std::string& message) {
   print_diagnostics({error_at(SourceLocation{file, 0, 0}, message)}, file);
   exit_with(exit_bad_input);
+}
+
+/// Requests output `what` when its option was given (an empty path given
+/// explicitly, `-o ""`, is then refused by check_outputs, not ignored).
+inline void add_output(OutputSet& set, const CLI::Option* option, const std::string& path) {
+  if (option->count() > 0) set.add(option->get_name(), path);
+}
+
+/// The output-safety rules of docs/tool.md, checked before any work:
+/// ends the subcommand with exit code 2 when an output cannot be written.
+inline void check_outputs(OutputSet& set, const std::vector<std::string>& inputs) {
+  const Diagnostics ds = set.check(inputs);
+  if (!has_errors(ds)) return;
+  for (const auto& d : ds) std::cerr << format(d) << '\n';
+  exit_with(exit_bad_input);
+}
+
+/// Writes every output that was given a text, all or none; prints what was
+/// written to `info` (or the errors to stderr). False on failure.
+inline bool commit_outputs(OutputSet& set, std::ostream& info, const std::vector<std::string>& written) {
+  const Diagnostics ds = set.commit();
+  for (const auto& d : ds) std::cerr << format(d) << '\n';
+  if (has_errors(ds)) {
+    std::cerr << "pto-mem: note: no output was replaced\n";
+    return false;
+  }
+  for (const auto& path : written)
+    if (path != "-") info << "wrote " << path << '\n';
+  return true;
+}
+
+/// A CLI11 check for an unsigned integer option in [min, max]: decimal
+/// digits only (no sign, no exponent, no wrap-around of "-1", no saturation
+/// of a number past 2^64-1). CLI11 prefixes the message with the option's
+/// name and the tool exits 2.
+inline CLI::Validator unsigned_in(std::uint64_t min, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  return CLI::Validator(
+      [min, max](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        const char* b = s.data();
+        const char* e = b + s.size();
+        auto [ptr, ec] = std::from_chars(b, e, v);
+        const bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+        if (!digits || ptr != e) return "'" + s + "' is not a non-negative integer";
+        if (ec == std::errc::result_out_of_range || v > max)
+          return "'" + s + "' is too large; the largest allowed value is " + std::to_string(max);
+        if (v < min) return "'" + s + "' is too small; the smallest allowed value is " + std::to_string(min);
+        return {};
+      },
+      min > 0 ? "UINT>0" : "UINT");
+}
+
+/// A CLI11 check for a positive, finite number of seconds ("nan", "inf",
+/// 0 and negatives are refused).
+inline CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0;
+        const char* b = s.data();
+        const char* e = b + s.size();
+        auto [ptr, ec] = std::from_chars(b, e, v);
+        if (s.empty() || ec != std::errc{} || ptr != e || !std::isfinite(v) || v <= 0)
+          return "'" + s + "' is not a positive, finite number of seconds";
+        return {};
+      },
+      "SECONDS>0");
 }
 
 /// The lower-case extension of a path, without the dot ("csv", "json").

@@ -29,6 +29,21 @@ inline void run_validate(ValidateArgs& a) {
   if (!in.placement)
     fail_input(a.file, "the file carries no offsets to validate; add an 'offset' column (CSV) or a "
                        "\"placement\" array (JSON)");
+  // An arena the file gives no capacity has none to check: the reader's
+  // always-fitting capacity is a planning device, not a limit.
+  std::vector<std::string> unchecked;
+  const auto labels = arena_labels(in.problem);
+  for (std::size_t k = 0; k < in.problem.arenas.size() && k < in.no_capacity.size(); ++k)
+    if (in.no_capacity[k]) {
+      in.problem.arenas[k].capacity = max_addr;
+      unchecked.push_back(labels[k]);
+    }
+  if (!unchecked.empty()) {
+    std::string list;
+    for (const auto& l : unchecked) list += (list.empty() ? "" : ", ") + l;
+    std::cout << "capacity: not checked for " << list
+              << (extension_of(a.file) == "csv" ? " (no --capacity given)" : " (the file gives no capacity)") << '\n';
+  }
   const Diagnostics violations = validate(in.problem, *in.placement);
   if (has_errors(violations)) {
     print_diagnostics(violations, a.file);
@@ -43,7 +58,8 @@ inline void run_validate(ValidateArgs& a) {
   const auto labels = arena_labels(in.problem);
   Table t({"arena", "buffers", "capacity", "max-load bound", "peak", "peak/bound"});
   for (std::size_t k = 0; k < in.problem.arenas.size(); ++k)
-    t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(in.problem.arenas[k].capacity),
+    t.add({labels[k], std::to_string(loads[k].buffers),
+           k < in.no_capacity.size() && in.no_capacity[k] ? "none" : std::to_string(in.problem.arenas[k].capacity),
            std::to_string(loads[k].lower_bound), std::to_string(o.peak_by_arena[k]),
            ratio(o.peak_by_arena[k], loads[k].lower_bound)});
   t.print(std::cout);
@@ -57,7 +73,8 @@ inline void add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("validate", "Check the placement a file carries; exit 1 on any violation");
   cmd->add_option("FILE", a->file, "problem with offsets: .csv with an offset column, or .json with \"placement\"")
       ->required();
-  a->capacity_option = cmd->add_option("--capacity", a->capacity, "capacity in bytes of a CSV problem's arena");
+  a->capacity_option = cmd->add_option("--capacity", a->capacity, "capacity in bytes of a CSV problem's arena")
+                           ->check(unsigned_in(1));
   cmd->callback([a] { run_validate(*a); });
 }
 

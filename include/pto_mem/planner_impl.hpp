@@ -244,6 +244,9 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     // Strategy::greedy. trusted: the problem was validated above and the placement is below.
     GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
     greedy.threads = options.threads;
+    if (options.time_limit_s > 0)  // the restarts and the walk stop at the budget
+      greedy.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(options.time_limit_s));
     auto g = plan_dsa_rp(problem, greedy);
     const auto allocations = r.statistics.extra;
     r.statistics = std::move(g.greedy.statistics);

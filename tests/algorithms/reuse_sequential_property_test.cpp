@@ -70,6 +70,14 @@ Problem random_problem(Rng& rng) {
       auto& db = p.buffers[di];
       db.size = d.slots * d.slot_size + pick(rng, 0, 8);
       std::map<std::uint32_t, std::vector<Interval>> used;
+      // A run-time slot may be any slot: such a binding is live with no other
+      // binding of its declaration (docs/formats.md).
+      std::vector<Interval> bound, run_time;
+      auto clashes = [](const std::vector<Interval>& ls, const Interval& l) {
+        bool c = false;
+        for (const auto& x : ls) c = c || interferes(x, l);
+        return c;
+      };
       for (std::size_t k = 1; k < cand.size() && k <= 3; ++k) {
         auto& bb = p.buffers[cand[k]];
         bb.size = pick(rng, 1, d.slot_size);
@@ -77,7 +85,8 @@ Problem random_problem(Rng& rng) {
         bb.alignment = 1;
         db.alignment = std::max<Addr>(db.alignment, 1);
         std::optional<std::uint32_t> slot;
-        if (rng() % 4 != 0) {
+        if (clashes(run_time, bb.lifetime)) continue;
+        if (rng() % 4 != 0 || clashes(bound, bb.lifetime)) {
           const auto s = static_cast<std::uint32_t>(rng() % d.slots);
           bool clash = false;
           for (const auto& l : used[s]) clash = clash || interferes(l, bb.lifetime);
@@ -89,6 +98,8 @@ Problem random_problem(Rng& rng) {
           }
         }
         taken[cand[k]] = true;
+        bound.push_back(bb.lifetime);
+        if (!slot) run_time.push_back(bb.lifetime);
         d.bindings.push_back({bb.id, slot});
       }
       p.declared.push_back(d);

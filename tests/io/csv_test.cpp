@@ -111,9 +111,12 @@ TEST_CASE("csv: row errors name the line and column") {
   CHECK(contains(errors_of(h + "a,5,3,2\n"), "f.csv:2:5: error: empty lifetime [5, 3)"));
   CHECK(contains(errors_of(h + ",0,1,2\n"), "f.csv:2:1: error: id is empty"));
   CHECK(contains(errors_of(h + "a,0,1,2\nb,0,1,2\na,1,2,3\n"), "f.csv:4:1: error: duplicate id 'a' (first on line 2)"));
-  CHECK(contains(errors_of(h + "\"a\",0,1,2\n"), "f.csv:2:1: error: quoted fields are not supported"));
+  CHECK(contains(errors_of(h + "a\"b,0,1,2\n"), "f.csv:2:2: error: a quote inside an unquoted field"));
+  CHECK(contains(errors_of(h + "\"a,0,1,2\n"), "f.csv:2:1: error: unclosed quote"));
+  CHECK(contains(errors_of(h + "\"a\"b,0,1,2\n"), "f.csv:2:4: error: text after the closing quote"));
   CHECK(contains(errors_of(h + "a,0,1,2\rb,0,1,2\n"), "f.csv:2:8: error: stray carriage return"));
-  CHECK(contains(errors_of(h + "a\x01,0,1,2\n"), "f.csv:2:1: error: id 'a?' contains a control character"));
+  CHECK(contains(errors_of(h + "a\x01,0,1,2\n"),
+                 "f.csv:2:2: error: id 'a?' cannot be a buffer id: it holds the control character U+0001"));
   CHECK(contains(errors_of(h + "a,0,1,2\n\nb,0,1,2\n"), "f.csv:3:1: error: blank line inside the table"));
   CHECK(contains(errors_of("id,lower,upper,size,offset\na,0,1,2,x\n"), "f.csv:2:9: error: offset must be an integer"));
 }
@@ -173,9 +176,12 @@ TEST_CASE("csv: the writer refuses what CSV cannot hold instead of dropping it")
   auto sep = p;
   sep.separations = {{"x", "y"}};
   refused(sep, "separations");
+  auto tab = p;  // names outside the rule (docs/formats.md); commas and quotes are quoted instead
+  tab.buffers[0].id = "a\tb";
+  refused(tab, "control character U+0009");
   auto comma = p;
-  comma.buffers[0].id = "a,b";
-  refused(comma, "holds a comma");
+  comma.buffers[0].id = "a,\"b\"";
+  CHECK(*to_csv(comma).text == "id,lower,upper,size\n\"a,\"\"b\"\"\",0,3,8\ny,0,3,8\n");
   Placement short_pl;
   short_pl.offsets = {0};
   CHECK_FALSE(to_csv(p, &short_pl));

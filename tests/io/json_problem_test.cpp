@@ -41,7 +41,7 @@ const char* full_model = R"({
     {"id": 7, "size": 64, "arena": 1, "lifetime": [0, 2]},
     {"id": "decl", "size": 2048, "arena": 1, "lifetime": [0, 10]},
     {"id": "s0", "size": 512, "arena": 1, "lifetime": [2, 4]},
-    {"id": "s1", "size": 1024, "arena": 1, "lifetime": [3, 6]}
+    {"id": "s1", "size": 1024, "arena": 1, "lifetime": [4, 6]}
   ],
   "must_alias": [["t0", {"id": "t3", "offset": 8192}]],
   "separations": [["t1", "t2"], {"a": "t0", "b": "t1", "reasons": ["target_hazard", "pipeline_stage"]}],

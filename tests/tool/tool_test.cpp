@@ -2,65 +2,14 @@
 // files written whole or not at all. Runs build/bin/pto-mem.
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "temp_dir.hpp"
-#include "test_support.hpp"
+#include "tool_run.hpp"
 
-namespace {
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-/// Runs a command line through the shell; stdout is captured through the
-/// pipe, stderr through a file.
-Run run_command(const std::string& command) {
-  pto_mem::test::TempDir scratch;
-  const std::string err_file = scratch.file("stderr");
-  Run r;
-  FILE* pipe = ::popen((command + " 2>" + quote(err_file)).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t got = 0;
-  while ((got = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), got);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = pto_mem::test::read_file(err_file);
-  return r;
-}
-
-Run tool(const std::vector<std::string>& args) {
-  std::string cmd = quote(PTO_MEM_TOOL);
-  for (const auto& a : args) cmd.append(1, ' ').append(quote(a));
-  return run_command(cmd);
-}
-
-std::string example(const std::string& name) { return std::string(PTO_MEM_SOURCE_DIR) + "/examples/data/" + name; }
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-#define SKIP_WITHOUT_TOOL()                                         \
-  if (std::string(PTO_MEM_TOOL).empty()) {                          \
-    MESSAGE("the pto-mem tool is not built (examples off): skipped"); \
-    return;                                                         \
-  }
-
-}  // namespace
+using namespace pto_mem::tool_test;
 
 TEST_CASE("--help and --version exit 0") {
   SKIP_WITHOUT_TOOL();

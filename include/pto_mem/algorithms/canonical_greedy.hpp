@@ -19,7 +19,9 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <limits>
 #include <future>
 #include <optional>
 #include <set>
@@ -53,6 +55,10 @@ struct GreedyOptions {
   /// small problems. Results never depend on either.
   unsigned threads = 1;
   std::size_t parallel_from = 20000;
+  /// No new pass starts after this instant (the first pass always runs, so
+  /// a first fit is found whenever it fits); nullopt: no time limit. The
+  /// result then records `stopped_by_deadline` in its statistics.
+  std::optional<std::chrono::steady_clock::time_point> deadline{};
   /// Tuning of the occupancy tree (lifetime ends per leaf bucket). Results
   /// never depend on it; the tests vary it to exercise every code path.
   std::uint32_t bucket_events = 128;
@@ -114,9 +120,19 @@ namespace dsa {
   }
 
   const dsa::SearchSpace space = dsa::build_search_space(p);
-  std::vector<dsa::NamedOrder> orders = dsa::dsa_orders(space, options.seed, options.restarts);
-  const std::size_t pypto_orders = orders.size();
-  if (!options.compat_pypto) dsa::append_unique(orders, "contention", dsa::contention_order(space));
+  // Orders are made one batch at a time (OrderStream), so that a deadline
+  // stops the generation with the passes and memory does not grow with the
+  // number of restarts. In fast mode the contention order comes last.
+  dsa::OrderStream stream(space, options.seed, options.restarts);
+  bool contention_pending = !options.compat_pypto;
+  auto next_order = [&]() -> std::optional<dsa::NamedOrder> {
+    if (auto o = stream.next()) return o;
+    if (!contention_pending) return std::nullopt;
+    contention_pending = false;
+    return stream.extra("contention", dsa::contention_order(space));
+  };
+  auto out_of_time = [&] { return options.deadline && std::chrono::steady_clock::now() >= *options.deadline; };
+  bool stopped = false;  // the deadline ended the search early
 
   dsa::CanonicalPlacer placer(space, options.compat_pypto, options.bucket_events);
   const dsa::PlacementCheck check(space);
@@ -136,96 +152,128 @@ namespace dsa {
 
   std::optional<std::vector<Addr>> best;
   Objective best_objective;
-  std::size_t best_order = 0;  // where the incumbent came from (first fit: the size order)
+  dsa::Order best_sequence, first_sequence;  // the incumbent's order (first fit: the size order), order 0
   // Offers a complete placement from order k; it wins only when strictly
   // better (ties keep the incumbent and earlier orders). False on an
   // internal error.
-  auto offer = [&](const std::vector<Addr>& offsets, std::size_t k) {
+  auto offer = [&](const std::vector<Addr>& offsets, std::size_t k, const dsa::Order& order) {
     const Objective objective = dsa::dense_objective(space, offsets);
     if (best && !(objective < best_objective)) return true;
     if (rejected(offsets, "order " + std::to_string(k) + " (" + r.orders[k] + ")")) return false;
     best = offsets;
     best_objective = objective;
-    best_order = k;
+    best_sequence = order;
     r.statistics.selected_order = k;
     r.statistics.selected_first_fit = false;
     return true;
   };
-  for (const auto& o : orders) r.orders.push_back(o.name);
 
   // The fixed passes: first fit (penalty-blind; without penalties it is the
-  // size-order pass itself, which is always orders[0]) and every order. They
-  // are independent, so large problems run them on several workers; the
-  // results are reduced in order, exactly as one after another.
+  // size-order pass itself, which is always order 0) and every order. They
+  // are independent, so large problems run a batch of them on several
+  // workers; the results are reduced in order, exactly as one after another.
+  // The deadline is checked before each pass but the very first, so there
+  // is always a first-fit answer when one fits.
   struct Pass {
     const dsa::Order* order;
     dsa::PassKind kind;
+    std::size_t k;        // index into r.orders
+    bool first_fit;       // the first-fit incumbent (without penalties also order 0)
+    bool ran = false;
     bool ok = false;
     std::uint64_t candidates = 0;
     std::vector<Addr> offsets{};
   };
-  std::vector<Pass> passes;
-  passes.push_back({&orders[0].order, space.has_soft ? dsa::PassKind::penalty_blind : dsa::PassKind::canonical});
-  for (std::size_t k = space.has_soft ? 0 : 1; k < orders.size(); ++k)
-    passes.push_back({&orders[k].order, dsa::PassKind::canonical});
-  auto run = [](dsa::CanonicalPlacer& worker, Pass& pass) {
+  auto run = [&](dsa::CanonicalPlacer& worker, Pass& pass, bool always) {
+    if (!always && out_of_time()) return;
+    pass.ran = true;
     pass.ok = worker.place(*pass.order, pass.kind);
     pass.candidates = worker.candidates();
     if (pass.ok) pass.offsets = worker.offsets();
   };
-  const std::size_t workers = dsa::pass_workers(options.threads, space.n < options.parallel_from, passes.size());
-  if (workers > 1) {
-    // Clean copies, made before any pass runs: workers share nothing mutable.
-    std::vector<dsa::CanonicalPlacer> own(workers - 1, placer);
+  const std::size_t workers =
+      dsa::pass_workers(options.threads, space.n < options.parallel_from, std::numeric_limits<std::size_t>::max());
+  // Clean copies, made before any pass runs: workers share nothing mutable.
+  std::vector<dsa::CanonicalPlacer> own(workers > 1 ? workers - 1 : 0, placer);
+  bool first_pass = true;
+  std::vector<dsa::Order> batch;
+  while (!stopped) {
+    batch.clear();
+    std::vector<std::size_t> batch_k;
+    while (batch.size() < workers) {
+      auto o = next_order();
+      if (!o) break;
+      batch_k.push_back(r.orders.size());
+      r.orders.push_back(std::move(o->name));
+      batch.push_back(std::move(o->order));
+    }
+    if (batch.empty()) break;
+    std::vector<Pass> jobs;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (batch_k[i] != 0) {
+        jobs.push_back({&batch[i], dsa::PassKind::canonical, batch_k[i], false});
+        continue;
+      }
+      first_sequence = batch[i];
+      if (space.has_soft) {
+        jobs.push_back({&batch[i], dsa::PassKind::penalty_blind, 0, true});
+        jobs.push_back({&batch[i], dsa::PassKind::canonical, 0, false});
+      } else {
+        jobs.push_back({&batch[i], dsa::PassKind::canonical, 0, true});
+      }
+    }
+    const std::size_t used = std::min(workers, jobs.size());
     std::vector<std::future<void>> done;
-    for (std::size_t w = 1; w < workers; ++w)
+    for (std::size_t w = 1; w < used; ++w)
       done.push_back(std::async(std::launch::async, [&, w] {
-        for (std::size_t t = w; t < passes.size(); t += workers) run(own[w - 1], passes[t]);
+        for (std::size_t t = w; t < jobs.size(); t += used) run(own[w - 1], jobs[t], false);
       }));
-    for (std::size_t t = 0; t < passes.size(); t += workers) run(placer, passes[t]);
+    for (std::size_t t = 0; t < jobs.size(); t += used) run(placer, jobs[t], first_pass && t == 0);
     for (auto& d : done) d.get();
-  }
+    first_pass = false;
 
-  std::size_t next_pass = 0;
-  // The result of the next pass in order: computed above, or now.
-  auto take = [&]() -> Pass& {
-    Pass& pass = passes[next_pass++];
-    if (workers <= 1) run(placer, pass);
-    return pass;
-  };
-  {
-    Pass& ff = take();
-    if (ff.ok) {
-      if (rejected(ff.offsets, "first-fit incumbent")) return r;
-      best = std::move(ff.offsets);
-      best_objective = dsa::dense_objective(space, *best);
-      r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
-    }
-    if (!space.has_soft) {  // the same pass is order 0, which then only ties
+    for (auto& pass : jobs) {
+      if (!pass.ran) {
+        stopped = true;
+        break;
+      }
+      if (pass.first_fit) {
+        if (pass.ok) {
+          if (rejected(pass.offsets, "first-fit incumbent")) return r;
+          best = std::move(pass.offsets);
+          best_objective = dsa::dense_objective(space, *best);
+          best_sequence = *pass.order;
+          r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
+        }
+        if (!space.has_soft) {  // the same pass is order 0, which then only ties
+          ++r.statistics.orders_evaluated;
+          r.statistics.candidates_evaluated += pass.candidates;
+        }
+        continue;
+      }
       ++r.statistics.orders_evaluated;
-      r.statistics.candidates_evaluated += ff.candidates;
+      r.statistics.candidates_evaluated += pass.candidates;
+      if (pass.ok && !offer(pass.offsets, pass.k, *pass.order)) return r;
+      pass.offsets = {};  // release memory early
     }
   }
-  for (std::size_t k = space.has_soft ? 0 : 1; k < orders.size(); ++k) {
-    Pass& pass = take();
-    ++r.statistics.orders_evaluated;
-    r.statistics.candidates_evaluated += pass.candidates;
-    if (pass.ok && !offer(pass.offsets, k)) return r;
-    pass.offsets = {};  // release memory early
-  }
 
-  if (!options.compat_pypto) {
+  if (!options.compat_pypto && !stopped) {
     // The peak-driven walk (greedy_extras.hpp), steered by passes that ignore
     // capacity so that it also runs where nothing fits yet. Without penalties
     // such a pass places exactly like the capacity-bound one whenever it
     // fits, so only with penalties is the bound pass run again.
-    r.statistics.set("pypto_orders", static_cast<std::int64_t>(pypto_orders));
-    dsa::Order order = orders[best ? best_order : 0].order;
+    r.statistics.set("pypto_orders", static_cast<std::int64_t>(stream.produced()));
+    dsa::Order order = best ? best_sequence : first_sequence;
     std::vector<Addr> unbounded;
     if (best && !space.has_soft) unbounded = *best;
     else if (placer.place(order, dsa::PassKind::canonical, true)) unbounded = placer.offsets();
     std::set<std::uint64_t> seen{dsa::fingerprint(order)};
     for (std::size_t step = 1; !unbounded.empty() && step <= dsa::walk_steps(space.n); ++step) {
+      if (out_of_time()) {
+        stopped = true;
+        break;
+      }
       dsa::Order next = dsa::peak_first(space, order, unbounded);
       // A repeated order repeats its pass: the walk has converged or cycles.
       if (!seen.insert(dsa::fingerprint(next)).second) break;
@@ -240,15 +288,17 @@ namespace dsa {
       for (std::size_t i = 0; i < space.n && fits; ++i)
         fits = unbounded[i] + space.size[i] <= space.capacity[space.arena[i]];
       if (space.has_soft) fits = placer.place(order, dsa::PassKind::canonical);
-      if (fits && !offer(placer.offsets(), r.orders.size() - 1)) return r;
+      if (fits && !offer(placer.offsets(), r.orders.size() - 1, order)) return r;
     }
   }
+  if (stopped) r.statistics.set("stopped_by_deadline", 1);
 
   if (!best) {
     r.status = Status::no_fit;
     r.diagnostics.push_back(error("canonical greedy found no placement that fits the arena capacities in " +
-                                  std::to_string(orders.size()) +
-                                  " order(s); this bounded search does not prove that none exists (try strategy 'exact')",
+                                  std::to_string(r.statistics.orders_evaluated) + " order(s)" +
+                                  (stopped ? std::string(" (the time limit ended the search)") : std::string()) +
+                                  "; this bounded search does not prove that none exists (try strategy 'exact')",
                                   "DSA-NO-FIT"));
     return r;
   }

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
+#include <set>
 #include <random>
 #include <string>
 #include <tuple>
@@ -62,6 +64,77 @@ struct NamedOrder {
   Order order;
 };
 
+/// Two independent 64-bit hashes of an order: deduplication compares these
+/// instead of every order with every order before it (which made R restarts
+/// cost O(R^2) comparisons). Two different orders share both with
+/// probability about 2^-128.
+[[nodiscard]] inline std::pair<std::uint64_t, std::uint64_t> order_key(const Order& o) noexcept {
+  std::uint64_t h1 = 0xcbf29ce484222325ull;  // FNV-1a
+  std::uint64_t h2 = 0x9e3779b97f4a7c15ull ^ o.size();
+  for (std::uint32_t i : o) {
+    h1 = (h1 ^ i) * 0x100000001b3ull;
+    h2 = (h2 ^ (i + 0x7f4a7c15u)) * 0xff51afd7ed558ccdull;  // a second multiplier, a second offset
+    h2 ^= h2 >> 29;
+  }
+  return {h1, h2};
+}
+
+/// The deduplicated DSA-RP orders one at a time: O1, O2, O3, then
+/// `restarts` shuffles of O3 from one mt19937_64(seed) engine, each
+/// shuffling the previous restart's result (SPEC.md §2.4). An order equal to
+/// an earlier one is skipped (first wins); the engine draws do not depend
+/// on that. Orders are made only when asked for, so a caller with a time
+/// budget stops generating when it stops placing, and memory stays O(n)
+/// whatever the number of restarts.
+class OrderStream {
+ public:
+  OrderStream(const SearchSpace& s, std::uint64_t seed, std::size_t restarts)
+      : space_(s), engine_(seed), restarts_(restarts) {}
+
+  /// The next order not seen before, or nullopt after the last restart.
+  [[nodiscard]] std::optional<NamedOrder> next() {
+    while (true) {
+      NamedOrder o;
+      if (fixed_ == 0) o = {"size", size_order(space_)};
+      else if (fixed_ == 1) o = {"birth", birth_order(space_)};
+      else if (fixed_ == 2) {
+        o = {"incident-weight", incident_weight_order(space_)};
+        working_ = o.order;
+      } else if (restart_ < restarts_) {
+        ++restart_;
+        paired_shuffle(working_, engine_);
+        o = {"restart " + std::to_string(restart_), working_};
+      } else {
+        return std::nullopt;
+      }
+      if (fixed_ < 3) ++fixed_;
+      if (seen_.insert(order_key(o.order)).second) {
+        ++produced_;
+        return o;
+      }
+    }
+  }
+
+  /// `o` under `name` unless it equals an order produced before.
+  [[nodiscard]] std::optional<NamedOrder> extra(std::string name, Order o) {
+    if (!seen_.insert(order_key(o)).second) return std::nullopt;
+    return NamedOrder{std::move(name), std::move(o)};
+  }
+
+  /// Orders next() has returned so far.
+  [[nodiscard]] std::size_t produced() const noexcept { return produced_; }
+
+ private:
+  const SearchSpace& space_;
+  std::mt19937_64 engine_;
+  std::size_t restarts_;
+  std::size_t restart_ = 0;
+  int fixed_ = 0;
+  std::size_t produced_ = 0;
+  Order working_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
+};
+
 /// Appends `o` unless an identical order is already listed (first wins).
 inline void append_unique(std::vector<NamedOrder>& list, std::string name, Order o) {
   for (const auto& kept : list)
@@ -69,23 +142,11 @@ inline void append_unique(std::vector<NamedOrder>& list, std::string name, Order
   list.push_back({std::move(name), std::move(o)});
 }
 
-/// The deduplicated DSA-RP order list: O1, O2, O3, then `restarts` shuffles
-/// of O3 from one mt19937_64(seed) engine; each restart shuffles the
-/// previous restart's result (SPEC.md §2.4). Deduplication happens after all
-/// orders are generated, so the engine draws do not depend on it.
+/// Every order of OrderStream at once (tests and small callers).
 [[nodiscard]] inline std::vector<NamedOrder> dsa_orders(const SearchSpace& s, std::uint64_t seed, std::size_t restarts) {
-  std::vector<NamedOrder> all;
-  all.push_back({"size", size_order(s)});
-  all.push_back({"birth", birth_order(s)});
-  all.push_back({"incident-weight", incident_weight_order(s)});
-  std::mt19937_64 engine(seed);
-  Order working = all.back().order;
-  for (std::size_t r = 1; r <= restarts; ++r) {
-    paired_shuffle(working, engine);
-    all.push_back({"restart " + std::to_string(r), working});
-  }
   std::vector<NamedOrder> unique;
-  for (auto& o : all) append_unique(unique, std::move(o.name), std::move(o.order));
+  OrderStream stream(s, seed, restarts);
+  while (auto o = stream.next()) unique.push_back(std::move(*o));
   return unique;
 }
 

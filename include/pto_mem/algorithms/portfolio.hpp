@@ -38,13 +38,19 @@ namespace exact {
 /// it finds no fit. (Strategy `greedy` may then relax pipeline-only
 /// separations into penalties; the portfolio never does: it places the
 /// problem as given.)
-[[nodiscard]] inline std::optional<Placement> greedy_placement(const Problem& p, const PortfolioOptions& o = {}) {
+[[nodiscard]] inline std::optional<Placement> greedy_placement(const Problem& p, const PortfolioOptions& o = {},
+                                                               bool* stopped_by_deadline = nullptr) {
   GreedyOptions g;
   g.seed = o.seed;
   g.restarts = o.restarts;
   g.trusted = true;  // the portfolio validated the problem and validates the placement
   g.threads = o.threads;
+  if (o.time_limit_s > 0)  // the greedy stage spends the budget too (its restarts stop at it)
+    g.deadline = exact::Clock::now() + std::chrono::duration_cast<exact::Clock::duration>(
+                                           std::chrono::duration<double>(o.time_limit_s));
   auto r = canonical_greedy(p, g);
+  if (stopped_by_deadline)
+    for (const auto& [k, v] : r.statistics.extra) *stopped_by_deadline = *stopped_by_deadline || (k == "stopped_by_deadline" && v != 0);
   if (!r.placement || validate(p, *r.placement).size() != 0) return std::nullopt;
   return std::move(r.placement);
 }
@@ -62,7 +68,8 @@ namespace exact {
     return r;
   }
   const auto start = exact::Clock::now();
-  std::optional<Placement> greedy = exact::greedy_placement(p, o);
+  bool greedy_stopped = false;  // the time limit ended the greedy's restarts
+  std::optional<Placement> greedy = exact::greedy_placement(p, o, &greedy_stopped);
   if (greedy) {
     const Objective obj = evaluate_objective(p, *greedy);
     const auto loads = arena_loads(p);
@@ -87,6 +94,7 @@ namespace exact {
       r.penalty_proven = obj.penalty == 0;
       for (const auto& l : loads) r.lower_bound.push_back(l.lower_bound);
       r.statistics.set("portfolio_stage", 0);
+      if (greedy_stopped) r.statistics.set("stopped_by_deadline", 1);
       r.statistics.set("lower_bound_total", static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
       r.statistics.set("gap_ppm", exact::gap_ppm(obj.total_peak, total_lower));
       if (!at_bound) r.diagnostics.push_back(exact::gap_note(obj.total_peak, total_lower, true, o.goal));
@@ -108,6 +116,7 @@ namespace exact {
   eo.started = start;
   r = solve_exact(p, eo);
   r.statistics.set("portfolio_stage", 1);
+  if (greedy_stopped) r.statistics.set("stopped_by_deadline", 1);
   return r;
 }
 

@@ -64,7 +64,10 @@ class Report {
 
 /// Checks that the problem is well formed; an empty result means it is.
 /// Every check runs and every error is named (SPEC.md §3.1 plus the
-/// must-alias and declared-allocation rules).
+/// must-alias and declared-allocation rules). Declared slots: two bindings
+/// on one constant slot may not be live at once, and a binding whose slot is
+/// chosen at run time (it may land on any slot) may not be live at the same
+/// time as any other binding of its declaration.
 [[nodiscard]] inline Diagnostics validate(const Problem& p) {
   using detail::quote;
   Diagnostics out;
@@ -191,6 +194,41 @@ class Report {
         err(name + ": " + quote(bind.buffer) + " is bound to slot " + std::to_string(*bind.slot) + " but there are only " +
             std::to_string(d.slots) + " slots");
       else if (bind.slot) by_slot[*bind.slot].push_back(*bi);
+    }
+    // A run-time slot may be any slot when the program runs, so its binding
+    // may share bytes with every other binding of the declaration: it must
+    // not be live at the same time as any of them. (PyPTO's own check skips
+    // run-time slots; this closes that hole. docs/formats.md.) A sweep by
+    // start: each binding meets the ones still live when it starts.
+    {
+      std::vector<std::pair<std::size_t, bool>> all;  // (buffer, run-time slot)
+      for (const auto& bind : d.bindings)
+        if (auto bi = index.buffer(bind.buffer)) all.push_back({*bi, !bind.slot.has_value()});
+      std::sort(all.begin(), all.end(), [&](const auto& x, const auto& y) {
+        const auto& a = p.buffers[x.first].lifetime;
+        const auto& b = p.buffers[y.first].lifetime;
+        return a.begin < b.begin || (a.begin == b.begin && x.first < y.first);
+      });
+      // Live bindings by lifetime end, run-time ones apart: O(b log b).
+      std::multimap<Tick, std::size_t> live_runtime, live_fixed;
+      for (const auto& [bi, runtime] : all) {
+        const auto& cur = p.buffers[bi];
+        for (auto* live : {&live_runtime, &live_fixed})
+          while (!live->empty() && live->begin()->first <= cur.lifetime.begin) live->erase(live->begin());
+        std::optional<std::size_t> peer_index;
+        if (!live_runtime.empty()) peer_index = live_runtime.begin()->second;
+        else if (runtime && !live_fixed.empty()) peer_index = live_fixed.begin()->second;
+        if (peer_index && *peer_index != bi) {
+          const auto& other = p.buffers[*peer_index];
+          const auto& rt = runtime ? cur : other;
+          const auto& peer = runtime ? other : cur;
+          err(name + ": " + quote(rt.id) + " is bound to a slot chosen at run time, which may be the slot of " +
+              quote(peer.id) + ", and both are live at the same time (" + detail::ticks(rt.lifetime) + " and " +
+              detail::ticks(peer.lifetime) + "); give one of them a constant slot the other does not use, or end one "
+              "before the other starts");
+        }
+        (runtime ? live_runtime : live_fixed).emplace(cur.lifetime.end, bi);
+      }
     }
     for (auto& [slot, members] : by_slot) {
       std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {

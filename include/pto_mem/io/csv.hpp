@@ -1,6 +1,7 @@
 // The MiniMalloc / idealloc CSV format: a header `id,lower,upper,size` with
 // an optional `offset` column (any order, names case-insensitive), then one
-// buffer per row, live over [lower, upper). One arena; its capacity comes
+// buffer per row, live over [lower, upper). A field may be quoted (RFC 4180);
+// ids follow the name rule of io/id_text.hpp. One arena; its capacity comes
 // from the caller. See docs/formats.md.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "pto_mem/io/atomic_file.hpp"
+#include "pto_mem/io/id_text.hpp"
 #include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/io/source_text.hpp"
 
@@ -71,8 +74,10 @@ class CsvReader {
 
  private:
   struct Field {
-    std::string_view text;
+    std::string_view raw;              ///< as in the line (quotes included)
     std::uint32_t column;
+    std::optional<std::string> unquoted;  ///< a quoted field's value
+    [[nodiscard]] std::string_view text() const { return unquoted ? std::string_view(*unquoted) : raw; }
   };
 
   /// The next line without its terminator; false at the end of the text.
@@ -82,7 +87,7 @@ class CsvReader {
     const void* nl = std::memchr(start, '\n', text_.size() - pos_);
     const std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : text_.size() - pos_;
     line = std::string_view(start, len);
-    pos_ += len + 1;
+    pos_ += nl ? len + 1 : len;  // never past the end: read_rows counts the rest from pos_
     ++line_no_;
     if (line.ends_with('\r')) line.remove_suffix(1);  // CRLF
     return true;
@@ -100,29 +105,58 @@ class CsvReader {
     diags_.push_back(error_at({file_, line, column}, std::move(message)));
   }
 
-  /// Splits a line at commas; rejects what this format never holds (quotes,
-  /// stray carriage returns) with the column where it appears.
+  /// Splits a line at commas; a field may be quoted (RFC 4180: "a,b" and
+  /// "say ""hi""" hold a comma and quotes). Rejects what this format never
+  /// holds (a quote inside an unquoted field, an unclosed quote, stray
+  /// carriage returns) with the column where it appears.
   bool split(std::string_view line, std::vector<Field>& fields) {
     fields.clear();
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= line.size(); ++i) {
-      if (i < line.size()) {
-        if (line[i] == '"') {
+    std::size_t i = 0;
+    while (true) {
+      const std::size_t start = i;
+      if (i < line.size() && line[i] == '"') {
+        std::string value;
+        ++i;
+        while (true) {
+          if (i >= line.size()) {
+            fail(line_no_, static_cast<std::uint32_t>(start + 1), "unclosed quote; a quoted field ends with a quote");
+            return false;
+          }
+          if (line[i] == '"') {
+            if (i + 1 < line.size() && line[i + 1] == '"') {
+              value += '"';
+              i += 2;
+              continue;
+            }
+            ++i;
+            break;
+          }
+          value += line[i++];
+        }
+        if (i < line.size() && line[i] != ',') {
           fail(line_no_, static_cast<std::uint32_t>(i + 1),
-               "quoted fields are not supported; ids may not contain quotes or commas");
+               "text after the closing quote of a quoted field; double a quote inside it (\"\")");
           return false;
         }
-        if (line[i] == '\r') {
-          fail(line_no_, static_cast<std::uint32_t>(i + 1),
-               "stray carriage return; lines end with LF or CRLF");
-          return false;
+        fields.push_back({line.substr(start, i - start), static_cast<std::uint32_t>(start + 1), std::move(value)});
+      } else {
+        while (i < line.size() && line[i] != ',') {
+          if (line[i] == '"') {
+            fail(line_no_, static_cast<std::uint32_t>(i + 1),
+                 "a quote inside an unquoted field; quote the whole field and double the quote (\"a\"\"b\")");
+            return false;
+          }
+          if (line[i] == '\r') {
+            fail(line_no_, static_cast<std::uint32_t>(i + 1), "stray carriage return; lines end with LF or CRLF");
+            return false;
+          }
+          ++i;
         }
-        if (line[i] != ',') continue;
+        fields.push_back({line.substr(start, i - start), static_cast<std::uint32_t>(start + 1), std::nullopt});
       }
-      fields.push_back({line.substr(start, i - start), static_cast<std::uint32_t>(start + 1)});
-      start = i + 1;
+      if (i >= line.size()) return true;
+      ++i;  // the comma
     }
-    return true;
   }
 
   bool read_header() {
@@ -142,11 +176,11 @@ class CsvReader {
     for (std::size_t f = 0; f < fields.size(); ++f) {
       std::optional<std::size_t> known;
       for (std::size_t c = 0; c < csv_column_names.size(); ++c)
-        if (iequals(fields[f].text, csv_column_names[c])) known = c;
+        if (iequals(fields[f].text(), csv_column_names[c])) known = c;
       if (!known) {
         fail(line_no_, fields[f].column,
-             fields[f].text.empty() ? std::string("empty column name in the header")
-                                    : "unknown column '" + excerpt(fields[f].text) +
+             fields[f].text().empty() ? std::string("empty column name in the header")
+                                      : "unknown column '" + excerpt(fields[f].text()) +
                                           "'; the columns are id, lower, upper, size and optionally offset");
         continue;
       }
@@ -172,22 +206,23 @@ class CsvReader {
   template <class T>
   std::optional<T> number(const Field& f, std::string_view what) {
     T v{};
-    const char* b = f.text.data();
-    const char* e = b + f.text.size();
+    const std::string_view text = f.text();
+    const char* b = text.data();
+    const char* e = b + text.size();
     auto [ptr, ec] = std::from_chars(b, e, v);
-    if (f.text.empty()) {
+    if (text.empty()) {
       fail(line_no_, f.column, std::string(what) + " is empty; expected an integer");
       return std::nullopt;
     }
     if (ec == std::errc::result_out_of_range && ptr == e) {
-      fail(line_no_, f.column, std::string(what) + " " + excerpt(f.text) + " is out of range");
+      fail(line_no_, f.column, std::string(what) + " " + excerpt(text) + " is out of range");
       return std::nullopt;
     }
     if (ec != std::errc{} || ptr != e) {
-      const bool negative = std::is_unsigned_v<T> && f.text.starts_with('-');
+      const bool negative = std::is_unsigned_v<T> && text.starts_with('-');
       fail(line_no_, f.column,
            std::string(what) + (negative ? " must not be negative" : " must be an integer") + ", found '" +
-               excerpt(f.text) + "'");
+               excerpt(text) + "'");
       return std::nullopt;
     }
     return v;
@@ -228,17 +263,21 @@ class CsvReader {
       const Field& size_f = fields[*column_of_[3]];
       BufferSpec b;
       bool ok = true;
-      if (id.text.empty()) {
+      std::string_view id_text = id.text();
+      if (id_text.empty()) {
         fail(line_no_, id.column, "id is empty; every buffer needs an id");
         ok = false;
-      } else if (std::any_of(id.text.begin(), id.text.end(),
-                             [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-        fail(line_no_, id.column, "id '" + excerpt(id.text) + "' contains a control character");
+      } else if (auto bad = id_defect(id_text)) {
+        fail(line_no_, static_cast<std::uint32_t>(id.column + bad->offset + (id.unquoted ? 1 : 0)),
+             "id '" + excerpt(id_text) + "' cannot be a buffer id: " + bad->reason);
         ok = false;
-      } else if (auto [it, fresh] = first_line.try_emplace(id.text, line_no_); !fresh) {
-        fail(line_no_, id.column,
-             "duplicate id '" + excerpt(id.text) + "' (first on line " + std::to_string(it->second) + "); ids must be unique");
-        ok = false;
+      } else {
+        if (id.unquoted) id_text = quoted_ids_.emplace_back(*id.unquoted);  // the line's storage is reused
+        if (auto [it, fresh] = first_line.try_emplace(id_text, line_no_); !fresh) {
+          fail(line_no_, id.column,
+               "duplicate id '" + excerpt(id_text) + "' (first on line " + std::to_string(it->second) + "); ids must be unique");
+          ok = false;
+        }
       }
       const auto lower = number<Tick>(lower_f, "lower");
       const auto upper = number<Tick>(upper_f, "upper");
@@ -259,13 +298,13 @@ class CsvReader {
       std::optional<Addr> offset;
       if (has_offset) {
         const Field& off = fields[*column_of_[4]];
-        if (!off.text.empty()) {  // an empty offset leaves the buffer unplaced
+        if (!off.text().empty()) {  // an empty offset leaves the buffer unplaced
           offset = number<Addr>(off, "offset");
           ok = ok && offset.has_value();
         }
       }
       if (!ok || !lower || !upper || !size || errors_ > 0) continue;
-      b.id = std::string(id.text);
+      b.id = std::string(id_text);
       b.size = *size;
       b.lifetime = {*lower, *upper};
       result_.problem.buffers.push_back(std::move(b));
@@ -280,6 +319,7 @@ class CsvReader {
     result_.problem.arenas.push_back(a);
     result_.problem.arenas[0].capacity =
         options_.capacity ? *options_.capacity : always_fitting_capacity(result_.problem, 0);
+    result_.no_capacity = {!options_.capacity.has_value()};
     // Each row was checked above (ids unique, sizes positive, lifetimes well
     // formed), which is everything validate(problem) checks for a CSV problem
     // except the caller's capacity; the full validator would cost as much as
@@ -305,10 +345,22 @@ class CsvReader {
   bool stopped_ = false;
   Diagnostics diags_;
   ProblemFile result_;
+  std::deque<std::string> quoted_ids_;  ///< stable storage of quoted ids (keys of the duplicate check)
 };
 
-inline bool safe_id(const std::string& id) {
-  return !id.empty() && id.find_first_of(",\"\r\n") == std::string::npos;
+/// An id as a CSV field: quoted (quotes doubled) when it holds a comma or
+/// a quote, or would read back as quoted; as is otherwise.
+inline void append_field(std::string& out, std::string_view id) {
+  if (id.find_first_of(",\"") == std::string_view::npos) {
+    out += id;
+    return;
+  }
+  out += '"';
+  for (char c : id) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
 }
 
 }  // namespace detail::csv
@@ -344,14 +396,16 @@ inline bool safe_id(const std::string& id) {
   for (const auto& b : p.buffers) {
     if (!out.diagnostics.empty()) break;
     if (b.alignment != 1) refuse("buffer '" + b.id + "' has alignment " + std::to_string(b.alignment) + ", which CSV cannot hold");
-    else if (!detail::csv::safe_id(b.id)) refuse("buffer id '" + b.id + "' is empty or holds a comma, quote or line break");
+    else if (auto bad = id_defect(b.id))
+      out.diagnostics.push_back(error("buffer id '" + detail::csv::excerpt(b.id) + "' cannot be written: " + bad->reason +
+                                      " (docs/formats.md, names)"));
   }
   if (!out.diagnostics.empty()) return out;
   std::string text = placement ? "id,lower,upper,size,offset\n" : "id,lower,upper,size\n";
   text.reserve(text.size() + p.buffers.size() * 32);
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
-    text += b.id;
+    detail::csv::append_field(text, b.id);
     text += ',';
     text += std::to_string(b.lifetime.begin);
     text += ',';

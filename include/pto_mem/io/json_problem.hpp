@@ -115,9 +115,26 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return json_text(problem_to_json(p, placement));
 }
 
-/// Writes the JSON problem to `path` atomically; returns the errors (empty on success).
+/// The names the JSON format cannot carry losslessly (io/id_text.hpp): only
+/// a problem built in code can hold them, the readers refuse them.
+[[nodiscard]] inline Diagnostics json_name_defects(const Problem& p) {
+  Diagnostics out;
+  for (const auto& b : p.buffers)
+    if (auto bad = id_defect(b.id)) out.push_back(error("buffer id cannot be written to JSON: " + bad->reason));
+  for (const auto& a : p.arenas)
+    if (auto bad = a.name.empty() ? std::nullopt : id_defect(a.name))
+      out.push_back(error("the name of arena " + std::to_string(a.id) + " cannot be written to JSON: " + bad->reason));
+  return out;
+}
+
+/// Writes the JSON problem to `path` atomically; returns the errors (empty on
+/// success): a name outside the rule of io/id_text.hpp is refused, not mangled.
 [[nodiscard]] inline Diagnostics write_json_problem_file(const std::filesystem::path& path, const Problem& p,
                                                          const Placement* placement = nullptr) {
+  if (auto bad = json_name_defects(p); !bad.empty()) {
+    attribute_to_file(bad, path.string());
+    return bad;
+  }
   if (auto bad = write_file_atomically(path, json_problem_text(p, placement))) return {*bad};
   return {};
 }

@@ -18,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pto_mem/algorithms/alias.hpp"
 #include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/io/id_text.hpp"
 #include "pto_mem/io/json_position.hpp"
 #include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/io/source_text.hpp"
@@ -200,6 +202,10 @@ class JsonProblemReader {
         fail(p, std::string(what) + " is empty");
         return std::nullopt;
       }
+      if (auto bad = id_defect(s)) {  // the name rule of io/id_text.hpp
+        fail(p, std::string(what) + " cannot be a name (" + found(v) + "): " + bad->reason);
+        return std::nullopt;
+      }
       return s;
     }
     if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
@@ -304,6 +310,10 @@ class JsonProblemReader {
     if (const json* name = field(v, p, "name", "the arena", false)) {
       if (name->is_string()) {
         a.name = name->get<std::string>();
+        if (auto bad = a.name.empty() ? std::nullopt : id_defect(a.name)) {
+          fail(pname, "arena name refused (" + found(*name) + "): " + bad->reason);
+          ok = false;
+        }
       } else {
         fail(pname, "arena name must be a string, " + found(*name));
         ok = false;
@@ -601,10 +611,18 @@ class JsonProblemReader {
     auto& p = result_.problem;
     for (std::size_t k = 0; k < p.arenas.size(); ++k)
       if (unlimited_[k]) p.arenas[k].capacity = always_fitting_capacity(p, p.arenas[k].id);
+    result_.no_capacity = unlimited_;
     // Everything with a position was checked above; the validator checks the
     // rules that join several buffers (alias classes, slots, penalties).
     for (auto& d : validate(p))
       if (d.severity == Severity::error) errors_.push_back({std::nullopt, std::move(d.message)});
+    // The alias geometry (one offset per buffer across every group and
+    // declaration, alignments, sizes) is what every planner needs before it
+    // can place anything; refusing it here makes plan, validate and stats
+    // agree on which files are well formed.
+    if (errors_.empty() && (!p.must_alias.empty() || !p.declared.empty()))
+      for (auto& d : unify_aliases(p).diagnostics)
+        if (d.severity == Severity::error) errors_.push_back({std::nullopt, std::move(d.message)});
   }
 
   std::string_view text_;

@@ -17,6 +17,9 @@ namespace pto_mem {
 struct ProblemFile {
   Problem problem;
   std::optional<Placement> placement;  ///< present when the file carries offsets
+  /// Per arena (aligned with problem.arenas): the file gave no capacity, so
+  /// the reader set always_fitting_capacity. Nothing to check against then.
+  std::vector<bool> no_capacity;
 };
 
 struct ReadResult {

@@ -24,6 +24,7 @@
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/io/arena_label.hpp"
 #include "pto_mem/io/atomic_file.hpp"
+#include "pto_mem/io/id_text.hpp"
 
 namespace pto_mem {
 
@@ -98,19 +99,8 @@ inline std::string compact(std::int64_t v) {
   return std::to_string(u);
 }
 
-inline std::string escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += (static_cast<unsigned char>(c) < 0x20) ? '?' : c;  // XML forbids most controls
-    }
-  }
-  return out;
-}
+/// XML escapes of io/id_text.hpp: lossless for every name the readers accept.
+inline std::string escape(std::string_view s) { return xml_escape(s); }
 
 /// The smallest step of the form {1, 2, 5} x 10^k giving at most `target` ticks over `span`.
 inline std::uint64_t tick_step(std::uint64_t span, std::uint64_t target) {
