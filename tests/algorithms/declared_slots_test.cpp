@@ -150,7 +150,7 @@ TEST_CASE("declared slots: the validator agrees with a direct geometric check on
       for (const auto& x : r.placement->offsets) got.push_back(*x);
       CHECK(placement_ok(c, got));
     } else {
-      CHECK(plan(c.p).status == Status::invalid);
+      CHECK(plan(c.p).status == Status::invalid_input);
     }
   }
   CHECK(well > 5);
@@ -169,7 +169,7 @@ TEST_CASE("declared slots: the issue's run-time slot overlap is refused, and a d
   const auto bad = validate(p);
   REQUIRE(bad.size() == 1);
   CHECK(pto_mem::test::mentions(bad, "'b' is bound to a slot chosen at run time", "'a'", "[0, 4)", "[2, 6)"));
-  CHECK(plan(p).status == Status::invalid);
+  CHECK(plan(p).status == Status::invalid_input);
   p.buffers[2].lifetime = {4, 6};  // b starts when a ends
   CHECK(validate(p).empty());
   const PlanResult r = plan(p);
