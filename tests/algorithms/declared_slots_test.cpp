@@ -143,7 +143,7 @@ TEST_CASE("declared slots: the validator agrees with a direct geometric check on
     // The planner places every well-formed case, and its answer passes the direct check.
     if (wf) {
       PlanOptions o;
-      o.strategy = round % 2 == 0 ? "greedy" : "portfolio";
+      o.strategy = round % 2 == 0 ? Strategy::greedy : Strategy::portfolio;
       const PlanResult r = plan(c.p, o);
       REQUIRE_MESSAGE(r.placement, pto_mem::test::dump(r.diagnostics));
       std::vector<Addr> got;

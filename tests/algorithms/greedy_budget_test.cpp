@@ -85,13 +85,13 @@ TEST_CASE("greedy: without a deadline every restart runs; with a far deadline th
 TEST_CASE("plan: strategies greedy and portfolio pass their time limit to the greedy restarts") {
   std::mt19937_64 rng(3);
   const Problem p = random_problem(rng, 20, false);
-  for (const char* strategy : {"greedy", "portfolio"}) {
+  for (const Strategy strategy : {Strategy::greedy, Strategy::portfolio}) {
     PlanOptions o;
     o.strategy = strategy;
     o.restarts = static_cast<std::size_t>(-1);  // would never end without the budget
     o.time_limit_s = 1e-9;                      // past before the first restart
     const PlanResult r = plan(p, o);
-    CAPTURE(strategy);
+    CAPTURE(to_string(strategy));
     CHECK(r.placement);
     CHECK(extra(r.statistics, "stopped_by_deadline") == 1);
   }
