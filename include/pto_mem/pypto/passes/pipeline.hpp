@@ -43,6 +43,7 @@
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/text/parser.hpp"
 #include "pto_mem/pypto/text/printer.hpp"
+#include "pto_mem/pypto/verify/tile_storage.hpp"
 
 namespace pto_mem::pypto {
 
@@ -103,6 +104,7 @@ struct CompileOptions {
   const OpRegistry* ops = nullptr;  ///< null: default_registry()
   std::vector<Stage> dump_after;    ///< print the program after each of these stages that ran
   bool verify = true;               ///< run the TileMemoryInferred / HasMemRefs verifiers
+  bool verify_storage = true;       ///< run the tile-storage verifier on the planned program (verify/tile_storage.hpp)
 };
 
 /// The program text after one stage.
@@ -250,6 +252,14 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
       r.addresses_assigned = true;
       detail::pipeline::allocation_addresses(r.program, relative, r);
     }
+  }
+  // The planned program leaves the library only if every read sees its value.
+  if (options.verify_storage && options.until == Stage::alloc && !ctx.failed()) {
+    TileStorageOptions vo;
+    vo.addresses_assigned = r.addresses_assigned;
+    vo.ops = ctx.ops;
+    vo.soc = options.soc.soc_name;
+    for (auto& d : verify_tile_storage(r.program, vo)) ctx.diagnostics.push_back(std::move(d));
   }
   r.diagnostics = std::move(ctx.diagnostics);
   r.moves = std::move(ctx.moves);

@@ -40,6 +40,7 @@
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/sizes.hpp"
 #include "pto_mem/pypto/verify/storage_state.hpp"
 
 namespace pto_mem::pypto {
@@ -97,6 +98,7 @@ inline void expr_key(const ExprPtr& e, std::string& out) {
 struct ValueInfo {
   const Var* var;
   std::optional<Window> window;
+  std::string note;  ///< why the value never got onto its window (a misplaced view)
 };
 
 /// One function's analysis.
@@ -143,7 +145,7 @@ class Checker {
     if (it != ids_.end()) return values_[it->second].window ? std::optional<ValueId>(it->second) : std::nullopt;
     const auto id = static_cast<ValueId>(values_.size());
     ids_.emplace(v.get(), id);
-    values_.push_back(ValueInfo{v.get(), compute_window(*v)});
+    values_.push_back(ValueInfo{v.get(), compute_window(*v), {}});
     return values_.back().window ? std::optional<ValueId>(id) : std::nullopt;
   }
   std::optional<ValueId> tracked(const ExprPtr& e) { return tracked(as_var(e)); }
@@ -234,7 +236,7 @@ class Checker {
     const Window& w = *window_of(v);
     if (auto m = s.missing(w, v))
       fail(at, "'" + values_[v].var->name + "' read by " + std::string(what) + " does not hold its value: " +
-                   because(*m, w));
+                   (values_[v].note.empty() ? because(*m, w) : values_[v].note));
   }
 
   /// `src` must be on every byte of `dst`'s window (a carry or phi transfer).
@@ -304,9 +306,13 @@ class Checker {
     const std::string what = "'" + c.op + "'";
     auto result = a ? tracked(a->var) : std::nullopt;
     if (result && spec && spec->is_view() && spec->evidence == AccessEvidence::no_access) {
-      // A zero-copy view: no bytes move; it denotes its source's bytes.
+      // A zero-copy view: no bytes move; it denotes its source's bytes at the
+      // offset the op gives.
       if (!c.args.empty())
-        if (auto src = tracked(c.args[0])) s.add_where(*window_of(*result), *src, *result);
+        if (auto src = tracked(c.args[0])) {
+          if (auto note = misplaced_view(c, *src, *result)) values_[*result].note = *note;
+          else s.add_where(*window_of(*result), *src, *result);
+        }
       return;
     }
     // Scratch operands are workspace the op overwrites while it runs.
@@ -324,6 +330,28 @@ class Checker {
           fail(at, "'" + a->var->name + "' = " + c.op + "(...) writes over its input '" + values_[*id].var->name +
                        "', but " + c.op + " may not write a buffer it reads (not in-place safe)");
     s.write(w, *result);
+  }
+
+  /// Why view `v` of `src` is not where the op puts it, when both windows
+  /// and the view's offset are constants.
+  std::optional<std::string> misplaced_view(const Call& c, ValueId src, ValueId v) {
+    const Window &ws = *window_of(src), &wv = *window_of(v);
+    if (ws.region.is_virtual() || wv.region.is_virtual()) return std::nullopt;
+    std::int64_t offset = 0;
+    if (c.op == "tile.slice") {
+      const auto* t = as_tile(values_[src].var->type);
+      const auto* shape = c.args.size() > 1 ? as_sequence(c.args[1]) : nullptr;
+      const auto* offs = c.args.size() > 2 ? as_sequence(c.args[2]) : nullptr;
+      if (!t || !shape || !offs) return std::nullopt;
+      auto w = slice_window(t->shape, t->dtype, *offs, *shape);
+      if (!w) return std::nullopt;
+      auto k = as_const_int(w->byte_offset);
+      if (!k) return std::nullopt;
+      offset = *k;
+    }
+    if (wv.region == ws.region && wv.begin == ws.begin + offset) return std::nullopt;
+    return "it is a view of '" + values_[src].var->name + "' by " + c.op + ", which puts it at byte " +
+           std::to_string(offset) + " of its source, but its MemRef is not there";
   }
 
   [[nodiscard]] static bool may_overlap(const Window& a, const Window& b) {
