@@ -57,6 +57,8 @@ class StorageInterpreter {
   }
 
  private:
+  static constexpr std::int64_t max_address = std::int64_t{1} << 26;  ///< no on-chip space is near 64 MiB
+
   struct Cell {
     std::uint32_t tag = 0;  ///< 0: never written
     std::int64_t index = 0;
@@ -145,12 +147,14 @@ class StorageInterpreter {
 
   std::vector<Cell>& bytes(const Place& p) {
     auto& m = memory_[p.region];
+
     if (static_cast<std::int64_t>(m.size()) < p.end) m.resize(static_cast<std::size_t>(p.end));
     return m;
   }
 
   void store(const Place& p, Content c) {
     if (p.begin < 0) return fail("a window starts at a negative address");
+    if (p.end > max_address) return fail("a window ends beyond 64 MiB (" + std::to_string(p.end) + ")");
     auto& m = bytes(p);
     for (std::int64_t a = p.begin; a < p.end; ++a) m[static_cast<std::size_t>(a)] = Cell{c.tag, c.origin + (a - p.begin)};
   }
@@ -182,6 +186,7 @@ class StorageInterpreter {
     auto p = window(v);
     if (!p) return;
     if (it == values_.end()) return fail("'" + v.name + "' is read before any definition");
+    if (p->begin < 0 || p->end > max_address) return fail("'" + v.name + "' has a window outside storage");
     auto& m = bytes(*p);
     for (std::int64_t a = p->begin; a < p->end; ++a) {
       const Cell want{it->second.tag, it->second.origin + (a - p->begin)};
