@@ -44,6 +44,7 @@
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/text/parser.hpp"
 #include "pto_mem/pypto/text/printer.hpp"
+#include "pto_mem/pypto/verify/tile_storage.hpp"
 
 namespace pto_mem::pypto {
 
@@ -109,6 +110,7 @@ struct CompileOptions {
   /// Each pass first checks the properties it requires (run_one_pass.hpp).
   std::vector<Stage> passes;
   PrintOptions print_options;  ///< spelling of the dumps
+  bool verify_storage = true;       ///< run the tile-storage verifier on the planned program (verify/tile_storage.hpp)
 };
 
 /// The program text after one stage.
@@ -281,6 +283,20 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
       r.addresses_assigned = true;
       detail::pipeline::allocation_addresses(r.program, relative, r);
     }
+  }
+  // The planned program leaves the library only if every read sees its value.
+  // Passes run one at a time are checked once a pass that shares or places
+  // storage has run (their input already has MemRefs).
+  const bool shares_storage =
+      chosen ? std::any_of(r.ran.begin(), r.ran.end(),
+                           [](Stage s) { return s == Stage::alias || s == Stage::reuse || s == Stage::alloc; })
+             : options.until == Stage::alloc;
+  if (options.verify_storage && shares_storage && !ctx.failed()) {
+    TileStorageOptions vo;
+    vo.addresses_assigned = r.addresses_assigned;
+    vo.ops = ctx.ops;
+    vo.soc = options.soc.soc_name;
+    for (auto& d : verify_tile_storage(r.program, vo)) ctx.diagnostics.push_back(std::move(d));
   }
   r.diagnostics = std::move(ctx.diagnostics);
   r.moves = std::move(ctx.moves);

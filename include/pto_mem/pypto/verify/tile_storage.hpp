@@ -1,0 +1,511 @@
+// The tile-storage verifier: the IR-level twin of validate(problem,
+// placement). From a planned program alone it proves that every read of a
+// tile value observes the bytes that value's definition wrote, along every
+// path: loop back-edges and repeated outer iterations, zero-trip loops,
+// branches; views are sub-windows of their source, in-place results writes
+// over their input, a yield or branch exit one parallel copy.
+//
+// A must-analysis over the structured IR (storage_state.hpp): each byte of
+// each region carries the set of values that definitely denote its content.
+//   * a definition writes {v} over its window (after its reads: an op reads
+//     its inputs before it writes, except that an op that is not in-place
+//     safe may not write over a forbidden input at all, and scratch operands
+//     are clobbered before the inputs are read);
+//   * a pure view (inherit-input, in-place safe, no memory access) and
+//     `a = b` add their name where the source's name is on their window;
+//   * a read of v needs v on every byte of v's window;
+//   * loop entry: each initializer must be on its iter-arg's window, which
+//     then also carries the iter-arg; at the back-edge every yielded value is
+//     checked first, then the iter-args are re-bound (a parallel copy); the
+//     loop header is the meet of entry and back-edge, iterated to a fixpoint
+//     (names only ever disappear, so it terminates); constant trip counts of
+//     0, 1 and more decide which states reach the loop's exit;
+//   * an if: each arm's yielded values must be on their phis' windows; the
+//     state after the if is the meet of both arms.
+// It shares no code with pypto/passes/.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pto_mem/core/diagnostics.hpp"
+#include "pto_mem/pypto/ir/function.hpp"
+#include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/sizes.hpp"
+#include "pto_mem/pypto/verify/storage_state.hpp"
+
+namespace pto_mem::pypto {
+
+struct TileStorageOptions {
+  /// MemRef offsets of kernel functions are absolute addresses (PYPTO,
+  /// DSA_RP): bytes are compared per space. Otherwise (PTOAS, or any
+  /// function AllocateMemoryAddr does not place) per allocation base.
+  bool addresses_assigned = true;
+  const OpRegistry* ops = nullptr;  ///< null: default_registry()
+  std::string soc;                  ///< for per-SoC no-alias overrides ("a5")
+  std::size_t max_errors = 20;      ///< per function
+};
+
+namespace detail::tile_storage {
+
+using verify::Missing;
+using verify::Names;
+using verify::RegionKey;
+using verify::StorageState;
+using verify::ValueId;
+using verify::Window;
+
+/// A structural key for a run-time slot expression (variables by identity).
+inline void expr_key(const ExprPtr& e, std::string& out) {
+  if (!e) {
+    out += "_";
+    return;
+  }
+  if (auto c = as_const_int(e)) {
+    out += std::to_string(*c);
+    return;
+  }
+  if (auto v = as_var(e)) {
+    out += v->name + "@" + std::to_string(reinterpret_cast<std::uintptr_t>(v.get()));
+    return;
+  }
+  if (const auto* b = e->as<BinaryExpr>()) {
+    out += "(";
+    expr_key(b->lhs, out);
+    out += " " + std::to_string(static_cast<int>(b->op)) + " ";
+    expr_key(b->rhs, out);
+    out += ")";
+    return;
+  }
+  if (const auto* u = e->as<UnaryExpr>()) {
+    out += "u" + std::to_string(static_cast<int>(u->op));
+    expr_key(u->operand, out);
+    return;
+  }
+  // Anything else: a key no other expression shares, so it never matches.
+  out += "?" + std::to_string(reinterpret_cast<std::uintptr_t>(e.get()));
+}
+
+struct ValueInfo {
+  const Var* var;
+  std::optional<Window> window;
+  std::string note;  ///< why the value never got onto its window (a misplaced view)
+};
+
+/// One function's analysis.
+class Checker {
+ public:
+  Checker(const Program& program, const Function& f, const TileStorageOptions& o, Diagnostics& out)
+      : program_(program), f_(f), options_(o), out_(out),
+        ops_(o.ops ? *o.ops : default_registry()),
+        absolute_(o.addresses_assigned && is_kernel(f.kind)) {}
+
+  void run() {
+    for_each_alloc(f_.body);
+    StorageState s(feet_);
+    for (const auto& p : f_.params)
+      if (auto id = tracked(p.var)) s.write(*window_of(*id), *id);
+    report_ = true;
+    exec(f_.body, s);
+  }
+
+ private:
+  // ---- values and their windows --------------------------------------------------------
+
+  void for_each_alloc(const StmtPtr& st) {
+    if (!st) return;
+    switch (st->kind) {
+      case StmtKind::Seq:
+        for (const auto& c : st->as<SeqStmts>()->stmts) for_each_alloc(c);
+        break;
+      case StmtKind::Alloc: alloc_size_[st->as<AllocStmt>()->var.get()] = st->as<AllocStmt>()->size; break;
+      case StmtKind::For: for_each_alloc(st->as<ForStmt>()->body); break;
+      case StmtKind::While: for_each_alloc(st->as<WhileStmt>()->body); break;
+      case StmtKind::If:
+        for_each_alloc(st->as<IfStmt>()->then_body);
+        for_each_alloc(st->as<IfStmt>()->else_body);
+        break;
+      default: break;
+    }
+  }
+
+  /// The id of a tile value with on-chip storage, else nullopt.
+  std::optional<ValueId> tracked(const VarPtr& v) {
+    if (!v) return std::nullopt;
+    auto it = ids_.find(v.get());
+    if (it != ids_.end()) return values_[it->second].window ? std::optional<ValueId>(it->second) : std::nullopt;
+    const auto id = static_cast<ValueId>(values_.size());
+    ids_.emplace(v.get(), id);
+    values_.push_back(ValueInfo{v.get(), compute_window(*v), {}});
+    return values_.back().window ? std::optional<ValueId>(id) : std::nullopt;
+  }
+  std::optional<ValueId> tracked(const ExprPtr& e) { return tracked(as_var(e)); }
+  const std::optional<Window>& window_of(ValueId id) const { return values_[id].window; }
+
+  std::optional<Window> compute_window(const Var& v) {
+    const auto* t = as_tile(v.type);
+    if (!t || !t->memref || !t->memref->base || !t->space) return std::nullopt;
+    const MemorySpace space = *t->space;
+    if (space == MemorySpace::DDR || space == MemorySpace::ScalarLocal) return std::nullopt;
+    const MemRef& m = *t->memref;
+    Window w;
+    w.region.space = space;
+    w.region.base = absolute_ ? nullptr : m.base.get();
+    const auto size = static_cast<std::int64_t>(m.size);
+    if (auto off = m.const_offset()) {
+      w.begin = *off;
+      w.end = *off + size;
+      return w;
+    }
+    // A run-time slot: `c + X` or `X`; the slot's bytes are tracked on their
+    // own, and its allocation's bytes [c, c + alloc size) are its footprint.
+    std::int64_t c = 0;
+    ExprPtr rest = m.byte_offset;
+    if (const auto* b = m.byte_offset ? m.byte_offset->as<BinaryExpr>() : nullptr; b && b->op == BinaryOp::Add) {
+      if (auto l = as_const_int(b->lhs)) {
+        c = *l;
+        rest = b->rhs;
+      } else if (auto r = as_const_int(b->rhs)) {
+        c = *r;
+        rest = b->lhs;
+      }
+    }
+    w.physical = w.region;
+    w.region.base = m.base.get();
+    expr_key(rest, w.region.slot);
+    w.begin = 0;
+    w.end = size;
+    auto a = alloc_size_.find(m.base.get());
+    w.foot_begin = c;
+    w.foot_end = a != alloc_size_.end() ? c + static_cast<std::int64_t>(a->second)
+                                        : std::numeric_limits<std::int64_t>::max() / 2;
+    feet_->try_emplace(w.region, verify::Footprint{w.physical, w.foot_begin, w.foot_end});
+    return w;
+  }
+
+  // ---- diagnostics -----------------------------------------------------------------------
+
+  [[nodiscard]] std::string describe(ValueId id) const {
+    const Var& v = *values_[id].var;
+    std::string s = "'" + v.name + "'";
+    if (v.loc.known()) s += " (defined at line " + std::to_string(v.loc.line) + ")";
+    return s;
+  }
+
+  [[nodiscard]] std::string where(const Window& w) const {
+    std::string s = std::string(to_string(w.region.space));
+    if (w.region.base) s += " allocation " + w.region.base->name;
+    if (w.region.is_virtual()) s += " (run-time slot)";
+    return s;
+  }
+
+  /// Why byte `m.byte` does not hold the value.
+  [[nodiscard]] std::string because(const Missing& m, const Window& w) const {
+    std::string s = "byte " + std::to_string(m.byte) + " of " + where(w);
+    if (m.holds.empty())
+      return s + " is not known to hold it on every path here (a branch, an earlier loop iteration or a "
+                 "zero-trip loop leaves something else there)";
+    // The earliest-numbered value is the write itself; later ones are its views and relabels.
+    return s + " holds " + describe(*m.holds.begin()) + ", which overwrote it";
+  }
+
+  void fail(Loc at, std::string message) {
+    if (!report_ || errors_ >= options_.max_errors) return;
+    const std::string key = std::to_string(at.line) + ":" + std::to_string(at.column) + ":" + message;
+    if (!reported_.emplace(key).second) return;
+    ++errors_;
+    out_.push_back(error_at(program_.file, at,
+                            "tile storage: " + message +
+                                ". The planned program would compute a wrong result; this is a bug in the "
+                                "memory passes (or in MemRefs written by hand), please report it with this "
+                                "program"));
+    out_.back().code = "tile-storage";
+  }
+
+  /// `v` is read at `at` (by `what`).
+  void read(const StorageState& s, ValueId v, Loc at, std::string_view what) {
+    const Window& w = *window_of(v);
+    if (auto m = s.missing(w, v))
+      fail(at, "'" + values_[v].var->name + "' read by " + std::string(what) + " does not hold its value: " +
+                   (values_[v].note.empty() ? because(*m, w) : values_[v].note));
+  }
+
+  /// `src` must be on every byte of `dst`'s window (a carry or phi transfer).
+  void transfer(const StorageState& s, ValueId src, ValueId dst, Loc at, std::string_view role) {
+    const Window& w = *window_of(dst);
+    if (auto m = s.missing(w, src)) {
+      const Window& ws = *window_of(src);
+      const bool same = ws.region == w.region && ws.begin == w.begin && ws.end == w.end;
+      fail(at, std::string(role) + " '" + values_[src].var->name + "' is not on the window of '" +
+                   values_[dst].var->name + "'" +
+                   (same ? ": " + because(*m, w) : std::string(" (they are different windows) and no copy was made")));
+    }
+  }
+
+  // ---- statements ---------------------------------------------------------------------------
+
+  void exec(const StmtPtr& st, StorageState& s) {
+    if (!st) return;
+    switch (st->kind) {
+      case StmtKind::Seq:
+        for (const auto& c : st->as<SeqStmts>()->stmts) exec(c, s);
+        break;
+      case StmtKind::Assign: assign(*st->as<AssignStmt>(), s); break;
+      case StmtKind::Eval:
+        if (const auto* c = st->as<EvalStmt>()->value->as<Call>()) call(*c, nullptr, st->loc, s);
+        break;
+      case StmtKind::Return:
+        for (const auto& v : st->as<ReturnStmt>()->values)
+          if (auto id = tracked(v)) read(s, *id, st->loc, "the return");
+        break;
+      case StmtKind::For: {
+        const auto* l = st->as<ForStmt>();
+        loop(l->iter_args, l->body, l->return_vars, trip_count(*l), st->loc, s);
+        break;
+      }
+      case StmtKind::While: {
+        const auto* l = st->as<WhileStmt>();
+        loop(l->iter_args, l->body, l->return_vars, std::nullopt, st->loc, s);
+        break;
+      }
+      case StmtKind::If: branch(*st->as<IfStmt>(), s); break;
+      case StmtKind::Alloc:
+      case StmtKind::Yield: break;  // a yield is handled by its loop or if
+    }
+  }
+
+  void assign(const AssignStmt& a, StorageState& s) {
+    if (const auto* c = a.value ? a.value->as<Call>() : nullptr) {
+      call(*c, &a, a.loc, s);
+      return;
+    }
+    auto v = tracked(a.var);
+    auto src = tracked(a.value);
+    if (v && src) s.add_where(*window_of(*v), *src, *v);  // `a = b`: a view of b
+  }
+
+  [[nodiscard]] bool widening(const Call& c, const AssignStmt* a) const {
+    if (!a || c.args.empty()) return false;
+    auto in = as_var(c.args[0]);
+    auto from = in ? dtype_of(in->type) : std::nullopt;
+    auto to = dtype_of(a->var->type);
+    return from && to && storage_bits(*to) > storage_bits(*from);
+  }
+
+  void call(const Call& c, const AssignStmt* a, Loc at, StorageState& s) {
+    const OpSpec* spec = ops_.find(c.op);
+    const std::string what = "'" + c.op + "'";
+    auto result = a ? tracked(a->var) : std::nullopt;
+    if (result && spec && spec->is_view() && spec->evidence == AccessEvidence::no_access) {
+      // A zero-copy view: no bytes move; it denotes its source's bytes at the
+      // offset the op gives.
+      if (!c.args.empty())
+        if (auto src = tracked(c.args[0])) {
+          if (auto note = misplaced_view(c, *src, *result)) values_[*result].note = *note;
+          else s.add_where(*window_of(*result), *src, *result);
+        }
+      return;
+    }
+    // Scratch operands are workspace the op overwrites while it runs.
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+      if (spec && i < spec->args.size() && spec->args[i].scratch)
+        if (auto id = tracked(c.args[i])) s.clobber(*window_of(*id));
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+      if (!(spec && i < spec->args.size() && spec->args[i].scratch))
+        if (auto id = tracked(c.args[i])) read(s, *id, at, what);
+    if (!result) return;
+    const Window& w = *window_of(*result);
+    if (spec)
+      for (std::size_t k : spec->forbidden_operands(c.args.size(), options_.soc, widening(c, a)))
+        if (auto id = tracked(c.args[k]); id && may_overlap(*window_of(*id), w))
+          fail(at, "'" + a->var->name + "' = " + c.op + "(...) writes over its input '" + values_[*id].var->name +
+                       "', but " + c.op + " may not write a buffer it reads (not in-place safe)");
+    s.write(w, *result);
+  }
+
+  /// Why view `v` of `src` is not where the op puts it, when both windows
+  /// and the view's offset are constants.
+  std::optional<std::string> misplaced_view(const Call& c, ValueId src, ValueId v) {
+    const Window &ws = *window_of(src), &wv = *window_of(v);
+    if (ws.region.is_virtual() || wv.region.is_virtual()) return std::nullopt;
+    std::int64_t offset = 0;
+    if (c.op == "tile.slice") {
+      const auto* t = as_tile(values_[src].var->type);
+      const auto* shape = c.args.size() > 1 ? as_sequence(c.args[1]) : nullptr;
+      const auto* offs = c.args.size() > 2 ? as_sequence(c.args[2]) : nullptr;
+      if (!t || !shape || !offs) return std::nullopt;
+      auto w = slice_window(t->shape, t->dtype, *offs, *shape);
+      if (!w) return std::nullopt;
+      auto k = as_const_int(w->byte_offset);
+      if (!k) return std::nullopt;
+      offset = *k;
+    }
+    if (wv.region == ws.region && wv.begin == ws.begin + offset) return std::nullopt;
+    return "it is a view of '" + values_[src].var->name + "' by " + c.op + ", which puts it at byte " +
+           std::to_string(offset) + " of its source, but its MemRef is not there";
+  }
+
+  [[nodiscard]] static bool may_overlap(const Window& a, const Window& b) {
+    if (a.region == b.region) return a.begin < b.end && b.begin < a.end;
+    if (a.region.is_virtual() && b.region.is_virtual()) return a.physical == b.physical &&
+                                                               a.foot_begin < b.foot_end && b.foot_begin < a.foot_end;
+    if (a.region.is_virtual()) return a.physical == b.region && a.foot_begin < b.end && b.begin < a.foot_end;
+    if (b.region.is_virtual()) return may_overlap(b, a);
+    return false;
+  }
+
+  // ---- loops ---------------------------------------------------------------------------------
+
+  /// The number of iterations when the bounds are constants.
+  [[nodiscard]] static std::optional<std::int64_t> trip_count(const ForStmt& l) {
+    auto b = as_const_int(l.start), e = as_const_int(l.stop), st = as_const_int(l.step);
+    if (!b || !e || !st || *st == 0) return std::nullopt;
+    const auto span = *st > 0 ? *e - *b : *b - *e;
+    const auto step = *st > 0 ? *st : -*st;
+    if (span <= 0) return 0;
+    return (span + step - 1) / step;
+  }
+
+  /// The back-edge: every yielded value is checked, then the iter-args are re-bound (parallel copy).
+  void back_edge(const std::vector<IterArg>& carries, const StmtPtr& body, StorageState& s) {
+    const auto* y = terminating_yield(body);
+    if (!y) return;
+    const Loc at = y->loc;
+    const StorageState before = s;
+    std::vector<std::pair<ValueId, ValueId>> rebind;  // (yielded, iter-arg)
+    for (std::size_t k = 0; k < carries.size() && k < y->values.size(); ++k) {
+      auto ia = tracked(carries[k].var);
+      if (!ia) continue;
+      auto yv = tracked(y->values[k]);
+      if (!yv) {
+        s.remove_name(*window_of(*ia), *ia);  // no tracked value: the carry's bytes are unknown
+        continue;
+      }
+      transfer(before, *yv, *ia, at, "yielded value");
+      rebind.emplace_back(*yv, *ia);
+    }
+    for (const auto& [yv, ia] : rebind) s.remove_name(*window_of(ia), ia);
+    for (const auto& [yv, ia] : rebind) add_from(before, s, *window_of(ia), yv, ia);
+  }
+
+  /// Adds `v` in `s` where `before` had `src` on `w`.
+  static void add_from(const StorageState& before, StorageState& s, const Window& w, ValueId src, ValueId v) {
+    s.add_where(before, w, src, v);
+  }
+
+  void loop(const std::vector<IterArg>& carries, const StmtPtr& body, const std::vector<VarPtr>& results,
+            std::optional<std::int64_t> trips, Loc at, StorageState& s) {
+    // Entry: each initializer onto its iter-arg's window (parallel).
+    const StorageState before = s;
+    for (const auto& c : carries) {
+      auto ia = tracked(c.var);
+      if (!ia) continue;
+      if (auto init = tracked(c.init)) {
+        transfer(before, *init, *ia, at, "loop initializer");
+        add_from(before, s, *window_of(*ia), *init, *ia);
+      }
+    }
+    const StorageState entry = s;
+    StorageState exit_state = entry;
+    if (!trips || *trips > 0) {
+      const bool outer_report = report_;
+      report_ = false;
+      StorageState header = entry;
+      StorageState after_body = header;
+      for (;;) {
+        after_body = header;
+        exec(body, after_body);
+        back_edge(carries, body, after_body);
+        if (trips && *trips == 1) break;
+        StorageState next = StorageState::join(entry, after_body);
+        if (next == header) break;
+        header = std::move(next);
+      }
+      report_ = outer_report;
+      if (report_) {  // one more pass over the fixpoint, reporting
+        after_body = header;
+        exec(body, after_body);
+        back_edge(carries, body, after_body);
+      }
+      // At least one iteration: the loop exits after a back-edge; maybe none: also from the entry.
+      exit_state = trips ? after_body : header;
+    }
+    s = std::move(exit_state);
+    // Loop results take the iter-args' final values.
+    const StorageState last = s;
+    for (std::size_t k = 0; k < results.size() && k < carries.size(); ++k) {
+      auto rv = tracked(results[k]);
+      auto ia = tracked(carries[k].var);
+      if (!rv || !ia) continue;
+      transfer(last, *ia, *rv, at, "loop-carried value");
+      add_from(last, s, *window_of(*rv), *ia, *rv);
+    }
+  }
+
+  // ---- branches ---------------------------------------------------------------------------
+
+  void arm_exit(const StmtPtr& arm, const std::vector<VarPtr>& phis, StorageState& s) {
+    const auto* y = terminating_yield(arm);
+    if (!y) return;
+    const StorageState before = s;
+    for (std::size_t k = 0; k < phis.size() && k < y->values.size(); ++k) {
+      auto p = tracked(phis[k]);
+      auto v = tracked(y->values[k]);
+      if (!p || !v) continue;
+      transfer(before, *v, *p, y->loc, "branch value");
+      add_from(before, s, *window_of(*p), *v, *p);
+    }
+  }
+
+  void branch(const IfStmt& i, StorageState& s) {
+    StorageState t = s;
+    exec(i.then_body, t);
+    arm_exit(i.then_body, i.return_vars, t);
+    if (i.else_body) {
+      exec(i.else_body, s);
+      arm_exit(i.else_body, i.return_vars, s);
+    }
+    s = StorageState::join(t, s);
+  }
+
+  const Program& program_;
+  const Function& f_;
+  const TileStorageOptions& options_;
+  Diagnostics& out_;
+  const OpRegistry& ops_;
+  bool absolute_;
+  bool report_ = true;
+  std::size_t errors_ = 0;
+  std::set<std::string> reported_;
+  std::unordered_map<const Var*, ValueId> ids_;
+  std::vector<ValueInfo> values_;
+  std::unordered_map<const Var*, Addr> alloc_size_;
+  std::shared_ptr<verify::Footprints> feet_ = std::make_shared<verify::Footprints>();
+};
+
+}  // namespace detail::tile_storage
+
+/// Proves that every read of a tile value in `program` (a planned program:
+/// MemRefs bound, addresses assigned when `options.addresses_assigned`)
+/// observes the bytes its definition wrote. Returns one error diagnostic
+/// (code `tile-storage`) per violation; empty when the program is right.
+/// Orchestration functions hold no on-chip tiles and are skipped.
+[[nodiscard]] inline Diagnostics verify_tile_storage(const Program& program, const TileStorageOptions& options = {}) {
+  Diagnostics out;
+  for (const auto& f : program.functions) {
+    if (f.kind == FunctionKind::Orchestration) continue;
+    detail::tile_storage::Checker(program, f, options, out).run();
+  }
+  return out;
+}
+
+}  // namespace pto_mem::pypto
