@@ -103,6 +103,7 @@ struct CompileOptions {
   const OpRegistry* ops = nullptr;  ///< null: default_registry()
   std::vector<Stage> dump_after;    ///< print the program after each of these stages that ran
   bool verify = true;               ///< run the TileMemoryInferred / HasMemRefs verifiers
+  bool buffer_ir = true;            ///< Buffer IR storage legalisation (PassContext::buffer_ir); false: legacy
 };
 
 /// The program text after one stage.
@@ -211,6 +212,7 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
   ctx.soc = &options.soc;
   ctx.planner = options.planner;
   ctx.ops = options.ops ? options.ops : &default_registry();
+  ctx.buffer_ir = options.buffer_ir;
 
   auto dump = [&](Stage s) {
     if (std::find(options.dump_after.begin(), options.dump_after.end(), s) != options.dump_after.end())
