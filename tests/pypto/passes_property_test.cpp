@@ -423,7 +423,8 @@ TEST_CASE("property: PTOAS loop fix-ups, then the sequential policy (no if-phis:
 // carries swapped, rotated, yielded unchanged or starting from one value,
 // phis of phis and phis yielding one value twice, views of carries,
 // multi-slot declared allocations (init on slot 0, yield on slot 1), values
-// defined last in a body and never read, loops of 0, 1, 2 or 3 trips nested
+// defined last in a body and never read, in-place ops on values read again,
+// loops of 0, 1, 2 or 3 trips nested
 // in loops and branches, and a peeled Acc accumulator loop. Each kernel is
 // compiled under the three planners and run by the byte-window interpreter.
 
@@ -529,7 +530,12 @@ class KernelText {
         line(name("s") + ": Tensor[[64, 64], FP32] = tile.store(" + a.name + ", [0, 0], o)");
         break;
       }
-      case 7: case 8: load(); break;
+      case 7: {  // in place, also on a value read again later
+        const Val a = any(0);
+        def(name("q"), 0, "tile.fillpad_inplace(" + a.name + ")");
+        break;
+      }
+      case 8: load(); break;
       case 9: case 10: branch(depth); break;
       default: loop(depth); break;
     }

@@ -24,17 +24,28 @@
 #include <vector>
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
+#include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/transfers.hpp"
 
 namespace pto_mem::pypto::passes {
 
 class BranchStorage : public IRMutator {
  public:
-  BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb)
+  BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb,
+                const std::vector<DerivedValue>* relations = nullptr)
       : ctx_(ctx), tb_(tb), defs_(f), allocs_(alloc_statements(f)) {
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
     });
+    if (relations)
+      for (const auto& d : *relations) derived_.emplace(d.var.get(), &d);
+  }
+
+  /// A derived value follows its source at once (a phi chosen earlier may
+  /// have moved it), so a later if sees its current window.
+  StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
+    if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
+    return self;
   }
 
   StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) override {
@@ -163,6 +174,7 @@ class BranchStorage : public IRMutator {
   DefSites defs_;
   std::unordered_map<const Var*, const AllocStmt*> allocs_;
   std::unordered_map<const Var*, std::size_t> holders_;
+  std::unordered_map<const Var*, const DerivedValue*> derived_;
 };
 
 }  // namespace pto_mem::pypto::passes

@@ -65,6 +65,8 @@ class LoopCarryRetarget {
           t.space = var_space(ia);
         }
         if (!t.memref || !t.memref->base) continue;
+        // A declared carry keeps its own binding: what the body yields is copied into it.
+        if (auto a = allocs_.find(t.memref->base.get()); a != allocs_.end() && a->second->pinned) continue;
         root_ = &s;
         if (auto y = yielded_var(*loop->body, i)) try_retarget(y, t);
       }

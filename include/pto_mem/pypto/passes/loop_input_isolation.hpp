@@ -148,3 +148,76 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
 }
 
 }  // namespace pto_mem::pypto::passes
+
+namespace pto_mem::pypto::passes {
+
+/// In-place input isolation (seed "MaterializeSemanticAliases": in-place
+/// results are writes over their input). `r = op(..., src, ...)` with
+/// `output_reuses_input` writes `src`'s window; when `src`'s storage is
+/// still observed after the statement (read after it, or again on a later
+/// iteration of a loop `src` was defined outside of, by a value other than
+/// `r`'s own chain), `src` is first copied to a fresh Vec allocation and the
+/// op works in place on the copy. Outside Vec nothing is changed (no
+/// same-space copy exists there; the Acc accumulator rules apply). Runs on
+/// the program as InitMemRef left it. False after an error.
+inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const std::vector<DerivedValue>& relations,
+                                    TransferBuilder& tb) {
+  const UseIndex uses(f);
+  struct Plan {
+    std::size_t arg;
+    VarPtr copy;
+    StmtPtr stmt;
+  };
+  std::unordered_map<const Stmt*, Plan> plans;
+  struct Walk : IRVisitor {
+    std::function<void(const AssignStmt&, const std::vector<PathEntry>&)> on_assign;
+    void visit_assign(const AssignStmt& s) override { on_assign(s, path()); }
+  } w;
+  // In place at InitMemRef: the result followed its input's window.
+  std::unordered_map<const Var*, const DerivedValue*> in_place;
+  for (const auto& d : relations)
+    if (d.kind == DerivedValue::Kind::in_place) in_place.emplace(d.var.get(), &d);
+  w.on_assign = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
+    if (tb.failed()) return;
+    // Views and aliases follow their (possibly copied) sources first.
+    for (const auto& d : relations)
+      if (d.var == s.var && d.kind != DerivedValue::Kind::in_place) normalize_identity(d);
+    auto ip = in_place.find(s.var.get());
+    if (ip == in_place.end() || var_space(s.var) != MemorySpace::Vec) return;
+    const VarPtr src = ip->second->source;
+    set_memref(s.var, var_memref(src));  // follows its input, which may itself be a copy now
+    if (!uses.observed(&s, path, *var_memref(src), value_chain(f, relations, {s.var.get()}), false)) return;
+    const Call* c = call_of(s.value);
+    const OpSpec* spec = c ? spec_of(ctx, *c) : nullptr;
+    if (!spec || !spec->reuses_input || arg_var(*c, *spec->reuses_input) != src) return;
+    std::vector<StmtPtr> out;
+    VarPtr copy = tb.copy_to_fresh(src, s.loc, out, "_keep", "is still read after an in-place op overwrites it");
+    if (!copy) return;
+    set_memref(s.var, var_memref(copy), var_space(copy));
+    plans.emplace(&s, Plan{*spec->reuses_input, copy, out.front()});
+  };
+  w.visit_function(f);
+  if (tb.failed()) return false;
+  if (plans.empty()) return true;
+  struct Rewrite : IRMutator {
+    std::unordered_map<const Stmt*, Plan>* plans = nullptr;
+    void mutate_seq_child(const StmtPtr& child, std::vector<StmtPtr>& out) override {
+      auto it = plans->find(child.get());
+      if (it == plans->end()) {
+        if (auto r = mutate_stmt(child)) out.push_back(std::move(r));
+        return;
+      }
+      const auto* a = child->as<AssignStmt>();
+      const Call* c = call_of(a->value);
+      std::vector<ExprPtr> args = c->args;
+      args[it->second.arg] = var_ref(it->second.copy);
+      out.push_back(it->second.stmt);
+      out.push_back(assign(a->var, call(c->op, std::move(args), c->kwargs), a->loc));
+    }
+  } r;
+  r.plans = &plans;
+  f.body = r.mutate_stmt(f.body);
+  return true;
+}
+
+}  // namespace pto_mem::pypto::passes

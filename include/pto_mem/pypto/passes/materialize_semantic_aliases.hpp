@@ -13,13 +13,16 @@
 // With PassContext::buffer_ir (the default; the seed's "Buffer IR"
 // pipeline, SPEC.md §5.5) the storage is legalised here for every planner,
 // in this order:
+//  0. in-place input isolation: an in-place op whose input is still read
+//     afterwards works on a copy (loop_input_isolation.hpp);
 //  1. peeled accumulator if-phi coalescing (acc_phi_coalesce.hpp), only when
 //     the accumulator's input has no independent read after the if;
-//  2. explicit branch destinations and branch-exit transfers
-//     (branch_storage.hpp);
-//  3. loop-input isolation: entry copies of loop inputs still observed
+//  2. loop-input isolation: entry copies of loop inputs still observed
 //     (loop_input_isolation.hpp);
-//  4. the loop-carry retarget (loop_carry_retarget.hpp);
+//  3. the loop-carry retarget (loop_carry_retarget.hpp), onto the isolated
+//     carries;
+//  4. explicit branch destinations and branch-exit transfers
+//     (branch_storage.hpp), on the windows as they now are;
 //  5. the copies at each loop's yield as one parallel copy (yield_fixup.hpp
 //     for loops, transfers.hpp);
 // identity chains re-derived after each step. The later planners then only
@@ -49,6 +52,13 @@ namespace passes {
 [[nodiscard]] inline Function legalize_storage(const Function& in, const Program& program, PassContext& ctx) {
   constexpr std::string_view name = "MaterializeSemanticAliases";
   Function f = in;
+  // 0. In-place ops whose input is still read work on a copy.
+  {
+    TransferBuilder tb(f, program, ctx, name);
+    auto before = capture_identity_relations(f, ctx);
+    if (!isolate_in_place_inputs(f, ctx, before, tb)) return f;
+    f = tb.with_allocs(std::move(f));
+  }
   const auto relations = capture_identity_relations(f, ctx);
   // Loop carries follow their inits and derived values their sources, in
   // program order (YieldFixup without copies): after each step that moved a
@@ -61,27 +71,27 @@ namespace passes {
   coalesce_accumulator_phis(f, program, ctx, name);
   if (ctx.failed()) return f;
   realign();
-  // 2. Branch destinations.
-  {
-    TransferBuilder tb(f, program, ctx, name);
-    BranchStorage branches(f, ctx, tb);
-    f.body = branches.mutate_stmt(f.body);
-    if (tb.failed() || ctx.failed()) return f;
-    f = tb.with_allocs(std::move(f));
-  }
-  realign();
-  // 3. Loop inputs still observed get entry copies.
+  // 2. Loop inputs still observed get entry copies.
   {
     TransferBuilder tb(f, program, ctx, name);
     if (!isolate_loop_inputs(f, relations, tb)) return f;
     f = tb.with_allocs(std::move(f));
   }
   realign();
-  // 4. Loop-carry retarget.
+  // 3. Loop-carry retarget (onto the isolated carries).
   {
     LoopCarryRetarget retarget(f, ctx);
     retarget.run();
     retarget.apply();
+  }
+  realign();
+  // 4. Branch destinations, on the windows as they now are.
+  {
+    TransferBuilder tb(f, program, ctx, name);
+    BranchStorage branches(f, ctx, tb, &relations);
+    f.body = branches.mutate_stmt(f.body);
+    if (tb.failed() || ctx.failed()) return f;
+    f = tb.with_allocs(std::move(f));
   }
   realign();
   // 5. Parallel copies at loop yields.

@@ -134,8 +134,14 @@ class TransferBuilder {
         if (!ts[i].result) return false;
         continue;
       }
-      // A cycle: save the first pending source that some destination overwrites.
-      const VarPtr victim = ts[pending.front()].src;
+      // A cycle: the first pending copy waits for some source; save that one.
+      VarPtr victim;
+      for (std::size_t j : pending)
+        if (j != pending.front() && windows_overlap(ts[pending.front()].dest, var_memref(ts[j].src))) {
+          victim = ts[j].src;
+          break;
+        }
+      if (!victim) return false;  // unreachable: the first copy is blocked
       const VarPtr saved = copy_to_fresh(victim, loc, out, "_save", "is overwritten by a parallel copy that still reads it");
       if (!saved) return false;
       for (std::size_t j : pending)
