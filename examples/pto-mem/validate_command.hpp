@@ -55,7 +55,6 @@ inline void run_validate(ValidateArgs& a) {
   print_diagnostics(violations, a.file);  // warnings, if any
   const Objective o = evaluate_objective(in.problem, *in.placement);
   const auto loads = arena_loads(in.problem);
-  const auto labels = arena_labels(in.problem);
   Table t({"arena", "buffers", "capacity", "max-load bound", "peak", "peak/bound"});
   for (std::size_t k = 0; k < in.problem.arenas.size(); ++k)
     t.add({labels[k], std::to_string(loads[k].buffers),

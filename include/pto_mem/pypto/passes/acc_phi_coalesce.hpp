@@ -12,8 +12,12 @@
 // result on its input's allocation) in Acc, the other (the seed) is on a
 // different allocation, is defined by a call inside its own arm, and the
 // accumulator's buffer is neither read nor written after the seed in that
-// arm. Then the seed takes the accumulator's MemRef, ignoring global
-// liveness. Op legality (the seed's op must produce Acc, carry no other
+// arm, and the accumulator's reused input has no independent read after the
+// if (seed "MaterializeSemanticAliases": on the path where the seed runs, the
+// input's bytes would hold the seed — a read of the input after the if, or
+// on a later iteration of a loop the input was defined outside of, would see
+// it; observation.hpp). Then the seed takes the accumulator's MemRef,
+// ignoring global liveness. Op legality (the seed's op must produce Acc, carry no other
 // target_memory, and not read the accumulator through a forbidden operand)
 // must hold: otherwise "cannot coalesce L0C accumulator across a peeled
 // if-phi" (internal error). Slots that do not match are left to YieldFixup.
@@ -23,6 +27,7 @@
 #include <string_view>
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
+#include "pto_mem/pypto/passes/observation.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -33,6 +38,8 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
                                              std::string_view pass_name) {
   const DefSites defs(f);
   const auto iter_args = iter_arg_set(f);
+  const auto relations = capture_identity_relations(f, ctx);
+  const UseIndex uses(f);
   LaterTouches touches;
   std::size_t moved = 0;
 
@@ -73,6 +80,14 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
       for (const auto& e2 : d->path) inside |= e2.stmt == i && e2.child == seed_arm;
       if (!inside) continue;
       if (touches.live_after(d->path, var_base(acc), i)) continue;
+      {  // the reused input may not be read independently after the if
+        const Call* ac = call_of(defs.find(acc.get())->stmt->as<AssignStmt>()->value);
+        const VarPtr src = arg_var(*ac, *spec_of(ctx, *ac)->reuses_input);
+        const auto* at = uses.def(i->return_vars[k].get());
+        if (!at || uses.observed(i, at->path, *var_memref(src),
+                                 value_chain(f, relations, {i->return_vars[k].get(), acc.get()}), false))
+          continue;
+      }
 
       // The preconditions hold: the seed must be able to write Acc in place.
       const OpSpec* spec = spec_of(ctx, *c);

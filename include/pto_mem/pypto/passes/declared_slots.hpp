@@ -6,7 +6,9 @@
 // Per (declared base, constant byte offset) the tiles written there by their
 // own op are gathered: bare aliases and outputs that land in their source's
 // buffer (views, in-place results) inherit the slot and are not checked;
-// tiles whose slot is chosen at run time are skipped. A user error names
+// tiles whose slot is chosen at run time are skipped, and so are the copies
+// the passes inserted (a transfer into a carry or phi window continues the
+// value that window holds; it is not a binding of its own). A user error names
 // both tiles, their statement-point ranges and the declaration.
 #pragma once
 
@@ -14,6 +16,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -24,6 +27,9 @@ namespace pto_mem::pypto::passes {
 /// Returns false (and adds the error) when two tiles share a slot while live.
 inline bool check_declared_slots(const Function& f, const Program& p, const Lifetimes& lt, PassContext& ctx) {
   const auto allocs = alloc_statements(f);
+  std::unordered_set<std::string> inserted;
+  for (const auto& m : ctx.moves)
+    if (m.function == f.name) inserted.insert(m.name);
   std::map<std::pair<std::size_t, std::int64_t>, std::vector<std::size_t>> slots;  // (base rank, offset) -> tiles
   std::unordered_map<const Var*, std::size_t> base_rank;
   for (std::size_t i = 0; i < lt.size(); ++i) {
@@ -34,7 +40,8 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
     const auto offset = m->const_offset();
     if (!offset) continue;  // slot chosen at run time
     if (const AssignStmt* s = lt.def_stmt[i]) {
-      if (as_var(s->value)) continue;  // a bare alias inherits its source's slot
+      if (as_var(s->value)) continue;
+      if (inserted.contains(lt.vars[i]->name)) continue;  // a bare alias inherits its source's slot
       if (const Call* c = call_of(s->value))
         if (const OpSpec* spec = spec_of(ctx, *c); spec && spec->lands_in_source()) continue;
     }

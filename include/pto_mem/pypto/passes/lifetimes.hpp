@@ -24,7 +24,13 @@
 // and loop extension keeps it live to the loop's last point.
 //
 // Loop extension: a value defined before a loop and used at or after the
-// loop's first point lives at least to the loop's last point.
+// loop's first point lives at least to the loop's last point. Beyond the
+// spec, every loop with a statement in its body takes one more point after
+// its body, its *back-edge* point, and that is the loop's last point: a
+// value read inside the loop is read again on the next iteration, after
+// everything the body defines — even a value defined last in the body and
+// never used must not take its buffer (the spec's touching intervals would
+// allow that).
 //
 // Phi families: each (if, result slot) gets a family id, attached to the
 // branch-local sources of that phi (recursively through nested phis); values
@@ -213,7 +219,7 @@ class LifetimeWalk {
     const Tick first = order_;
     if (condition) use_expr(*condition, order_);
     walk(body);
-    if (order_ > first) out_.loops.emplace_back(first, order_ - 1);
+    if (order_ > first) out_.loops.emplace_back(first, order_++);  // the back-edge point
     for (std::size_t i = 0; i < return_vars.size(); ++i) {
       note_def(return_vars[i].get());
       if (i < iter_args.size())

@@ -40,12 +40,14 @@
 #include <vector>
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
+#include "pto_mem/pypto/passes/observation.hpp"
 
 namespace pto_mem::pypto::passes {
 
 class LoopCarryRetarget {
  public:
-  LoopCarryRetarget(const Function& f, const PassContext& ctx) : f_(f), ctx_(ctx), defs_(f) {}
+  LoopCarryRetarget(const Function& f, const PassContext& ctx)
+      : f_(f), ctx_(ctx), defs_(f), uses_(f), allocs_(alloc_statements(f)) {}
 
   /// Plans every loop carry of the function, outermost loops first.
   void run() {
@@ -63,6 +65,9 @@ class LoopCarryRetarget {
           t.space = var_space(ia);
         }
         if (!t.memref || !t.memref->base) continue;
+        // A declared carry keeps its own binding: what the body yields is copied into it.
+        if (auto a = allocs_.find(t.memref->base.get()); a != allocs_.end() && a->second->pinned) continue;
+        root_ = &s;
         if (auto y = yielded_var(*loop->body, i)) try_retarget(y, t);
       }
     });
@@ -93,6 +98,30 @@ class LoopCarryRetarget {
   const Var* current_base(const VarPtr& v) const {
     if (auto p = plans_.find(v.get()); p != plans_.end()) return p->second.memref->base.get();
     return var_base(v);
+  }
+  MemRefPtr current_memref(const VarPtr& v) const {
+    if (auto p = plans_.find(v.get()); p != plans_.end()) return p->second.memref;
+    return var_memref(v);
+  }
+
+  /// A loop between the definition at `path` and the carry's loop (that loop
+  /// included; only the innermost one when the carry's loop does not enclose
+  /// it) whose body reads a value on `base` defined outside that loop.
+  bool read_again_by_a_loop(const std::vector<PathEntry>& path, const Var* base) const {
+    bool root_inside = false;
+    for (const auto& e : path) root_inside |= e.stmt == root_;
+    for (auto e = path.rbegin(); e != path.rend(); ++e) {
+      const Stmt* l = e->stmt;
+      if (!l->is<ForStmt>() && !l->is<WhileStmt>()) continue;
+      for (const auto& u : uses_.uses()) {
+        if (current_base(u.var) != base || !uses_.defined_outside(u.var.get(), l)) continue;
+        bool in_body = false;
+        for (const auto& p : u.path) in_body |= p.stmt == l;
+        if (in_body) return true;
+      }
+      if (!root_inside || l == root_) break;
+    }
+    return false;
   }
 
   void plan(const VarPtr& v, const Target& t) {
@@ -130,7 +159,7 @@ class LoopCarryRetarget {
 
   bool try_retarget(const VarPtr& v, const Target& t) {
     if (!v) return false;
-    if (current_base(v) == t.memref->base.get()) return true;
+    if (same_window(current_memref(v), t.memref)) return true;
     if (!busy_.insert(v.get()).second) return false;  // cycle guard
     const std::size_t mark = undo_.size();
     const bool ok = retarget_by_definition(v, t);
@@ -184,6 +213,7 @@ class LoopCarryRetarget {
     const Call* c = call_of(d.stmt->as<AssignStmt>()->value);
     const OpSpec* spec = c ? spec_of(ctx_, *c) : nullptr;
     if (!spec) return false;  // a bare alias or an unregistered op
+    if (auto a = allocs_.find(current_base(v)); a != allocs_.end() && a->second->pinned) return false;  // declared
     // 1. In place: the input's buffer is the output's.
     if (spec->reuses_input) {
       auto src = arg_var(*c, *spec->reuses_input);
@@ -209,6 +239,7 @@ class LoopCarryRetarget {
     // 6. The target buffer is dead after the definition, up to the loop —
     //    also through values already planned onto it (an inner iter-arg).
     if (touches_.live_after(d.path, t.memref->base.get(), nullptr, planned_onto(t.memref->base.get()))) return false;
+    if (read_again_by_a_loop(d.path, t.memref->base.get())) return false;
     plan(v, t);
     return true;
   }
@@ -216,6 +247,9 @@ class LoopCarryRetarget {
   const Function& f_;
   const PassContext& ctx_;
   DefSites defs_;
+  UseIndex uses_;
+  std::unordered_map<const Var*, const AllocStmt*> allocs_;
+  const Stmt* root_ = nullptr;
   LaterTouches touches_;
   std::unordered_map<const Var*, Plan> plans_;
   std::vector<const Var*> order_;

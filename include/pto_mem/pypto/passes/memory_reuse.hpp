@@ -139,7 +139,11 @@ inline void realign_loop_carries(const Function& f) {
 [[nodiscard]] inline Function reuse_function(const Function& in, const Program& p, PassContext& ctx) {
   const auto relations = capture_identity_relations(in, ctx);
   // Where each if-phi lives, before lifetimes are packed (yield_fixup.hpp).
-  const Function f = yield_fixup(in, p, ctx, {false, ctx.planner != Planner::ptoas, false, "MemoryReuse"}, &relations);
+  // With Buffer IR, MaterializeSemanticAliases has made every carry and phi
+  // explicit already: only lifetimes are packed here.
+  const Function f = ctx.buffer_ir ? in
+                                   : yield_fixup(in, p, ctx, {false, ctx.planner != Planner::ptoas, false, "MemoryReuse"},
+                                                 &relations);
   if (ctx.failed()) return in;
   const Lifetimes lt = compute_lifetimes(f);
   if (!check_declared_slots(f, p, lt, ctx)) return f;
@@ -171,7 +175,8 @@ inline void realign_loop_carries(const Function& f) {
     auto a = group_of.find(pair.a), b = group_of.find(pair.b);
     if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
   }
-  for (const auto& [x, y] : then_arm_copies(f)) {
+  if (!ctx.buffer_ir)
+    for (const auto& [x, y] : then_arm_copies(f)) {
     auto a = group_of.find(x), b = group_of.find(y);
     if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
   }
@@ -243,6 +248,10 @@ inline void realign_loop_carries(const Function& f) {
     }
   }
   if (shared) realign_loop_carries(f);
+  if (ctx.buffer_ir) {
+    normalize_identities(relations);
+    return drop_orphaned_allocs(f);
+  }
 
   coalesce_accumulator_phis(f, p, ctx, "MemoryReuse");
   if (ctx.failed()) return f;

@@ -37,6 +37,11 @@ struct PassContext {
   const OpRegistry* ops = nullptr;         ///< never null while a pass runs
   Diagnostics diagnostics;                 ///< errors, warnings, hints (with codes) of every pass
   std::vector<InsertedMove> moves;         ///< every tile.move a pass inserted, in insertion order
+  /// The seed's default storage legalisation ("Buffer IR", SPEC.md §5.5):
+  /// loop-input isolation, explicit branch destinations and parallel
+  /// transfers in MaterializeSemanticAliases under every planner. false: the
+  /// legacy path (YieldFixup per planner, SPEC.md §5.2, §6.7).
+  bool buffer_ir = true;
 
   [[nodiscard]] bool failed() const noexcept { return has_errors(diagnostics); }
 };

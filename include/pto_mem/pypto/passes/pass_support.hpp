@@ -52,6 +52,31 @@ inline constexpr const char* reuse_fallback = "reuse-fallback";
   return t && t->memref && t->memref->base;
 }
 
+/// Two MemRefs are the same window: one base, the same offset and size.
+/// Sharing a base is not sharing a window (slot 0 and slot 1 of a declared
+/// allocation are two windows of one base).
+[[nodiscard]] inline bool same_window(const MemRef& a, const MemRef& b) noexcept {
+  return a.base == b.base && a.size == b.size && same_expr(a.byte_offset, b.byte_offset);
+}
+[[nodiscard]] inline bool same_window(const MemRefPtr& a, const MemRefPtr& b) noexcept {
+  return a && b && (a == b || same_window(*a, *b));
+}
+
+/// Two windows may share a byte: the same base and, with constant offsets,
+/// intersecting ranges; a symbolic offset conservatively overlaps (unless
+/// both windows are the same).
+[[nodiscard]] inline bool windows_overlap(const MemRef& a, const MemRef& b) noexcept {
+  if (!a.base || a.base != b.base) return false;
+  if (same_window(a, b)) return true;
+  auto x = a.const_offset(), y = b.const_offset();
+  if (!x || !y) return true;
+  const auto xe = *x + static_cast<std::int64_t>(a.size), ye = *y + static_cast<std::int64_t>(b.size);
+  return *x < ye && *y < xe;
+}
+[[nodiscard]] inline bool windows_overlap(const MemRefPtr& a, const MemRefPtr& b) noexcept {
+  return a && b && windows_overlap(*a, *b);
+}
+
 /// Points `v` at MemRef `m` (and space `s` when given), in place.
 inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> s = std::nullopt) {
   if (!v) return;

@@ -111,6 +111,7 @@ struct CompileOptions {
   std::vector<Stage> passes;
   PrintOptions print_options;  ///< spelling of the dumps
   bool verify_storage = true;       ///< run the tile-storage verifier on the planned program (verify/tile_storage.hpp)
+  bool buffer_ir = true;            ///< Buffer IR storage legalisation (PassContext::buffer_ir); false: legacy
 };
 
 /// The program text after one stage.
@@ -236,6 +237,7 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
   ctx.soc = &options.soc;
   ctx.planner = options.planner;
   ctx.ops = options.ops ? options.ops : &default_registry();
+  ctx.buffer_ir = options.buffer_ir;
 
   auto dump = [&](Stage s) {
     if (std::find(options.dump_after.begin(), options.dump_after.end(), s) != options.dump_after.end())

@@ -35,6 +35,7 @@
 
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
+#include "pto_mem/pypto/passes/transfers.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -50,32 +51,11 @@ struct YieldFixupOptions {
 
 namespace detail {
 
-/// `body` with its terminating yield replaced by `before...` then `yield`.
-[[nodiscard]] inline StmtPtr replace_terminating_yield(const StmtPtr& body, std::vector<StmtPtr> before,
-                                                        StmtPtr new_yield) {
-  if (!body) return body;
-  if (body->is<YieldStmt>()) {
-    before.push_back(std::move(new_yield));
-    return seq(std::move(before), body->loc);
-  }
-  const auto* s = body->as<SeqStmts>();
-  if (!s || s->stmts.empty()) return body;
-  std::vector<StmtPtr> stmts = s->stmts;
-  if (stmts.back()->is<YieldStmt>()) {
-    stmts.pop_back();
-    for (auto& b : before) stmts.push_back(std::move(b));
-    stmts.push_back(std::move(new_yield));
-  } else {
-    stmts.back() = replace_terminating_yield(stmts.back(), std::move(before), std::move(new_yield));
-  }
-  return seq(std::move(stmts), s->loc);
-}
-
 class YieldFixupMutator : public IRMutator {
  public:
   YieldFixupMutator(const Function& f, const Program& p, PassContext& ctx, const YieldFixupOptions& o,
                     const std::vector<DerivedValue>* relations)
-      : f_(f), p_(p), ctx_(ctx), options_(o), iter_args_(iter_arg_set(f)) {
+      : f_(f), p_(p), ctx_(ctx), options_(o), iter_args_(iter_arg_set(f)), tb_(f, p, ctx, o.pass_name) {
     if (relations)
       for (const auto& d : *relations) derived_.emplace(d.var.get(), &d);
   }
@@ -121,6 +101,8 @@ class YieldFixupMutator : public IRMutator {
     std::vector<ExprPtr> then_values = ty ? ty->values : std::vector<ExprPtr>{};
     std::vector<ExprPtr> else_values = ey ? ey->values : std::vector<ExprPtr>{};
     const auto then_defs = defined_in(i->then_body), else_defs = defined_in(i->else_body);
+    std::vector<Transfer> then_ts, else_ts;
+    std::vector<std::size_t> then_slots, else_slots;
     for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
       const VarPtr t = value(ty, k), e = value(ey, k);
       if (!t && !e) continue;
@@ -144,15 +126,21 @@ class YieldFixupMutator : public IRMutator {
         fresh = true;
       }
       if (!target) continue;
-      for (auto [v, y, values, moves] : {std::tuple{t, ty, &then_values, &then_moves},
-                                         std::tuple{e, ey, &else_values, &else_moves}}) {
+      for (auto [v, ts, slots] : {std::tuple{t, &then_ts, &then_slots}, std::tuple{e, &else_ts, &else_slots}}) {
         if (!v || same_window(*var_memref(v), *target) || (!fresh && !options_.arm_copies)) continue;
-        auto mv = make_move(v, target, space, y->loc);
-        if (!mv) return r;
-        (*values)[k] = var_ref(mv->var);
-        moves->push_back(std::move(mv->stmt));
+        ts->push_back(Transfer{v, target, space, nullptr});
+        slots->push_back(k);
       }
       set_memref(i->return_vars[k], target, space);
+    }
+    for (auto [ts, slots, y, values, moves] : {std::tuple{&then_ts, &then_slots, ty, &then_values, &then_moves},
+                                               std::tuple{&else_ts, &else_slots, ey, &else_values, &else_moves}}) {
+      if (ts->empty()) continue;
+      if (!tb_.schedule(*ts, y->loc, *moves)) {
+        failed_ = true;
+        return r;
+      }
+      for (std::size_t x = 0; x < ts->size(); ++x) (*values)[(*slots)[x]] = var_ref((*ts)[x].result);
     }
     if (then_moves.empty() && else_moves.empty()) return r;
     StmtPtr then_body = i->then_body, else_body = i->else_body;
@@ -165,8 +153,8 @@ class YieldFixupMutator : public IRMutator {
   }
 
   [[nodiscard]] bool failed() const noexcept { return failed_; }
-  /// Alloc statements of the fresh phi buffers, to prepend to the body.
-  [[nodiscard]] const std::vector<StmtPtr>& new_allocs() const noexcept { return allocs_; }
+  /// The fresh allocations (phi buffers, saves) go after the leading allocs.
+  [[nodiscard]] Function with_allocs(Function f) const { return tb_.with_allocs(std::move(f)); }
 
  private:
   struct Move {
@@ -206,56 +194,43 @@ class YieldFixupMutator : public IRMutator {
   MemRefPtr fresh_buffer(const VarPtr& phi, const VarPtr& t, const VarPtr& e) {
     const auto space = var_space(t);
     if (!space || *space == MemorySpace::DDR) return nullptr;
-    const Addr size = std::max(var_memref(t)->size, var_memref(e)->size);
-    auto base = make_var("mem_" + std::string(lowercase_name(*space)) + "_" + phi->name, ptr_type(), phi->loc);
-    allocs_.push_back(alloc(base, *space, size, false, AllocOp::tile, phi->loc));
-    return make_memref(std::move(base), int_imm(0), size);
+    return tb_.fresh(*space, std::max(var_memref(t)->size, var_memref(e)->size), phi->name, phi->loc);
   }
 
-  static bool same_window(const MemRef& a, const MemRef& b) {
-    return a.base == b.base && same_expr(a.byte_offset, b.byte_offset);
-  }
+  static bool same_window(const MemRef& a, const MemRef& b) { return passes::same_window(a, b); }
 
-  std::optional<Move> make_move(const VarPtr& src, const MemRefPtr& target, std::optional<MemorySpace> space, Loc loc) {
-    if (space == MemorySpace::Acc && var_space(src) == MemorySpace::Acc) {
-      ctx_.diagnostics.push_back(pass_error(
-          p_, src->loc,
-          std::string(options_.pass_name) + " cannot reconcile divergent L0C accumulator buffers with tile.move in function '" +
-              f_.name + "': '" + src->name + "' (" + var_memref(src)->name() + ") and its carry or branch result (" +
-              target->name() + ") are different Acc buffers; accumulator control-flow values must be coalesced "
-              "before YieldFixup (keep the accumulator chain in place: matmul_acc on the carried value)",
-          code::internal));
-      failed_ = true;
-      return std::nullopt;
-    }
-    const MemorySpace to = space.value_or(MemorySpace::Vec);
-    TypePtr t = with_memory_space(with_memref(src->type, target), to);
-    auto var = make_var(src->name + "_mv", std::move(t), loc);
-    auto value = call("tile.move", {var_ref(src)}, {Kwarg{"target_memory", space_imm(to)}});
-    ctx_.moves.push_back(InsertedMove{f_.name, var->name, src->name, to});
-    return Move{var, assign(var, std::move(value), loc)};
-  }
-
+  /// The copies at a loop's yield into the carried windows, as one
+  /// parallel copy (a swap or rotation of carries saves a source first).
   StmtPtr fix_loop(const std::vector<IterArg>& iter_args, const StmtPtr& body, const std::vector<VarPtr>& return_vars) {
     const YieldStmt* y = terminating_yield(body);
     if (!y) return body;
-    std::vector<StmtPtr> moves;
     std::vector<ExprPtr> values = y->values;
+    std::vector<Transfer> ts;
+    std::vector<std::size_t> slots;
+    std::vector<bool> carried(iter_args.size(), false);
     for (std::size_t k = 0; k < iter_args.size() && k < values.size(); ++k) {
       const VarPtr init = as_var(iter_args[k].init);
       if (!is_planned_tile(init)) continue;
+      carried[k] = true;
       const MemRefPtr target = var_memref(init);
       const auto space = var_space(init);
-      if (const VarPtr v = value(y, k); v && var_base(v) != target->base.get()) {
-        auto mv = make_move(v, target, space, y->loc);
-        if (!mv) return body;
-        values[k] = var_ref(mv->var);
-        moves.push_back(std::move(mv->stmt));
+      if (const VarPtr v = value(y, k); v && !passes::same_window(var_memref(v), target)) {
+        ts.push_back(Transfer{v, target, space, nullptr});
+        slots.push_back(k);
       }
       set_memref(iter_args[k].var, target, space);
-      if (k < return_vars.size())
-        if (auto now = as_var(values[k]); is_planned_tile(now)) set_memref(return_vars[k], var_memref(now), var_space(now));
     }
+    std::vector<StmtPtr> moves;
+    if (!ts.empty()) {
+      if (!tb_.schedule(ts, y->loc, moves)) {
+        failed_ = true;
+        return body;
+      }
+      for (std::size_t x = 0; x < ts.size(); ++x) values[slots[x]] = var_ref(ts[x].result);
+    }
+    for (std::size_t k = 0; k < iter_args.size() && k < values.size() && k < return_vars.size(); ++k)
+      if (auto now = as_var(values[k]); carried[k] && is_planned_tile(now))
+        set_memref(return_vars[k], var_memref(now), var_space(now));
     if (moves.empty()) return body;
     return replace_terminating_yield(body, std::move(moves), yield(std::move(values), y->loc));
   }
@@ -266,7 +241,7 @@ class YieldFixupMutator : public IRMutator {
   YieldFixupOptions options_;
   std::unordered_set<const Var*> iter_args_;
   std::unordered_map<const Var*, const DerivedValue*> derived_;
-  std::vector<StmtPtr> allocs_;
+  TransferBuilder tb_;
   bool failed_ = false;
 };
 
@@ -282,13 +257,7 @@ class YieldFixupMutator : public IRMutator {
   detail::YieldFixupMutator m(f, p, ctx, options, relations);
   Function out = f;
   if (f.body) out.body = m.mutate_stmt(f.body);
-  if (!m.new_allocs().empty()) {  // after the leading allocs, as InitMemRef leaves them
-    std::vector<StmtPtr> stmts = out.body->is<SeqStmts>() ? out.body->as<SeqStmts>()->stmts : std::vector<StmtPtr>{out.body};
-    auto at = std::find_if(stmts.begin(), stmts.end(), [](const StmtPtr& s) { return !s->is<AllocStmt>(); });
-    stmts.insert(at, m.new_allocs().begin(), m.new_allocs().end());
-    out.body = seq(std::move(stmts), out.body->loc);
-  }
-  return out;
+  return m.with_allocs(std::move(out));
 }
 
 }  // namespace pto_mem::pypto::passes

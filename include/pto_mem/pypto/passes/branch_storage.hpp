@@ -1,0 +1,180 @@
+// Explicit branch destinations (pypto SPEC.md §5.5 [Buffer IR], seed
+// "MaterializeSemanticAliases": explicit transfers at branch exits).
+//
+// Every if-phi gets a destination window that both arms leave its value in,
+// chosen per result slot, inner ifs first:
+//  1. keep a common window: both arms yield values already on one window
+//     (the same value, or views of one buffer) — no copy;
+//  2. else the window of an *unaliased in-branch producer*: a value defined
+//     in that arm by an op writing storage of its own (not a view, not in
+//     place, not an alias, not a declared binding), whose allocation no other
+//     variable uses and which that arm yields once;
+//  3. else a fresh allocation `mem_<space>_<phi>`.
+// Then each arm's value either is on the destination already, or is an
+// unaliased in-branch producer redirected to write it (same space and size,
+// none of its forbidden operands on it), or is copied into it by an explicit
+// tile.move at the arm's end — all copies of one arm as one parallel copy
+// (transfers.hpp). Two slots never share a destination unless both arms
+// yield them the same values; so a value from before the if, which may still
+// be read after it, is never overwritten by the other arm.
+#pragma once
+
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "pto_mem/pypto/passes/def_sites.hpp"
+#include "pto_mem/pypto/passes/identity_normalize.hpp"
+#include "pto_mem/pypto/passes/transfers.hpp"
+
+namespace pto_mem::pypto::passes {
+
+class BranchStorage : public IRMutator {
+ public:
+  BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb,
+                const std::vector<DerivedValue>* relations = nullptr)
+      : ctx_(ctx), tb_(tb), defs_(f), allocs_(alloc_statements(f)) {
+    for_each_var_def(f, [&](const VarPtr& v) {
+      if (const Var* b = var_base(v)) ++holders_[b];
+    });
+    if (relations)
+      for (const auto& d : *relations) derived_.emplace(d.var.get(), &d);
+  }
+
+  /// A derived value follows its source at once (a phi chosen earlier may
+  /// have moved it), so a later if sees its current window.
+  StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
+    if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
+    return self;
+  }
+
+  StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) override {
+    StmtPtr r = IRMutator::mutate_if(s, self);
+    if (tb_.failed()) return r;
+    const auto* i = r->as<IfStmt>();
+    if (i->return_vars.empty() || !i->else_body) return r;
+    const YieldStmt* ty = terminating_yield(i->then_body);
+    const YieldStmt* ey = terminating_yield(i->else_body);
+    if (!ty || !ey) return r;
+    const std::size_t n = i->return_vars.size();
+    std::vector<VarPtr> t(n), e(n);
+    std::vector<MemRefPtr> dest(n);
+    std::vector<std::optional<MemorySpace>> space(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      t[k] = value(ty, k);
+      e[k] = value(ey, k);
+      if (!t[k] || !e[k] || !is_planned_tile(i->return_vars[k])) continue;
+      const auto sp = var_space(i->return_vars[k]);
+      if (!sp || *sp == MemorySpace::DDR) {
+        t[k] = e[k] = nullptr;
+        continue;
+      }
+      space[k] = var_space(t[k]);
+    }
+    auto claimed = [&](const MemRefPtr& m, std::size_t k) {
+      for (std::size_t j = 0; j < k; ++j)
+        if (dest[j] && windows_overlap(dest[j], m) && !(t[j] == t[k] && e[j] == e[k])) return true;
+      return false;
+    };
+    // 1. Common windows.
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!t[k]) continue;
+      if (same_window(var_memref(t[k]), var_memref(e[k])) && !claimed(var_memref(t[k]), k)) dest[k] = var_memref(t[k]);
+    }
+    // 2./3. A producer's window, else a fresh one.
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!t[k] || dest[k]) continue;
+      if (unaliased_producer(t[k], &s, 0, ty) && !claimed(var_memref(t[k]), k)) {
+        dest[k] = var_memref(t[k]);
+      } else if (unaliased_producer(e[k], &s, 1, ey) && !claimed(var_memref(e[k]), k)) {
+        dest[k] = var_memref(e[k]);
+        space[k] = var_space(e[k]);
+      } else {
+        const Addr size = std::max(var_memref(t[k])->size, var_memref(e[k])->size);
+        dest[k] = tb_.fresh(space[k].value_or(MemorySpace::Vec), size, i->return_vars[k]->name, i->loc);
+      }
+    }
+    // Each arm: redirect or copy.
+    std::vector<ExprPtr> then_values = ty->values, else_values = ey->values;
+    std::vector<StmtPtr> then_moves, else_moves;
+    for (auto [vals, yld, arm, values, moves] : {std::tuple{&t, ty, std::size_t{0}, &then_values, &then_moves},
+                                                 std::tuple{&e, ey, std::size_t{1}, &else_values, &else_moves}}) {
+      std::vector<Transfer> ts;
+      std::vector<std::size_t> slot;
+      for (std::size_t k = 0; k < n; ++k) {
+        const VarPtr v = (*vals)[k];
+        if (!v || same_window(var_memref(v), dest[k])) continue;
+        if (redirectable(v, &s, arm, yld, dest[k], space[k])) {
+          set_memref(v, dest[k], space[k]);
+          continue;
+        }
+        ts.push_back(Transfer{v, dest[k], space[k], nullptr});
+        slot.push_back(k);
+      }
+      if (ts.empty()) continue;
+      if (!tb_.schedule(ts, yld->loc, *moves)) return r;
+      for (std::size_t x = 0; x < ts.size(); ++x) (*values)[slot[x]] = var_ref(ts[x].result);
+    }
+    for (std::size_t k = 0; k < n; ++k)
+      if (dest[k]) set_memref(i->return_vars[k], dest[k], space[k]);
+    if (then_moves.empty() && else_moves.empty()) return r;
+    StmtPtr then_body = i->then_body, else_body = i->else_body;
+    if (!then_moves.empty())
+      then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
+    if (!else_moves.empty())
+      else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
+    return std::make_shared<const IfStmt>(i->condition, std::move(then_body), std::move(else_body), i->return_vars,
+                                          i->loc);
+  }
+
+ private:
+  static VarPtr value(const YieldStmt* y, std::size_t k) {
+    if (!y || k >= y->values.size()) return nullptr;
+    auto v = as_var(y->values[k]);
+    return is_planned_tile(v) ? v : nullptr;
+  }
+
+  /// Defined in arm `arm` of `i` (the if as the pass found it) by a call writing storage of its own, alone
+  /// on its allocation (not declared), yielded once by that arm.
+  bool unaliased_producer(const VarPtr& v, const IfStmt* i, std::size_t arm, const YieldStmt* y) const {
+    if (!v) return false;
+    const DefSite* d = defs_.find(v.get());
+    if (!d || d->kind != DefSite::Kind::assign) return false;
+    bool inside = false;
+    for (const auto& p : d->path) inside |= p.stmt == i && p.child == arm;
+    if (!inside) return false;
+    const Call* c = call_of(d->stmt->as<AssignStmt>()->value);
+    const OpSpec* spec = c ? spec_of(ctx_, *c) : nullptr;
+    if (!spec || spec->reuses_input || spec->is_inherit_input() || spec->lands_in_source()) return false;
+    const Var* b = var_base(v);
+    std::size_t own = 1;  // v, and this if's phis InitMemRef put on v's MemRef
+    for (const auto& phi : i->return_vars) own += var_base(phi) == b;
+    if (auto h = holders_.find(b); h == holders_.end() || h->second != own) return false;
+    if (auto a = allocs_.find(b); a != allocs_.end() && a->second->pinned) return false;
+    std::size_t yielded = 0;
+    for (const auto& x : y->values)
+      if (as_var(x) == v) ++yielded;
+    return yielded == 1;
+  }
+
+  /// An unaliased producer that may write `dest` instead of its own storage.
+  bool redirectable(const VarPtr& v, const IfStmt* i, std::size_t arm, const YieldStmt* y, const MemRefPtr& dest,
+                    std::optional<MemorySpace> space) const {
+    if (!unaliased_producer(v, i, arm, y)) return false;
+    if (var_space(v) != space || var_memref(v)->size != dest->size) return false;
+    const Call* c = call_of(defs_.find(v.get())->stmt->as<AssignStmt>()->value);
+    const OpSpec* spec = spec_of(ctx_, *c);
+    for (std::size_t k : forbidden_operands(*spec, *c, v, ctx_))
+      if (auto a = arg_var(*c, k); a && windows_overlap(var_memref(a), dest)) return false;
+    return true;
+  }
+
+  const PassContext& ctx_;
+  TransferBuilder& tb_;
+  DefSites defs_;
+  std::unordered_map<const Var*, const AllocStmt*> allocs_;
+  std::unordered_map<const Var*, std::size_t> holders_;
+  std::unordered_map<const Var*, const DerivedValue*> derived_;
+};
+
+}  // namespace pto_mem::pypto::passes

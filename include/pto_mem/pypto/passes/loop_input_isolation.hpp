@@ -1,0 +1,223 @@
+// Loop-input isolation (pypto SPEC.md §5.5 [Buffer IR], seed
+// "MaterializeSemanticAliases": loop inputs that are still observed).
+//
+// InitMemRef puts a loop's init, iter-arg and result on one window: the loop
+// then writes its carried values over the init's bytes. That is only right
+// when nothing reads the init's storage once the loop has started. A carry
+// gets an *entry copy* — `<init>_in = tile.move(init)` right before the
+// loop, in a fresh allocation the iter-arg and the result then live in —
+// when its init is still observed:
+//  * some variable on an overlapping window, other than the carry's own
+//    chain (the iter-arg, the result, what is derived from them and what the
+//    body defines), is read
+//    inside the body or after the loop, or inside an enclosing loop that the
+//    value was defined outside of (the next outer iteration reads it again,
+//    also as this loop's init) — observation.hpp;
+//  * or another carry of the loop starts from an overlapping window (two
+//    carries need two windows: every such carry gets its own copy).
+// The copy is outside the body, so a zero-trip loop still yields the init's
+// value. A loop whose trip count is the constant 0 writes nothing and needs
+// none. DDR carries (tensors, write-only outputs) are never copied; a copy in
+// another space than Vec is refused with an error naming the value.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pto_mem/pypto/passes/def_sites.hpp"
+#include "pto_mem/pypto/passes/observation.hpp"
+#include "pto_mem/pypto/passes/transfers.hpp"
+
+namespace pto_mem::pypto::passes {
+
+/// The constant trip count of a for loop, when its bounds are constants.
+[[nodiscard]] inline std::optional<std::int64_t> constant_trip_count(const Stmt& s) {
+  const auto* l = s.as<ForStmt>();
+  if (!l) return std::nullopt;
+  auto b = as_const_int(l->start), e = as_const_int(l->stop), st = l->step ? as_const_int(l->step) : std::optional<std::int64_t>{1};
+  if (!b || !e || !st || *st == 0) return std::nullopt;
+  if (*st > 0) return *e > *b ? (*e - *b + *st - 1) / *st : 0;
+  return *b > *e ? (*b - *e - *st - 1) / -*st : 0;
+}
+
+/// Inserts the entry copies; false after an error (reported).
+inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& relations, TransferBuilder& tb) {
+  const UseIndex uses(f);
+  struct Copy {
+    std::size_t carry;
+    VarPtr var;
+    StmtPtr stmt;
+  };
+  std::unordered_map<const Stmt*, std::vector<Copy>> copies;
+  bool ok = true;
+  struct Walk : IRVisitor {
+    std::function<void(const Stmt&, const std::vector<PathEntry>&)> on_loop;
+    void visit_for(const ForStmt& s) override {
+      on_loop(s, path());
+      IRVisitor::visit_for(s);
+    }
+    void visit_while(const WhileStmt& s) override {
+      on_loop(s, path());
+      IRVisitor::visit_while(s);
+    }
+    void visit_expr(const ExprPtr&) override {}
+  } w;
+  w.on_loop = [&](const Stmt& s, const std::vector<PathEntry>& path) {
+    if (!ok) return;
+    auto loop = loop_view(&s);
+    if (auto n = constant_trip_count(s); n && *n == 0) return;
+    const auto& ia = *loop->iter_args;
+    for (std::size_t k = 0; k < ia.size() && ok; ++k) {
+      const VarPtr init = as_var(ia[k].init);
+      if (!is_planned_tile(init) || !is_planned_tile(ia[k].var)) continue;
+      const auto space = var_space(init);
+      if (!space || *space == MemorySpace::DDR) continue;
+      const MemRefPtr window = var_memref(init);
+      bool observed = false;
+      for (std::size_t j = 0; j < ia.size() && !observed; ++j) {
+        if (j == k) continue;
+        const VarPtr other = as_var(ia[j].init);
+        observed = is_planned_tile(other) && windows_overlap(var_memref(other), var_memref(init));
+      }
+      if (!observed) {
+        std::vector<const Var*> seeds{ia[k].var.get()};
+        if (k < loop->return_vars->size()) seeds.push_back((*loop->return_vars)[k].get());
+        // Values defined in the body hold the carry's new values, whatever window they are on.
+        auto exclude = value_chain(f, relations, seeds);
+        for_each_def(*loop->body, [&](const VarPtr& v) { exclude.insert(v.get()); });
+        observed = uses.observed(&s, path, *window, exclude, true);
+      }
+      if (!observed) continue;
+      std::vector<StmtPtr> out;
+      VarPtr copy = tb.copy_to_fresh(init, s.loc, out, "_in", "is still read after the loop that carries its bytes starts");
+      if (!copy) {
+        ok = false;
+        return;
+      }
+      set_memref(ia[k].var, var_memref(copy), var_space(copy));
+      if (k < loop->return_vars->size()) {
+        const VarPtr& rv = (*loop->return_vars)[k];
+        if (is_planned_tile(rv)) set_memref(rv, var_memref(copy), var_space(copy));
+      }
+      copies[&s].push_back(Copy{k, copy, out.front()});
+    }
+  };
+  w.visit_function(f);
+  if (!ok) return false;
+  if (copies.empty()) return true;
+
+  // Each loop with copies becomes `copies...; loop` (spliced into its sequence).
+  struct Rewrite : IRMutator {
+    std::unordered_map<const Stmt*, std::vector<Copy>>* copies = nullptr;
+    StmtPtr mutate_stmt(const StmtPtr& s) override {
+      auto it = s ? copies->find(s.get()) : copies->end();
+      StmtPtr r = IRMutator::mutate_stmt(s);
+      if (it == copies->end()) return r;
+      std::vector<StmtPtr> out;
+      for (const auto& c : it->second) out.push_back(c.stmt);
+      out.push_back(with_inits(r, it->second));
+      return seq(std::move(out), s->loc);
+    }
+    void mutate_seq_child(const StmtPtr& child, std::vector<StmtPtr>& out) override {
+      const bool splice = copies->contains(child.get());
+      StmtPtr r = mutate_stmt(child);
+      if (!r) return;
+      if (splice)
+        for (const auto& x : r->as<SeqStmts>()->stmts) out.push_back(x);
+      else
+        out.push_back(std::move(r));
+    }
+    static StmtPtr with_inits(const StmtPtr& s, const std::vector<Copy>& cs) {
+      auto replace = [&](std::vector<IterArg> ia) {
+        for (const auto& c : cs) ia[c.carry].init = var_ref(c.var);
+        return ia;
+      };
+      if (const auto* l = s->as<ForStmt>())
+        return std::make_shared<const ForStmt>(l->loop_var, l->start, l->stop, l->step, replace(l->iter_args), l->body,
+                                               l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
+      const auto* wl = s->as<WhileStmt>();
+      return std::make_shared<const WhileStmt>(wl->condition, replace(wl->iter_args), wl->body, wl->return_vars, wl->loc);
+    }
+  } r;
+  r.copies = &copies;
+  f.body = r.mutate_stmt(f.body);
+  return true;
+}
+
+}  // namespace pto_mem::pypto::passes
+
+namespace pto_mem::pypto::passes {
+
+/// In-place input isolation (seed "MaterializeSemanticAliases": in-place
+/// results are writes over their input). `r = op(..., src, ...)` with
+/// `output_reuses_input` writes `src`'s window; when `src`'s storage is
+/// still observed after the statement (read after it, or again on a later
+/// iteration of a loop `src` was defined outside of, by a value other than
+/// `r`'s own chain), `src` is first copied to a fresh Vec allocation and the
+/// op works in place on the copy. Outside Vec nothing is changed (no
+/// same-space copy exists there; the Acc accumulator rules apply). Runs on
+/// the program as InitMemRef left it. False after an error.
+inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const std::vector<DerivedValue>& relations,
+                                    TransferBuilder& tb) {
+  const UseIndex uses(f);
+  struct Plan {
+    std::size_t arg;
+    VarPtr copy;
+    StmtPtr stmt;
+  };
+  std::unordered_map<const Stmt*, Plan> plans;
+  struct Walk : IRVisitor {
+    std::function<void(const AssignStmt&, const std::vector<PathEntry>&)> on_assign;
+    void visit_assign(const AssignStmt& s) override { on_assign(s, path()); }
+  } w;
+  // In place at InitMemRef: the result followed its input's window.
+  std::unordered_map<const Var*, const DerivedValue*> in_place;
+  for (const auto& d : relations)
+    if (d.kind == DerivedValue::Kind::in_place) in_place.emplace(d.var.get(), &d);
+  w.on_assign = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
+    if (tb.failed()) return;
+    // Views and aliases follow their (possibly copied) sources first.
+    for (const auto& d : relations)
+      if (d.var == s.var && d.kind != DerivedValue::Kind::in_place) normalize_identity(d);
+    auto ip = in_place.find(s.var.get());
+    if (ip == in_place.end() || var_space(s.var) != MemorySpace::Vec) return;
+    const VarPtr src = ip->second->source;
+    set_memref(s.var, var_memref(src));  // follows its input, which may itself be a copy now
+    if (!uses.observed(&s, path, *var_memref(src), value_chain(f, relations, {s.var.get()}), false)) return;
+    const Call* c = call_of(s.value);
+    const OpSpec* spec = c ? spec_of(ctx, *c) : nullptr;
+    if (!spec || !spec->reuses_input || arg_var(*c, *spec->reuses_input) != src) return;
+    std::vector<StmtPtr> out;
+    VarPtr copy = tb.copy_to_fresh(src, s.loc, out, "_keep", "is still read after an in-place op overwrites it");
+    if (!copy) return;
+    set_memref(s.var, var_memref(copy), var_space(copy));
+    plans.emplace(&s, Plan{*spec->reuses_input, copy, out.front()});
+  };
+  w.visit_function(f);
+  if (tb.failed()) return false;
+  if (plans.empty()) return true;
+  struct Rewrite : IRMutator {
+    std::unordered_map<const Stmt*, Plan>* plans = nullptr;
+    void mutate_seq_child(const StmtPtr& child, std::vector<StmtPtr>& out) override {
+      auto it = plans->find(child.get());
+      if (it == plans->end()) {
+        if (auto r = mutate_stmt(child)) out.push_back(std::move(r));
+        return;
+      }
+      const auto* a = child->as<AssignStmt>();
+      const Call* c = call_of(a->value);
+      std::vector<ExprPtr> args = c->args;
+      args[it->second.arg] = var_ref(it->second.copy);
+      out.push_back(it->second.stmt);
+      out.push_back(assign(a->var, call(c->op, std::move(args), c->kwargs), a->loc));
+    }
+  } r;
+  r.plans = &plans;
+  f.body = r.mutate_stmt(f.body);
+  return true;
+}
+
+}  // namespace pto_mem::pypto::passes

@@ -1,0 +1,199 @@
+// Explicit transfers (pypto SPEC.md §5.5, seed "MaterializeSemanticAliases",
+// explicit transfers): the tile.move statements the storage rules insert —
+// the copies at a loop's yield into its carried windows, at a branch exit
+// into the phis' windows, and the entry copy that isolates a loop input —
+// and the parallel transfer scheduler.
+//
+// The copies at one yield are one *parallel* copy: every destination gets
+// the value its source held before any of them was written. They are
+// emitted in an order where no copy overwrites a window another pending
+// copy still has to read; when every pending copy would (a swap, a
+// rotation), one source is first saved to a fresh allocation. A source
+// that partially overlaps its own destination is saved too (tile.move may
+// not run in place). Fan-out (one source, several destinations) needs
+// nothing special.
+//
+// A copy from Acc to Acc does not exist: it is reported as an internal error
+// naming the value ("cannot reconcile divergent L0C accumulator buffers").
+// A save or an entry copy is only made in Vec (same-space copies in Mat,
+// Left, Right and Acc are not supported); elsewhere the error names the
+// value and says what to change.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "pto_mem/pypto/passes/pass_support.hpp"
+
+namespace pto_mem::pypto::passes {
+
+/// One copy of a parallel transfer: `src`'s value into window `dest`.
+struct Transfer {
+  VarPtr src;
+  MemRefPtr dest;
+  std::optional<MemorySpace> space;
+  VarPtr result;  ///< after scheduling: the variable holding the value in `dest` (src itself when no copy)
+};
+
+class TransferBuilder {
+ public:
+  TransferBuilder(const Function& f, const Program& p, PassContext& ctx, std::string_view pass_name)
+      : f_(f), p_(p), ctx_(ctx), pass_(pass_name) {
+    for_each_def(f, [&](const VarPtr& v) {
+      if (v) names_.insert(v->name);
+    });
+  }
+
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+  /// Alloc statements of the fresh allocations, to put after the leading allocs.
+  [[nodiscard]] const std::vector<StmtPtr>& new_allocs() const noexcept { return allocs_; }
+
+  /// A name not used in the function yet: `want`, else `want_1`, `want_2`...
+  std::string unique_name(const std::string& want) {
+    std::string n = want;
+    for (int k = 1; names_.contains(n); ++k) n = want + "_" + std::to_string(k);
+    names_.insert(n);
+    return n;
+  }
+
+  /// A new allocation of `size` bytes in `space` (`mem_<space>_<hint>`).
+  MemRefPtr fresh(MemorySpace space, Addr size, const std::string& hint, Loc loc) {
+    auto base = make_var(unique_name("mem_" + std::string(lowercase_name(space)) + "_" + hint), ptr_type(), loc);
+    allocs_.push_back(alloc(base, space, size, false, AllocOp::tile, loc));
+    return make_memref(std::move(base), int_imm(0), size);
+  }
+
+  /// `name = tile.move(src, target_memory=space)` typed with window `dest`.
+  /// Null (and the error reported) for an Acc-to-Acc copy.
+  VarPtr move(const VarPtr& src, const MemRefPtr& dest, std::optional<MemorySpace> space, Loc loc,
+              std::vector<StmtPtr>& out, const std::string& suffix = "_mv") {
+    if (space == MemorySpace::Acc && var_space(src) == MemorySpace::Acc) {
+      error(src->loc, std::string(pass_) + " cannot reconcile divergent L0C accumulator buffers with tile.move in function '" +
+                          f_.name + "': '" + src->name + "' (" + var_memref(src)->name() +
+                          ") would have to be copied into another Acc buffer (" + dest->name() +
+                          "), and there is no Acc-to-Acc copy; accumulator control-flow values must be coalesced "
+                          "before YieldFixup (keep the accumulator chain in place: matmul_acc on the carried value, "
+                          "and no read of the accumulator's input after the branch)");
+      return nullptr;
+    }
+    const MemorySpace to = space.value_or(MemorySpace::Vec);
+    auto var = make_var(unique_name(src->name + suffix), with_memory_space(with_memref(src->type, dest), to), loc);
+    out.push_back(assign(var, call("tile.move", {var_ref(src)}, {Kwarg{"target_memory", space_imm(to)}}), loc));
+    ctx_.moves.push_back(InsertedMove{f_.name, var->name, src->name, to});
+    return var;
+  }
+
+  /// A private copy of `src` in a fresh allocation of its own space (a save
+  /// before a parallel copy overwrites it, or a loop input's entry copy).
+  VarPtr copy_to_fresh(const VarPtr& src, Loc loc, std::vector<StmtPtr>& out, const std::string& suffix,
+                       std::string_view why) {
+    const auto space = var_space(src);
+    if (!space || *space != MemorySpace::Vec) {
+      error(src->loc, std::string(pass_) + " in function '" + f_.name + "': '" + src->name + "' (" +
+                          std::string(space ? to_string(*space) : "no space") + ") " + std::string(why) +
+                          ", but a same-space copy is only supported in Vec; restructure the kernel so that the " +
+                          "value is not read again after it is overwritten (for a loop input: do not read the " +
+                          "initial value inside or after the loop)");
+      return nullptr;
+    }
+    return move(src, fresh(*space, var_memref(src)->size, src->name + suffix, loc), space, loc, out, suffix);
+  }
+
+  /// Emits the transfers as one parallel copy into `out`; fills each
+  /// transfer's `result`. False after an error.
+  bool schedule(std::vector<Transfer>& ts, Loc loc, std::vector<StmtPtr>& out) {
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      if (same_window(var_memref(ts[i].src), ts[i].dest)) {
+        ts[i].result = ts[i].src;
+      } else {
+        pending.push_back(i);
+      }
+    }
+    // A source that overlaps its own destination without being it: save it.
+    for (std::size_t i : pending)
+      if (windows_overlap(var_memref(ts[i].src), ts[i].dest)) {
+        ts[i].src = copy_to_fresh(ts[i].src, loc, out, "_save", "overlaps the window it must be copied into");
+        if (!ts[i].src) return false;
+      }
+    while (!pending.empty()) {
+      auto blocked = [&](std::size_t i) {
+        for (std::size_t j : pending)
+          if (j != i && windows_overlap(ts[i].dest, var_memref(ts[j].src))) return true;
+        return false;
+      };
+      auto ready = std::find_if(pending.begin(), pending.end(), [&](std::size_t i) { return !blocked(i); });
+      if (ready != pending.end()) {
+        const std::size_t i = *ready;
+        pending.erase(ready);
+        ts[i].result = move(ts[i].src, ts[i].dest, ts[i].space, loc, out);
+        if (!ts[i].result) return false;
+        continue;
+      }
+      // A cycle: the first pending copy waits for some source; save that one.
+      VarPtr victim;
+      for (std::size_t j : pending)
+        if (j != pending.front() && windows_overlap(ts[pending.front()].dest, var_memref(ts[j].src))) {
+          victim = ts[j].src;
+          break;
+        }
+      if (!victim) return false;  // unreachable: the first copy is blocked
+      const VarPtr saved = copy_to_fresh(victim, loc, out, "_save", "is overwritten by a parallel copy that still reads it");
+      if (!saved) return false;
+      for (std::size_t j : pending)
+        if (ts[j].src == victim) ts[j].src = saved;
+    }
+    return true;
+  }
+
+  /// Prepends the fresh allocations after the function's leading allocs.
+  [[nodiscard]] Function with_allocs(Function out) const {
+    if (allocs_.empty() || !out.body) return out;
+    std::vector<StmtPtr> stmts = out.body->is<SeqStmts>() ? out.body->as<SeqStmts>()->stmts : std::vector<StmtPtr>{out.body};
+    auto at = std::find_if(stmts.begin(), stmts.end(), [](const StmtPtr& s) { return !s->is<AllocStmt>(); });
+    stmts.insert(at, allocs_.begin(), allocs_.end());
+    out.body = seq(std::move(stmts), out.body->loc);
+    return out;
+  }
+
+ private:
+  void error(Loc loc, std::string message) {
+    ctx_.diagnostics.push_back(pass_error(p_, loc, std::move(message), code::internal));
+    failed_ = true;
+  }
+
+  const Function& f_;
+  const Program& p_;
+  PassContext& ctx_;
+  std::string_view pass_;
+  std::unordered_set<std::string> names_;
+  std::vector<StmtPtr> allocs_;
+  bool failed_ = false;
+};
+
+/// `body` with its terminating yield replaced by `before...` then `yield`.
+[[nodiscard]] inline StmtPtr replace_terminating_yield(const StmtPtr& body, std::vector<StmtPtr> before,
+                                                        StmtPtr new_yield) {
+  if (!body) return body;
+  if (body->is<YieldStmt>()) {
+    before.push_back(std::move(new_yield));
+    return seq(std::move(before), body->loc);
+  }
+  const auto* s = body->as<SeqStmts>();
+  if (!s || s->stmts.empty()) return body;
+  std::vector<StmtPtr> stmts = s->stmts;
+  if (stmts.back()->is<YieldStmt>()) {
+    stmts.pop_back();
+    for (auto& b : before) stmts.push_back(std::move(b));
+    stmts.push_back(std::move(new_yield));
+  } else {
+    stmts.back() = replace_terminating_yield(stmts.back(), std::move(before), std::move(new_yield));
+  }
+  return seq(std::move(stmts), s->loc);
+}
+
+}  // namespace pto_mem::pypto::passes
