@@ -101,7 +101,12 @@ PlanOptions options_from(const std::string& strategy, const std::string& goal, d
                          bool compat_pypto) {
   PlanOptions o;
   const auto s = parse_strategy(strategy);
-  if (!s) throw py::value_error("unknown strategy '" + strategy + "'; choose one of: sequential, reuse, greedy, exact, portfolio");
+  if (!s) {  // a rejected call, as documented: PlanError with status `unsupported`
+    Diagnostics ds{error("unknown strategy '" + strategy + "'; choose one of: sequential, reuse, greedy, exact, portfolio")};
+    py::dict extra;
+    extra["status"] = status_name(Status::unsupported);
+    raise_error("PlanError", "planning failed (unsupported):\n" + joined(ds), ds, extra);
+  }
   o.strategy = *s;
   o.goal = goal_from(goal);
   o.time_limit_s = time_limit;

@@ -16,6 +16,10 @@ struct Range {
   friend bool operator==(const Range&, const Range&) = default;
 };
 
+inline std::ostream& operator<<(std::ostream& os, const Range& r) {
+  return os << '[' << r.def << ", " << r.last << ']';
+}
+
 Range range_of(const Lifetimes& lt, const pypto::Program& p, const std::string& name) {
   auto v = find_var(p, name);
   REQUIRE_MESSAGE(v, name);
@@ -70,11 +74,12 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
 )";
   auto p = parse_ok(text);
   const auto lt = compute_lifetimes(p.functions[0]);
-  // a 0; inner loop [1, 1]; d 2; outer loop [1, 2]; e 3; store 4.
-  CHECK(range_of(lt, p, "a") == Range{0, 2});  // read at 1, extended by both loops
+  // a 0; inner loop: b 1, back-edge 2; d 3; outer back-edge 4; e 5; store 6
+  // (every loop has a back-edge point, so values read in it span the whole loop).
+  CHECK(range_of(lt, p, "a") == Range{0, 4});  // read at 1, extended by both loops
   CHECK(range_of(lt, p, "b") == Range{1, 1});  // defined inside: no extension
-  CHECK(range_of(lt, p, "d") == Range{2, 2});
-  CHECK(range_of(lt, p, "e") == Range{3, 4});
+  CHECK(range_of(lt, p, "d") == Range{3, 3});
+  CHECK(range_of(lt, p, "e") == Range{5, 6});
   CHECK(lt.loops.size() == 2);
 }
 
@@ -95,7 +100,7 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
 )";
   auto p = parse_ok(text);
   const auto lt = compute_lifetimes(p.functions[0]);
-  CHECK(range_of(lt, p, "a") == Range{0, 2});  // read at 1, extended to the loop's last point 2
+  CHECK(range_of(lt, p, "a") == Range{0, 3});  // read at 1, extended to the loop's last point 2
   CHECK(range_of(lt, p, "b") == Range{1, 2});
   CHECK(range_of(lt, p, "c") == Range{2, 2});
 }
@@ -126,10 +131,10 @@ def main(x: Tensor[[16, 16], FP32], c: Scalar[INDEX], o: Out[Tensor[[16, 16], FP
   auto p = parse_ok(text);
   const auto lt = compute_lifetimes(p.functions[0]);
   // init 0; loop: nxt 1, yield 2; then: t 3, yield 4; else: e 5, yield 6; late 7; z 8; store 9.
-  CHECK(range_of(lt, p, "init") == Range{0, 5});  // `out` read at 3 and 5
+  CHECK(range_of(lt, p, "init") == Range{0, 6});  // `out` read at 3 and 5
   CHECK(range_of(lt, p, "nxt") == Range{1, 2});
-  CHECK(range_of(lt, p, "t") == Range{3, 8});      // the phi read at 8
-  CHECK(range_of(lt, p, "e") == Range{5, 8});
+  CHECK(range_of(lt, p, "t") == Range{4, 9});      // the phi read at 8
+  CHECK(range_of(lt, p, "e") == Range{6, 9});
   const auto t = *lt.find(find_var(p, "t").get());
   const auto e = *lt.find(find_var(p, "e").get());
   REQUIRE(lt.families[t].size() == 1);
@@ -193,6 +198,6 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
   auto p = parse_ok(text);
   const auto lt = compute_lifetimes(p.functions[0]);
   // a 0; body: b 1, k2 2, yield 3; store 4 reads `out` -> a.
-  CHECK(range_of(lt, p, "a") == Range{0, 4});
+  CHECK(range_of(lt, p, "a") == Range{0, 5});
   CHECK(range_of(lt, p, "b") == Range{1, 3});
 }

@@ -664,7 +664,7 @@ void check_source(const std::string& text, const std::string& what, Planner plan
   REQUIRE(r.ok());
   for (int run = 0; run < runs; ++run) {
     for (const auto& f : r.program.functions) {
-      StorageInterpreter in(f, seed * 31 + static_cast<std::uint64_t>(run), r.addresses_assigned);
+      PassesStorageInterpreter in(f, seed * 31 + static_cast<std::uint64_t>(run), r.addresses_assigned);
       const std::string why = in.run();
       INFO("run " << run);
       CHECK_MESSAGE(why.empty(), why);

@@ -20,9 +20,9 @@
 
 namespace pto_mem::test {
 
-class StorageInterpreter {
+class PassesStorageInterpreter {
  public:
-  StorageInterpreter(const pypto::Function& f, std::uint64_t seed, bool addressed)
+  PassesStorageInterpreter(const pypto::Function& f, std::uint64_t seed, bool addressed)
       : f_(f), rng_(seed), addressed_(addressed) {}
 
   /// Empty when every read found its value; otherwise what went wrong first.
