@@ -53,7 +53,11 @@ constexpr bool slow_build = false;
 constexpr bool slow_build = true;
 #endif
 
-constexpr std::uint64_t kernel_count = slow_build ? 150 : 1500;
+// PTO_MEM_PROPERTY_SEEDS=N runs N kernels instead (as passes_property_test does).
+inline const std::uint64_t kernel_count = [] {
+  const char* env = std::getenv("PTO_MEM_PROPERTY_SEEDS");
+  return env ? std::strtoull(env, nullptr, 10) : (slow_build ? 150 : 1500);
+}();
 constexpr std::uint64_t interpreter_runs = 3;
 
 constexpr Planner planners[] = {Planner::pypto, Planner::dsa_rp, Planner::ptoas};
