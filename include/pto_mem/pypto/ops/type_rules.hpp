@@ -16,7 +16,11 @@ namespace pto_mem::pypto::type_rules {
 namespace detail {
 
 inline const TileType* tile_arg(const Call& c, std::size_t i) {
-  return i < c.args.size() ? as_tile(expr_type(c.args[i])) : nullptr;
+  // Only a variable's type can be a tile, and the variable owns it (a type
+  // expr_type() computed would die with the temporary).
+  if (i >= c.args.size()) return nullptr;
+  const auto* v = c.args[i] ? c.args[i]->as<VarExpr>() : nullptr;
+  return v ? as_tile(v->var->type) : nullptr;
 }
 
 inline std::optional<std::vector<ExprPtr>> shape_arg(const Call& c, std::size_t i) {

@@ -73,7 +73,8 @@ inline constexpr std::array<std::string_view, 19> system_names = {
   if (op.substr(0, 7) == "system.") return unknown_type();  // barriers, pipe set-up, frees: no value
   if (op.substr(0, 7) == "tensor." && !c.args.empty()) {
     // Element-wise tensor ops keep their first operand's shape and dtype.
-    if (const auto* t = as_tensor(expr_type(c.args[0]))) return tensor_type(t->shape, t->dtype);
+    const TypePtr first = expr_type(c.args[0]);  // kept alive: t points into it
+    if (const auto* t = as_tensor(first)) return tensor_type(t->shape, t->dtype);
   }
   return nullptr;
 }

@@ -960,7 +960,8 @@ class Parser {
   TypePtr complete_annotation(const TypePtr& ann, const ExprPtr& rhs) {
     const auto* a = as_tile(ann);
     if (!a || a->space) return ann;
-    const auto* d = as_tile(deduce(rhs));
+    const TypePtr deduced = deduce(rhs);  // kept alive: d points into it
+    const auto* d = as_tile(deduced);
     if (!d || !d->space) return ann;
     return with_memory_space(ann, d->space);
   }
