@@ -48,6 +48,18 @@ class BranchStorage : public IRMutator {
     return self;
   }
 
+  /// A loop's carries follow their inits before its body is looked at (a
+  /// phi chosen earlier may have moved an init), so an if inside or after
+  /// the loop sees the carry's window as it will be.
+  StmtPtr mutate_for(const ForStmt& s, const StmtPtr& self) override {
+    align_loop_carries(s.iter_args, s.return_vars);
+    return IRMutator::mutate_for(s, self);
+  }
+  StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) override {
+    align_loop_carries(s.iter_args, s.return_vars);
+    return IRMutator::mutate_while(s, self);
+  }
+
   StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) override {
     StmtPtr r = IRMutator::mutate_if(s, self);
     if (tb_.failed()) return r;

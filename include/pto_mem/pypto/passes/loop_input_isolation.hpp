@@ -53,18 +53,49 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
   };
   std::unordered_map<const Stmt*, std::vector<Copy>> copies;
   bool ok = true;
+  // The walk keeps every window up to date as it goes (in program order), so
+  // that each loop is judged on the windows the values will have: a loop
+  // result given an entry copy moves, and what stands for it later must move
+  // with it — its carries' iter-args and results (align_loop_carries), its
+  // aliases and views (the captured relations), and an if-phi both of whose
+  // arms yield values on one window (BranchStorage keeps that common window
+  // for the phi, so a read of the phi is a read of it).
+  std::unordered_map<const Var*, std::vector<const DerivedValue*>> derived;
+  for (const auto& d : relations) derived[d.var.get()].push_back(&d);
   struct Walk : IRVisitor {
     std::function<void(const Stmt&, const std::vector<PathEntry>&)> on_loop;
+    std::unordered_map<const Var*, std::vector<const DerivedValue*>>* derived = nullptr;
     void visit_for(const ForStmt& s) override {
+      align_loop_carries(s.iter_args, s.return_vars);
       on_loop(s, path());
       IRVisitor::visit_for(s);
     }
     void visit_while(const WhileStmt& s) override {
+      align_loop_carries(s.iter_args, s.return_vars);
       on_loop(s, path());
       IRVisitor::visit_while(s);
     }
+    void visit_assign(const AssignStmt& s) override {
+      if (auto it = derived->find(s.var.get()); it != derived->end())
+        for (const DerivedValue* d : it->second) normalize_identity(*d);
+      IRVisitor::visit_assign(s);
+    }
+    void visit_if(const IfStmt& s) override {
+      IRVisitor::visit_if(s);
+      const YieldStmt* ty = terminating_yield(s.then_body);
+      const YieldStmt* ey = terminating_yield(s.else_body);
+      if (!ty || !ey) return;
+      for (std::size_t k = 0; k < s.return_vars.size() && k < ty->values.size() && k < ey->values.size(); ++k) {
+        const VarPtr t = as_var(ty->values[k]), e = as_var(ey->values[k]);
+        const VarPtr& phi = s.return_vars[k];
+        if (!is_planned_tile(t) || !is_planned_tile(e) || !is_planned_tile(phi)) continue;
+        if (same_window(var_memref(t), var_memref(e)) && !same_window(var_memref(phi), var_memref(t)))
+          set_memref(phi, var_memref(t), var_space(t));
+      }
+    }
     void visit_expr(const ExprPtr&) override {}
   } w;
+  w.derived = &derived;
   w.on_loop = [&](const Stmt& s, const std::vector<PathEntry>& path) {
     if (!ok) return;
     auto loop = loop_view(&s);

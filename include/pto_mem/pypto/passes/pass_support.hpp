@@ -32,6 +32,10 @@ inline constexpr const char* internal = "internal";
 inline constexpr const char* declared_slot = "declared-slot";
 inline constexpr const char* reserve_buffer = "reserve-buffer";
 inline constexpr const char* reuse_fallback = "reuse-fallback";
+/// A copy the kernel needs that the hardware has no instruction for (Acc to
+/// Acc, or a same-space copy outside Vec): the seed's Buffer IR diagnostic
+/// "unsupported same-space copy" — the kernel must be restructured.
+inline constexpr const char* unsupported_copy = "unsupported-copy";
 }  // namespace code
 
 // ---- tile facts of a variable --------------------------------------------------------
@@ -83,6 +87,22 @@ inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> 
   TypePtr t = with_memref(v->type, std::move(m));
   if (s) t = with_memory_space(t, s);
   v->type = std::move(t);
+}
+
+/// Each iter-arg of a loop (and the return var on its buffer) lives where
+/// its init lives now: an earlier rewrite (an if-phi before the loop given
+/// its own destination, say) may just have moved the init to another window.
+/// Every storage step that reads a carry's window calls this on reaching the
+/// loop, so it never decides on a window the loop is about to leave.
+inline void align_loop_carries(const std::vector<IterArg>& iter_args, const std::vector<VarPtr>& return_vars) {
+  for (std::size_t k = 0; k < iter_args.size(); ++k) {
+    const VarPtr init = as_var(iter_args[k].init);
+    const VarPtr& ia = iter_args[k].var;
+    if (!is_planned_tile(init) || !is_planned_tile(ia) || var_memref(ia) == var_memref(init)) continue;
+    if (k < return_vars.size() && is_planned_tile(return_vars[k]) && var_base(return_vars[k]) == var_base(ia))
+      set_memref(return_vars[k], var_memref(init), var_space(init));
+    set_memref(ia, var_memref(init), var_space(init));
+  }
 }
 
 /// True when the tile's valid shape is absent or equals its shape.

@@ -13,8 +13,10 @@
 // not run in place). Fan-out (one source, several destinations) needs
 // nothing special.
 //
-// A copy from Acc to Acc does not exist: it is reported as an internal error
-// naming the value ("cannot reconcile divergent L0C accumulator buffers").
+// A copy from Acc to Acc does not exist: it is reported as an error naming
+// the value ("cannot reconcile divergent L0C accumulator buffers"), code
+// `unsupported-copy` under Buffer IR (the seed's early "unsupported
+// same-space copy" diagnostic), `internal` in the legacy pipeline.
 // A save or an entry copy is only made in Vec (same-space copies in Mat,
 // Left, Right and Acc are not supported); elsewhere the error names the
 // value and says what to change.
@@ -162,7 +164,10 @@ class TransferBuilder {
 
  private:
   void error(Loc loc, std::string message) {
-    ctx_.diagnostics.push_back(pass_error(p_, loc, std::move(message), code::internal));
+    // Under Buffer IR the copies are planned before any planner, and a copy
+    // that cannot exist is the kernel's limit (seed: "unsupported same-space
+    // copy"); in the legacy pipeline it is the broken invariant SPEC §6.7 names.
+    ctx_.diagnostics.push_back(pass_error(p_, loc, std::move(message), ctx_.buffer_ir ? code::unsupported_copy : code::internal));
     failed_ = true;
   }
 

@@ -72,7 +72,7 @@ class YieldFixupMutator : public IRMutator {
   StmtPtr mutate_return(const ReturnStmt&, const StmtPtr& self) override { return self; }
 
   StmtPtr mutate_for(const ForStmt& s, const StmtPtr& self) override {
-    align_carries(s.iter_args, s.return_vars);
+    align_loop_carries(s.iter_args, s.return_vars);
     StmtPtr r = IRMutator::mutate_for(s, self);
     if (!options_.loops || failed_) return r;
     const auto* l = r->as<ForStmt>();
@@ -82,7 +82,7 @@ class YieldFixupMutator : public IRMutator {
                                            l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
   }
   StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) override {
-    align_carries(s.iter_args, s.return_vars);
+    align_loop_carries(s.iter_args, s.return_vars);
     StmtPtr r = IRMutator::mutate_while(s, self);
     if (!options_.loops || failed_) return r;
     const auto* l = r->as<WhileStmt>();
@@ -167,20 +167,6 @@ class YieldFixupMutator : public IRMutator {
     if (!y || k >= y->values.size()) return nullptr;
     auto v = as_var(y->values[k]);
     return is_planned_tile(v) ? v : nullptr;
-  }
-
-  /// Before the body is fixed: each iter-arg (and the return var on its
-  /// buffer) lives where its init lives now (an if-phi before the loop may
-  /// just have moved to another buffer).
-  static void align_carries(const std::vector<IterArg>& iter_args, const std::vector<VarPtr>& return_vars) {
-    for (std::size_t k = 0; k < iter_args.size(); ++k) {
-      const VarPtr init = as_var(iter_args[k].init);
-      const VarPtr& ia = iter_args[k].var;
-      if (!is_planned_tile(init) || !is_planned_tile(ia) || var_memref(ia) == var_memref(init)) continue;
-      if (k < return_vars.size() && is_planned_tile(return_vars[k]) && var_base(return_vars[k]) == var_base(ia))
-        set_memref(return_vars[k], var_memref(init), var_space(init));
-      set_memref(ia, var_memref(init), var_space(init));
-    }
   }
 
   /// Variables defined inside `body`.
