@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "pto_mem/io/csv.hpp"
 #include "pto_mem/io/json_problem.hpp"
 #include "problem_equal.hpp"
 #include "temp_dir.hpp"
@@ -217,4 +218,39 @@ TEST_CASE("json: files are read whole and written atomically") {
   REQUIRE_MESSAGE(back, dump(back.diagnostics));
   CHECK(pto_mem::test::first_difference(r.file->problem, back.file->problem) == "");
   CHECK(dir.entries() == std::vector<std::string>{"p.json"});
+}
+
+// Found by fuzz/csv_problem_fuzz (issue 10 item 4): a file without a capacity
+// was written with the reader's always-fitting capacity as a real one, so the
+// JSON copy of a placement `validate` passes (capacity unchecked) failed it.
+TEST_CASE("json: a file without a capacity is written without one") {
+  auto csv = read_csv("id,lower,upper,size,offset\na,0,1,4,100\nb,0,1,4,0\n", {}, "vc.csv");
+  REQUIRE(csv);
+  REQUIRE(csv.file->no_capacity == std::vector<bool>{true});
+  const std::string text = json_problem_text(*csv.file);
+  CHECK_FALSE(contains(text, "capacity"));
+  auto back = read_json_problem(text, "vc.json");
+  REQUIRE_MESSAGE(back, dump(back.diagnostics));
+  CHECK(pto_mem::test::first_difference(csv.file->problem, back.file->problem) == "");
+  CHECK(back.file->no_capacity == std::vector<bool>{true});
+  REQUIRE(back.file->placement);
+  CHECK(back.file->placement->offsets == csv.file->placement->offsets);
+
+  // A capacity the file gives is kept, in every arena that has one.
+  auto two = read_json_problem(
+      R"({"arenas": [{"id": 0, "capacity": 64}, {"id": 1}],
+          "buffers": [{"id": "a", "size": 4, "arena": 0, "lifetime": [0, 1]},
+                      {"id": "b", "size": 4, "arena": 1, "lifetime": [0, 1]}]})");
+  REQUIRE(two);
+  auto again = read_json_problem(json_problem_text(*two.file));
+  REQUIRE_MESSAGE(again, dump(again.diagnostics));
+  CHECK(again.file->no_capacity == std::vector<bool>{false, true});
+  CHECK(again.file->problem.arenas[0].capacity == 64);
+  CHECK(pto_mem::test::first_difference(two.file->problem, again.file->problem) == "");
+
+  pto_mem::test::TempDir dir;
+  CHECK(write_json_problem_file(dir.file("vc.json"), *csv.file).empty());
+  auto file = read_json_problem_file(dir.file("vc.json"));
+  REQUIRE(file);
+  CHECK(file.file->no_capacity == std::vector<bool>{true});
 }

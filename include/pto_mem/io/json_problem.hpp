@@ -115,6 +115,21 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return json_text(problem_to_json(p, placement));
 }
 
+/// The JSON document of a file as a reader returned it: its placement, and
+/// no capacity for an arena the file gave none. The capacity the reader set
+/// there (always_fitting_capacity) is a planning device, not a limit; written
+/// out, it would become one, and `validate` of the written file would refuse
+/// offsets the original passed.
+[[nodiscard]] inline nlohmann::ordered_json problem_to_json(const ProblemFile& f) {
+  auto doc = problem_to_json(f.problem, f.placement ? &*f.placement : nullptr);
+  auto& arenas = doc["arenas"];
+  for (std::size_t k = 0; k < arenas.size() && k < f.no_capacity.size(); ++k)
+    if (f.no_capacity[k]) arenas[k].erase("capacity");
+  return doc;
+}
+
+[[nodiscard]] inline std::string json_problem_text(const ProblemFile& f) { return json_text(problem_to_json(f)); }
+
 /// The names the JSON format cannot carry losslessly (io/id_text.hpp): only
 /// a problem built in code can hold them, the readers refuse them.
 [[nodiscard]] inline Diagnostics json_name_defects(const Problem& p) {
@@ -136,6 +151,16 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
     return bad;
   }
   if (auto bad = write_file_atomically(path, json_problem_text(p, placement))) return {*bad};
+  return {};
+}
+
+/// Writes a file as a reader returned it (see problem_to_json(ProblemFile)).
+[[nodiscard]] inline Diagnostics write_json_problem_file(const std::filesystem::path& path, const ProblemFile& f) {
+  if (auto bad = json_name_defects(f.problem); !bad.empty()) {
+    attribute_to_file(bad, path.string());
+    return bad;
+  }
+  if (auto bad = write_file_atomically(path, json_problem_text(f))) return {*bad};
   return {};
 }
 
