@@ -9,10 +9,13 @@
 // (constant and run-time slots), zero- and one-trip constant loops, and
 // values defined last in a loop body and never used.
 //
-// Author-level rules it keeps (so every program is one a planner must get
-// right): an in-place op only overwrites a plain value of its own block that
-// nothing reads afterwards; a tile bound to a declared slot is read only by
-// the next statement (two tiles on one slot are never live at once).
+// It also runs in-place ops over values still read afterwards (carries,
+// phis, outer values: the passes must give the op a copy) and half-height
+// phis of slices.
+//
+// Author-level rule it keeps (so every program is one a planner must get
+// right): a tile bound to a declared slot is read only by the next
+// statement (two tiles on one slot are never live at once).
 #pragma once
 
 #include <cstdint>
@@ -132,6 +135,11 @@ class StorageKernelGen {
         break;
       }
       case 7: {  // in place over a plain value of this block, which is then dead
+        if (coin(0.4)) {  // or over any visible value (a carry, a phi, an outer value) still read later:
+          const std::string a = use(S);  // the passes must let the op work on a copy
+          def(S, "tile.fillpad_inplace(" + a + ")");
+          break;
+        }
         Val* target = nullptr;
         for (auto& v : scopes_.back())
           if (v.plain && v.shape == S) target = &v;
@@ -195,6 +203,8 @@ class StorageKernelGen {
     std::string cond = "c < 1";
     if (!loop_vars_.empty() && coin(0.6)) cond = loop_vars_.back() + (coin() ? " == 0" : " < 2");
     const std::size_t phis = static_cast<std::size_t>(pick(0, 2));
+    // Half-height phis are yielded slices or half loads (a phi of a view).
+    const Shape shape = coin(0.2) ? H : S;
     std::vector<std::string> names;
     for (std::size_t k = 0; k < phis; ++k) names.push_back(fresh("p"));
     emit("if " + cond + ":");
@@ -203,14 +213,19 @@ class StorageKernelGen {
       scopes_.emplace_back();
       const bool wrote = body(d, 0, 2);
       if (phis) {
-        auto ys = yields(phis, {});
+        std::vector<std::string> ys;
+        if (shape == S) {
+          ys = yields(phis, {});
+        } else {
+          for (std::size_t k = 0; k < phis; ++k) ys.push_back(k > 0 && coin(0.2) ? ys[0] : use(H));
+        }
         emit(join(names) + " = yield_(" + join(ys) + ")");
       } else if (!wrote) {
         emit("pass");
       }
       scopes_.pop_back();
     }
-    for (const auto& n : names) scopes_.back().push_back(Val{n, S, false});
+    for (const auto& n : names) scopes_.back().push_back(Val{n, shape, false});
   }
 
   /// Initializers for `n` carries: visible values, sometimes one value twice.
