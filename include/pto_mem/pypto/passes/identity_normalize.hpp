@@ -65,7 +65,11 @@ struct DerivedValue {
       const auto* shape = as_sequence(c->args[1]);
       const auto* offsets = as_sequence(c->args[2]);
       const TileType* parent = tile_of(src);
-      if (shape && offsets && parent)
+      // The window InitMemRef gave the view: an Acc NZ page (SPEC §1.8) where
+      // the SoC's predicate takes it, else row-major, bit for bit.
+      if (shape && offsets && parent && c->op == "tile.slice" && ctx.soc)
+        if (auto nz = acc_nz_slice_window(*parent, *offsets, *shape, *ctx.soc)) rel = nz->byte_offset;
+      if (!rel && shape && offsets && parent)
         if (auto w = slice_window(parent->shape, parent->dtype, *offsets, *shape)) rel = w->byte_offset;
     }
     if (!rel) {
