@@ -106,6 +106,21 @@ class StorageState {
     for (const auto& r : where) it->second.add(std::make_pair(r, Names{v}));
   }
 
+  /// A view `v` at a run-time offset (virtual window `w`) of a value `src`
+  /// on physical bytes `src_w`: wherever the run-time offset puts it inside
+  /// its allocation's footprint, it denotes bytes of `src` when `src` holds
+  /// every byte of that footprint. Then `v` names its whole virtual window.
+  void add_virtual_view(const Window& w, const Window& src_w, ValueId src, ValueId v) {
+    if (!w.region.is_virtual() || src_w.region.is_virtual() || w.physical != src_w.region) return;
+    if (w.foot_begin < src_w.begin || w.foot_end > src_w.end) return;
+    Window foot;
+    foot.region = src_w.region;
+    foot.begin = w.foot_begin;
+    foot.end = w.foot_end;
+    if (missing(foot, src)) return;
+    maps_[w.region].add(std::make_pair(w.range(), Names{v}));
+  }
+
   /// `v` now also names every byte of `w` that held `src` in `before`.
   void add_where(const StorageState& before, const Window& w, ValueId src, ValueId v) {
     auto it = before.maps_.find(w.region);

@@ -311,6 +311,8 @@ class Checker {
       if (!c.args.empty())
         if (auto src = tracked(c.args[0])) {
           if (auto note = misplaced_view(c, *src, *result)) values_[*result].note = *note;
+          else if (window_of(*result)->region.is_virtual() && !window_of(*src)->region.is_virtual())
+            s.add_virtual_view(*window_of(*result), *window_of(*src), *src, *result);  // a page chosen at run time
           else s.add_where(*window_of(*result), *src, *result);
         }
       return;
