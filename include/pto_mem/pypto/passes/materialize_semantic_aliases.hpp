@@ -30,7 +30,8 @@
 // extras above run instead.
 //
 // Orphaned allocs (bases no MemRef uses after retargeting) are kept: they
-// are dropped by MemoryReuse or by the DSA-RP AllocateMemoryAddr.
+// are dropped by MemoryReuse or by the DSA-RP AllocateMemoryAddr — and,
+// under Buffer IR with PTOAS (which has no later pass that would), here.
 //
 // Variable types are refined in place (see pass_support.hpp).
 #pragma once
@@ -111,6 +112,10 @@ namespace passes {
     if (ctx.buffer_ir) {
       f = legalize_storage(f, program, ctx);
       if (ctx.failed()) return out;
+      // Under PTOAS no later pass drops the allocations the rewrites left
+      // without users (a redirected branch producer's own one): the seed's
+      // legalisation never lets them reach PTOAS planning.
+      if (ctx.planner == Planner::ptoas) f = drop_orphaned_allocs(f);
       continue;
     }
     const auto relations = capture_identity_relations(f, ctx);
