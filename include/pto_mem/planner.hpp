@@ -6,9 +6,12 @@
 // Every placement a strategy produces is checked by the independent validator
 // before it is returned; a planner bug becomes a diagnostic, never a wrong
 // address. This header holds the model, the traits and the declarations; the
-// solvers are in planner_impl.hpp, included here unless PTO_MEM_COMPILED is
-// defined (link pto_mem::compiled, which defines it and holds them compiled
-// once).
+// templates over the user's types only read each object into plain records
+// (detail::ProblemRecords, ErasedConstraints), call one non-template
+// function (detail::plan_records) and write the offsets back. That function
+// and the solvers are in planner_impl.hpp, included here unless
+// PTO_MEM_COMPILED is defined (link pto_mem::compiled, which defines it and
+// holds them compiled once; core/compiled_mode.hpp).
 #pragma once
 
 #include <concepts>
