@@ -8,10 +8,12 @@
 #                linked from pto_mem::compiled (built once, src/planner.cpp).
 # Targets (issue 14): the compiled-mode consumer under 3 s and 300 MB.
 # Usage: bench/compile_cost.sh [CXX]   (default: c++)
-#        bench/compile_cost.sh --tests  the CPU time (user + sys) and wall time
-#                                       of a fresh Release build of every test
-#                                       executable (-j2, no ccache), the
-#                                       project's own build cost.
+#        bench/compile_cost.sh --tests [TARGET...]
+#            the CPU time (user + sys) and wall time of a fresh Release build
+#            (-j1, ccache disabled) of the given targets, by default every
+#            target the tests need: the project's own build cost. E.g.
+#            `--tests test_core test_tool` for the suites that link
+#            pto_mem::compiled and what they run (quick_start, pto-mem).
 # Run on a quiet machine: a loaded machine inflates wall time (CPU time and
 # peak RSS much less).
 set -eu
@@ -19,12 +21,19 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--tests" ]; then
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' EXIT
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPTO_MEM_BUILD_BENCH=OFF > /dev/null
-  /usr/bin/time -v cmake --build "$dir" -j2 > /dev/null 2> "$dir/time.txt"
+  shift
+  targets=""
+  for t in "$@"; do targets="$targets --target $t"; done
+  CCACHE_DISABLE=1
+  export CCACHE_DISABLE
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPTO_MEM_BUILD_BENCH=OFF -DPTO_MEM_BUILD_PYTHON=OFF \
+    -DCMAKE_CXX_COMPILER_LAUNCHER= > /dev/null
+  # shellcheck disable=SC2086
+  /usr/bin/time -v cmake --build "$dir" -j1 $targets > /dev/null 2> "$dir/time.txt"
   user=$(sed -n 's/.*User time (seconds): //p' "$dir/time.txt")
   sys=$(sed -n 's/.*System time (seconds): //p' "$dir/time.txt")
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dir/time.txt")
-  echo "test build (Release, -j2): cpu $(awk "BEGIN { print $user + $sys }") s, wall $wall"
+  echo "build of ${*:-all test targets} (Release, -j1, no ccache): cpu $(awk "BEGIN { print $user + $sys }") s, wall $wall"
   exit 0
 fi
 CXX=${1:-c++}

@@ -6,13 +6,14 @@
 // Every placement a strategy produces is checked by the independent validator
 // before it is returned; a planner bug becomes a diagnostic, never a wrong
 // address. This header holds the model, the traits and the declarations; the
-// solvers are in planner_impl.hpp, included here unless PTO_MEM_COMPILED is
-// defined (link pto_mem::compiled, which defines it and holds them compiled
-// once).
+// templates over the user's types only read each object into plain records
+// (detail::ProblemRecords, ErasedConstraints), call one non-template
+// function (detail::plan_records) and write the offsets back. That function
+// and the solvers are in planner_impl.hpp, included here unless
+// PTO_MEM_COMPILED is defined (link pto_mem::compiled, which defines it and
+// holds them compiled once; core/compiled_mode.hpp).
 #pragma once
 
-#include <algorithm>
-#include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -24,22 +25,17 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pto_mem/core/arena_policy.hpp"
 #include "pto_mem/core/buffer.hpp"
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/make_problem.hpp"
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/core/result.hpp"
 #include "pto_mem/core/search_control.hpp"
 
-#if defined(PTO_MEM_COMPILED)
-#define PTO_MEM_PLAN_INLINE
-#else
-#define PTO_MEM_PLAN_INLINE inline
-#endif
 
 namespace pto_mem {
 
@@ -238,63 +234,54 @@ struct BufferPlan {
 
 namespace detail {
 
-/// Adds `c` to `model.problem`, naming each object by its problem id.
+/// Constraints<B> with each object named by its address: what the compiled
+/// side reads, whatever the user's type.
+struct ErasedConstraints {
+  struct Pair {
+    const void* a;
+    const void* b;
+    Weight weight;
+  };
+  struct Member {
+    const void* buffer;
+    Addr offset;
+  };
+  struct Binding {
+    const void* buffer;
+    std::optional<std::uint32_t> slot;
+  };
+  struct Declaration {
+    const void* whole;
+    std::uint32_t slots;
+    Addr slot_size;
+    std::vector<Binding> bindings;
+  };
+  std::vector<Pair> separations;
+  std::vector<Pair> penalties;
+  std::vector<std::vector<Member>> must_alias;
+  std::vector<Declaration> declared;
+};
+
+/// What the compiled side returns for plan() over user objects.
+struct ObjectsPlan {
+  PlanResult result;
+  BuiltProblem built;
+  std::vector<std::optional<Addr>> offsets;
+};
+
+/// plan() over user objects once they are read: builds the Problem from
+/// `records`, adds the constraints (`objects[i]` is the address of the
+/// range's i-th element), plans it and maps the offsets back to the range.
 /// Constraints on buffers the policy does not plan are dropped (separations,
 /// penalties) or reported (aliases, declarations).
-template <class B, class Key, class R>
-void add_constraints(ProblemWithKeys<Key>& model, const R& buffers, const Constraints<B>& c) {
-  std::unordered_map<const B*, std::size_t> position;
-  std::size_t i = 0;
-  for (auto it = std::ranges::begin(buffers); it != std::ranges::end(buffers); ++it, ++i)
-    position.emplace(std::addressof(*it), i);
-  Problem& p = model.problem;
-  // The problem id of `r`, or nullopt (with a diagnostic when `required`).
-  auto id_of = [&](BufferRef<B> r, const std::string& what, bool required) -> std::optional<std::string> {
-    auto found = position.find(r.get());
-    if (found == position.end()) {
-      model.diagnostics.push_back(error(what + " names an object that is not an element of the buffer range given "
-                                               "to plan(); name the range's own elements (not copies)"));
-      return std::nullopt;
-    }
-    const auto& index = model.buffer_index[found->second];
-    if (!index) {
-      if (required)
-        model.diagnostics.push_back(error(what + " names buffer #" + std::to_string(found->second) +
-                                          " of the range, whose arena the policy does not plan"));
-      return std::nullopt;
-    }
-    return p.buffers[*index].id;
-  };
-  for (std::size_t k = 0; k < c.separations.size(); ++k) {
-    const std::string what = "separation #" + std::to_string(k);
-    auto a = id_of(c.separations[k].a, what, false);
-    auto b = id_of(c.separations[k].b, what, false);
-    if (a && b) p.separations.push_back({*a, *b, reason_explicit});
-  }
-  for (std::size_t k = 0; k < c.penalties.size(); ++k) {
-    const std::string what = "penalty #" + std::to_string(k);
-    auto a = id_of(c.penalties[k].a, what, false);
-    auto b = id_of(c.penalties[k].b, what, false);
-    if (a && b) p.penalties.push_back({*a, *b, c.penalties[k].weight});
-  }
-  for (std::size_t k = 0; k < c.must_alias.size(); ++k) {
-    MustAliasGroup g;
-    for (const auto& m : c.must_alias[k])
-      if (auto id = id_of(m.buffer, "must-alias group #" + std::to_string(k), true)) g.members.push_back({*id, m.offset});
-    p.must_alias.push_back(std::move(g));
-  }
-  for (std::size_t k = 0; k < c.declared.size(); ++k) {
-    const auto& d = c.declared[k];
-    const std::string what = "declared allocation #" + std::to_string(k);
-    DeclaredAllocation out;
-    if (auto id = id_of(d.whole, what, true)) out.buffer = *id;
-    out.slots = d.slots;
-    out.slot_size = d.slot_size;
-    for (const auto& bind : d.bindings)
-      if (auto id = id_of(bind.buffer, what, true)) out.bindings.push_back({*id, bind.slot});
-    p.declared.push_back(std::move(out));
-  }
-}
+[[nodiscard]] PTO_MEM_PLAN_INLINE ObjectsPlan plan_records(ProblemRecords records,
+                                                           const std::vector<const void*>& objects,
+                                                           const ErasedConstraints& constraints,
+                                                           const PlanOptions& options);
+
+/// Turns `result` into `unsupported`: the offset of buffer #`index` does not
+/// fit the output member's type.
+PTO_MEM_PLAN_INLINE void report_narrow_output(PlanResult& result, std::size_t index, Addr offset);
 
 template <class T>
 struct is_optional : std::false_type {};
@@ -315,10 +302,7 @@ void write_back(R& buffers, Out& out, BufferPlan<Key>& plan) {
     static_assert(std::integral<V>, "pto_mem::plan: the output member must be an integer or a std::optional of one");
     for (std::size_t i = 0; i < plan.offsets.size(); ++i)
       if (plan.offsets[i] && !std::in_range<V>(*plan.offsets[i])) {
-        plan.result.status = Status::unsupported;
-        plan.result.diagnostics.push_back(error("offset " + std::to_string(*plan.offsets[i]) + " of buffer #" +
-                                                std::to_string(i) + " does not fit the output member's type; widen "
-                                                "it (nothing was written)"));
+        report_narrow_output(plan.result, i, *plan.offsets[i]);
         return;
       }
     std::size_t i = 0;
@@ -331,25 +315,34 @@ void write_back(R& buffers, Out& out, BufferPlan<Key>& plan) {
   }
 }
 
-/// The front door's work, once the checks have passed.
+/// The front door's work, once the checks have passed: read the user's
+/// objects into records, hand them to the compiled side, wrap its answer.
 template <class R, class Policy, class B>
-auto plan_objects(const R& buffers, const Policy& policy, const Constraints<B>& constraints,
-                  const PlanOptions& options) {
+auto plan_objects(const R& buffers, const Policy& policy, const Constraints<B>& c, const PlanOptions& options) {
   using Key = buffer_arena_t<B>;
   BufferPlan<Key> out;
-  out.model = make_problem(buffers, policy);
-  detail::add_constraints(out.model, buffers, constraints);
-  if (has_errors(out.model.diagnostics)) {
-    out.result.status = Status::invalid_input;
-    out.result.strategy = std::string(to_string(options.strategy.value()));
-    out.result.diagnostics = out.model.diagnostics;
-  } else {
-    out.result = plan(out.model.problem, options);
+  std::vector<const void*> objects;
+  for (const auto& b : buffers) objects.push_back(static_cast<const void*>(std::addressof(b)));
+  ErasedConstraints erased;
+  for (const auto& s : c.separations) erased.separations.push_back({s.a.get(), s.b.get(), s.weight});
+  for (const auto& s : c.penalties) erased.penalties.push_back({s.a.get(), s.b.get(), s.weight});
+  for (const auto& g : c.must_alias) {
+    auto& members = erased.must_alias.emplace_back();
+    for (const auto& m : g) members.push_back({m.buffer.get(), m.offset});
   }
-  for (const auto& idx : out.model.buffer_index) {
-    if (idx && out.result.placement) out.offsets.push_back(out.result.placement->offsets[*idx]);
-    else out.offsets.push_back(std::nullopt);
+  for (const auto& d : c.declared) {
+    auto& e = erased.declared.emplace_back();
+    e.whole = d.whole.get();
+    e.slots = d.slots;
+    e.slot_size = d.slot_size;
+    for (const auto& bind : d.bindings) e.bindings.push_back({bind.buffer.get(), bind.slot});
   }
+  ObjectsPlan done = plan_records(read_records(buffers, policy, out.model.arena_keys), objects, erased, options);
+  out.result = std::move(done.result);
+  out.model.problem = std::move(done.built.problem);
+  out.model.buffer_index = std::move(done.built.buffer_index);
+  out.model.diagnostics = std::move(done.built.diagnostics);
+  out.offsets = std::move(done.offsets);
   return out;
 }
 

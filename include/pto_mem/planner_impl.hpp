@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "pto_mem/algorithms/alias.hpp"
@@ -20,6 +21,7 @@
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/core/make_problem.hpp"
+#include "pto_mem/core/make_problem_impl.hpp"
 #include "pto_mem/core/result.hpp"
 #include "pto_mem/planner.hpp"
 
@@ -296,5 +298,83 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   }
   return finish();
 }
+
+namespace detail {
+
+PTO_MEM_PLAN_INLINE ObjectsPlan plan_records(ProblemRecords records, const std::vector<const void*>& objects,
+                                             const ErasedConstraints& c, const PlanOptions& options) {
+  ObjectsPlan out;
+  out.built = build_problem(std::move(records));
+  std::unordered_map<const void*, std::size_t> position;
+  for (std::size_t i = 0; i < objects.size(); ++i) position.emplace(objects[i], i);
+  Problem& p = out.built.problem;
+  Diagnostics& diagnostics = out.built.diagnostics;
+  // The problem id of `r`, or nullopt (with a diagnostic when `required`).
+  auto id_of = [&](const void* r, const std::string& what, bool required) -> std::optional<std::string> {
+    auto found = position.find(r);
+    if (found == position.end()) {
+      diagnostics.push_back(error(what + " names an object that is not an element of the buffer range given "
+                                         "to plan(); name the range's own elements (not copies)"));
+      return std::nullopt;
+    }
+    const auto& index = out.built.buffer_index[found->second];
+    if (!index) {
+      if (required)
+        diagnostics.push_back(error(what + " names buffer #" + std::to_string(found->second) +
+                                    " of the range, whose arena the policy does not plan"));
+      return std::nullopt;
+    }
+    return p.buffers[*index].id;
+  };
+  for (std::size_t k = 0; k < c.separations.size(); ++k) {
+    const std::string what = "separation #" + std::to_string(k);
+    auto a = id_of(c.separations[k].a, what, false);
+    auto b = id_of(c.separations[k].b, what, false);
+    if (a && b) p.separations.push_back({*a, *b, reason_explicit});
+  }
+  for (std::size_t k = 0; k < c.penalties.size(); ++k) {
+    const std::string what = "penalty #" + std::to_string(k);
+    auto a = id_of(c.penalties[k].a, what, false);
+    auto b = id_of(c.penalties[k].b, what, false);
+    if (a && b) p.penalties.push_back({*a, *b, c.penalties[k].weight});
+  }
+  for (std::size_t k = 0; k < c.must_alias.size(); ++k) {
+    MustAliasGroup g;
+    for (const auto& m : c.must_alias[k])
+      if (auto id = id_of(m.buffer, "must-alias group #" + std::to_string(k), true)) g.members.push_back({*id, m.offset});
+    p.must_alias.push_back(std::move(g));
+  }
+  for (std::size_t k = 0; k < c.declared.size(); ++k) {
+    const auto& d = c.declared[k];
+    const std::string what = "declared allocation #" + std::to_string(k);
+    DeclaredAllocation decl;
+    if (auto id = id_of(d.whole, what, true)) decl.buffer = *id;
+    decl.slots = d.slots;
+    decl.slot_size = d.slot_size;
+    for (const auto& bind : d.bindings)
+      if (auto id = id_of(bind.buffer, what, true)) decl.bindings.push_back({*id, bind.slot});
+    p.declared.push_back(std::move(decl));
+  }
+  if (has_errors(diagnostics)) {
+    out.result.status = Status::invalid_input;
+    out.result.strategy = std::string(to_string(options.strategy.value()));
+    out.result.diagnostics = diagnostics;
+  } else {
+    out.result = plan(p, options);
+  }
+  for (const auto& idx : out.built.buffer_index) {
+    if (idx && out.result.placement) out.offsets.push_back(out.result.placement->offsets[*idx]);
+    else out.offsets.push_back(std::nullopt);
+  }
+  return out;
+}
+
+PTO_MEM_PLAN_INLINE void report_narrow_output(PlanResult& result, std::size_t index, Addr offset) {
+  result.status = Status::unsupported;
+  result.diagnostics.push_back(error("offset " + std::to_string(offset) + " of buffer #" + std::to_string(index) +
+                                     " does not fit the output member's type; widen it (nothing was written)"));
+}
+
+}  // namespace detail
 
 }  // namespace pto_mem

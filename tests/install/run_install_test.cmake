@@ -1,6 +1,7 @@
 # Proves the package works the three ways a user takes it:
 #   1. cmake --install into a temporary prefix, then find_package(pto_mem CONFIG);
-#   2. pkg-config --cflags pto_mem against that prefix;
+#   2. pkg-config --cflags pto_mem against that prefix, and pto_mem_compiled
+#      (cflags and libs) linked into a program;
 #   3. add_subdirectory of the source tree.
 # Each consumer is built and run. Inputs: PTO_MEM_SOURCE_DIR,
 # PTO_MEM_BINARY_DIR, WORK_DIR, CXX_COMPILER, GENERATOR.
@@ -52,6 +53,18 @@ endif()
 separate_arguments(cflag_list UNIX_COMMAND "${cflags}")
 run(${CXX_COMPILER} -std=c++20 ${cflag_list} -fsyntax-only "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp")
 message(STATUS "pkg-config: ${cflags}")
+# pkg-config pto_mem_compiled: the light header and libpto_mem.a, compiled,
+# linked and run.
+run(pkg-config --cflags --libs pto_mem_compiled)
+string(STRIP "${last_output}" flags)
+if(NOT flags MATCHES "-DPTO_MEM_COMPILED" OR NOT flags MATCHES "-lpto_mem" OR flags MATCHES "-std=")
+  message(FATAL_ERROR "pkg-config --cflags --libs pto_mem_compiled gave '${flags}'")
+endif()
+separate_arguments(flag_list UNIX_COMMAND "${flags}")
+run(${CXX_COMPILER} -std=c++20 "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp" ${flag_list}
+    -o "${WORK_DIR}/pkg-config-compiled")
+run("${WORK_DIR}/pkg-config-compiled")
+message(STATUS "pkg-config, pto_mem_compiled: ${last_output}")
 
 # 3. add_subdirectory of the source tree (pto_mem::io was proven in 1).
 run(${CMAKE_COMMAND} -S "${PTO_MEM_SOURCE_DIR}/tests/install" -B "${WORK_DIR}/subdirectory" ${common}
@@ -59,6 +72,8 @@ run(${CMAKE_COMMAND} -S "${PTO_MEM_SOURCE_DIR}/tests/install" -B "${WORK_DIR}/su
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/subdirectory")
 run("${WORK_DIR}/subdirectory/consumer")
 message(STATUS "add_subdirectory: ${last_output}")
+run("${WORK_DIR}/subdirectory/consumer_compiled")
+message(STATUS "add_subdirectory, pto_mem::compiled: ${last_output}")
 # Under add_subdirectory pto_mem's install rules are off: installing the
 # parent installs nothing of pto_mem's.
 run(${CMAKE_COMMAND} --install "${WORK_DIR}/subdirectory" --prefix "${WORK_DIR}/parent-prefix")

@@ -2,20 +2,27 @@
 // Buffer concept) and an ArenaPolicy. The user's structs are read, not
 // required to be ours; buffer i of the range becomes problem.buffers[i], so
 // placement.offsets[i] answers for the user's i-th buffer.
+//
+// The template over the user's types only reads each object and each arena
+// key into plain records (detail::ProblemRecords); building the Problem from
+// them (ids, alignments, diagnostics, capacities) is one non-template
+// function, compiled once in pto_mem::compiled (core/make_problem_impl.hpp).
 #pragma once
 
 #include <algorithm>
-#include <map>
-#include <numeric>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <ranges>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pto_mem/core/arena_policy.hpp"
 #include "pto_mem/core/buffer.hpp"
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/core/problem.hpp"
 
@@ -37,21 +44,91 @@ struct ProblemWithKeys {
 /// The alignment that satisfies both the buffer and its arena: their least
 /// common multiple (any positive integers, not only powers of two). A zero
 /// buffer alignment stays 0 so that the validator reports it.
-[[nodiscard]] inline Addr combined_alignment(Addr buffer, Addr arena) noexcept {
-  if (buffer == 0) return 0;
-  if (arena <= 1) return buffer;
-  return checked_mul(buffer / std::gcd(buffer, arena), arena).value_or(max_addr);
-}
+[[nodiscard]] PTO_MEM_PLAN_INLINE Addr combined_alignment(Addr buffer, Addr arena) noexcept;
 
 namespace detail {
-/// Repeated ids become "<id>#<position>" so that distinct objects never
-/// collide, whatever the user named them; unique ids are kept as they are.
-inline void make_ids_unique(Problem& p, const std::vector<std::size_t>& position) {
-  std::unordered_map<std::string, std::size_t> count;
-  for (const auto& b : p.buffers) ++count[b.id];
-  for (std::size_t i = 0; i < p.buffers.size(); ++i)
-    if (count[p.buffers[i].id] > 1) p.buffers[i].id += "#" + std::to_string(position[i]);
+
+/// One planned arena as the policy describes it, in key order.
+struct ArenaRecord {
+  std::string name;
+  std::optional<Addr> capacity;  ///< nullopt: always_fitting_capacity
+  std::vector<AddrRange> reserved;
+  Addr alignment = 1;
+};
+
+/// One user buffer as the traits read it.
+struct BufferRecord {
+  static constexpr std::size_t not_planned = static_cast<std::size_t>(-1);
+  std::string id;                 ///< buffer_id_string (repeats are made unique later)
+  std::int64_t size = 0;          ///< signed, so that a negative size is reported as negative
+  std::int64_t alignment = 0;     ///< signed, likewise
+  Addr size_bytes = 0;            ///< buffer_size: what the Problem holds
+  Addr alignment_bytes = 0;       ///< buffer_alignment, before the arena's rule
+  std::size_t arena = not_planned;  ///< index into ProblemRecords::arenas
+  Interval lifetime;
+};
+
+struct ProblemRecords {
+  std::vector<ArenaRecord> arenas;
+  std::vector<BufferRecord> buffers;
+};
+
+/// ProblemWithKeys without the keys.
+struct BuiltProblem {
+  Problem problem;
+  std::vector<std::optional<std::size_t>> buffer_index;
+  Diagnostics diagnostics;
+};
+
+/// The Problem the records describe: arena k has id k; a buffer's alignment
+/// is combined with its arena's; repeated ids become "<id>#<position>";
+/// negative sizes and alignments are diagnosed; an arena without a capacity
+/// gets always_fitting_capacity.
+[[nodiscard]] PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records);
+
+/// Reads the user's range through the traits and the policy into records
+/// (and the planned arena keys, in key order).
+template <class R, class Policy, class Key>
+ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<Key>& keys) {
+  using PT = arena_policy_traits<Policy>;
+  // Every distinct key, sorted, and whether the policy plans it (asked once per key).
+  std::vector<Key> seen;
+  std::vector<char> planned;
+  for (const auto& b : buffers) {
+    const Key& k = buffer_arena(b);
+    auto at = std::lower_bound(seen.begin(), seen.end(), k, std::less<Key>{});
+    if (at != seen.end() && !std::less<Key>{}(k, *at)) continue;
+    const auto pos = at - seen.begin();
+    const bool p = PT::planned(policy, k);
+    seen.insert(at, k);
+    planned.insert(planned.begin() + pos, p ? 1 : 0);
+  }
+  ProblemRecords out;
+  std::vector<std::size_t> index_of(seen.size(), BufferRecord::not_planned);
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    if (!planned[k]) continue;
+    index_of[k] = out.arenas.size();
+    out.arenas.push_back({PT::name(policy, seen[k]), PT::capacity(policy, seen[k]), PT::reserved(policy, seen[k]),
+                          PT::alignment(policy, seen[k])});
+    keys.push_back(seen[k]);
+  }
+  std::size_t i = 0;
+  for (auto it = std::ranges::begin(buffers); it != std::ranges::end(buffers); ++it, ++i) {
+    const auto& b = *it;
+    const auto at = std::lower_bound(seen.begin(), seen.end(), buffer_arena(b), std::less<Key>{});
+    BufferRecord& r = out.buffers.emplace_back();
+    r.arena = index_of[static_cast<std::size_t>(at - seen.begin())];
+    if (r.arena == BufferRecord::not_planned) continue;
+    r.id = buffer_id_string(b, i);
+    r.size = buffer_size_signed(b);
+    r.alignment = buffer_alignment_signed(b);
+    r.size_bytes = buffer_size(b);
+    r.alignment_bytes = buffer_alignment(b);
+    r.lifetime = buffer_lifetime(b);
+  }
+  return out;
 }
+
 }  // namespace detail
 
 /// Every arena key used by a buffer becomes one arena, ordered by key; arenas
@@ -63,63 +140,17 @@ template <std::ranges::forward_range R, class Policy>
   requires Buffer<std::ranges::range_value_t<R>> &&
            ArenaPolicy<Policy, buffer_arena_t<std::ranges::range_value_t<R>>>
 [[nodiscard]] auto make_problem(const R& buffers, const Policy& policy) {
-  using B = std::ranges::range_value_t<R>;
-  using Key = buffer_arena_t<B>;
-  using PT = arena_policy_traits<Policy>;
+  using Key = buffer_arena_t<std::ranges::range_value_t<R>>;
   ProblemWithKeys<Key> out;
-
-  std::map<Key, std::int64_t> arena_ids;
-  for (const auto& b : buffers) {
-    const Key& k = buffer_arena(b);
-    if (!arena_ids.contains(k) && PT::planned(policy, k)) arena_ids.emplace(k, 0);
-  }
-  std::int64_t next = 0;
-  std::vector<bool> unlimited;
-  for (auto& [k, id] : arena_ids) {
-    id = next++;
-    Arena a;
-    a.id = id;
-    a.name = PT::name(policy, k);
-    a.reserved = PT::reserved(policy, k);
-    const auto cap = PT::capacity(policy, k);
-    unlimited.push_back(!cap.has_value());
-    a.capacity = cap.value_or(0);  // 0 = set to always_fitting_capacity below
-    out.problem.arenas.push_back(std::move(a));
-    out.arena_keys.push_back(k);
-  }
-
-  std::vector<std::size_t> position;  // of each problem buffer in the range
-  std::size_t i = 0;
-  for (auto it = std::ranges::begin(buffers); it != std::ranges::end(buffers); ++it, ++i) {
-    const auto& b = *it;
-    auto found = arena_ids.find(buffer_arena(b));
-    if (found == arena_ids.end()) {
-      out.buffer_index.emplace_back(std::nullopt);
-      continue;
-    }
-    const auto k = static_cast<std::size_t>(found->second);
-    BufferSpec s;
-    s.id = buffer_id_string(b, i);
-    s.size = buffer_size(b);
-    const auto arena_name = "'" + out.problem.arenas[k].name + "'";
-    if (const auto v = buffer_size_signed(b); v < 0)
-      out.diagnostics.push_back(error("buffer '" + s.id + "' (in arena " + arena_name + "): size is " +
-                                      std::to_string(v) + ", a negative byte count; sizes must be > 0"));
-    if (const auto v = buffer_alignment_signed(b); v < 0)
-      out.diagnostics.push_back(error("buffer '" + s.id + "' (in arena " + arena_name + "): alignment is " +
-                                      std::to_string(v) + ", a negative byte count; alignments must be > 0"));
-    const Addr arena_align = PT::alignment(policy, out.arena_keys[k]);
-    s.alignment = combined_alignment(buffer_alignment(b), arena_align);
-    s.arena = found->second;
-    s.lifetime = buffer_lifetime(b);
-    out.buffer_index.emplace_back(out.problem.buffers.size());
-    out.problem.buffers.push_back(std::move(s));
-    position.push_back(i);
-  }
-  detail::make_ids_unique(out.problem, position);
-  for (std::size_t k = 0; k < out.problem.arenas.size(); ++k)
-    if (unlimited[k]) out.problem.arenas[k].capacity = always_fitting_capacity(out.problem, out.problem.arenas[k].id);
+  detail::BuiltProblem built = detail::build_problem(detail::read_records(buffers, policy, out.arena_keys));
+  out.problem = std::move(built.problem);
+  out.buffer_index = std::move(built.buffer_index);
+  out.diagnostics = std::move(built.diagnostics);
   return out;
 }
 
 }  // namespace pto_mem
+
+#if !defined(PTO_MEM_COMPILED)
+#include "pto_mem/core/make_problem_impl.hpp"
+#endif
