@@ -88,13 +88,18 @@ class Report {
     }
   }
 
+  // The index keeps the first of equal ids and lists the later ones.
+  auto duplicate = index.duplicates().begin();
+  const auto duplicates_end = index.duplicates().end();
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
     // Named only when something is wrong: building 100k names costs more
     // than every check below.
     auto name = [&] { return "buffer " + quote(b.id); };
+    const bool repeats = duplicate != duplicates_end && *duplicate == i;
+    if (repeats) ++duplicate;
     if (b.id.empty()) err("a buffer has an empty id; every buffer needs a unique id");
-    else if (*index.buffer(b.id) != i) err(name() + ": duplicate id; ids must be unique");  // the index keeps the first
+    else if (repeats) err(name() + ": duplicate id; ids must be unique");
     if (b.size == 0) err(name() + ": size is 0; a buffer needs at least one byte");
     if (b.alignment == 0) err(name() + ": alignment is 0; use 1 for no alignment");
     if (b.lifetime.begin < 0 || b.lifetime.begin >= b.lifetime.end)
@@ -283,7 +288,7 @@ class Report {
   using detail::quote;
   Diagnostics out;
   auto err = [&](std::string m) { out.push_back(error(std::move(m))); };
-  const ProblemIndex index(p);
+  const ProblemIndex index(p, names_buffers(p));  // ids are only looked up for the constraints
   const std::size_t n = p.buffers.size();
   if (pl.offsets.size() != n) {
     err("the placement has " + std::to_string(pl.offsets.size()) + " offsets for " + std::to_string(n) + " buffers");
