@@ -35,20 +35,34 @@ struct PlanArgs {
 /// the arenas and carries the planning time.
 inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostream& out) {
   const auto labels = arena_labels(p);
-  const auto loads = arena_loads(p);
+  // plan() swept the loads already (a second sweep costs a second at a
+  // million buffers); it did not when it refused the problem.
+  std::vector<Addr> max_load = r.max_load_bound;
+  std::vector<std::size_t> buffers(p.arenas.size(), 0);
+  if (max_load.size() == p.arenas.size()) {
+    const ProblemIndex index(p, false);
+    for (const auto& b : p.buffers)
+      if (auto k = index.arena(b.arena)) ++buffers[*k];
+  } else {
+    max_load.clear();
+    for (std::size_t k = 0; const auto& load : arena_loads(p)) {
+      max_load.push_back(load.lower_bound);
+      buffers[k++] = load.buffers;
+    }
+  }
   Table t({"arena", "buffers", "max-load bound", "proved bound", "peak", "peak/bound", "fits", "time"});
   Addr lb_sum = 0, ml_sum = 0;
   for (std::size_t k = 0; k < p.arenas.size(); ++k) {
-    const Addr ml = loads[k].lower_bound;
+    const Addr ml = max_load[k];
     const Addr lb = k < r.lower_bound.size() ? r.lower_bound[k] : ml;
     lb_sum = saturating_add(lb_sum, lb);
     ml_sum = saturating_add(ml_sum, ml);
     if (r.placement) {
       const Addr peak = r.objective.peak_by_arena[k];
-      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(ml), std::to_string(lb), std::to_string(peak),
+      t.add({labels[k], std::to_string(buffers[k]), std::to_string(ml), std::to_string(lb), std::to_string(peak),
              ratio(peak, lb), peak <= p.arenas[k].capacity ? "yes" : "no", ""});
     } else {
-      t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(ml), std::to_string(lb), "-", "-", "no", ""});
+      t.add({labels[k], std::to_string(buffers[k]), std::to_string(ml), std::to_string(lb), "-", "-", "no", ""});
     }
   }
   char time[32];
@@ -89,6 +103,9 @@ inline void run_plan(PlanArgs& a) {
   // a JSON problem whose arenas give none -- the readers then set each to
   // always_fitting_capacity) it is the least peak; a capacity asks for a fit.
   if (a.minimize) a.options.goal = Goal::minimise;
+  // The readers return only problems validate() accepts (io/problem_file.hpp):
+  // the problem checks ran once, while reading.
+  a.options.problem_validated = true;
   const PlanResult r = plan(in.problem, a.options);
   print_diagnostics(r.diagnostics, a.file);
   print_plan_summary(in.problem, r, info);

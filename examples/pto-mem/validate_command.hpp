@@ -44,7 +44,8 @@ inline void run_validate(ValidateArgs& a) {
     std::cout << "capacity: not checked for " << list
               << (extension_of(a.file) == "csv" ? " (no --capacity given)" : " (the file gives no capacity)") << '\n';
   }
-  const Diagnostics violations = validate(in.problem, *in.placement);
+  // The reader accepted the problem (io/problem_file.hpp): only the placement is left to check.
+  const Diagnostics violations = validate_placement(in.problem, *in.placement);
   if (has_errors(violations)) {
     print_diagnostics(violations, a.file);
     std::size_t n = 0;

@@ -115,6 +115,13 @@ struct PlanOptions {
   std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP)
   std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
   bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
+  /// The caller guarantees that validate(problem) reports nothing -- a
+  /// reader's ProblemFile is well formed by contract (io/problem_file.hpp) --
+  /// so plan() does not check the problem again (at a million buffers the
+  /// check costs a second). The placement is validated all the same. A
+  /// false guarantee breaks plan()'s precondition: leave it false for
+  /// problems built by hand.
+  bool problem_validated = false;
   /// A caller's cancellation (another thread, an IDE); `exact` and
   /// `portfolio` return their best placement so far. Like a clock, it makes
   /// the answer depend on timing.

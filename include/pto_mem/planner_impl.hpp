@@ -170,7 +170,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     r.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(r);
   };
-  r.diagnostics = validate(original);
+  if (!options.problem_validated) r.diagnostics = validate(original);
   if (has_errors(r.diagnostics)) {
     r.status = Status::invalid_input;
     return finish();

@@ -61,7 +61,7 @@ struct SearchSpace {
 /// Builds the search space. Precondition: validate(p) reported nothing, so
 /// every name resolves and every pair lies in one arena.
 [[nodiscard]] inline SearchSpace build_search_space(const Problem& p) {
-  const ProblemIndex index(p);
+  const ProblemIndex index(p, names_buffers(p));  // ids: only the constraints' names
   SearchSpace s;
   s.n = p.buffers.size();
   s.arena.resize(s.n);

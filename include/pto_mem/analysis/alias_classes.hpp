@@ -58,7 +58,7 @@ struct AliasClasses {
 }
 
 [[nodiscard]] inline AliasClasses alias_classes(const Problem& p) {
-  return alias_classes(p, ProblemIndex(p));
+  return alias_classes(p, ProblemIndex(p, names_buffers(p)));
 }
 
 }  // namespace pto_mem

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <vector>
@@ -28,23 +29,36 @@ struct ArenaLoad {
 
 namespace detail {
 
+/// A lifetime boundary: `bytes` and `buffers` (0 or 1) start or stop
+/// being live at `tick`. One event carries both counts, so one sort serves
+/// the max load and the max live count.
 struct LoadEvent {
   Tick tick;
   bool starts;
   Addr bytes;
+  std::uint32_t buffers;
   friend bool operator<(const LoadEvent& a, const LoadEvent& b) {
     if (a.tick != b.tick) return a.tick < b.tick;
     return a.starts < b.starts;  // ends first: [a, b) and [b, c) are never live together
   }
 };
 
-inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes) {
+/// The largest live bytes and live count. Ties (equal tick and kind) may be
+/// visited in any order: within them the counts only rise or only fall.
+inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes, std::size_t& max_buffers) {
   std::sort(events.begin(), events.end());
   Addr live = 0;
+  std::size_t count = 0;
   for (const auto& e : events) {
-    if (e.starts) live = saturating_add(live, e.bytes);
-    else live -= std::min(live, e.bytes);
+    if (e.starts) {
+      live = saturating_add(live, e.bytes);
+      count += e.buffers;
+    } else {
+      live -= std::min(live, e.bytes);
+      count -= e.buffers;
+    }
     max_bytes = std::max(max_bytes, live);
+    max_buffers = std::max(max_buffers, count);
   }
 }
 
@@ -57,11 +71,12 @@ inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes) {
 /// with the largest live member; a declared allocation's bytes are closed to
 /// every other buffer, so they count over the whole horizon.
 [[nodiscard]] inline std::vector<ArenaLoad> arena_loads(const Problem& p) {
-  const ProblemIndex index(p);
+  const ProblemIndex index(p, names_buffers(p));  // ids: only the constraints' names
   const AliasClasses classes = alias_classes(p, index);
   const std::size_t na = p.arenas.size();
   std::vector<ArenaLoad> out(na);
-  std::vector<std::vector<detail::LoadEvent>> bytes(na), counts(na);
+  std::vector<std::vector<detail::LoadEvent>> events(na);
+  if (na == 1) events[0].reserve(2 * p.buffers.size());
   std::vector<Tick> lo(na, 0), hi(na, 0);
   std::vector<bool> seen(na, false);
 
@@ -78,16 +93,14 @@ inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes) {
     auto k = arena_of(b);
     if (!k || !well_formed(b)) continue;
     ++out[*k].buffers;
-    counts[*k].push_back({b.lifetime.begin, true, 1});
-    counts[*k].push_back({b.lifetime.end, false, 1});
     if (!seen[*k]) { lo[*k] = b.lifetime.begin; hi[*k] = b.lifetime.end; seen[*k] = true; }
     lo[*k] = std::min(lo[*k], b.lifetime.begin);
     hi[*k] = std::max(hi[*k], b.lifetime.end);
-    if (classes.grouped[i] || is_declared[i]) members[classes.class_of[i]].push_back(i);
-    else {
-      bytes[*k].push_back({b.lifetime.begin, true, b.size});
-      bytes[*k].push_back({b.lifetime.end, false, b.size});
-    }
+    // A class member counts as a live buffer here; its bytes come from the class below.
+    const bool own_bytes = !(classes.grouped[i] || is_declared[i]);
+    if (!own_bytes) members[classes.class_of[i]].push_back(i);
+    events[*k].push_back({b.lifetime.begin, true, own_bytes ? b.size : Addr{0}, 1});
+    events[*k].push_back({b.lifetime.end, false, own_bytes ? b.size : Addr{0}, 1});
   }
 
   // A class occupies, at each instant, at least its largest live member.
@@ -100,8 +113,8 @@ inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes) {
       const auto& b = p.buffers[i];
       if (arena_of(b) != k) continue;  // malformed class; the validator reports it
       if (is_declared[i]) closed = std::max(closed, b.size);
-      ev.push_back({b.lifetime.begin, true, b.size});
-      ev.push_back({b.lifetime.end, false, b.size});
+      ev.push_back({b.lifetime.begin, true, b.size, 0});
+      ev.push_back({b.lifetime.end, false, b.size, 0});
     }
     std::sort(ev.begin(), ev.end());
     std::multiset<Addr> live;
@@ -114,22 +127,19 @@ inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes) {
       const Addr largest = live.empty() ? Addr{0} : *live.rbegin();
       const Addr extra = largest > closed ? largest - closed : 0;
       if (extra > 0 && e < ev.size()) {
-        bytes[k].push_back({t, true, extra});
-        bytes[k].push_back({ev[e].tick, false, extra});
+        events[k].push_back({t, true, extra, 0});
+        events[k].push_back({ev[e].tick, false, extra, 0});
       }
     }
     if (closed > 0) {
-      bytes[k].push_back({lo[k], true, closed});
-      bytes[k].push_back({hi[k], false, closed});
+      events[k].push_back({lo[k], true, closed, 0});
+      events[k].push_back({hi[k], false, closed, 0});
     }
   }
 
   for (std::size_t k = 0; k < na; ++k) {
     auto& a = out[k];
-    detail::sweep(bytes[k], a.max_load);
-    Addr live_count = 0;
-    detail::sweep(counts[k], live_count);
-    a.max_live = static_cast<std::size_t>(live_count);
+    detail::sweep(events[k], a.max_load, a.max_live);
     std::vector<AddrRange> rs;
     for (const auto& r : p.arenas[k].reserved)
       if (!r.empty()) rs.push_back(r);

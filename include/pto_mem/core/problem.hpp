@@ -112,28 +112,64 @@ struct Problem {
   return std::max<Addr>(cap, 1);
 }
 
+/// True when some constraint names buffers by id (must-alias groups,
+/// separations, penalties, declared allocations): only then does an
+/// algorithm need ProblemIndex::buffer. A plain list of buffers (any CSV
+/// problem) names none.
+[[nodiscard]] inline bool names_buffers(const Problem& p) noexcept {
+  return !p.must_alias.empty() || !p.separations.empty() || !p.penalties.empty() || !p.declared.empty();
+}
+
 /// Looks up buffers by id and arenas by id. Built once per problem; the
 /// first occurrence wins when ids repeat (the validator reports repeats).
+/// The index refers to the problem's ids: the problem must outlive it and
+/// keep its buffers unchanged meanwhile.
+///
+/// `by_buffer_id = false` skips the id table (at a million buffers it costs
+/// more than the sweeps that use it); pass names_buffers(p) where only the
+/// constraints' names are looked up. buffer() then scans, which such a
+/// caller never reaches.
 class ProblemIndex {
  public:
-  explicit ProblemIndex(const Problem& p) {
-    buffer_.reserve(p.buffers.size());
-    for (std::size_t i = 0; i < p.buffers.size(); ++i) buffer_.try_emplace(p.buffers[i].id, i);
-    for (std::size_t i = 0; i < p.arenas.size(); ++i) arena_.try_emplace(p.arenas[i].id, i);
+  explicit ProblemIndex(const Problem& p, bool by_buffer_id = true) : p_(&p), by_id_(by_buffer_id) {
+    if (by_id_) {
+      buffer_.reserve(p.buffers.size());
+      for (std::size_t i = 0; i < p.buffers.size(); ++i)
+        if (!buffer_.try_emplace(p.buffers[i].id, i).second) duplicates_.push_back(i);
+    }
+    for (std::size_t i = 0; i < p.arenas.size(); ++i) {
+      arena_.try_emplace(p.arenas[i].id, i);
+      dense_arenas_ = dense_arenas_ && p.arenas[i].id == static_cast<std::int64_t>(i);
+    }
   }
   [[nodiscard]] std::optional<std::size_t> buffer(std::string_view id) const {
-    auto it = buffer_.find(std::string(id));
+    if (!by_id_) {
+      for (std::size_t i = 0; i < p_->buffers.size(); ++i)
+        if (p_->buffers[i].id == id) return i;
+      return std::nullopt;
+    }
+    auto it = buffer_.find(id);
     if (it == buffer_.end()) return std::nullopt;
     return it->second;
   }
   [[nodiscard]] std::optional<std::size_t> arena(std::int64_t id) const {
+    if (dense_arenas_)  // arena k has id k: no lookup (the usual case)
+      return id >= 0 && id < static_cast<std::int64_t>(p_->arenas.size()) ? std::optional<std::size_t>(static_cast<std::size_t>(id))
+                                                                             : std::nullopt;
     auto it = arena_.find(id);
     if (it == arena_.end()) return std::nullopt;
     return it->second;
   }
+  /// Buffers whose id an earlier buffer already has, ascending (empty
+  /// without the id table).
+  [[nodiscard]] const std::vector<std::size_t>& duplicates() const noexcept { return duplicates_; }
 
  private:
-  std::unordered_map<std::string, std::size_t> buffer_;
+  const Problem* p_;
+  bool by_id_;
+  bool dense_arenas_ = true;
+  std::unordered_map<std::string_view, std::size_t> buffer_;
+  std::vector<std::size_t> duplicates_;
   std::unordered_map<std::int64_t, std::size_t> arena_;
 };
 

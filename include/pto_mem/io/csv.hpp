@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,17 +57,42 @@ inline std::string excerpt(std::string_view s) {
   return out;
 }
 
+/// True when two of the ids are equal: one sort of their hashes, so a
+/// million rows cost a few tens of milliseconds where a hash map of every id
+/// costs a second (the nodes miss the cache).
+inline bool has_equal_ids(const std::vector<BufferSpec>& buffers) {
+  std::vector<std::pair<std::size_t, std::uint32_t>> keys(buffers.size());  // (hash of the id, row)
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    keys[i] = {std::hash<std::string_view>{}(buffers[i].id), static_cast<std::uint32_t>(i)};
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t k = 0; k < keys.size();) {
+    std::size_t run = k + 1;
+    while (run < keys.size() && keys[run].first == keys[k].first) ++run;
+    for (std::size_t x = k; x < run; ++x)  // equal hashes: compare the ids themselves
+      for (std::size_t y = x + 1; y < run; ++y)
+        if (buffers[keys[x].second].id == buffers[keys[y].second].id) return true;
+    k = run;
+  }
+  return false;
+}
+
 class CsvReader {
  public:
-  CsvReader(std::string_view text, const CsvOptions& options, std::string file)
-      : text_(text), options_(options), file_(std::move(file)) {}
+  /// `ids_after`: check that ids are unique once, after the last row, and
+  /// give up (run() returns nullopt) on any error or repeat; the caller then
+  /// reads again with `ids_after = false`, which names every error where it
+  /// occurs, repeats with the line of the first occurrence.
+  CsvReader(std::string_view text, const CsvOptions& options, std::string file, bool ids_after = false)
+      : text_(text), options_(options), file_(std::move(file)), ids_after_(ids_after) {}
 
-  ReadResult run() {
+  std::optional<ReadResult> run() {
     ReadResult out;
     if (text_.starts_with("\xEF\xBB\xBF"))
       fail(1, 1, "the file starts with a UTF-8 byte-order mark; save it as plain UTF-8 without one");
     else if (read_header()) read_rows();
+    if (ids_after_ && (errors_ > 0 || has_equal_ids(result_.problem.buffers))) return std::nullopt;
     if (errors_ == 0) finish();
+    if (ids_after_ && errors_ > 0) return std::nullopt;
     out.diagnostics = std::move(diags_);
     if (errors_ == 0) out.file = std::move(result_);
     return out;
@@ -236,7 +262,7 @@ class CsvReader {
     if (has_offset) result_.placement.emplace();
     std::unordered_map<std::string_view, std::uint32_t> first_line;
     const auto rows = static_cast<std::size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_), text_.end(), '\n')) + 1;
-    first_line.reserve(rows);
+    if (!ids_after_) first_line.reserve(rows);
     result_.problem.buffers.reserve(rows);
     if (has_offset) result_.placement->offsets.reserve(rows);
     while (!stopped_ && next_line(line)) {
@@ -273,7 +299,9 @@ class CsvReader {
         ok = false;
       } else {
         if (id.unquoted) id_text = quoted_ids_.emplace_back(*id.unquoted);  // the line's storage is reused
-        if (auto [it, fresh] = first_line.try_emplace(id_text, line_no_); !fresh) {
+        if (ids_after_) {
+          // checked after the last row (has_equal_ids)
+        } else if (auto [it, fresh] = first_line.try_emplace(id_text, line_no_); !fresh) {
           fail(line_no_, id.column,
                "duplicate id '" + excerpt(id_text) + "' (first on line " + std::to_string(it->second) + "); ids must be unique");
           ok = false;
@@ -346,6 +374,7 @@ class CsvReader {
   Diagnostics diags_;
   ProblemFile result_;
   std::deque<std::string> quoted_ids_;  ///< stable storage of quoted ids (keys of the duplicate check)
+  bool ids_after_;
 };
 
 /// An id as a CSV field: quoted (quotes doubled) when it holds a comma or
@@ -368,7 +397,10 @@ inline void append_field(std::string& out, std::string_view id) {
 /// Parses CSV text. `file` names the source in diagnostics.
 [[nodiscard]] inline ReadResult read_csv(std::string_view text, const CsvOptions& options = {},
                                          const std::string& file = {}) {
-  return detail::csv::CsvReader(text, options, file).run();
+  // Well-formed files, the usual case, are read once with the fast id check;
+  // a file with any error is read again to report each error where it is.
+  if (auto fast = detail::csv::CsvReader(text, options, file, true).run()) return std::move(*fast);
+  return *detail::csv::CsvReader(text, options, file).run();
 }
 
 [[nodiscard]] inline ReadResult read_csv_file(const std::filesystem::path& path, const CsvOptions& options = {}) {
