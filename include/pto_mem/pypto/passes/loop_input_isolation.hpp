@@ -43,6 +43,65 @@ namespace pto_mem::pypto::passes {
   return *b > *e ? (*b - *e - *st - 1) / -*st : 0;
 }
 
+/// A program-order walk that keeps every window current as it goes, so a
+/// storage decision made at a statement sees the windows the values will
+/// have: a rewrite earlier in the walk (an entry copy, an in-place copy) may
+/// have moved a value, and what stands for it later must move with it — a
+/// loop's carries follow their inits on reaching the loop
+/// (align_loop_carries); aliases and views follow their sources (the
+/// captured relations) at their definition; an if-phi both of whose arms
+/// yield values on one window takes that window after its arms (branch
+/// destinations keep that common window for it, so a read of the phi is a
+/// read of it). Subclasses hook loops and assignments.
+struct CurrentWindowsWalk : IRVisitor {
+  explicit CurrentWindowsWalk(const std::vector<DerivedValue>& relations) {
+    for (const auto& d : relations) derived_[d.var.get()].push_back(&d);
+  }
+  virtual void on_loop(const Stmt&, const std::vector<PathEntry>&) {}
+  virtual void on_assign(const AssignStmt&, const std::vector<PathEntry>&) {}
+
+  void visit_for(const ForStmt& s) override {
+    align_loop_carries(s.iter_args, s.return_vars);
+    on_loop(s, path());
+    IRVisitor::visit_for(s);
+  }
+  void visit_while(const WhileStmt& s) override {
+    align_loop_carries(s.iter_args, s.return_vars);
+    on_loop(s, path());
+    IRVisitor::visit_while(s);
+  }
+  void visit_assign(const AssignStmt& s) override {
+    follow_source(s.var);
+    on_assign(s, path());
+    IRVisitor::visit_assign(s);
+  }
+  void visit_if(const IfStmt& s) override {
+    IRVisitor::visit_if(s);
+    const YieldStmt* ty = terminating_yield(s.then_body);
+    const YieldStmt* ey = terminating_yield(s.else_body);
+    if (!ty || !ey) return;
+    for (std::size_t k = 0; k < s.return_vars.size() && k < ty->values.size() && k < ey->values.size(); ++k) {
+      const VarPtr t = as_var(ty->values[k]), e = as_var(ey->values[k]);
+      const VarPtr& phi = s.return_vars[k];
+      if (!is_planned_tile(t) || !is_planned_tile(e) || !is_planned_tile(phi)) continue;
+      if (same_window(var_memref(t), var_memref(e)) && !same_window(var_memref(phi), var_memref(t)))
+        set_memref(phi, var_memref(t), var_space(t));
+    }
+  }
+  void visit_expr(const ExprPtr&) override {}
+
+ protected:
+  /// `v`'s aliases-and-views relations re-derived from their sources' current windows.
+  void follow_source(const VarPtr& v, bool in_place_too = true) {
+    if (auto it = derived_.find(v.get()); it != derived_.end())
+      for (const DerivedValue* d : it->second)
+        if (in_place_too || d->kind != DerivedValue::Kind::in_place) normalize_identity(*d);
+  }
+
+ private:
+  std::unordered_map<const Var*, std::vector<const DerivedValue*>> derived_;
+};
+
 /// Inserts the entry copies; false after an error (reported).
 inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& relations, TransferBuilder& tb) {
   const UseIndex uses(f);
@@ -53,50 +112,14 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
   };
   std::unordered_map<const Stmt*, std::vector<Copy>> copies;
   bool ok = true;
-  // The walk keeps every window up to date as it goes (in program order), so
-  // that each loop is judged on the windows the values will have: a loop
-  // result given an entry copy moves, and what stands for it later must move
-  // with it — its carries' iter-args and results (align_loop_carries), its
-  // aliases and views (the captured relations), and an if-phi both of whose
-  // arms yield values on one window (BranchStorage keeps that common window
-  // for the phi, so a read of the phi is a read of it).
-  std::unordered_map<const Var*, std::vector<const DerivedValue*>> derived;
-  for (const auto& d : relations) derived[d.var.get()].push_back(&d);
-  struct Walk : IRVisitor {
-    std::function<void(const Stmt&, const std::vector<PathEntry>&)> on_loop;
-    std::unordered_map<const Var*, std::vector<const DerivedValue*>>* derived = nullptr;
-    void visit_for(const ForStmt& s) override {
-      align_loop_carries(s.iter_args, s.return_vars);
-      on_loop(s, path());
-      IRVisitor::visit_for(s);
-    }
-    void visit_while(const WhileStmt& s) override {
-      align_loop_carries(s.iter_args, s.return_vars);
-      on_loop(s, path());
-      IRVisitor::visit_while(s);
-    }
-    void visit_assign(const AssignStmt& s) override {
-      if (auto it = derived->find(s.var.get()); it != derived->end())
-        for (const DerivedValue* d : it->second) normalize_identity(*d);
-      IRVisitor::visit_assign(s);
-    }
-    void visit_if(const IfStmt& s) override {
-      IRVisitor::visit_if(s);
-      const YieldStmt* ty = terminating_yield(s.then_body);
-      const YieldStmt* ey = terminating_yield(s.else_body);
-      if (!ty || !ey) return;
-      for (std::size_t k = 0; k < s.return_vars.size() && k < ty->values.size() && k < ey->values.size(); ++k) {
-        const VarPtr t = as_var(ty->values[k]), e = as_var(ey->values[k]);
-        const VarPtr& phi = s.return_vars[k];
-        if (!is_planned_tile(t) || !is_planned_tile(e) || !is_planned_tile(phi)) continue;
-        if (same_window(var_memref(t), var_memref(e)) && !same_window(var_memref(phi), var_memref(t)))
-          set_memref(phi, var_memref(t), var_space(t));
-      }
-    }
-    void visit_expr(const ExprPtr&) override {}
-  } w;
-  w.derived = &derived;
-  w.on_loop = [&](const Stmt& s, const std::vector<PathEntry>& path) {
+  // The walk keeps every window current as it goes (CurrentWindowsWalk), so
+  // each loop is judged on the windows its values will have.
+  struct Walk : CurrentWindowsWalk {
+    using CurrentWindowsWalk::CurrentWindowsWalk;
+    std::function<void(const Stmt&, const std::vector<PathEntry>&)> loop_hook;
+    void on_loop(const Stmt& s, const std::vector<PathEntry>& path) override { loop_hook(s, path); }
+  } w(relations);
+  w.loop_hook = [&](const Stmt& s, const std::vector<PathEntry>& path) {
     if (!ok) return;
     auto loop = loop_view(&s);
     if (auto n = constant_trip_count(s); n && *n == 0) return;
@@ -200,19 +223,23 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
     StmtPtr stmt;
   };
   std::unordered_map<const Stmt*, Plan> plans;
-  struct Walk : IRVisitor {
-    std::function<void(const AssignStmt&, const std::vector<PathEntry>&)> on_assign;
-    void visit_assign(const AssignStmt& s) override { on_assign(s, path()); }
-  } w;
+  // In program order with every window kept current (CurrentWindowsWalk): a
+  // phi of a value an earlier in-place op moved to a copy follows it, so an
+  // in-place op over that phi sees whose storage it would overwrite.
+  struct Walk : CurrentWindowsWalk {
+    explicit Walk(const std::vector<DerivedValue>& r) : CurrentWindowsWalk(r) {}
+    std::function<void(const AssignStmt&, const std::vector<PathEntry>&)> assign_hook;
+    void visit_assign(const AssignStmt& s) override {
+      follow_source(s.var, false);  // views and aliases; an in-place result is decided by the hook
+      assign_hook(s, path());
+    }
+  } w(relations);
   // In place at InitMemRef: the result followed its input's window.
   std::unordered_map<const Var*, const DerivedValue*> in_place;
   for (const auto& d : relations)
     if (d.kind == DerivedValue::Kind::in_place) in_place.emplace(d.var.get(), &d);
-  w.on_assign = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
+  w.assign_hook = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
     if (tb.failed()) return;
-    // Views and aliases follow their (possibly copied) sources first.
-    for (const auto& d : relations)
-      if (d.var == s.var && d.kind != DerivedValue::Kind::in_place) normalize_identity(d);
     auto ip = in_place.find(s.var.get());
     if (ip == in_place.end() || var_space(s.var) != MemorySpace::Vec) return;
     const VarPtr src = ip->second->source;
