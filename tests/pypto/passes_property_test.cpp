@@ -15,7 +15,7 @@
 
 #include "pass_facts.hpp"
 #include "pto_mem/pypto/passes/pipeline.hpp"
-#include "passes_storage_interpreter.hpp"
+#include "storage_interpreter.hpp"
 
 using namespace pto_mem;
 using namespace pto_mem::pypto;
@@ -664,8 +664,11 @@ void check_source(const std::string& text, const std::string& what, Planner plan
   REQUIRE(r.ok());
   for (int run = 0; run < runs; ++run) {
     for (const auto& f : r.program.functions) {
-      PassesStorageInterpreter in(f, seed * 31 + static_cast<std::uint64_t>(run), r.addresses_assigned);
-      const std::string why = in.run();
+      StorageInterpreter::Options io;
+      io.addresses_assigned = r.addresses_assigned;
+      io.seed = seed * 31 + static_cast<std::uint64_t>(run);
+      io.soc = "a2a3";
+      const std::string why = StorageInterpreter(f, io).run();
       INFO("run " << run);
       CHECK_MESSAGE(why.empty(), why);
       if (!why.empty()) return;
