@@ -250,6 +250,13 @@ struct UnknownType final : Type {
   return nullptr;
 }
 
+/// The same MemRef without a reference count (for hot loops that only read it).
+[[nodiscard]] inline const MemRef* memref_ptr(const TypePtr& t) noexcept {
+  if (const auto* tile = as_tile(t)) return tile->memref.get();
+  if (const auto* tensor = as_tensor(t)) return tensor->memref.get();
+  return nullptr;
+}
+
 /// A tile's space (nullopt while not inferred); DDR for tensors.
 [[nodiscard]] inline std::optional<MemorySpace> memory_space_of(const TypePtr& t) noexcept {
   if (const auto* tile = as_tile(t)) return tile->space;

@@ -27,6 +27,8 @@
 #include <string_view>
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
+#include <optional>
+
 #include "pto_mem/pypto/passes/observation.hpp"
 
 namespace pto_mem::pypto::passes {
@@ -39,7 +41,9 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
   const DefSites defs(f);
   const auto iter_args = iter_arg_set(f);
   const auto relations = capture_identity_relations(f, ctx);
-  const UseIndex uses(f);
+  // Built when the first candidate needs them (most functions have none).
+  std::optional<UseIndex> uses;  // not const: it follows set_memref (MemRefObserver)
+  std::optional<ValueChains> chains;
   LaterTouches touches;
   std::size_t moved = 0;
 
@@ -83,9 +87,10 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
       {  // the reused input may not be read independently after the if
         const Call* ac = call_of(defs.find(acc.get())->stmt->as<AssignStmt>()->value);
         const VarPtr src = arg_var(*ac, *spec_of(ctx, *ac)->reuses_input);
-        const auto* at = uses.def(i->return_vars[k].get());
-        if (!at || uses.observed(i, at->path, *var_memref(src),
-                                 value_chain(f, relations, {i->return_vars[k].get(), acc.get()}), false))
+        if (!uses) uses.emplace(f), chains.emplace(f, relations);
+        const auto* at = uses->def(i->return_vars[k].get());
+        if (!at || uses->observed(i, *at->path, *var_memref(src),
+                                  chains->of({i->return_vars[k].get(), acc.get()}), false))
           continue;
       }
 

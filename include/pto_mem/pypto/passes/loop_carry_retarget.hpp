@@ -116,7 +116,7 @@ class LoopCarryRetarget {
       for (const auto& u : uses_.uses()) {
         if (current_base(u.var) != base || !uses_.defined_outside(u.var.get(), l)) continue;
         bool in_body = false;
-        for (const auto& p : u.path) in_body |= p.stmt == l;
+        for (const auto& p : *u.path) in_body |= p.stmt == l;
         if (in_body) return true;
       }
       if (!root_inside || l == root_) break;

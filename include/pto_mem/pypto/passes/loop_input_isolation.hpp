@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -104,7 +105,9 @@ struct CurrentWindowsWalk : IRVisitor {
 
 /// Inserts the entry copies; false after an error (reported).
 inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& relations, TransferBuilder& tb) {
-  const UseIndex uses(f);
+  // Built when the first loop input needs them.
+  std::optional<UseIndex> uses;  // not const: it follows set_memref (MemRefObserver)
+  std::optional<ValueChains> chains;
   struct Copy {
     std::size_t carry;
     VarPtr var;
@@ -140,9 +143,10 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
         std::vector<const Var*> seeds{ia[k].var.get()};
         if (k < loop->return_vars->size()) seeds.push_back((*loop->return_vars)[k].get());
         // Values defined in the body hold the carry's new values, whatever window they are on.
-        auto exclude = value_chain(f, relations, seeds);
+        if (!uses) uses.emplace(f), chains.emplace(f, relations);
+        auto exclude = chains->of(std::move(seeds));
         for_each_def(*loop->body, [&](const VarPtr& v) { exclude.insert(v.get()); });
-        observed = uses.observed(&s, path, *window, exclude, true);
+        observed = uses->observed(&s, path, *window, exclude, true);
       }
       if (!observed) continue;
       std::vector<StmtPtr> out;
@@ -216,7 +220,9 @@ namespace pto_mem::pypto::passes {
 /// the program as InitMemRef left it. False after an error.
 inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const std::vector<DerivedValue>& relations,
                                     TransferBuilder& tb) {
-  const UseIndex uses(f);
+  // Built when the first in-place op needs them.
+  std::optional<UseIndex> uses;  // not const: it follows set_memref (MemRefObserver)
+  std::optional<ValueChains> chains;
   struct Plan {
     std::size_t arg;
     VarPtr copy;
@@ -244,7 +250,8 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
     if (ip == in_place.end() || var_space(s.var) != MemorySpace::Vec) return;
     const VarPtr src = ip->second->source;
     set_memref(s.var, var_memref(src));  // follows its input, which may itself be a copy now
-    if (!uses.observed(&s, path, *var_memref(src), value_chain(f, relations, {s.var.get()}), false)) return;
+    if (!uses) uses.emplace(f), chains.emplace(f, relations);
+    if (!uses->observed(&s, path, *var_memref(src), chains->of({s.var.get()}), false)) return;
     const Call* c = call_of(s.value);
     const OpSpec* spec = c ? spec_of(ctx, *c) : nullptr;
     if (!spec || !spec->reuses_input || arg_var(*c, *spec->reuses_input) != src) return;

@@ -17,7 +17,12 @@
 // derived from it) are excluded by the caller.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <deque>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -27,7 +32,7 @@
 
 namespace pto_mem::pypto::passes {
 
-class UseIndex {
+class UseIndex : public MemRefObserver {
  public:
   explicit UseIndex(const Function& f) {
     struct Walk : IRVisitor {
@@ -41,23 +46,44 @@ class UseIndex {
         holder = before;
       }
       void visit_var_use(const VarPtr& v) override {
-        if (v) out->uses_.push_back(Use{v, holder, path()});
+        if (v) out->uses_.push_back(Use{v, holder, interned()});
       }
       void visit_var_def(const VarPtr& v) override {
-        if (v) out->defs_.emplace(v.get(), Def{holder, path()});
+        if (v) out->defs_.emplace(v.get(), Def{holder, interned()});
+      }
+      /// The current path, stored once for the reads and definitions that share it.
+      const std::vector<PathEntry>* interned() {
+        auto& pool = out->paths_;
+        const auto& p = path();
+        if (!pool.empty()) {
+          const auto& last = pool.back();
+          bool same = last.size() == p.size();
+          for (std::size_t i = 0; same && i < p.size(); ++i)
+            same = last[i].stmt == p[i].stmt && last[i].child == p[i].child;
+          if (same) return &last;
+        }
+        return &pool.emplace_back(p);
       }
     } w(this);
     w.visit_function(f);
+    // The reads of each variable, and the variables on each base.
+    for (std::uint32_t i = 0; i < uses_.size(); ++i) {
+      const Var* v = uses_[i].var.get();
+      auto [it, fresh] = group_of_.try_emplace(v, static_cast<std::uint32_t>(groups_.size()));
+      if (fresh) groups_.push_back(Group{uses_[i].var.get(), nullptr, false, 0, {}});
+      groups_[it->second].uses.push_back(i);
+    }
+    for (std::uint32_t g = 0; g < groups_.size(); ++g) file(g, base_of(*groups_[g].var));
   }
 
   struct Use {
     VarPtr var;
-    const Stmt* holder;          ///< the innermost statement holding the read
-    std::vector<PathEntry> path;  ///< its enclosing statements, outermost first
+    const Stmt* holder;                  ///< the innermost statement holding the read
+    const std::vector<PathEntry>* path;  ///< its enclosing statements, outermost first
   };
   struct Def {
     const Stmt* holder;
-    std::vector<PathEntry> path;
+    const std::vector<PathEntry>* path;
   };
 
   [[nodiscard]] const std::vector<Use>& uses() const noexcept { return uses_; }
@@ -72,31 +98,96 @@ class UseIndex {
     const Def* d = def(v);
     if (!d) return true;  // a parameter
     if (d->holder == loop) return false;
-    for (const auto& e : d->path)
+    for (const auto& e : *d->path)
       if (e.stmt == loop) return false;
     return true;
   }
 
   /// Whether some read of a variable whose window overlaps `window`, not in
-  /// `exclude`, observes statement `at` (with enclosing path `at_path`);
-  /// reads inside `at` count when `inside` (reads in `at`'s own header never do).
+  /// `exclude` (a ValueChains::Chain or anything with `contains(const Var*)`),
+  /// observes statement `at` (with enclosing path `at_path`); reads inside
+  /// `at` count when `inside` (reads in `at`'s own header never do).
+  ///
+  /// Only the variables now on `window`'s base are looked at (the index is
+  /// kept current through MemRefObserver), and the exclusion is asked last,
+  /// so a lazily built chain is built only when a read of the window does
+  /// observe `at`.
+  template <class Exclusion>
   [[nodiscard]] bool observed(const Stmt* at, const std::vector<PathEntry>& at_path, const MemRef& window,
-                              const std::unordered_set<const Var*>& exclude, bool inside) const {
+                              const Exclusion& exclude, bool inside) const {
+    bool found = false;
+    if (auto b = on_base_.find(window.base.get()); b != on_base_.end())
+      for (std::uint32_t g : b->second) {
+        const MemRef* m = memref_ptr(groups_[g].var->type);
+        if (!m || !windows_overlap(*m, window)) continue;
+        for (std::uint32_t i : groups_[g].uses)
+          if (observes(uses_[i], at, at_path, inside) && !exclude.contains(uses_[i].var.get())) {
+            found = true;
+            break;
+          }
+        if (found) break;
+      }
+#ifndef NDEBUG
+    // Debug builds (the sanitizer run) prove the index against a full scan.
+    bool scanned = false;
     for (const Use& u : uses_) {
-      if (exclude.contains(u.var.get())) continue;
-      const MemRefPtr m = var_memref(u.var);
-      if (!m || !windows_overlap(*m, window)) continue;
-      if (observes(u, at, at_path, inside)) return true;
+      const MemRef* m = memref_ptr(u.var->type);
+      if (m && windows_overlap(*m, window) && observes(u, at, at_path, inside) && !exclude.contains(u.var.get())) {
+        scanned = true;
+        break;
+      }
     }
-    return false;
+    if (scanned != found) {
+      std::fputs("pto_mem internal error: UseIndex's per-base index disagrees with a full scan\n", stderr);
+      std::abort();
+    }
+#endif
+    return found;
+  }
+
+  void memref_changed(const Var& v, const Var*) override {
+    auto it = group_of_.find(&v);
+    if (it == group_of_.end()) return;  // never read (or defined after the index was built)
+    file(it->second, base_of(v));
   }
 
  private:
+  struct Group {
+    const Var* var;
+    const Var* base;                  ///< the base it is filed under
+    bool filed = false;
+    std::uint32_t slot = 0;           ///< its position in on_base_[base]
+    std::vector<std::uint32_t> uses;  ///< into uses_
+  };
+  static const Var* base_of(const Var& v) noexcept {
+    const MemRef* m = memref_ptr(v.type);
+    return m ? m->base.get() : nullptr;
+  }
+  /// Files group `g` under `base` (moving it from where it was, O(1)).
+  void file(std::uint32_t g, const Var* base) {
+    if (groups_[g].filed && groups_[g].base == base) return;
+    if (groups_[g].filed && groups_[g].base) {
+      auto& old = on_base_[groups_[g].base];
+      const std::uint32_t last = old.back();
+      old[groups_[g].slot] = last;
+      groups_[last].slot = groups_[g].slot;
+      old.pop_back();
+    }
+    groups_[g].base = base;
+    groups_[g].filed = true;
+    if (base) {
+      auto& now = on_base_[base];
+      groups_[g].slot = static_cast<std::uint32_t>(now.size());
+      now.push_back(g);
+    }
+  }
+
   [[nodiscard]] bool observes(const Use& u, const Stmt* at, const std::vector<PathEntry>& at_path, bool inside) const {
+    const std::vector<PathEntry>& up = *u.path;
     // Common prefix of the two chains.
     std::size_t k = 0;
-    while (k < at_path.size() && k < u.path.size() && at_path[k].stmt == u.path[k].stmt &&
-           at_path[k].child == u.path[k].child)
+    while (k < at_path.size() && k < up.size() && at_path[k].stmt == up[k].stmt &&
+           at_path[k].child == up[k].child)
       ++k;
     // Repeated by an enclosing loop the value was defined outside of.
     for (std::size_t i = 0; i < k; ++i) {
@@ -105,62 +196,100 @@ class UseIndex {
     }
     if (k == at_path.size()) {  // the read is at or below `at`
       if (u.holder == at) return false;  // `at`'s own header
-      if (k < u.path.size() && u.path[k].stmt == at) return inside;
+      if (k < up.size() && up[k].stmt == at) return inside;
       return false;
     }
-    if (k == u.path.size()) return false;  // the read encloses `at` (a loop header or if condition before it)
+    if (k == up.size()) return false;  // the read encloses `at` (a loop header or if condition before it)
     // Diverging below one statement: after it in a sequence; exclusive in an if.
     const Stmt* s = at_path[k].stmt;
-    if (s != u.path[k].stmt) return false;
-    if (s->is<SeqStmts>()) return u.path[k].child > at_path[k].child;
+    if (s != up[k].stmt) return false;
+    if (s->is<SeqStmts>()) return up[k].child > at_path[k].child;
     return false;
   }
 
+  std::deque<std::vector<PathEntry>> paths_;  // stable addresses
   std::vector<Use> uses_;
   std::unordered_map<const Var*, Def> defs_;
+  std::vector<Group> groups_;
+  std::unordered_map<const Var*, std::uint32_t> group_of_;
+  std::unordered_map<const Var*, std::vector<std::uint32_t>> on_base_;
 };
 
-/// The variables that stand for the value of one of `seeds` or for a value
-/// derived from it in place: aliases, views and in-place results of them
-/// (`relations`), loops they initialise (iter-arg and result) or are yielded
-/// to (result), phis they are an arm value of — transitively.
-[[nodiscard]] inline std::unordered_set<const Var*> value_chain(const Function& f,
-                                                                const std::vector<DerivedValue>& relations,
-                                                                std::vector<const Var*> seeds) {
-  std::unordered_map<const Var*, std::vector<const Var*>> next;
-  for (const auto& d : relations) next[d.source.get()].push_back(d.var.get());
-  for_each_statement(f.body, [&](const Stmt& s) {
-    auto carries = [&](const std::vector<IterArg>& ia, const StmtPtr& body, const std::vector<VarPtr>& rv) {
-      const YieldStmt* y = terminating_yield(body);
-      for (std::size_t i = 0; i < ia.size(); ++i) {
-        if (auto init = as_var(ia[i].init)) {
-          next[init.get()].push_back(ia[i].var.get());
-          if (i < rv.size()) next[init.get()].push_back(rv[i].get());
+/// The variables that stand for the value of one of the seeds or for a
+/// value derived from it in place: aliases, views and in-place results of
+/// them (`relations`), loops they initialise (iter-arg and result) or are
+/// yielded to (result), phis they are an arm value of — transitively.
+///
+/// The graph is built once per function (one walk); each query is a search
+/// from its seeds. The graph is structural (which variable initialises,
+/// yields to or derives which), so it stays valid while passes move
+/// variables between windows; rebuild it after statements are added.
+class ValueChains {
+ public:
+  ValueChains(const Function& f, const std::vector<DerivedValue>& relations) {
+    for (const auto& d : relations) next_[d.source.get()].push_back(d.var.get());
+    for_each_statement(f.body, [&](const Stmt& s) {
+      auto carries = [&](const std::vector<IterArg>& ia, const StmtPtr& body, const std::vector<VarPtr>& rv) {
+        const YieldStmt* y = terminating_yield(body);
+        for (std::size_t i = 0; i < ia.size(); ++i) {
+          if (auto init = as_var(ia[i].init)) {
+            next_[init.get()].push_back(ia[i].var.get());
+            if (i < rv.size()) next_[init.get()].push_back(rv[i].get());
+          }
+          if (y && i < y->values.size() && i < rv.size())
+            if (auto v = as_var(y->values[i])) next_[v.get()].push_back(rv[i].get());
+          if (i < rv.size()) next_[ia[i].var.get()].push_back(rv[i].get());
         }
-        if (y && i < y->values.size() && i < rv.size())
-          if (auto v = as_var(y->values[i])) next[v.get()].push_back(rv[i].get());
-        if (i < rv.size()) next[ia[i].var.get()].push_back(rv[i].get());
+      };
+      if (const auto* l = s.as<ForStmt>()) carries(l->iter_args, l->body, l->return_vars);
+      if (const auto* w = s.as<WhileStmt>()) carries(w->iter_args, w->body, w->return_vars);
+      if (const auto* i = s.as<IfStmt>()) {
+        for (const StmtPtr& arm : {i->then_body, i->else_body}) {
+          const YieldStmt* y = terminating_yield(arm);
+          for (std::size_t k = 0; y && k < y->values.size() && k < i->return_vars.size(); ++k)
+            if (auto v = as_var(y->values[k])) next_[v.get()].push_back(i->return_vars[k].get());
+        }
       }
-    };
-    if (const auto* l = s.as<ForStmt>()) carries(l->iter_args, l->body, l->return_vars);
-    if (const auto* w = s.as<WhileStmt>()) carries(w->iter_args, w->body, w->return_vars);
-    if (const auto* i = s.as<IfStmt>()) {
-      for (const StmtPtr& arm : {i->then_body, i->else_body}) {
-        const YieldStmt* y = terminating_yield(arm);
-        for (std::size_t k = 0; y && k < y->values.size() && k < i->return_vars.size(); ++k)
-          if (auto v = as_var(y->values[k])) next[v.get()].push_back(i->return_vars[k].get());
-      }
-    }
-  });
-  std::unordered_set<const Var*> out;
-  while (!seeds.empty()) {
-    const Var* v = seeds.back();
-    seeds.pop_back();
-    if (!v || !out.insert(v).second) continue;
-    if (auto it = next.find(v); it != next.end())
-      for (const Var* w : it->second) seeds.push_back(w);
+    });
   }
-  return out;
-}
+
+  /// The chain of `seeds`, computed when first asked (most questions are
+  /// answered before any read needs it).
+  class Chain {
+   public:
+    Chain(const ValueChains& g, std::vector<const Var*> seeds) : g_(&g), seeds_(std::move(seeds)) {}
+    [[nodiscard]] bool contains(const Var* v) const {
+      if (extra_.contains(v)) return true;
+      if (!done_) {
+        g_->expand(seeds_, members_);
+        done_ = true;
+      }
+      return members_.contains(v);
+    }
+    /// Adds `v` (and nothing derived from it) to the chain.
+    void insert(const Var* v) { extra_.insert(v); }
+
+   private:
+    const ValueChains* g_;
+    std::vector<const Var*> seeds_;
+    std::unordered_set<const Var*> extra_;
+    mutable std::unordered_set<const Var*> members_;
+    mutable bool done_ = false;
+  };
+
+  [[nodiscard]] Chain of(std::vector<const Var*> seeds) const { return Chain(*this, std::move(seeds)); }
+
+ private:
+  void expand(std::vector<const Var*> todo, std::unordered_set<const Var*>& out) const {
+    while (!todo.empty()) {
+      const Var* v = todo.back();
+      todo.pop_back();
+      if (!v || !out.insert(v).second) continue;
+      if (auto it = next_.find(v); it != next_.end())
+        for (const Var* w : it->second) todo.push_back(w);
+    }
+  }
+  std::unordered_map<const Var*, std::vector<const Var*>> next_;
+};
 
 }  // namespace pto_mem::pypto::passes

@@ -7,6 +7,7 @@
 // works on clone(program).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,12 +82,40 @@ inline constexpr const char* unsupported_copy = "unsupported-copy";
   return a && b && windows_overlap(*a, *b);
 }
 
-/// Points `v` at MemRef `m` (and space `s` when given), in place.
+/// Told of every `set_memref` on this thread while it exists: an index of
+/// variables by allocation base (UseIndex) stays current as the storage
+/// passes move variables between windows. Not copyable or movable (it is
+/// registered by address).
+class MemRefObserver {
+ public:
+  MemRefObserver() { registry().push_back(this); }
+  MemRefObserver(const MemRefObserver&) = delete;
+  MemRefObserver& operator=(const MemRefObserver&) = delete;
+  virtual ~MemRefObserver() { std::erase(registry(), this); }
+  /// `v` was on base `before` (null: none) and now has its new type.
+  virtual void memref_changed(const Var& v, const Var* before) = 0;
+
+  static void notify(const Var& v, const Var* before) {
+    for (MemRefObserver* o : registry()) o->memref_changed(v, before);
+  }
+
+ private:
+  static std::vector<MemRefObserver*>& registry() {
+    thread_local std::vector<MemRefObserver*> r;
+    return r;
+  }
+};
+
+/// Points `v` at MemRef `m` (and space `s` when given), in place. The passes
+/// change a variable's window only through here (MemRefObserver).
 inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> s = std::nullopt) {
   if (!v) return;
+  const MemRef* old = memref_ptr(v->type);
+  const Var* before = old ? old->base.get() : nullptr;
   TypePtr t = with_memref(v->type, std::move(m));
   if (s) t = with_memory_space(t, s);
   v->type = std::move(t);
+  MemRefObserver::notify(*v, before);
 }
 
 /// Each iter-arg of a loop (and the return var on its buffer) lives where

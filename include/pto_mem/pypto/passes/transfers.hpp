@@ -44,11 +44,7 @@ struct Transfer {
 class TransferBuilder {
  public:
   TransferBuilder(const Function& f, const Program& p, PassContext& ctx, std::string_view pass_name)
-      : f_(f), p_(p), ctx_(ctx), pass_(pass_name) {
-    for_each_def(f, [&](const VarPtr& v) {
-      if (v) names_.insert(v->name);
-    });
-  }
+      : f_(f), p_(p), ctx_(ctx), pass_(pass_name) {}
 
   [[nodiscard]] bool failed() const noexcept { return failed_; }
   /// Alloc statements of the fresh allocations, to put after the leading allocs.
@@ -56,6 +52,12 @@ class TransferBuilder {
 
   /// A name not used in the function yet: `want`, else `want_1`, `want_2`...
   std::string unique_name(const std::string& want) {
+    if (!names_known_) {  // the function's names, collected when the first new one is needed
+      for_each_def(f_, [&](const VarPtr& v) {
+        if (v) names_.insert(v->name);
+      });
+      names_known_ = true;
+    }
     std::string n = want;
     for (int k = 1; names_.contains(n); ++k) n = want + "_" + std::to_string(k);
     names_.insert(n);
@@ -176,6 +178,7 @@ class TransferBuilder {
   PassContext& ctx_;
   std::string_view pass_;
   std::unordered_set<std::string> names_;
+  bool names_known_ = false;
   std::vector<StmtPtr> allocs_;
   bool failed_ = false;
 };
