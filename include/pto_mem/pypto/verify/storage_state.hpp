@@ -70,16 +70,45 @@ struct Footprint {
 };
 using Footprints = std::map<RegionKey, Footprint>;
 
+/// The byte facts at one program point. A state is either a root (it holds
+/// every region) or a *fork* of a parent state: it holds only the regions
+/// it changed (a removed region as an explicit "nothing here") and reads
+/// the others through its parent. An if-arm, a loop iteration or the
+/// parallel copy of a yield works on a fork and is merged back, so its cost
+/// is the regions it touches, not the whole store (a kernel under PTOAS has
+/// one region per allocation). A parent must outlive its forks and must not
+/// change while they are in use.
 class StorageState {
  public:
   /// `feet`: the footprint of every virtual region (a static fact of the
   /// program, shared by all states of one function; filled as windows are met).
   explicit StorageState(std::shared_ptr<const Footprints> feet) : feet_(std::move(feet)) {}
+  StorageState(const StorageState&) = delete;
+  StorageState& operator=(const StorageState&) = delete;
+  StorageState(StorageState&&) = default;
+  StorageState& operator=(StorageState&&) = default;
+
+  /// A state equal to this one that records its own changes.
+  [[nodiscard]] StorageState fork() const {
+    StorageState f(feet_);
+    f.parent_ = this;
+    return f;
+  }
+
+  /// Takes over the changes of `child`, a fork of this state.
+  void absorb(StorageState&& child) {
+    for (auto& [key, m] : child.own_) {
+      if (m) set(key, std::move(*m));
+      else drop(key);
+    }
+    child.own_.clear();
+    child.virtual_.clear();
+  }
 
   /// `v` is written over `w`: every value on bytes `w` may touch is gone.
   void write(const Window& w, ValueId v) {
     clobber(w);
-    maps_[w.region].add(std::make_pair(w.range(), Names{v}));
+    edit(w.region).add(std::make_pair(w.range(), Names{v}));
   }
 
   /// Bytes `w` may touch lose every value (a scratch operand, an unknown write).
@@ -97,13 +126,15 @@ class StorageState {
   /// `v` now also names every byte of `w` that holds `src` (a view, an alias,
   /// a phi or loop result taking a value, an iter-arg at loop entry).
   void add_where(const Window& w, ValueId src, ValueId v) {
-    auto it = maps_.find(w.region);
-    if (it == maps_.end()) return;
+    const ByteMap* m = find(w.region);
+    if (!m) return;
     std::vector<ByteRange> where;
-    auto [lo, hi] = it->second.equal_range(w.range());
+    auto [lo, hi] = m->equal_range(w.range());
     for (auto s = lo; s != hi; ++s)
       if (s->second.count(src)) where.push_back(s->first & w.range());
-    for (const auto& r : where) it->second.add(std::make_pair(r, Names{v}));
+    if (where.empty()) return;
+    ByteMap& e = edit(w.region);
+    for (const auto& r : where) e.add(std::make_pair(r, Names{v}));
   }
 
   /// A view `v` at a run-time offset (virtual window `w`) of a value `src`
@@ -118,16 +149,16 @@ class StorageState {
     foot.begin = w.foot_begin;
     foot.end = w.foot_end;
     if (missing(foot, src)) return;
-    maps_[w.region].add(std::make_pair(w.range(), Names{v}));
+    edit(w.region).add(std::make_pair(w.range(), Names{v}));
   }
 
   /// `v` now also names every byte of `w` that held `src` in `before`.
   void add_where(const StorageState& before, const Window& w, ValueId src, ValueId v) {
-    auto it = before.maps_.find(w.region);
-    if (it == before.maps_.end()) return;
-    auto [lo, hi] = it->second.equal_range(w.range());
+    const ByteMap* m = before.find(w.region);
+    if (!m) return;
+    auto [lo, hi] = m->equal_range(w.range());
     for (auto s = lo; s != hi; ++s)
-      if (s->second.count(src)) maps_[w.region].add(std::make_pair(s->first & w.range(), Names{v}));
+      if (s->second.count(src)) edit(w.region).add(std::make_pair(s->first & w.range(), Names{v}));
   }
 
   /// `v` no longer names any byte of `w` (an iter-arg about to be re-bound).
@@ -135,10 +166,10 @@ class StorageState {
 
   /// The first byte of `w` that does not hold `v`, or nullopt.
   [[nodiscard]] std::optional<Missing> missing(const Window& w, ValueId v) const {
-    auto it = maps_.find(w.region);
-    if (it == maps_.end()) return Missing{w.begin, {}};
+    const ByteMap* m = find(w.region);
+    if (!m) return Missing{w.begin, {}};
     std::int64_t at = w.begin;
-    auto [lo, hi] = it->second.equal_range(w.range());
+    auto [lo, hi] = m->equal_range(w.range());
     for (auto s = lo; s != hi; ++s) {
       const auto first = boost::icl::first(s->first & w.range());
       if (first > at) return Missing{at, {}};
@@ -149,71 +180,139 @@ class StorageState {
     return std::nullopt;
   }
 
-  /// Meet of two paths: a byte holds a value only if it does on both.
-  [[nodiscard]] static StorageState join(const StorageState& a, const StorageState& b) {
-    StorageState out(a.feet_);
-    for (const auto& [key, ma] : a.maps_) {
-      auto jt = b.maps_.find(key);
-      if (jt == b.maps_.end()) continue;
+  /// Meet of two paths from `base` (each of `a`, `b` is `base` or a fork of
+  /// it, directly or through forks): a byte holds a value only if it does
+  /// on both. The result is a fork of `base`; only the regions either path
+  /// changed are compared.
+  [[nodiscard]] static StorageState join(const StorageState& base, const StorageState& a, const StorageState& b) {
+    StorageState out = base.fork();
+    std::set<RegionKey> keys;
+    a.changed_since(base, keys);
+    b.changed_since(base, keys);
+    for (const RegionKey& key : keys) {
+      const ByteMap* ma = a.find(key);
+      const ByteMap* mb = b.find(key);
       ByteMap m;
-      auto x = ma.begin(), y = jt->second.begin();
-      while (x != ma.end() && y != jt->second.end()) {
-        const auto both = x->first & y->first;
-        if (!boost::icl::is_empty(both)) {
-          Names common;
-          std::set_intersection(x->second.begin(), x->second.end(), y->second.begin(), y->second.end(),
-                                std::inserter(common, common.end()));
-          if (!common.empty()) m.add(std::make_pair(both, std::move(common)));
-        }
-        if (boost::icl::upper(x->first) < boost::icl::upper(y->first))
-          ++x;
-        else
-          ++y;
-      }
-      if (!m.empty()) out.maps_.emplace(key, std::move(m));
+      if (ma && mb) m = meet(*ma, *mb);
+      if (m.empty()) out.drop(key);
+      else out.set(key, std::move(m));
     }
     return out;
   }
 
-  friend bool operator==(const StorageState& a, const StorageState& b) { return a.maps_ == b.maps_; }
+  /// Whether `a` and `b` (forks of `base`, as for join) hold the same facts.
+  [[nodiscard]] static bool same(const StorageState& base, const StorageState& a, const StorageState& b) {
+    std::set<RegionKey> keys;
+    a.changed_since(base, keys);
+    b.changed_since(base, keys);
+    for (const RegionKey& key : keys) {
+      const ByteMap* ma = a.find(key);
+      const ByteMap* mb = b.find(key);
+      if (!ma || !mb ? ma != mb : !(*ma == *mb)) return false;
+    }
+    return true;
+  }
 
  private:
+  [[nodiscard]] static ByteMap meet(const ByteMap& ma, const ByteMap& mb) {
+    ByteMap m;
+    auto x = ma.begin(), y = mb.begin();
+    while (x != ma.end() && y != mb.end()) {
+      const auto both = x->first & y->first;
+      if (!boost::icl::is_empty(both)) {
+        Names common;
+        std::set_intersection(x->second.begin(), x->second.end(), y->second.begin(), y->second.end(),
+                              std::inserter(common, common.end()));
+        if (!common.empty()) m.add(std::make_pair(both, std::move(common)));
+      }
+      if (boost::icl::upper(x->first) < boost::icl::upper(y->first))
+        ++x;
+      else
+        ++y;
+    }
+    return m;
+  }
+
+  /// The region's bytes as this state sees them (null: nothing known).
+  [[nodiscard]] const ByteMap* find(const RegionKey& key) const {
+    for (const StorageState* s = this; s; s = s->parent_)
+      if (auto it = s->own_.find(key); it != s->own_.end()) return it->second ? &*it->second : nullptr;
+    return nullptr;
+  }
+  /// The region's bytes, to change here (copied from the parent on first change).
+  ByteMap& edit(const RegionKey& key) {
+    auto it = own_.find(key);
+    if (it == own_.end()) {
+      const ByteMap* up = parent_ ? parent_->find(key) : nullptr;
+      it = own_.emplace(key, up ? std::optional<ByteMap>(*up) : std::optional<ByteMap>(ByteMap{})).first;
+      if (key.is_virtual()) virtual_.insert(key);
+    } else if (!it->second) {
+      it->second.emplace();
+    }
+    return *it->second;
+  }
+  void set(const RegionKey& key, ByteMap m) {
+    own_.insert_or_assign(key, std::optional<ByteMap>(std::move(m)));
+    if (key.is_virtual()) virtual_.insert(key);
+  }
+  /// The region holds nothing here.
+  void drop(const RegionKey& key) {
+    if (parent_ && parent_->find(key)) {
+      own_.insert_or_assign(key, std::nullopt);
+      if (key.is_virtual()) virtual_.insert(key);
+    } else {
+      own_.erase(key);
+      virtual_.erase(key);
+    }
+  }
+  /// The regions this state (and the forks between it and `base`) changed.
+  void changed_since(const StorageState& base, std::set<RegionKey>& out) const {
+    for (const StorageState* s = this; s && s != &base; s = s->parent_)
+      for (const auto& [key, m] : s->own_) out.insert(key);
+  }
+
   /// Removes `only` (or every value when null) from `range` of `key`.
   void erase(const RegionKey& key, const ByteRange& range, const ValueId* only) {
-    auto it = maps_.find(key);
-    if (it == maps_.end()) return;
+    const ByteMap* m = find(key);
+    if (!m || !boost::icl::intersects(*m, range)) return;
+    ByteMap& e = edit(key);
     if (!only) {
-      it->second.erase(range);
+      e.erase(range);
     } else {
       std::vector<std::pair<ByteRange, Names>> keep;
-      auto [lo, hi] = it->second.equal_range(range);
+      auto [lo, hi] = e.equal_range(range);
       for (auto s = lo; s != hi; ++s) {
         Names n = s->second;
         n.erase(*only);
         if (!n.empty()) keep.emplace_back(s->first & range, std::move(n));
       }
-      it->second.erase(range);
-      for (auto& k : keep) it->second.add(std::move(k));
+      e.erase(range);
+      for (auto& k : keep) e.add(std::move(k));
     }
-    if (it->second.empty()) maps_.erase(it);
+    if (e.empty()) drop(key);
   }
 
   /// Forgets every virtual region whose footprint in `physical` overlaps
   /// [begin, end), except `keep`.
   void forget_virtual(const RegionKey& physical, std::int64_t begin, std::int64_t end, const RegionKey* keep) {
-    for (auto it = maps_.begin(); it != maps_.end();) {
-      bool hit = false;
-      if (it->first.is_virtual() && (!keep || it->first != *keep)) {
-        const auto f = feet_->find(it->first);
+    std::vector<RegionKey> hit;
+    for (const StorageState* s = this; s; s = s->parent_)
+      for (const RegionKey& key : s->virtual_) {
+        if (keep && key == *keep) continue;
+        const auto f = feet_->find(key);
         // A virtual region whose footprint is unknown may be anywhere: forget it.
-        hit = f == feet_->end() ||
-              (f->second.region == physical && f->second.begin < end && begin < f->second.end);
+        if (f == feet_->end() || (f->second.region == physical && f->second.begin < end && begin < f->second.end))
+          hit.push_back(key);
       }
-      it = hit ? maps_.erase(it) : std::next(it);
-    }
+    for (const RegionKey& key : hit)
+      if (find(key)) drop(key);
   }
 
-  std::map<RegionKey, ByteMap> maps_;
+  const StorageState* parent_ = nullptr;
+  /// The regions this state holds itself (nullopt: none here, whatever the parent has).
+  std::map<RegionKey, std::optional<ByteMap>> own_;
+  /// The virtual regions among own_'s keys.
+  std::set<RegionKey> virtual_;
   std::shared_ptr<const Footprints> feet_;
 };
 

@@ -377,80 +377,82 @@ class Checker {
     return (span + step - 1) / step;
   }
 
-  /// The back-edge: every yielded value is checked, then the iter-args are re-bound (parallel copy).
+  /// The back-edge: every yielded value is checked, then the iter-args are
+  /// re-bound (parallel copy: every check and every source is read in `s`
+  /// as it was before the copy, the changes collect in a fork).
   void back_edge(const std::vector<IterArg>& carries, const StmtPtr& body, StorageState& s) {
     const auto* y = terminating_yield(body);
     if (!y) return;
     const Loc at = y->loc;
-    const StorageState before = s;
+    StorageState after = s.fork();
     std::vector<std::pair<ValueId, ValueId>> rebind;  // (yielded, iter-arg)
     for (std::size_t k = 0; k < carries.size() && k < y->values.size(); ++k) {
       auto ia = tracked(carries[k].var);
       if (!ia) continue;
       auto yv = tracked(y->values[k]);
       if (!yv) {
-        s.remove_name(*window_of(*ia), *ia);  // no tracked value: the carry's bytes are unknown
+        after.remove_name(*window_of(*ia), *ia);  // no tracked value: the carry's bytes are unknown
         continue;
       }
-      transfer(before, *yv, *ia, at, "yielded value");
+      transfer(s, *yv, *ia, at, "yielded value");
       rebind.emplace_back(*yv, *ia);
     }
-    for (const auto& [yv, ia] : rebind) s.remove_name(*window_of(ia), ia);
-    for (const auto& [yv, ia] : rebind) add_from(before, s, *window_of(ia), yv, ia);
-  }
-
-  /// Adds `v` in `s` where `before` had `src` on `w`.
-  static void add_from(const StorageState& before, StorageState& s, const Window& w, ValueId src, ValueId v) {
-    s.add_where(before, w, src, v);
+    for (const auto& [yv, ia] : rebind) after.remove_name(*window_of(ia), ia);
+    for (const auto& [yv, ia] : rebind) after.add_where(s, *window_of(ia), yv, ia);
+    s.absorb(std::move(after));
   }
 
   void loop(const std::vector<IterArg>& carries, const StmtPtr& body, const std::vector<VarPtr>& results,
             std::optional<std::int64_t> trips, Loc at, StorageState& s) {
-    // Entry: each initializer onto its iter-arg's window (parallel).
-    const StorageState before = s;
-    for (const auto& c : carries) {
-      auto ia = tracked(c.var);
-      if (!ia) continue;
-      if (auto init = tracked(c.init)) {
-        transfer(before, *init, *ia, at, "loop initializer");
-        add_from(before, s, *window_of(*ia), *init, *ia);
+    {  // Entry: each initializer onto its iter-arg's window (parallel).
+      StorageState after = s.fork();
+      for (const auto& c : carries) {
+        auto ia = tracked(c.var);
+        if (!ia) continue;
+        if (auto init = tracked(c.init)) {
+          transfer(s, *init, *ia, at, "loop initializer");
+          after.add_where(s, *window_of(*ia), *init, *ia);
+        }
       }
+      s.absorb(std::move(after));
     }
-    const StorageState entry = s;
-    StorageState exit_state = entry;
+    // `s` is the entry state now; the header and each pass over the body are forks of it.
     if (!trips || *trips > 0) {
       const bool outer_report = report_;
       report_ = false;
-      StorageState header = entry;
-      StorageState after_body = header;
+      StorageState header = s.fork();
+      std::optional<StorageState> after_body;  // a fork of header: one pass over the body
       for (;;) {
-        after_body = header;
-        exec(body, after_body);
-        back_edge(carries, body, after_body);
+        after_body.emplace(header.fork());
+        exec(body, *after_body);
+        back_edge(carries, body, *after_body);
         if (trips && *trips == 1) break;
-        StorageState next = StorageState::join(entry, after_body);
-        if (next == header) break;
+        StorageState next = StorageState::join(s, s, *after_body);
+        if (StorageState::same(s, next, header)) break;
+        after_body.reset();
         header = std::move(next);
       }
       report_ = outer_report;
-      if (report_) {  // one more pass over the fixpoint, reporting
-        after_body = header;
-        exec(body, after_body);
-        back_edge(carries, body, after_body);
+      if (report_) {  // one more pass over the fixpoint, reporting (it ends in the same state)
+        after_body.emplace(header.fork());
+        exec(body, *after_body);
+        back_edge(carries, body, *after_body);
       }
       // At least one iteration: the loop exits after a back-edge; maybe none: also from the entry.
-      exit_state = trips ? after_body : header;
+      s.absorb(std::move(header));
+      if (trips) s.absorb(std::move(*after_body));
+      after_body.reset();
     }
-    s = std::move(exit_state);
     // Loop results take the iter-args' final values.
-    const StorageState last = s;
+    StorageState after = s.fork();
     for (std::size_t k = 0; k < results.size() && k < carries.size(); ++k) {
       auto rv = tracked(results[k]);
       auto ia = tracked(carries[k].var);
       if (!rv || !ia) continue;
-      transfer(last, *ia, *rv, at, "loop-carried value");
-      add_from(last, s, *window_of(*rv), *ia, *rv);
+      transfer(s, *ia, *rv, at, "loop-carried value");
+      after.add_where(s, *window_of(*rv), *ia, *rv);
     }
+    s.absorb(std::move(after));
   }
 
   // ---- branches ---------------------------------------------------------------------------
@@ -458,25 +460,28 @@ class Checker {
   void arm_exit(const StmtPtr& arm, const std::vector<VarPtr>& phis, StorageState& s) {
     const auto* y = terminating_yield(arm);
     if (!y) return;
-    const StorageState before = s;
+    StorageState after = s.fork();
     for (std::size_t k = 0; k < phis.size() && k < y->values.size(); ++k) {
       auto p = tracked(phis[k]);
       auto v = tracked(y->values[k]);
       if (!p || !v) continue;
-      transfer(before, *v, *p, y->loc, "branch value");
-      add_from(before, s, *window_of(*p), *v, *p);
+      transfer(s, *v, *p, y->loc, "branch value");
+      after.add_where(s, *window_of(*p), *v, *p);
     }
+    s.absorb(std::move(after));
   }
 
   void branch(const IfStmt& i, StorageState& s) {
-    StorageState t = s;
+    StorageState t = s.fork();
     exec(i.then_body, t);
     arm_exit(i.then_body, i.return_vars, t);
+    StorageState e = s.fork();
     if (i.else_body) {
-      exec(i.else_body, s);
-      arm_exit(i.else_body, i.return_vars, s);
+      exec(i.else_body, e);
+      arm_exit(i.else_body, i.return_vars, e);
     }
-    s = StorageState::join(t, s);
+    StorageState joined = StorageState::join(s, t, e);
+    s.absorb(std::move(joined));
   }
 
   const Program& program_;
