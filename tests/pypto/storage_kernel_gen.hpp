@@ -28,7 +28,15 @@ namespace pto_mem::test {
 
 class StorageKernelGen {
  public:
-  explicit StorageKernelGen(std::uint64_t seed) : rng_(seed) {}
+  explicit StorageKernelGen(std::uint64_t seed) : rng_(seed), tag_rng_(seed) {}
+
+  /// Tags about half of the defined tiles as clones of `pl.pipeline` bodies
+  /// (`attrs={"pipeline_membership": "g:k"}`, groups 0-1, stages 0-2), from a
+  /// random stream of their own: the kernels are otherwise the same.
+  StorageKernelGen& with_stage_tags(bool on = true) {
+    stage_tags_ = on;
+    return *this;
+  }
 
   /// The last kernel made needs a copy no hardware has (an Acc-to-Acc carry
   /// copy): a refusal naming it is the right answer.
@@ -86,9 +94,15 @@ class StorageKernelGen {
   }
   std::string def(Shape s, const std::string& rhs, bool plain = true) {
     const std::string n = fresh("v");
-    emit(n + ": " + type(s) + " = " + rhs);
+    emit(n + ": " + type(s) + " = " + tagged(rhs));
     scopes_.back().push_back(Val{n, s, plain});
     return n;
+  }
+  std::string tagged(const std::string& rhs) {
+    if (!stage_tags_ || rhs.empty() || rhs.back() != ')' || !std::bernoulli_distribution(0.5)(tag_rng_)) return rhs;
+    const int g = std::uniform_int_distribution<int>(0, 1)(tag_rng_), k = std::uniform_int_distribution<int>(0, 2)(tag_rng_);
+    return rhs.substr(0, rhs.size() - 1) + ", attrs={\"pipeline_membership\": \"" + std::to_string(g) + ":" +
+           std::to_string(k) + "\"})";
   }
   void retire(const std::string& name) {
     for (auto& sc : scopes_)
@@ -340,6 +354,8 @@ class StorageKernelGen {
 
   bool needs_acc_copy_ = false;
   std::mt19937_64 rng_;
+  std::mt19937_64 tag_rng_;  // stage tags only, so tagging leaves the kernel itself unchanged
+  bool stage_tags_ = false;
   std::ostringstream out_;
   std::vector<std::vector<Val>> scopes_;
   std::vector<std::string> loop_vars_;

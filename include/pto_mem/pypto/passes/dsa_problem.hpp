@@ -12,7 +12,8 @@
 //    alignment: the SoC's; one pool per space holding buffers (ascending
 //    space), capacity from the backend or, without one, the reserved floor
 //    plus every aligned size; the reserved floor as the pool's reserved range;
-//  * separations: no-alias and the 910B hazard (no_alias.hpp), and every
+//  * separations: no-alias and the 910B hazard (no_alias.hpp), pipeline
+//    clones of one group at different stages (pipeline_stages.hpp), and every
 //    declared base closed to every other buffer of its space (the generic
 //    alias unification does that: declared allocations with
 //    closed_by_separations), cross-pool pairs dropped;
@@ -38,6 +39,7 @@
 #include "pto_mem/pypto/passes/address_writeback.hpp"
 #include "pto_mem/pypto/passes/declared_slots.hpp"
 #include "pto_mem/pypto/passes/no_alias.hpp"
+#include "pto_mem/pypto/passes/pipeline_stages.hpp"
 #include "pto_mem/pypto/passes/reserve_buffer.hpp"
 #include "pto_mem/pypto/passes/sequential_addr.hpp"
 
@@ -142,6 +144,18 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
     auto& r = separated[{std::min(a->second, b->second), std::max(a->second, b->second)}];
     r = static_cast<std::uint8_t>(r | pair.reasons);
   }
+  // Pipeline clones of one group at different stages (§1.4 PipelineStage):
+  // all of them, in every space; pipeline-only pairs may be relaxed later.
+  const std::vector<BaseStages> staged = base_stages(lt);
+  for (std::size_t i = 0; i < staged.size(); ++i)
+    for (std::size_t j = i + 1; j < staged.size(); ++j) {
+      auto a = index.find(staged[i].base), b = index.find(staged[j].base);
+      if (a == index.end() || b == index.end() || a->second == b->second) continue;
+      if (out.bases[a->second].space != out.bases[b->second].space) continue;
+      if (!stages_conflict(staged[i].tags, staged[j].tags)) continue;
+      auto& r = separated[{std::min(a->second, b->second), std::max(a->second, b->second)}];
+      r = static_cast<std::uint8_t>(r | reason_pipeline_stage);
+    }
   for (const auto& [pair, reasons] : separated)
     prob.separations.push_back({std::to_string(pair.first), std::to_string(pair.second), reasons});
   if (!prob.declared.empty()) {
@@ -193,6 +207,9 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
   if (!r.placement) {
     std::string msg = "DSA-RP found no placement for function '" + f.name +
                       "' within on-chip capacities: " + first(r.diagnostics) + ".";
+    if (solved.relaxed)
+      msg += " Nothing fit either with its " + std::to_string(solved.relaxable_pairs) +
+             " software-pipeline separation(s) relaxed to penalties.";
     const auto loads = arena_loads(solved.solved(model.problem));
     bool named = false;
     for (std::size_t k = 0; k < loads.size(); ++k) {

@@ -10,11 +10,15 @@
 //     hull [min def, max last], the first tile's MemRef size and space;
 //     declared (pinned) bases are closed.
 //  3. Packing: the generic reuse_lifetimes (algorithms/reuse.hpp) with the
-//     phi families as LiveParts and the no-alias / hazard pairs of
-//     no_alias.hpp as forbidden pairs. With a known capacity, a space whose
-//     packed footprint exceeds it although every buffer fits alone gets a
-//     warning (PyPTO's "legacy packing" fallback; this library has no
-//     pipeline-stage gating to shed, so the packing is kept as is).
+//     phi families as LiveParts and, as forbidden pairs, the no-alias /
+//     hazard pairs of no_alias.hpp and the pipeline-stage pairs of
+//     pipeline_stages.hpp (§6.3 [DEEP]): with a known capacity, clones of
+//     different stages stay apart up to the affordable depth, and while a
+//     space's packed footprint exceeds the capacity the depth of one group
+//     is shed and the items re-packed; with nothing left to shed the space
+//     falls back to the legacy rule with a warning (PyPTO's "legacy
+//     packing" fallback, also given when no pipeline is involved). A depth
+//     below the requested one is hint PH-MR-001.
 //  4. Sharing: each joining base moves onto its slot representative's
 //     base: its first tile (and every variable holding that very MemRef)
 //     takes the representative's MemRef object, the other windows keep their
@@ -23,13 +27,16 @@
 //  arm-local value's, or a fresh one both arms copy into.
 //  5. Loop carries re-aligned on their init's buffer; peeled accumulator
 //     if-phis coalesced (acc_phi_coalesce.hpp); YieldFixup
-//     (yield_fixup.hpp); identity chains normalised; orphaned allocs dropped.
+//     (yield_fixup.hpp); identity chains normalised; orphaned allocs dropped;
+//     the pipeline_membership attributes stripped (§6.8).
 //
 // Variable types are refined in place (see pass_support.hpp).
 #pragma once
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +50,7 @@
 #include "pto_mem/pypto/passes/lifetimes.hpp"
 #include "pto_mem/pypto/passes/no_alias.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/pipeline_stages.hpp"
 #include "pto_mem/pypto/passes/reserve_buffer.hpp"
 #include "pto_mem/pypto/passes/yield_fixup.hpp"
 
@@ -180,37 +188,92 @@ inline void realign_loop_carries(const Function& f) {
     auto a = group_of.find(x), b = group_of.find(y);
     if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
   }
-  const ReuseResult packed = reuse_lifetimes(items, rules);
 
-  // The packed footprint against a known capacity (PyPTO's fallback warning).
+  // Pipeline clones (pipeline_stages.hpp): kept apart up to the affordable
+  // depth where the capacity is known, by the legacy rule elsewhere.
+  std::vector<StageGate::Entry> staged;
+  for (const auto& b : base_stages(lt))
+    if (auto g = group_of.find(b.base); g != group_of.end())
+      staged.push_back({g->second, items[g->second].arena, items[g->second].size, b.tags, b.load, b.loc});
+  StageGate stages(std::move(staged), [&](MemorySpace space) -> std::optional<Addr> {
+    if (!ctx.soc || !ctx.soc->configured) return std::nullopt;
+    return ctx.soc->capacity(space);
+  });
+  auto pack = [&] {
+    if (stages.empty()) return reuse_lifetimes(items, rules);
+    ReuseRules with_stages = rules;
+    for (const auto& pair : stages.forbidden()) with_stages.forbidden.push_back(pair);
+    return reuse_lifetimes(items, with_stages);
+  };
+  ReuseResult packed = pack();
+
+  // The packed footprint against a known capacity: shed pipeline depth while
+  // a space overflows, then PyPTO's fallback warning.
   if (ctx.soc && ctx.soc->configured) {
     const auto reserve = resolve_reserve_buffers(f, p, ctx);  // errors are AllocateMemoryAddr's to report
-    std::map<MemorySpace, std::pair<Addr, Addr>> use;         // space -> (footprint, largest slot)
-    for (const auto& slot : packed.slots) {
-      const ReuseItem& r = items[slot.representative];
-      Addr bytes = slot.size;
-      if (auto a = allocs.find(groups[slot.representative].base); a != allocs.end() && a->second->pinned)
-        bytes = std::max(bytes, a->second->size);
-      const Addr aligned = align_up(bytes, std::max<Addr>(ctx.soc->alignment(r.arena), 1)).value_or(max_addr);
-      auto& [total, largest] = use[r.arena];
-      total = saturating_add(total, aligned);
-      largest = std::max(largest, aligned);
+    auto align = [&](Addr bytes, MemorySpace space) {
+      return align_up(bytes, std::max<Addr>(ctx.soc->alignment(space), 1)).value_or(max_addr);
+    };
+    auto footprints = [&] {
+      std::map<MemorySpace, std::pair<Addr, Addr>> use;  // space -> (footprint, largest slot), floor included
+      for (const auto& slot : packed.slots) {
+        const ReuseItem& r = items[slot.representative];
+        Addr bytes = slot.size;
+        if (auto a = allocs.find(groups[slot.representative].base); a != allocs.end() && a->second->pinned)
+          bytes = std::max(bytes, a->second->size);
+        auto [it, fresh] = use.try_emplace(r.arena, reserve.floor(r.arena), reserve.floor(r.arena));
+        it->second.first = saturating_add(it->second.first, align(bytes, r.arena));
+        it->second.second = std::max(it->second.second, saturating_add(reserve.floor(r.arena), align(bytes, r.arena)));
+      }
+      return use;
+    };
+    constexpr int max_sheds = 256;  // a bound on re-packs; past it a space falls back to the legacy rule
+    int sheds = 0;
+    std::set<MemorySpace> settled;
+    for (;;) {
+      std::optional<MemorySpace> over;
+      for (const auto& [space, u] : footprints()) {
+        const auto cap = ctx.soc->capacity(space);
+        if (!settled.contains(space) && cap && *cap != 0 && u.first > *cap) {
+          over = space;
+          break;
+        }
+      }
+      if (!over) break;
+      if (++sheds <= max_sheds && stages.shed(*over, align)) {
+        packed = pack();
+        continue;
+      }
+      settled.insert(*over);
+      const bool fell_back = stages.has_groups(*over);
+      if (fell_back) {
+        stages.fall_back(*over);
+        packed = pack();
+      }
+      const Addr cap = *ctx.soc->capacity(*over);
+      const auto use = footprints()[*over];
+      const Addr floor = reserve.floor(*over);
+      if (use.second > cap) continue;  // one buffer alone is too big: AllocateMemoryAddr says so
+      const std::string head = "MemoryReuse in function '" + f.name + "': the packed " +
+                               std::string(to_string(*over)) + " footprint";
+      const std::string reserved = std::to_string(floor) + " of them reserved";
+      std::string msg;
+      if (use.first > cap)
+        msg = head + " (" + std::to_string(use.first) + " bytes, " + reserved + ") exceeds the platform limit (" +
+              std::to_string(cap) + " bytes)" + (fell_back ? " at every software-pipeline depth," : "") +
+              " although every buffer fits on its own" +
+              "; fell back to the legacy packing (lifetime sharing only" +
+              (fell_back ? ", pipeline stages kept apart only for loads outside L0" : "") +
+              "), so AllocateMemoryAddr will report the overflow unless fewer tiles are live at once "
+              "(or plan with --planner dsa_rp)";
+      else
+        msg = head + " exceeded the platform limit (" + std::to_string(cap) +
+              " bytes) at every software-pipeline depth; fell back to the legacy packing (pipeline stages kept "
+              "apart only for loads outside L0), which needs " +
+              std::to_string(use.first) + " bytes (" + reserved + ")";
+      ctx.diagnostics.push_back(pass_warning(p, f.loc, std::move(msg), code::reuse_fallback));
     }
-    for (const auto& [space, u] : use) {
-      const auto cap = ctx.soc->capacity(space);
-      const Addr floor = reserve.floor(space);
-      const Addr footprint = saturating_add(u.first, floor);
-      if (!cap || *cap == 0 || footprint <= *cap || saturating_add(u.second, floor) > *cap) continue;
-      ctx.diagnostics.push_back(pass_warning(
-          p, f.loc,
-          "MemoryReuse in function '" + f.name + "': the packed " + std::string(to_string(space)) + " footprint (" +
-              std::to_string(footprint) + " bytes, " + std::to_string(floor) +
-              " of them reserved) exceeds the platform limit (" + std::to_string(*cap) +
-              " bytes) although every buffer fits on its own; fell back to the legacy packing (lifetime sharing "
-              "only), so AllocateMemoryAddr will report the overflow unless fewer tiles are live at once "
-              "(or plan with --planner dsa_rp)",
-          code::reuse_fallback));
-    }
+    report_pipeline_depths(f, p, ctx, stages, reserve, align);
   }
 
   // Sharing: each joining base moves onto its representative's base.
@@ -250,7 +313,7 @@ inline void realign_loop_carries(const Function& f) {
   if (shared) realign_loop_carries(f);
   if (ctx.buffer_ir) {
     normalize_identities(relations);
-    return drop_orphaned_allocs(f);
+    return strip_pipeline_membership(drop_orphaned_allocs(f));
   }
 
   coalesce_accumulator_phis(f, p, ctx, "MemoryReuse");
@@ -259,7 +322,7 @@ inline void realign_loop_carries(const Function& f) {
   Function out = yield_fixup(f, p, ctx, {true, ctx.planner != Planner::ptoas, true, "MemoryReuse"}, &relations);
   if (ctx.failed()) return out;
   normalize_identities(relations);
-  return drop_orphaned_allocs(out);
+  return strip_pipeline_membership(drop_orphaned_allocs(out));
 }
 
 }  // namespace passes
