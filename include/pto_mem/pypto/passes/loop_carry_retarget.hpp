@@ -113,12 +113,13 @@ class LoopCarryRetarget {
     for (auto e = path.rbegin(); e != path.rend(); ++e) {
       const Stmt* l = e->stmt;
       if (!l->is<ForStmt>() && !l->is<WhileStmt>()) continue;
-      for (const auto& u : uses_.uses()) {
-        if (current_base(u.var) != base || !uses_.defined_outside(u.var.get(), l)) continue;
-        bool in_body = false;
-        for (const auto& p : *u.path) in_body |= p.stmt == l;
-        if (in_body) return true;
-      }
+      if (loop_repeats(*l))  // a loop of at most one trip reads nothing again
+        for (const auto& u : uses_.uses()) {
+          if (current_base(u.var) != base || !uses_.defined_outside(u.var.get(), l)) continue;
+          bool in_body = false;
+          for (const auto& p : *u.path) in_body |= p.stmt == l;
+          if (in_body) return true;
+        }
       if (!root_inside || l == root_) break;
     }
     return false;

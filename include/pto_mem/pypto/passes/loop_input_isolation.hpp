@@ -34,16 +34,6 @@
 
 namespace pto_mem::pypto::passes {
 
-/// The constant trip count of a for loop, when its bounds are constants.
-[[nodiscard]] inline std::optional<std::int64_t> constant_trip_count(const Stmt& s) {
-  const auto* l = s.as<ForStmt>();
-  if (!l) return std::nullopt;
-  auto b = as_const_int(l->start), e = as_const_int(l->stop), st = l->step ? as_const_int(l->step) : std::optional<std::int64_t>{1};
-  if (!b || !e || !st || *st == 0) return std::nullopt;
-  if (*st > 0) return *e > *b ? (*e - *b + *st - 1) / *st : 0;
-  return *b > *e ? (*b - *e - *st - 1) / -*st : 0;
-}
-
 /// A program-order walk that keeps every window current as it goes, so a
 /// storage decision made at a statement sees the windows the values will
 /// have: a rewrite earlier in the walk (an entry copy, an in-place copy) may
@@ -146,7 +136,12 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
         if (!uses) uses.emplace(f), chains.emplace(f, relations);
         auto exclude = chains->of(std::move(seeds));
         for_each_def(*loop->body, [&](const VarPtr& v) { exclude.insert(v.get()); });
-        observed = uses->observed(&s, path, *window, exclude, true);
+        // Reads inside the body count when the body may run again: in a loop
+        // of at most one trip the carry's window is written only by the
+        // iteration's own result (the retarget and the yield's copies check
+        // the body's later reads themselves), so only reads after the loop
+        // (or repeated by an enclosing loop) observe the initializer.
+        observed = uses->observed(&s, path, *window, exclude, loop_repeats(s));
       }
       if (!observed) continue;
       std::vector<StmtPtr> out;

@@ -10,7 +10,8 @@
 //  * inside P (when asked: a loop's body), or
 //  * after P in an enclosing sequence (not in a sibling if-arm), or
 //  * anywhere inside an enclosing loop of P that `v` was defined outside of:
-//    that read runs again on the loop's next iteration, after P.
+//    that read runs again on the loop's next iteration, after P (not in a
+//    loop of at most one trip: it has no next iteration).
 // Reads are of *windows*: a read counts when the variable's current window
 // overlaps the one asked about, so views and aliases are reads of their
 // storage; variables of the value's own chain (the carry itself, what is
@@ -192,7 +193,8 @@ class UseIndex : public MemRefObserver {
     // Repeated by an enclosing loop the value was defined outside of.
     for (std::size_t i = 0; i < k; ++i) {
       const Stmt* s = at_path[i].stmt;
-      if ((s->is<ForStmt>() || s->is<WhileStmt>()) && defined_outside(u.var.get(), s)) return true;
+      if ((s->is<ForStmt>() || s->is<WhileStmt>()) && loop_repeats(*s) && defined_outside(u.var.get(), s))
+        return true;
     }
     if (k == at_path.size()) {  // the read is at or below `at`
       if (u.holder == at) return false;  // `at`'s own header

@@ -82,6 +82,25 @@ inline constexpr const char* unsupported_copy = "unsupported-copy";
   return a && b && windows_overlap(*a, *b);
 }
 
+/// The constant trip count of a for loop, when its bounds are constants.
+[[nodiscard]] inline std::optional<std::int64_t> constant_trip_count(const Stmt& s) {
+  const auto* l = s.as<ForStmt>();
+  if (!l) return std::nullopt;
+  auto b = as_const_int(l->start), e = as_const_int(l->stop), st = l->step ? as_const_int(l->step) : std::optional<std::int64_t>{1};
+  if (!b || !e || !st || *st == 0) return std::nullopt;
+  if (*st > 0) return *e > *b ? (*e - *b + *st - 1) / *st : 0;
+  return *b > *e ? (*b - *e - *st - 1) / -*st : 0;
+}
+
+/// Whether a loop's body may run again after an iteration: not for a for
+/// loop with a constant trip count of at most one (seed
+/// "MaterializeSemanticAliases": constant trip counts decide which reads a
+/// back-edge repeats).
+[[nodiscard]] inline bool loop_repeats(const Stmt& s) {
+  auto n = constant_trip_count(s);
+  return !n || *n > 1;
+}
+
 /// Told of every `set_memref` on this thread while it exists: an index of
 /// variables by allocation base (UseIndex) stays current as the storage
 /// passes move variables between windows. Not copyable or movable (it is
