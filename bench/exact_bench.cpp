@@ -216,6 +216,28 @@ void table_guillotine(int repeat, double budget) {
   std::printf("\n");
 }
 
+/// `--puzzles 300,1000,3000 [--threads T] [--budget S] [--repeat N]`: the
+/// perfect-packing puzzles of issue 16 (seeds 1-3), goal fit, one row per
+/// puzzle with the median time of N runs.
+void table_puzzles(const std::vector<std::size_t>& sizes, int repeat, double budget, unsigned threads) {
+  std::printf("| pieces | seed | threads | status | time (median of %d) | nodes |\n|---:|---:|---:|---|---:|---:|\n", repeat);
+  for (std::size_t pieces : sizes)
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      const Problem p = guillotine(seed, 1u << 20, static_cast<Tick>(pieces) * 10, pieces);
+      std::vector<double> t;
+      ExactResult r;
+      for (int k = 0; k < repeat; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        r = solve_exact(p, options(ExactMode::fit, budget, threads));
+        t.push_back(seconds_since(t0));
+        if (r.placement && !validate(p, *r.placement).empty()) std::printf("INVALID PLACEMENT\n");
+      }
+      std::printf("| %zu | %llu | %u | %s | %.3f s | %lld |\n", p.buffers.size(), static_cast<unsigned long long>(seed),
+                  threads, to_string(r.status), median(t), static_cast<long long>(stat(r, "exact_nodes")));
+      std::fflush(stdout);
+    }
+}
+
 // ---- Google Benchmark cases ------------------------------------------------
 
 void register_benchmarks() {
@@ -262,6 +284,8 @@ void register_benchmarks() {
 
 int main(int argc, char** argv) {
   bool table = false;
+  std::vector<std::size_t> puzzles;
+  unsigned threads = 1;
   int repeat = 5;
   double budget = 10.0;
   std::vector<char*> rest{argv[0]};
@@ -269,7 +293,15 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--table") == 0) table = true;
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = std::atof(argv[++i]);
+    else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--puzzles") == 0 && i + 1 < argc) {
+      for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) puzzles.push_back(std::strtoull(t, nullptr, 10));
+    }
     else rest.push_back(argv[i]);
+  }
+  if (!puzzles.empty()) {
+    table_puzzles(puzzles, repeat, budget, threads);
+    return 0;
   }
   if (table) {
     table_guillotine(std::min(repeat, 3), 5.0);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -393,6 +394,129 @@ TEST_CASE("exact search finds the brute-force optimum with twins, mirrored links
   CHECK(with_penalty >= 5);  // least penalty above zero: rare, as penalties are usually avoidable
   CHECK(penalised > 100);
   CHECK(linked_twins > 200);
+}
+
+namespace {
+
+/// Runs the canonical search on every part of `p` at `capacity` in `order`,
+/// with or without the failure memo, to the end. Returns whether every part
+/// fitted, and the whole placement when they did (for the validator).
+struct MemoRun {
+  bool all_found = true;
+  std::uint64_t hits = 0;
+  std::optional<Placement> placement;
+};
+MemoRun run_parts(const Problem& p, Addr capacity, std::string_view order, bool memo) {
+  MemoRun out;
+  Placement pl;
+  pl.offsets.assign(p.buffers.size(), std::nullopt);
+  for (const auto& sp : exact::decompose(p)) {
+    exact::CanonicalSearch cs(sp);
+    cs.use_failure_memo(memo);
+    exact::Limits limits;
+    // Two runs, as a probe resumes: the second one reuses what the first
+    // learned (its hits are not counted: the first may have failed at the root).
+    for (int twice = 0; twice < 2; ++twice) {
+      exact::Budget b(limits, 0);
+      const auto o = cs.run(capacity, max_addr, order, b);
+      REQUIRE(o != exact::Outcome::aborted);
+      if (twice == 0) out.hits += cs.memo_hits();
+      if (o == exact::Outcome::infeasible) out.all_found = false;
+      else
+        for (std::size_t i = 0; i < sp.items.size(); ++i) pl.offsets[sp.items[i].buffer] = cs.solution()[i];
+    }
+  }
+  if (out.all_found) out.placement = std::move(pl);
+  return out;
+}
+
+Problem without_penalties(Problem p) {
+  p.penalties.clear();
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the failure memo never changes what a complete search proves") {
+  // Small penalty-free problems (where the memo is on) at their brute-force
+  // optimum and one byte below it, and guillotine puzzles at and below their
+  // capacity: with and without the memo, in every order, the search must
+  // agree with the brute force, and every fit must pass the validator.
+  std::mt19937_64 rng(16016);
+  std::uint64_t hits = 0;
+  int checked = 0, below_refused = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    INFO("trial " << trial);
+    const bool puzzle = trial % 4 == 3;
+    const Problem p = puzzle ? guillotine(rng, 16 + rng() % 12, 24, 10 + rng() % 10, 1)
+                             : without_penalties(trial % 2 == 0 ? random_problem(rng, 8) : twin_problem(rng, 8));
+    if (p.arenas.size() != 1) continue;
+    REQUIRE(validate(p).empty());
+    // A puzzle's optimum is its capacity (a perfect packing); else ask the brute force.
+    const auto truth = puzzle ? std::optional<Triple>(Triple{0, p.arenas[0].capacity, p.arenas[0].capacity}) : BruteForce(p).solve();
+    if (!truth) continue;
+    const Addr best = std::get<1>(*truth);
+    Addr window_end = 0;
+    for (const auto& w : p.arenas[0].reserved) window_end = std::max(window_end, w.end);
+    ++checked;
+    for (std::string_view order : {"TWA", "TAW", "WAT", "U"}) {
+      for (bool memo : {false, true}) {
+        Problem at = p;
+        at.arenas[0].capacity = best;
+        const MemoRun fit = run_parts(at, best, order, memo);
+        CHECK(fit.all_found);
+        if (fit.placement) CHECK(validate(at, *fit.placement).empty());
+        hits += fit.hits;
+        if (best > window_end && best > 0) {
+          const MemoRun below = run_parts(at, best - 1, order, memo);
+          CHECK_FALSE(below.all_found);
+          below_refused += !below.all_found;
+          hits += below.hits;
+        }
+      }
+    }
+  }
+  CHECK(checked > 200);
+  CHECK(below_refused > 500);
+  CHECK(hits > 10);  // the memo answered some nodes (the next case exercises it far more)
+}
+
+TEST_CASE("the failure memo agrees with the search without it on tight random problems") {
+  // Tight random problems (up to 18 buffers, some with alignment 2 or a
+  // separation): in every order, with and without the memo, the complete
+  // search must give the same answer, and every fit must pass the validator.
+  std::mt19937_64 rng(1616);
+  std::uint64_t hits = 0;
+  int fits = 0, refused = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    INFO("trial " << trial);
+    // Tight random problems: the capacity is the max-load bound, so whether
+    // anything fits takes a real search.
+    Problem p;
+    p.arenas.push_back({0, "a", 0, {}});
+    const std::size_t n = 12 + rng() % 7;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Tick b = static_cast<Tick>(rng() % 12);
+      p.buffers.push_back({"b" + std::to_string(i), 1 + rng() % 6, trial % 3 == 0 ? Addr{1} + rng() % 2 : Addr{1}, 0,
+                           {b, b + 1 + static_cast<Tick>(rng() % 6)}});
+    }
+    if (trial % 5 == 0) p.separations.push_back({p.buffers[0].id, p.buffers[1].id});
+    const Addr width = arena_loads(p)[0].lower_bound;
+    p.arenas[0].capacity = width;
+    std::optional<bool> answer;
+    for (std::string_view order : {"TWA", "WAT", "U"})
+      for (bool memo : {false, true}) {
+        const MemoRun r = run_parts(p, width, order, memo);
+        if (!answer) answer = r.all_found;
+        CHECK(r.all_found == *answer);
+        if (r.placement) CHECK(validate(p, *r.placement).empty());
+        hits += r.hits;
+      }
+    (*answer ? fits : refused) += 1;
+  }
+  CHECK(fits > 50);
+  CHECK(refused >= 3);
+  CHECK(hits > 10000);
 }
 
 TEST_CASE("time cuts in a part with penalties keep the least total penalty") {

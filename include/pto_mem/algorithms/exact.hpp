@@ -152,7 +152,23 @@ struct Worker {
   NodeMeter meter;
   Limits limits;
   bool done = false;  ///< finished (set before it leaves the meetings)
+  /// The part it is solving (read at meetings, while it waits there).
+  std::size_t current = SIZE_MAX;
 };
+
+/// Nothing is left to do for a part under the goal: proved infeasible, or a
+/// fit whose penalty is proved least (and, for goal minimise, whose peak is
+/// proved least too).
+[[nodiscard]] inline bool part_settled(const PartState& s, Goal goal) noexcept {
+  return s.closed() || (goal == Goal::fit && s.best && s.penalty_proven);
+}
+
+/// The part worker `w` works on now is settled (by the workers together): its
+/// run stops at once and the worker moves on.
+inline void start_part(Worker& w, std::size_t k) noexcept {
+  w.current = k;
+  w.meter.yield = false;
+}
 
 /// Runs one worker: every part, fit then penalty then (minimise) peak.
 inline void run_worker(const Problem& p, const std::vector<Subproblem>& parts, const std::vector<Addr>& arena_lb,
@@ -174,11 +190,17 @@ inline void run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     }
   }
   bool stopped_early = false;
-  for (auto& s : solvers)
+  for (std::size_t k = 0; k < solvers.size(); ++k) {
+    start_part(w, k);
+    auto& s = solvers[k];
+    if (part_settled(s.state(), o.mode)) continue;  // another worker settled it
     if (!s.fit_and_penalty(limits)) {
+      if (w.meter.yield && part_settled(s.state(), o.mode)) continue;  // settled meanwhile by the other worker
       stopped_early = true;
       break;
     }
+  }
+  start_part(w, SIZE_MAX);
   // A part proved infeasible settles the answer; a part without a fit leaves nothing to tighten.
   const bool settled = std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) {
     return s.state().infeasible || !s.state().best;
@@ -203,6 +225,7 @@ inline void run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
           done[a] = true;
           continue;
         }
+        start_part(w, static_cast<std::size_t>(top - solvers.data()));
         if (top->tighten(limits, lower)) progress = true;
         else done[a] = true;
       }
@@ -244,9 +267,10 @@ inline constexpr std::uint64_t epoch_nodes = 2048;
   return states;
 }
 
-/// True when nothing is left to search: every part closed, or one infeasible.
-[[nodiscard]] inline bool settled(const std::vector<PartState>& states) {
-  return std::all_of(states.begin(), states.end(), [](const PartState& s) { return s.closed(); }) ||
+/// True when nothing is left to search under the goal: every part settled,
+/// or one infeasible.
+[[nodiscard]] inline bool settled(const std::vector<PartState>& states, Goal goal) {
+  return std::all_of(states.begin(), states.end(), [&](const PartState& s) { return part_settled(s, goal); }) ||
          std::any_of(states.begin(), states.end(), [](const PartState& s) { return s.infeasible; });
 }
 
@@ -298,8 +322,10 @@ inline constexpr std::uint64_t epoch_nodes = 2048;
         for (auto& w : workers) {
           if (w->done) continue;
           for (std::size_t k = 0; k < states.size(); ++k) w->solvers[k].share(states[k]);
+          // A worker searching a part the others settled drops that run now.
+          if (w->current < states.size() && part_settled(states[w->current], o.mode)) w->meter.yield = true;
         }
-        halt = halt || settled(states);
+        halt = halt || settled(states, o.mode);
       }
       if (halt)
         for (auto& w : workers) w->meter.halted = true;

@@ -31,6 +31,9 @@ struct NodeMeter {
   std::uint64_t own = 0;     ///< nodes this worker searched
   std::uint64_t others = 0;  ///< the other workers' nodes, as of the last meeting
   bool halted = false;       ///< a meeting decided that the solve is over
+  /// A meeting found the part this worker is searching settled by what the
+  /// workers know together: the run in progress stops (the worker clears it).
+  bool yield = false;
   std::uint64_t next_meeting = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t epoch = 0;
   std::function<void()> meet;  ///< waits at the meeting (set with epoch > 0)
@@ -90,7 +93,7 @@ class Budget {
     if (NodeMeter* m = limits_->meter) {
       const std::uint64_t before = m->others;
       m->count();
-      if (m->halted) return stop(true);
+      if (m->halted || m->yield) return stop(true);
       // A meeting told us what the others spent: the node budget may be gone.
       if (m->others != before && limits_->out_of_nodes()) return stop(true);
     }

@@ -53,7 +53,24 @@
 //  * time cuts: when no unplaced buffer crosses a section boundary, the parts
 //    on either side (joined by hard separations, and never split when the
 //    part has penalties, which share one budget) are independent and solved
-//    one after the other, each by the same complete search.
+//    one after the other, each by the same complete search;
+//  * failure memo (parts without penalties; failure_memo.hpp): a node's
+//    state is the set U of unplaced buffers of its piece with m(u) for each,
+//    the piece's buffers (they fix its ranks) and the run's capacity. Let
+//    T(state) be the placement of U with every u at or above m(u) -- so
+//    clear of every placed conflict -- valid and under the capacity, with the
+//    least sum of offsets (ties: the lexicographically least offsets by
+//    index, which keeps twins in index order). Every rule above holds with
+//    T(state) in place of S below the node (each argument only lowers or
+//    swaps buffers of U, which stays above their placed conflicts), so a
+//    subtree that failed below the key (x, r) proves: T(state) does not
+//    exist, or it has a buffer at a key <= (x, r) -- at an offset <= x in
+//    any order. Now let S's path pass through a node with the same state
+//    and a key (x', r') with x' > x, or x' = x, r' >= r in the same order.
+//    S restricted to U is T(state) (a T with a smaller sum, or the same sum
+//    and lexicographically less, would make S so too, U lying above every
+//    placed conflict) and all its keys come after (x', r') -- a
+//    contradiction. So that node is not on S's path and fails at once.
 // The argument and these rules are MiniMalloc's (Moffitt, ASPLOS 2023),
 // extended to alignment, reserved windows, hard separations and penalties.
 #pragma once
@@ -69,6 +86,7 @@
 #include <vector>
 
 #include "pto_mem/algorithms/exact/budget.hpp"
+#include "pto_mem/algorithms/exact/failure_memo.hpp"
 #include "pto_mem/algorithms/exact/free_space.hpp"
 #include "pto_mem/algorithms/exact/preorder.hpp"
 #include "pto_mem/algorithms/exact/sections.hpp"
@@ -102,7 +120,8 @@ class CanonicalSearch {
   static constexpr Addr none = max_addr;
   static constexpr std::uint32_t none32 = UINT32_MAX;
 
-  explicit CanonicalSearch(const Subproblem& sp) : sp_(&sp), n_(static_cast<std::uint32_t>(sp.items.size())) {
+  explicit CanonicalSearch(const Subproblem& sp)
+      : sp_(&sp), n_(static_cast<std::uint32_t>(sp.items.size())), memo_(sp.items.size()) {
     std::vector<Interval> lifetimes(n_);
     for (std::uint32_t i = 0; i < n_; ++i) lifetimes[i] = sp.items[i].lifetime;
     sec_ = sweep_sections(lifetimes, true);
@@ -129,6 +148,8 @@ class CanonicalSearch {
       mem_.insert(mem_.end(), sec_.members[k].begin(), sec_.members[k].end());
     }
     find_cliques();
+    // The failure memo's states hold no penalty paid or partner offsets.
+    use_memo_ = !sp.has_penalties();
   }
 
   /// A lower bound on the peak of every placement that pays at most
@@ -150,6 +171,11 @@ class CanonicalSearch {
 
   [[nodiscard]] const std::vector<ItemFeatures>& features() const noexcept { return features_; }
   [[nodiscard]] const Sections& sections() const noexcept { return sec_; }
+  /// Turns the failure memo (failure_memo.hpp) on or off for later runs (on
+  /// by default for parts without penalties; the property tests compare both).
+  void use_failure_memo(bool on) noexcept { use_memo_ = on && !sp_->has_penalties(); }
+  /// Nodes the failure memo answered, over every run so far.
+  [[nodiscard]] std::uint64_t memo_hits() const noexcept { return memo_hits_; }
   /// Offsets (per item) of the last `found` run.
   [[nodiscard]] const std::vector<Addr>& solution() const noexcept { return sol_; }
 
@@ -187,6 +213,14 @@ class CanonicalSearch {
     for (auto& w : watching_) w.clear();
     for (std::uint32_t k = 0; k < groups; ++k)
       if (!rewatch(k)) return Outcome::infeasible;
+    zob_ = {};
+    for (std::uint32_t i = 0; i < n_; ++i) zob_.add(term(i));
+    // The run's context for the failure memo: the capacity and the penalty
+    // budget (the order is kept beside each entry: it only matters at equal offsets).
+    run_ctx_ = state_term(2, capacity, penalty_budget);
+    ctx_ = run_ctx_;
+    order_tag_ = 0;
+    for (char c : keys) order_tag_ = mix64(order_tag_ ^ static_cast<unsigned char>(c));
     Partition all;
     all.items.resize(n_);
     std::iota(all.items.begin(), all.items.end(), std::uint32_t{0});
@@ -195,8 +229,7 @@ class CanonicalSearch {
     all.sections.resize(sec_.count);
     std::iota(all.sections.begin(), all.sections.end(), std::uint32_t{0});
     if (!room_above(all, 0)) return Outcome::infeasible;
-    const Outcome o = split_and_solve(all, 0, -1);
-    return o;
+    return split_and_solve(all, 0, -1);
   }
 
  private:
@@ -366,6 +399,14 @@ class CanonicalSearch {
     for (std::uint32_t k = 0; k < order.size(); ++k) rank_[order[k]] = k;
   }
 
+  /// The failure memo's term of unplaced buffer i (its lowest offset now).
+  [[nodiscard]] StateHash term(std::uint32_t i) const noexcept { return state_term(1, i, m_[i]); }
+  [[nodiscard]] StateHash memo_key() const noexcept {
+    StateHash k = zob_;
+    k.add(ctx_);
+    return k;
+  }
+
   /// Does i conflict with, or share a penalty with, an unplaced buffer?
   /// (Asked once per candidate; cheaper than keeping counts up to date.)
   [[nodiscard]] bool touches_unplaced(std::uint32_t i) const noexcept {
@@ -454,6 +495,7 @@ class CanonicalSearch {
   /// state is updated anyway; unplace restores it). `cut` tells whether a
   /// time cut opened (no unplaced buffer crosses some section boundary now).
   bool place(std::uint32_t b, Addr x, bool& cut) {
+    zob_.sub(term(b));  // b leaves the state (the caller restores zob_)
     off_[b] = x;
     const Addr h = x + size_[b];
     for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
@@ -473,6 +515,10 @@ class CanonicalSearch {
       thr_[v] = h;
       const Addr old = m_[v];
       m_[v] = space_.lowest_fit_or_max(h, size_[v], align_[v]);
+      if (m_[v] != old) {
+        zob_.sub(state_term(1, v, old));
+        zob_.add(term(v));
+      }
       if (ok && m_[v] != old) ok = recheck_watched(v);
     }
     // Penalty partners heavier than the budget are kept apart like separations.
@@ -483,6 +529,10 @@ class CanonicalSearch {
       thr_[v] = h;
       const Addr old = m_[v];
       m_[v] = space_.lowest_fit_or_max(h, size_[v], align_[v]);
+      if (m_[v] != old) {
+        zob_.sub(state_term(1, v, old));
+        zob_.add(term(v));
+      }
       if (ok && m_[v] != old) ok = recheck_watched(v);
     }
     return ok;
@@ -582,7 +632,12 @@ class CanonicalSearch {
       std::vector<std::uint32_t> saved(piece.items.size());
       for (std::size_t k = 0; k < piece.items.size(); ++k) saved[k] = rank_[piece.items[k]];
       assign_ranks(piece.items);
+      // The piece's context: its buffers (they fix its ranks and sections).
+      const StateHash outer = ctx_;
+      ctx_ = run_ctx_;
+      for (std::uint32_t i : piece.items) ctx_.add(state_term(3, i, 0));
       const Outcome o = search(piece, 0, -1);
+      ctx_ = outer;
       for (std::size_t k = 0; k < piece.items.size(); ++k) rank_[piece.items[k]] = saved[k];
       if (o != Outcome::found) return o;
     }
@@ -591,6 +646,19 @@ class CanonicalSearch {
 
   Outcome search(const Partition& part, Addr last_x, std::int64_t last_r) {
     if (!budget_->spend()) return Outcome::aborted;
+    if (!use_memo_) return expand(part, last_x, last_r);
+    const StateHash key = memo_key();
+    if (memo_.failed(key, last_x, last_r, order_tag_)) {
+      ++memo_hits_;
+      return Outcome::infeasible;
+    }
+    const Outcome o = expand(part, last_x, last_r);
+    if (o == Outcome::infeasible) memo_.store(key, last_x, last_r, order_tag_);
+    return o;
+  }
+
+  /// One node of the search below the key (last_x, last_r).
+  Outcome expand(const Partition& part, Addr last_x, std::int64_t last_r) {
     const auto& rank = rank_;
     auto after_last = [&](Addr x, std::uint32_t r) {
       return x > last_x || (x == last_x && static_cast<std::int64_t>(r) > last_r);
@@ -660,6 +728,7 @@ class CanonicalSearch {
       const std::size_t mark = trail_.size();
       const Weight paid = paid_;
       const bool hatless = !touches_unplaced(b);
+      const StateHash zob = zob_;
       bool cut = false;
       const bool ok = place(b, cand.offset, cut);
       Outcome o = Outcome::infeasible;
@@ -667,6 +736,7 @@ class CanonicalSearch {
         o = cut ? split_and_solve(part, cand.offset, cand.rank) : search(part, cand.offset, cand.rank);
       const bool paid_nothing = paid_ == paid;
       unplace(b, mark, paid);
+      zob_ = zob;
       if (o != Outcome::infeasible) {
         result = o;
         break;
@@ -679,6 +749,11 @@ class CanonicalSearch {
 
   const Subproblem* sp_;
   std::uint32_t n_;
+  FailureMemo memo_;  // kept across runs: its keys name the run
+  bool use_memo_ = true;
+  StateHash zob_, ctx_, run_ctx_;  // the unplaced buffers' terms; the piece's and the run's context
+  std::uint64_t order_tag_ = 0;    // the run's static order
+  std::uint64_t memo_hits_ = 0;
   Sections sec_;
   std::vector<Addr> size_, align_;
   std::vector<std::uint32_t> conf_begin_, conf_;
