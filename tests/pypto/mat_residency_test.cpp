@@ -169,3 +169,24 @@ TEST_CASE("residency: a chain crosses one lexical loop per run; the panel load m
   REQUIRE(first);
   CHECK(first->var->name == "lhs_mat");
 }
+
+TEST_CASE("residency: the pass consumes the bridge marker, so a second run moves nothing further") {
+  // PyPTO's test_retargeted_bridge_preserves_unrelated_attrs_and_strips_private_marker and
+  // test_nested_chain_moves_one_lexical_level: the marker is provenance for one run only.
+  const std::string nested = program({{"    for n in range(0, 256, 128):\n",
+                                       "    for m in range(0, 2):\n        for n in range(0, 256, 128):\n"},
+                                      {"        lhs_mat", "            lhs_mat"},
+                                      {"        rhs_mat", "            rhs_mat"},
+                                      {"        c:", "            c:"},
+                                      {"        r:", "            r:"},
+                                      {"target_memory=Mat, compiler_bridge=True)\n            rhs_mat",
+                                       "target_memory=Mat, compiler_bridge=True, keep_me=7)\n            rhs_mat"}});
+  auto once = test::compile_ok(nested, Stage::infer);
+  const std::string printed = print(once.program);
+  CHECK(printed.find("compiler_bridge") == std::string::npos);
+  CHECK(printed.find("keep_me=7") != std::string::npos);  // other keyword arguments stay
+  auto twice = test::compile_ok(printed, Stage::infer);
+  CHECK(hints(twice) == 0);
+  CHECK(preheader(twice.program).empty());  // lhs_mat did not bubble out of the outer loop
+  CHECK(print(twice.program) == printed);
+}

@@ -452,6 +452,7 @@ inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx
     MoveInserter inserter(ops, resolver.space, f.name, ctx.moves);
     f.body = inserter.mutate_stmt(f.body);
     f.body = hoist_loop_invariant_mat(program, f, ctx);  // phase 4
+    f.body = strip_bridge_markers(f.body);            // the marker is consumed here
   }
   return out;
 }

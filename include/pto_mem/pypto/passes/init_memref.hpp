@@ -329,7 +329,20 @@ class MemRefBinder {
     bind_fresh(v);
   }
 
-  void clear_memref(const VarPtr& v) { v->type = with_memref(v->type, nullptr); }
+  /// Rule 0: a tile that owns no buffer (it lives in the cross-core slot).
+  /// Its shape must still be static, as for any tile InitMemRef sees: the
+  /// runtime extent belongs in valid_shape, not in the shape.
+  void clear_memref(const VarPtr& v) {
+    if (const auto* tile = as_tile(v->type))
+      for (std::size_t i = 0; i < tile->shape.size(); ++i)
+        if (!as_const_int(tile->shape[i]))
+          return error(v->loc, "dynamic-shape",
+                       "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
+                           std::to_string(i) +
+                           " is dynamic; give the tile a static shape and put the runtime extent in "
+                           "TileView(valid_shape=...)");
+    v->type = with_memref(v->type, nullptr);
+  }
 
   /// Rule 2: a buffer-aliasing view; slices get their byte offset and span.
   void view(const AssignStmt& s, const Call& c, const VarPtr& v, const VarPtr& src) {

@@ -553,4 +553,25 @@ class Hoister : public IRMutator {
   return body;
 }
 
+/// The bridge marker is provenance for phase 4 only: the pass consumes it on
+/// every call of the kernel, moved or not (other keyword arguments stay), so
+/// a later run cannot take an already-moved chain for a fresh candidate and
+/// bubble it out of one more loop (the pass is idempotent, as PyPTO's).
+[[nodiscard]] inline StmtPtr strip_bridge_markers(const StmtPtr& body) {
+  struct Stripper final : IRMutator {
+    ExprPtr mutate_call(const Call& c, const ExprPtr& self) override {
+      ExprPtr e = IRMutator::mutate_call(c, self);
+      const auto* m = e->as<Call>();
+      if (!m || !m->kwarg(detail::residency::bridge_marker)) return e;
+      std::vector<Kwarg> kwargs;
+      for (const auto& kw : m->kwargs)
+        if (kw.name != detail::residency::bridge_marker) kwargs.push_back(kw);
+      return call(m->op, m->args, std::move(kwargs));
+    }
+  };
+  if (!body) return body;
+  Stripper s;
+  return s.mutate_stmt(body);
+}
+
 }  // namespace pto_mem::pypto
