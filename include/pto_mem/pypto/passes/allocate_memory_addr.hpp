@@ -41,7 +41,8 @@ namespace passes {
     if (model.bases.empty()) return write_reserve_bases(f, reserve);  // X1: nothing to place
     if (!solve_dsa_problem(f, p, ctx, reserve, model, replace)) return f;
     apply_memref_replacements(f, replace);
-    return write_reserve_bases(drop_orphaned_allocs(f), reserve);
+    // The clone tags of pipeline stages have been read (dsa_rp §5.1).
+    return write_reserve_bases(strip_pipeline_membership(drop_orphaned_allocs(f)), reserve);
   }
   const std::vector<PlannedBase> bases = planned_bases(f, ctx);
   if (!place_bases_sequentially(f, p, ctx, reserve, bases, replace)) return f;

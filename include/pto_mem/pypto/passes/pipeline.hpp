@@ -266,6 +266,18 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
         case Stage::init:
           r.program = init_memref(r.program, ctx);
           if (options.verify && !ctx.failed()) verify_has_memrefs(r.program, ctx);
+          if (options.verify && !ctx.failed()) {
+            // The spaces still satisfy every op: InitMemRef gives an if-phi
+            // (and the carries it initialises) the space of the value whose
+            // buffer it shares, which may differ from the space inferred
+            // for the phi (an Acc phi of two Mat loads: nothing may plan it).
+            const std::size_t before = ctx.diagnostics.size();
+            verify_tile_memory_inferred(r.program, ctx);
+            for (std::size_t k = before; k < ctx.diagnostics.size(); ++k)
+              ctx.diagnostics[k].message +=
+                  " after InitMemRef: a phi or loop carry takes the space of the value whose buffer it shares; "
+                  "produce that value in the space its consumer needs (the branch arms or the loop initializer)";
+          }
           break;
         case Stage::alias: r.program = materialize_semantic_aliases(r.program, ctx); break;
         case Stage::reuse: r.program = memory_reuse(r.program, ctx); break;
