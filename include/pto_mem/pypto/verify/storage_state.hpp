@@ -186,10 +186,7 @@ class StorageState {
   /// changed are compared.
   [[nodiscard]] static StorageState join(const StorageState& base, const StorageState& a, const StorageState& b) {
     StorageState out = base.fork();
-    std::set<RegionKey> keys;
-    a.changed_since(base, keys);
-    b.changed_since(base, keys);
-    for (const RegionKey& key : keys) {
+    for (const RegionKey& key : changed(base, a, b)) {
       const ByteMap* ma = a.find(key);
       const ByteMap* mb = b.find(key);
       ByteMap m;
@@ -202,10 +199,7 @@ class StorageState {
 
   /// Whether `a` and `b` (forks of `base`, as for join) hold the same facts.
   [[nodiscard]] static bool same(const StorageState& base, const StorageState& a, const StorageState& b) {
-    std::set<RegionKey> keys;
-    a.changed_since(base, keys);
-    b.changed_since(base, keys);
-    for (const RegionKey& key : keys) {
+    for (const RegionKey& key : changed(base, a, b)) {
       const ByteMap* ma = a.find(key);
       const ByteMap* mb = b.find(key);
       if (!ma || !mb ? ma != mb : !(*ma == *mb)) return false;
@@ -264,6 +258,14 @@ class StorageState {
       own_.erase(key);
       virtual_.erase(key);
     }
+  }
+  /// The regions `a` or `b` changed since `base`.
+  [[nodiscard]] static std::set<RegionKey> changed(const StorageState& base, const StorageState& a,
+                                                   const StorageState& b) {
+    std::set<RegionKey> keys;
+    a.changed_since(base, keys);
+    b.changed_since(base, keys);
+    return keys;
   }
   /// The regions this state (and the forks between it and `base`) changed.
   void changed_since(const StorageState& base, std::set<RegionKey>& out) const {
