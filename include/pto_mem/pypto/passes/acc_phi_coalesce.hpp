@@ -23,12 +23,11 @@
 // if-phi" (internal error). Slots that do not match are left to YieldFixup.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
-#include <optional>
-
 #include "pto_mem/pypto/passes/observation.hpp"
 
 namespace pto_mem::pypto::passes {

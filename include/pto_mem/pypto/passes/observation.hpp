@@ -71,7 +71,7 @@ class UseIndex : public MemRefObserver {
     for (std::uint32_t i = 0; i < uses_.size(); ++i) {
       const Var* v = uses_[i].var.get();
       auto [it, fresh] = group_of_.try_emplace(v, static_cast<std::uint32_t>(groups_.size()));
-      if (fresh) groups_.push_back(Group{uses_[i].var.get(), nullptr, false, 0, {}});
+      if (fresh) groups_.push_back(Group{uses_[i].var.get(), nullptr, 0, {}});
       groups_[it->second].uses.push_back(i);
     }
     for (std::uint32_t g = 0; g < groups_.size(); ++g) file(g, base_of(*groups_[g].var));
@@ -146,7 +146,7 @@ class UseIndex : public MemRefObserver {
     return found;
   }
 
-  void memref_changed(const Var& v, const Var*) override {
+  void memref_changed(const Var& v) override {
     auto it = group_of_.find(&v);
     if (it == group_of_.end()) return;  // never read (or defined after the index was built)
     file(it->second, base_of(v));
@@ -155,8 +155,7 @@ class UseIndex : public MemRefObserver {
  private:
   struct Group {
     const Var* var;
-    const Var* base;                  ///< the base it is filed under
-    bool filed = false;
+    const Var* base;                  ///< the base it is filed under (null: none)
     std::uint32_t slot = 0;           ///< its position in on_base_[base]
     std::vector<std::uint32_t> uses;  ///< into uses_
   };
@@ -166,8 +165,8 @@ class UseIndex : public MemRefObserver {
   }
   /// Files group `g` under `base` (moving it from where it was, O(1)).
   void file(std::uint32_t g, const Var* base) {
-    if (groups_[g].filed && groups_[g].base == base) return;
-    if (groups_[g].filed && groups_[g].base) {
+    if (groups_[g].base == base) return;
+    if (groups_[g].base) {
       auto& old = on_base_[groups_[g].base];
       const std::uint32_t last = old.back();
       old[groups_[g].slot] = last;
@@ -175,7 +174,6 @@ class UseIndex : public MemRefObserver {
       old.pop_back();
     }
     groups_[g].base = base;
-    groups_[g].filed = true;
     if (base) {
       auto& now = on_base_[base];
       groups_[g].slot = static_cast<std::uint32_t>(now.size());

@@ -111,11 +111,11 @@ class MemRefObserver {
   MemRefObserver(const MemRefObserver&) = delete;
   MemRefObserver& operator=(const MemRefObserver&) = delete;
   virtual ~MemRefObserver() { std::erase(registry(), this); }
-  /// `v` was on base `before` (null: none) and now has its new type.
-  virtual void memref_changed(const Var& v, const Var* before) = 0;
+  /// `v` has its new type.
+  virtual void memref_changed(const Var& v) = 0;
 
-  static void notify(const Var& v, const Var* before) {
-    for (MemRefObserver* o : registry()) o->memref_changed(v, before);
+  static void notify(const Var& v) {
+    for (MemRefObserver* o : registry()) o->memref_changed(v);
   }
 
  private:
@@ -129,12 +129,10 @@ class MemRefObserver {
 /// change a variable's window only through here (MemRefObserver).
 inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> s = std::nullopt) {
   if (!v) return;
-  const MemRef* old = memref_ptr(v->type);
-  const Var* before = old ? old->base.get() : nullptr;
   TypePtr t = with_memref(v->type, std::move(m));
   if (s) t = with_memory_space(t, s);
   v->type = std::move(t);
-  MemRefObserver::notify(*v, before);
+  MemRefObserver::notify(*v);
 }
 
 /// Each iter-arg of a loop (and the return var on its buffer) lives where
