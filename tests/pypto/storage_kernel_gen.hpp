@@ -10,8 +10,9 @@
 // values defined last in a loop body and never used.
 //
 // It also runs in-place ops over values still read afterwards (carries,
-// phis, outer values: the passes must give the op a copy) and half-height
-// phis of slices.
+// phis, outer values: the passes must give the op a copy; fillpad_inplace,
+// and tile.assemble, a view that writes its source) and half-height phis of
+// slices.
 //
 // Author-level rule it keeps (so every program is one a planner must get
 // right): a tile bound to a declared slot is read only by the next
@@ -121,6 +122,17 @@ class StorageKernelGen {
     return v->name;
   }
 
+  /// A write over all of `a`'s window: fillpad_inplace, or an assemble of a
+  /// half-height part into `a` (a view that writes its source).
+  void in_place_over(const std::string& a) {
+    if (coin(0.6)) {
+      def(S, "tile.fillpad_inplace(" + a + ")");
+      return;
+    }
+    const std::string part = use(H);
+    def(S, "tile.assemble(" + a + ", " + part + ", [" + (coin() ? "8" : "0") + ", 0])");
+  }
+
   void statement(int d) {
     --budget_;
     const int k = pick(0, d < 3 ? 17 : 10);
@@ -151,7 +163,7 @@ class StorageKernelGen {
       case 7: {  // in place over a plain value of this block, which is then dead
         if (coin(0.4)) {  // or over any visible value (a carry, a phi, an outer value) still read later:
           const std::string a = use(S);  // the passes must let the op work on a copy
-          def(S, "tile.fillpad_inplace(" + a + ")");
+          in_place_over(a);
           break;
         }
         Val* target = nullptr;
@@ -160,7 +172,7 @@ class StorageKernelGen {
         if (!target) break;
         const std::string a = target->name;
         retire(a);
-        def(S, "tile.fillpad_inplace(" + a + ")");
+        in_place_over(a);
         break;
       }
       case 8: {

@@ -32,6 +32,10 @@ struct DerivedValue {
   VarPtr source;
   Kind kind = Kind::alias;
   ExprPtr rel;  ///< view: offset relative to the source window
+  /// view: the op writes into its source's window (tile.assemble: an
+  /// inherit-input, in-place-safe op whose access is not no_access), so the
+  /// result is also a write over the source, as an in-place result is.
+  bool writes_source = false;
 };
 
 /// The derived values of `f` whose MemRef is on their source's base, in
@@ -76,7 +80,7 @@ struct DerivedValue {
       auto vo = m->const_offset(), so = sm->const_offset();
       rel = vo && so ? int_imm(*vo - *so) : int_imm(0);
     }
-    out.push_back({a->var, src, DerivedValue::Kind::view, std::move(rel)});
+    out.push_back({a->var, src, DerivedValue::Kind::view, std::move(rel), spec->evidence != AccessEvidence::no_access});
   });
   return out;
 }

@@ -206,7 +206,9 @@ namespace pto_mem::pypto::passes {
 
 /// In-place input isolation (seed "MaterializeSemanticAliases": in-place
 /// results are writes over their input). `r = op(..., src, ...)` with
-/// `output_reuses_input` writes `src`'s window; when `src`'s storage is
+/// `output_reuses_input` writes `src`'s window, and so does a view that
+/// writes into its source (`r = tile.assemble(src, part, offsets)`, whole
+/// window of `src`); when `src`'s storage is
 /// still observed after the statement (read after it, or again on a later
 /// iteration of a loop `src` was defined outside of, by a value other than
 /// `r`'s own chain), `src` is first copied to a fresh Vec allocation and the
@@ -238,23 +240,36 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
   // In place at InitMemRef: the result followed its input's window.
   std::unordered_map<const Var*, const DerivedValue*> in_place;
   for (const auto& d : relations)
-    if (d.kind == DerivedValue::Kind::in_place) in_place.emplace(d.var.get(), &d);
+    if (d.kind == DerivedValue::Kind::in_place || (d.kind == DerivedValue::Kind::view && d.writes_source))
+      in_place.emplace(d.var.get(), &d);
   w.assign_hook = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
     if (tb.failed()) return;
     auto ip = in_place.find(s.var.get());
     if (ip == in_place.end() || var_space(s.var) != MemorySpace::Vec) return;
     const VarPtr src = ip->second->source;
-    set_memref(s.var, var_memref(src));  // follows its input, which may itself be a copy now
-    if (!uses) uses.emplace(f), chains.emplace(f, relations);
-    if (!uses->observed(&s, path, *var_memref(src), chains->of({s.var.get()}), false)) return;
+    // An in-place result follows its input, which may itself be a copy now
+    // (a view followed it already, in follow_source).
+    if (ip->second->kind == DerivedValue::Kind::in_place) set_memref(s.var, var_memref(src));
     const Call* c = call_of(s.value);
     const OpSpec* spec = c ? spec_of(ctx, *c) : nullptr;
-    if (!spec || !spec->reuses_input || arg_var(*c, *spec->reuses_input) != src) return;
+    if (!spec) return;
+    // The argument the op writes: output_reuses_input's, or a writing view's
+    // source (argument 0), only when the view covers its source's whole
+    // window (the copy then takes the view's place one for one).
+    std::optional<std::size_t> written = spec->reuses_input;
+    if (ip->second->kind == DerivedValue::Kind::view) {
+      const MemRefPtr vm = var_memref(s.var), sm = var_memref(src);
+      if (as_const_int(ip->second->rel) != 0 || !vm || !sm || vm->size != sm->size) return;
+      written = 0;
+    }
+    if (!written || arg_var(*c, *written) != src) return;
+    if (!uses) uses.emplace(f), chains.emplace(f, relations);
+    if (!uses->observed(&s, path, *var_memref(src), chains->of({s.var.get()}), false)) return;
     std::vector<StmtPtr> out;
     VarPtr copy = tb.copy_to_fresh(src, s.loc, out, "_keep", "is still read after an in-place op overwrites it");
     if (!copy) return;
     set_memref(s.var, var_memref(copy), var_space(copy));
-    plans.emplace(&s, Plan{*spec->reuses_input, copy, out.front()});
+    plans.emplace(&s, Plan{*written, copy, out.front()});
   };
   w.visit_function(f);
   if (tb.failed()) return false;
