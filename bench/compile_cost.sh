@@ -9,11 +9,14 @@
 # Targets (issue 14): the compiled-mode consumer under 3 s and 300 MB.
 # Usage: bench/compile_cost.sh [CXX]   (default: c++)
 #        bench/compile_cost.sh --tests [TARGET...]
-#            the CPU time (user + sys) and wall time of a fresh Release build
-#            (-j1, ccache disabled) of the given targets, by default every
-#            target the tests need: the project's own build cost. E.g.
-#            `--tests test_core test_tool` for the suites that link
-#            pto_mem::compiled and what they run (quick_start, pto-mem).
+#            the CPU time (user + sys), wall time and peak RSS of the worst
+#            compiler process of a fresh build (-j1, ccache disabled) as the
+#            release preset configures it (Release, benchmarks off, the
+#            Python module on): by default everything
+#            `cmake --build --preset release` builds -- every test suite, the
+#            tool, the examples, pypto_conformance and the Python module, the
+#            project's whole test build (docs/benchmarks.md). With targets,
+#            only those, e.g. `--tests test_core test_tool`.
 # Run on a quiet machine: a loaded machine inflates wall time (CPU time and
 # peak RSS much less).
 set -eu
@@ -26,14 +29,16 @@ if [ "${1:-}" = "--tests" ]; then
   for t in "$@"; do targets="$targets --target $t"; done
   CCACHE_DISABLE=1
   export CCACHE_DISABLE
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPTO_MEM_BUILD_BENCH=OFF -DPTO_MEM_BUILD_PYTHON=OFF \
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPTO_MEM_BUILD_BENCH=OFF \
     -DCMAKE_CXX_COMPILER_LAUNCHER= > /dev/null
   # shellcheck disable=SC2086
   /usr/bin/time -v cmake --build "$dir" -j1 $targets > /dev/null 2> "$dir/time.txt"
   user=$(sed -n 's/.*User time (seconds): //p' "$dir/time.txt")
   sys=$(sed -n 's/.*System time (seconds): //p' "$dir/time.txt")
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dir/time.txt")
-  echo "build of ${*:-all test targets} (Release, -j1, no ccache): cpu $(awk "BEGIN { print $user + $sys }") s, wall $wall"
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$dir/time.txt")
+  echo "build of ${*:-everything the release preset builds} (Release, -j1, no ccache):" \
+       "cpu $(awk "BEGIN { print $user + $sys }") s, wall $wall, worst process peak RSS $((rss / 1024)) MB"
   exit 0
 fi
 CXX=${1:-c++}

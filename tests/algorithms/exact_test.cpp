@@ -30,7 +30,7 @@ namespace {
 
 using Triple = std::tuple<Weight, Addr, Addr>;  // penalty, total peak, max peak (Objective's order)
 
-Triple triple(const Objective& o) { return {o.penalty, o.total_peak, o.max_peak}; }
+Triple exact_triple(const Objective& o) { return {o.penalty, o.total_peak, o.max_peak}; }
 
 /// Every offset of every buffer, depth first, pruned only by validity and by
 /// the partial objective (which only grows). Returns the least objective.
@@ -103,7 +103,7 @@ class BruteForce {
 
 /// Small random problems: 1-2 arenas, odd alignments, a reserved window,
 /// separations and penalties; sizes and capacities small enough to enumerate.
-Problem random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
+Problem exact_random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
   auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
   Problem p;
   const std::size_t arenas = pick(1, 4) == 4 ? 2 : 1;
@@ -213,7 +213,7 @@ ExactOptions unlimited(ExactMode mode) {
 
 /// A capacity x horizon rectangle cut at random into `pieces` buffers: a
 /// perfect packing, so the optimum peak is the capacity.
-Problem guillotine(std::mt19937_64& rng, Addr capacity, Tick horizon, std::size_t pieces, Addr grain) {
+Problem exact_guillotine(std::mt19937_64& rng, Addr capacity, Tick horizon, std::size_t pieces, Addr grain) {
   struct Rect {
     Addr a0, a1;
     Tick t0, t1;
@@ -294,7 +294,7 @@ TEST_CASE("canonical dives give valid placements") {
   std::mt19937_64 rng(23);
   int dived = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    Problem p = random_problem(rng, 10);
+    Problem p = exact_random_problem(rng, 10);
     for (auto& a : p.arenas) a.capacity *= 4;  // room for a greedy dive
     for (const auto& sp : exact::decompose(p)) {
       std::vector<Interval> ls;
@@ -332,7 +332,7 @@ TEST_CASE("exact search finds the brute-force optimum on small random problems")
   std::mt19937_64 rng(20240611);
   int infeasible = 0, with_penalty = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    const Problem p = random_problem(rng, trial < 300 ? 7 : 10);
+    const Problem p = exact_random_problem(rng, trial < 300 ? 7 : 10);
     INFO("trial " << trial);
     REQUIRE(validate(p).empty());
     const auto truth = BruteForce(p).solve();
@@ -348,7 +348,7 @@ TEST_CASE("exact search finds the brute-force optimum on small random problems")
     REQUIRE(r.placement);
     CHECK(validate(p, *r.placement).empty());
     const auto obj = evaluate_objective(p, *r.placement);
-    CHECK(triple(obj) == *truth);
+    CHECK(exact_triple(obj) == *truth);
     if (std::get<0>(*truth) > 0) ++with_penalty;
     // Fit mode: a valid placement with the least penalty.
     const auto f = solve_exact(p, unlimited(ExactMode::fit));
@@ -356,7 +356,7 @@ TEST_CASE("exact search finds the brute-force optimum on small random problems")
     CHECK(validate(p, *f.placement).empty());
     CHECK(evaluate_objective(p, *f.placement).penalty == std::get<0>(*truth));
     CHECK((f.status == Status::feasible || f.status == Status::optimal));
-    if (f.status == Status::optimal) CHECK(triple(evaluate_objective(p, *f.placement)) == *truth);
+    if (f.status == Status::optimal) CHECK(exact_triple(evaluate_objective(p, *f.placement)) == *truth);
   }
   // The generator must exercise both answers and the penalty objective.
   CHECK(infeasible > 10);
@@ -386,7 +386,7 @@ TEST_CASE("exact search finds the brute-force optimum with twins, mirrored links
     REQUIRE(r.status == Status::optimal);
     REQUIRE(r.placement);
     CHECK(validate(p, *r.placement).empty());
-    CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+    CHECK(exact_triple(evaluate_objective(p, *r.placement)) == *truth);
     CHECK(r.lower_bound[0] <= std::get<1>(*truth));
     if (std::get<0>(*truth) > 0) ++with_penalty;
   }
@@ -448,8 +448,8 @@ TEST_CASE("the failure memo never changes what a complete search proves") {
   for (int trial = 0; trial < 400; ++trial) {
     INFO("trial " << trial);
     const bool puzzle = trial % 4 == 3;
-    const Problem p = puzzle ? guillotine(rng, 16 + rng() % 12, 24, 10 + rng() % 10, 1)
-                             : without_penalties(trial % 2 == 0 ? random_problem(rng, 8) : twin_problem(rng, 8));
+    const Problem p = puzzle ? exact_guillotine(rng, 16 + rng() % 12, 24, 10 + rng() % 10, 1)
+                             : without_penalties(trial % 2 == 0 ? exact_random_problem(rng, 8) : twin_problem(rng, 8));
     if (p.arenas.size() != 1) continue;
     REQUIRE(validate(p).empty());
     // A puzzle's optimum is its capacity (a perfect packing); else ask the brute force.
@@ -532,7 +532,7 @@ TEST_CASE("time cuts in a part with penalties keep the least total penalty") {
     INFO(dump(r.diagnostics));
     REQUIRE(r.status == Status::optimal);
     CHECK(validate(p, *r.placement).empty());
-    CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+    CHECK(exact_triple(evaluate_objective(p, *r.placement)) == *truth);
     if (std::get<0>(*truth) > 0) ++paying;
   }
   CHECK(paying > 25);
@@ -542,7 +542,7 @@ TEST_CASE("tiny node budgets never yield a false proof") {
   std::mt19937_64 rng(7);
   int unknown = 0;
   for (int trial = 0; trial < 150; ++trial) {
-    const Problem p = random_problem(rng, 9);
+    const Problem p = exact_random_problem(rng, 9);
     const auto truth = BruteForce(p).solve();
     for (std::uint64_t limit : {1u, 3u, 10u, 40u}) {
       INFO("trial " << trial << " node limit " << limit);
@@ -554,13 +554,13 @@ TEST_CASE("tiny node budgets never yield a false proof") {
         case Status::optimal:
           REQUIRE(truth);
           REQUIRE(r.placement);
-          CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+          CHECK(exact_triple(evaluate_objective(p, *r.placement)) == *truth);
           break;
         case Status::feasible:
           REQUIRE(truth);
           REQUIRE(r.placement);
           CHECK(validate(p, *r.placement).empty());
-          CHECK(triple(evaluate_objective(p, *r.placement)) >= *truth);
+          CHECK(exact_triple(evaluate_objective(p, *r.placement)) >= *truth);
           break;
         case Status::infeasible: CHECK_FALSE(truth); break;
         case Status::no_fit:
@@ -585,7 +585,7 @@ TEST_CASE("tiny node budgets never yield a false proof") {
   // Perfect packings defeat the first-fit incumbent, so small budgets end
   // without a fit: that must be said as such, never as "infeasible".
   for (int trial = 0; trial < 20; ++trial) {
-    const Problem p = guillotine(rng, 40, 40, 24, 1);
+    const Problem p = exact_guillotine(rng, 40, 40, 24, 1);
     for (std::uint64_t limit : {1u, 10u, 100u}) {
       auto o = unlimited(ExactMode::fit);
       o.node_limit = limit;
@@ -608,7 +608,7 @@ TEST_CASE("guillotine puzzles fit exactly at their capacity") {
   std::mt19937_64 rng(99);
   for (int trial = 0; trial < 40; ++trial) {
     const Addr grain = trial % 2 == 0 ? 1 : 4;
-    const Problem p = guillotine(rng, 32 * grain, 40, 10 + static_cast<std::size_t>(trial % 15), grain);
+    const Problem p = exact_guillotine(rng, 32 * grain, 40, 10 + static_cast<std::size_t>(trial % 15), grain);
     INFO("trial " << trial);
     const auto r = solve_exact(p, unlimited(ExactMode::fit));
     INFO(dump(r.diagnostics));
@@ -621,7 +621,7 @@ TEST_CASE("guillotine puzzles fit exactly at their capacity") {
 TEST_CASE("a guillotine puzzle one byte short is proved infeasible") {
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 10; ++trial) {
-    Problem p = guillotine(rng, 24, 30, 12, 1);
+    Problem p = exact_guillotine(rng, 24, 30, 12, 1);
     p.arenas[0].capacity = 23;
     const auto r = solve_exact(p, unlimited(ExactMode::fit));
     CHECK(r.status == Status::infeasible);
@@ -667,7 +667,7 @@ TEST_CASE("an invalid incumbent is ignored, a valid one is kept or beaten") {
     const auto r = solve_exact(p, o);
     REQUIRE(r.status == Status::optimal);
     CHECK(validate(p, *r.placement).empty());
-    CHECK(triple(evaluate_objective(p, *r.placement)) == *truth);
+    CHECK(exact_triple(evaluate_objective(p, *r.placement)) == *truth);
   }
   o.incumbent = Placement{{2, 6, 10}};  // valid, peak 16
   o.node_limit = 1;
@@ -712,7 +712,7 @@ TEST_CASE("several arenas and time blocks are solved apart") {
 TEST_CASE("two workers agree with one on what is proved") {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 30; ++trial) {
-    const Problem p = random_problem(rng, 8);
+    const Problem p = exact_random_problem(rng, 8);
     auto one = unlimited(ExactMode::minimise);
     auto two = one;
     two.threads = 2;
@@ -720,7 +720,7 @@ TEST_CASE("two workers agree with one on what is proved") {
     const auto b = solve_exact(p, two);
     CHECK(a.status == b.status);
     if (a.placement && b.placement)
-      CHECK(triple(evaluate_objective(p, *a.placement)) == triple(evaluate_objective(p, *b.placement)));
+      CHECK(exact_triple(evaluate_objective(p, *a.placement)) == exact_triple(evaluate_objective(p, *b.placement)));
   }
 }
 
@@ -731,7 +731,7 @@ TEST_CASE("the portfolio is plan's default and is never worse than its greedy") 
   CHECK(std::find(names.begin(), names.end(), "portfolio") != names.end());
   std::mt19937_64 rng(3);
   for (int trial = 0; trial < 60; ++trial) {
-    const Problem p = random_problem(rng, 8);
+    const Problem p = exact_random_problem(rng, 8);
     PlanOptions o;
     o.threads = 1;
     const auto r = plan(p, o);
@@ -739,12 +739,12 @@ TEST_CASE("the portfolio is plan's default and is never worse than its greedy") 
     INFO(dump(r.diagnostics));
     if (greedy && validate(p, *greedy).empty()) {
       REQUIRE(r.fits());
-      CHECK_FALSE(triple(evaluate_objective(p, *greedy)) < triple(r.objective));
+      CHECK_FALSE(exact_triple(evaluate_objective(p, *greedy)) < exact_triple(r.objective));
     }
     if (r.fits()) CHECK(validate(p, *r.placement).empty());
     const auto truth = BruteForce(p).solve();
     CHECK(r.fits() == truth.has_value());
-    if (truth && r.status == Status::optimal) CHECK(triple(r.objective) == *truth);
+    if (truth && r.status == Status::optimal) CHECK(exact_triple(r.objective) == *truth);
   }
 }
 

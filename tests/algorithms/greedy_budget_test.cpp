@@ -19,7 +19,7 @@ using namespace pto_mem;
 
 namespace {
 
-Problem random_problem(std::mt19937_64& rng, std::size_t n, bool with_penalty) {
+Problem budget_random_problem(std::mt19937_64& rng, std::size_t n, bool with_penalty) {
   Problem p;
   p.arenas.push_back({0, "a", 1u << 20, {}});
   for (std::size_t i = 0; i < n; ++i) {
@@ -49,7 +49,7 @@ std::int64_t extra(const Statistics& s, const std::string& key) {
 TEST_CASE("greedy: a deadline already past runs only the first-fit pass, and still answers") {
   std::mt19937_64 rng(7);
   for (bool penalty : {false, true}) {
-    const Problem p = random_problem(rng, 30, penalty);
+    const Problem p = budget_random_problem(rng, 30, penalty);
     GreedyOptions o;
     o.restarts = 1000000000;  // a thousand million: only a budget can end this
     o.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
@@ -66,7 +66,7 @@ TEST_CASE("greedy: a deadline already past runs only the first-fit pass, and sti
 
 TEST_CASE("greedy: without a deadline every restart runs; with a far deadline the same answer") {
   std::mt19937_64 rng(11);
-  const Problem p = random_problem(rng, 25, true);
+  const Problem p = budget_random_problem(rng, 25, true);
   GreedyOptions plain;
   plain.restarts = 40;
   GreedyOptions far = plain;
@@ -84,7 +84,7 @@ TEST_CASE("greedy: without a deadline every restart runs; with a far deadline th
 
 TEST_CASE("plan: strategies greedy and portfolio pass their time limit to the greedy restarts") {
   std::mt19937_64 rng(3);
-  const Problem p = random_problem(rng, 20, false);
+  const Problem p = budget_random_problem(rng, 20, false);
   for (const Strategy strategy : {Strategy::greedy, Strategy::portfolio}) {
     PlanOptions o;
     o.strategy = strategy;
@@ -100,7 +100,7 @@ TEST_CASE("plan: strategies greedy and portfolio pass their time limit to the gr
 TEST_CASE("dsa orders: deduplication by key keeps exactly the pairwise-compared list") {
   std::mt19937_64 rng(5);
   for (std::size_t n : {1u, 2u, 3u, 4u, 7u}) {
-    const Problem p = random_problem(rng, n, n > 2);
+    const Problem p = budget_random_problem(rng, n, n > 2);
     const dsa::SearchSpace space = dsa::build_search_space(p);
     const std::size_t restarts = 600;  // with few buffers most shuffles repeat an earlier order
     const auto fast = dsa::dsa_orders(space, 42, restarts);

@@ -26,7 +26,7 @@ using pto_mem::test::mentions;
 namespace {
 
 using Triple = std::tuple<Weight, Addr, Addr>;  // penalty, total peak, max peak (Objective's order)
-Triple triple(const Objective& o) { return {o.penalty, o.total_peak, o.max_peak}; }
+Triple portfolio_triple(const Objective& o) { return {o.penalty, o.total_peak, o.max_peak}; }
 
 std::int64_t stat(const Statistics& s, const std::string& key) {
   for (const auto& [k, v] : s.extra)
@@ -37,7 +37,7 @@ std::int64_t stat(const Statistics& s, const std::string& key) {
 /// Mid-sized random problems: 1-2 arenas, alignments, reserved windows,
 /// separations and penalties; the capacity a little above the max-load bound
 /// (the greedy often misses it) or loose.
-Problem random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
+Problem portfolio_random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
   auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
   Problem p;
   const std::size_t arenas = pick(1, 3) == 3 ? 2 : 1;
@@ -70,7 +70,7 @@ Problem random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
 
 /// A perfect packing cut at random from a capacity x time rectangle, with
 /// an unbounded arena: minimising finds the width, which is the optimum.
-Problem guillotine(std::mt19937_64& rng, Addr width, Tick horizon, std::size_t pieces) {
+Problem portfolio_guillotine(std::mt19937_64& rng, Addr width, Tick horizon, std::size_t pieces) {
   struct Rect {
     Addr a0, a1;
     Tick t0, t1;
@@ -101,7 +101,7 @@ Problem guillotine(std::mt19937_64& rng, Addr width, Tick horizon, std::size_t p
 TEST_CASE("the portfolio's greedy stage is the DSA-RP canonical greedy of strategy greedy") {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 40; ++trial) {
-    const Problem p = random_problem(rng, 40);
+    const Problem p = portfolio_random_problem(rng, 40);
     REQUIRE(validate(p).empty());
     GreedyOptions g;
     const auto direct = canonical_greedy(p, g);
@@ -115,7 +115,7 @@ TEST_CASE("the portfolio is never worse than strategy greedy, whatever the goal"
   std::mt19937_64 rng(2026);
   int greedy_fits = 0, improved = 0, greedy_missed = 0;
   for (int trial = 0; trial < 60; ++trial) {
-    const Problem p = random_problem(rng, 40);
+    const Problem p = portfolio_random_problem(rng, 40);
     INFO("trial " << trial);
     REQUIRE(validate(p).empty());
     PlanOptions go;
@@ -137,10 +137,10 @@ TEST_CASE("the portfolio is never worse than strategy greedy, whatever the goal"
       }
       CHECK(validate(p, *g.placement).empty());
       REQUIRE(r.fits());
-      CHECK(triple(r.objective) <= triple(g.objective));
+      CHECK(portfolio_triple(r.objective) <= portfolio_triple(g.objective));
       if (goal == Goal::minimise) {
         ++greedy_fits;
-        if (triple(r.objective) < triple(g.objective)) ++improved;
+        if (portfolio_triple(r.objective) < portfolio_triple(g.objective)) ++improved;
       }
     }
   }
@@ -153,7 +153,7 @@ TEST_CASE("goal fit returns a fitting greedy placement at once, with its proved 
   std::mt19937_64 rng(77);
   int at_once = 0;
   for (int trial = 0; trial < 60; ++trial) {
-    Problem p = random_problem(rng, 40);
+    Problem p = portfolio_random_problem(rng, 40);
     p.penalties.clear();
     INFO("trial " << trial);
     const auto g = exact::greedy_placement(p);
@@ -189,7 +189,7 @@ TEST_CASE("goal minimise goes below the greedy's peak where goal fit stops") {
   std::mt19937_64 rng(5);
   int lower_peak = 0;
   for (int trial = 0; trial < 30; ++trial) {
-    Problem p = random_problem(rng, 40);
+    Problem p = portfolio_random_problem(rng, 40);
     for (auto& a : p.arenas) a.capacity = Addr{1} << 20;  // unbounded: every greedy placement fits
     INFO("trial " << trial);
     PortfolioOptions o;
@@ -203,7 +203,7 @@ TEST_CASE("goal minimise goes below the greedy's peak where goal fit stops") {
     REQUIRE(fit.placement);
     REQUIRE(mini.placement);
     CHECK(validate(p, *mini.placement).empty());
-    const auto f = triple(evaluate_objective(p, *fit.placement)), m = triple(evaluate_objective(p, *mini.placement));
+    const auto f = portfolio_triple(evaluate_objective(p, *fit.placement)), m = portfolio_triple(evaluate_objective(p, *mini.placement));
     CHECK(m <= f);
     if (m < f) ++lower_peak;
   }
@@ -212,7 +212,7 @@ TEST_CASE("goal minimise goes below the greedy's peak where goal fit stops") {
 
 TEST_CASE("two workers give byte-identical answers run to run under a node limit") {
   std::mt19937_64 rng(2);
-  const Problem p = guillotine(rng, 40, 120, 150);  // 2M nodes do not prove it: the node limit ends every run
+  const Problem p = portfolio_guillotine(rng, 40, 120, 150);  // 2M nodes do not prove it: the node limit ends every run
   for (const bool through_portfolio : {false, true}) {
     std::vector<std::optional<Addr>> first;
     std::int64_t nodes = -1;
@@ -263,7 +263,7 @@ TEST_CASE("two workers give byte-identical answers run to run on a proved instan
   };
   for (const Puzzle& z : {Puzzle{60, 48, 150, 200}, Puzzle{21, 40, 120, 150}}) {
     std::mt19937_64 rng(z.seed);
-    const Problem p = guillotine(rng, z.width, z.horizon, z.pieces);
+    const Problem p = portfolio_guillotine(rng, z.width, z.horizon, z.pieces);
     std::vector<std::optional<Addr>> first;
     std::int64_t nodes = -1;
     for (int run = 0; run < 20; ++run) {

@@ -26,7 +26,7 @@ std::uint64_t pick(Rng& rng, std::uint64_t lo, std::uint64_t hi) {  // inclusive
 }
 
 /// A well-formed random problem (the test REQUIREs validate(p) to be empty).
-Problem random_problem(Rng& rng) {
+Problem reuse_random_problem(Rng& rng) {
   static const Addr aligns[] = {1, 1, 2, 3, 4, 8, 12, 32};
   Problem p;
   const std::size_t na = pick(rng, 1, 3);
@@ -191,7 +191,7 @@ TEST_CASE("property: sequential and reuse placements validate, reuse never share
   std::size_t with_groups = 0, with_declared = 0, with_separations = 0, shared = 0;
   for (int round = 0; round < 3000; ++round) {
     CAPTURE(round);
-    const Problem p = random_problem(rng);
+    const Problem p = reuse_random_problem(rng);
     {
       const auto errors = validate(p);
       INFO(dump(errors));

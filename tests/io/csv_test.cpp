@@ -16,14 +16,14 @@ using pto_mem::test::dump;
 namespace {
 
 /// The diagnostics of a CSV text that must not load, formatted as printed.
-std::string errors_of(const std::string& text, const CsvOptions& options = {}) {
+std::string csv_errors_of(const std::string& text, const CsvOptions& options = {}) {
   auto r = read_csv(text, options, "f.csv");
   CHECK_FALSE(r.file.has_value());
   CHECK(has_errors(r.diagnostics));
   return dump(r.diagnostics);
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
+bool csv_contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
@@ -81,44 +81,44 @@ TEST_CASE("csv: without a capacity the arena gets one every placement fits into"
 }
 
 TEST_CASE("csv: header errors name the column") {
-  CHECK(contains(errors_of(""), "f.csv:1:1: error: the file is empty"));
-  CHECK(contains(errors_of("\n\n"), "f.csv:1:1: error: the file is empty"));
-  CHECK(contains(errors_of("\nid,lower,upper,size\n"), "f.csv:1:1: error: line 1 is blank"));
-  CHECK(contains(errors_of("id,lower,upper,size,colour\n"), "f.csv:1:21: error: unknown column 'colour'"));
-  CHECK(contains(errors_of("id,lower,upper\n"), "f.csv:1:15: error: missing column 'size'"));
-  CHECK(contains(errors_of("id,lower,,upper,size\n"), "f.csv:1:10: error: empty column name"));
-  CHECK(contains(errors_of("id,lower,upper,size,Size\n"), "f.csv:1:21: error: column 'size' appears twice (first as column 4)"));
-  CHECK(contains(errors_of("id, lower,upper,size\n"), "f.csv:1:4: error: unknown column ' lower'"));
-  CHECK(contains(errors_of("\xEF\xBB\xBFid,lower,upper,size\n"), "f.csv:1:1: error: the file starts with a UTF-8 byte-order mark"));
-  const auto both = errors_of("id,low,upper\n");
-  CHECK(contains(both, "unknown column 'low'"));
-  CHECK(contains(both, "missing column 'lower'"));
-  CHECK(contains(both, "missing column 'size'"));
+  CHECK(csv_contains(csv_errors_of(""), "f.csv:1:1: error: the file is empty"));
+  CHECK(csv_contains(csv_errors_of("\n\n"), "f.csv:1:1: error: the file is empty"));
+  CHECK(csv_contains(csv_errors_of("\nid,lower,upper,size\n"), "f.csv:1:1: error: line 1 is blank"));
+  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,colour\n"), "f.csv:1:21: error: unknown column 'colour'"));
+  CHECK(csv_contains(csv_errors_of("id,lower,upper\n"), "f.csv:1:15: error: missing column 'size'"));
+  CHECK(csv_contains(csv_errors_of("id,lower,,upper,size\n"), "f.csv:1:10: error: empty column name"));
+  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,Size\n"), "f.csv:1:21: error: column 'size' appears twice (first as column 4)"));
+  CHECK(csv_contains(csv_errors_of("id, lower,upper,size\n"), "f.csv:1:4: error: unknown column ' lower'"));
+  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size\n"), "f.csv:1:1: error: the file starts with a UTF-8 byte-order mark"));
+  const auto both = csv_errors_of("id,low,upper\n");
+  CHECK(csv_contains(both, "unknown column 'low'"));
+  CHECK(csv_contains(both, "missing column 'lower'"));
+  CHECK(csv_contains(both, "missing column 'size'"));
 }
 
 TEST_CASE("csv: row errors name the line and column") {
   const std::string h = "id,lower,upper,size\n";
-  CHECK(contains(errors_of(h + "a,0,1,2\nb,0,1\n"), "f.csv:3:6: error: expected 4 fields as in the header on line 1, found 3"));
-  CHECK(contains(errors_of(h + "a,0,1,2,9\n"), "f.csv:2:8: error: expected 4 fields"));
-  CHECK(contains(errors_of(h + "a,x,1,2\n"), "f.csv:2:3: error: lower must be an integer, found 'x'"));
-  CHECK(contains(errors_of(h + "a,0,1.5,2\n"), "f.csv:2:5: error: upper must be an integer, found '1.5'"));
-  CHECK(contains(errors_of(h + "a,0,1,-2\n"), "f.csv:2:7: error: size must not be negative, found '-2'"));
-  CHECK(contains(errors_of(h + "a,0,1,0\n"), "f.csv:2:7: error: size is 0"));
-  CHECK(contains(errors_of(h + "a,0,1,\n"), "f.csv:2:7: error: size is empty"));
-  CHECK(contains(errors_of(h + "a,0,1,99999999999999999999\n"), "f.csv:2:7: error: size 99999999999999999999 is out of range"));
-  CHECK(contains(errors_of(h + "a,-1,1,2\n"), "f.csv:2:3: error: lower is negative (-1)"));
-  CHECK(contains(errors_of(h + "a,5,5,2\n"), "f.csv:2:5: error: empty lifetime [5, 5)"));
-  CHECK(contains(errors_of(h + "a,5,3,2\n"), "f.csv:2:5: error: empty lifetime [5, 3)"));
-  CHECK(contains(errors_of(h + ",0,1,2\n"), "f.csv:2:1: error: id is empty"));
-  CHECK(contains(errors_of(h + "a,0,1,2\nb,0,1,2\na,1,2,3\n"), "f.csv:4:1: error: duplicate id 'a' (first on line 2)"));
-  CHECK(contains(errors_of(h + "a\"b,0,1,2\n"), "f.csv:2:2: error: a quote inside an unquoted field"));
-  CHECK(contains(errors_of(h + "\"a,0,1,2\n"), "f.csv:2:1: error: unclosed quote"));
-  CHECK(contains(errors_of(h + "\"a\"b,0,1,2\n"), "f.csv:2:4: error: text after the closing quote"));
-  CHECK(contains(errors_of(h + "a,0,1,2\rb,0,1,2\n"), "f.csv:2:8: error: stray carriage return"));
-  CHECK(contains(errors_of(h + "a\x01,0,1,2\n"),
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\nb,0,1\n"), "f.csv:3:6: error: expected 4 fields as in the header on line 1, found 3"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2,9\n"), "f.csv:2:8: error: expected 4 fields"));
+  CHECK(csv_contains(csv_errors_of(h + "a,x,1,2\n"), "f.csv:2:3: error: lower must be an integer, found 'x'"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1.5,2\n"), "f.csv:2:5: error: upper must be an integer, found '1.5'"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,-2\n"), "f.csv:2:7: error: size must not be negative, found '-2'"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,0\n"), "f.csv:2:7: error: size is 0"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,\n"), "f.csv:2:7: error: size is empty"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,99999999999999999999\n"), "f.csv:2:7: error: size 99999999999999999999 is out of range"));
+  CHECK(csv_contains(csv_errors_of(h + "a,-1,1,2\n"), "f.csv:2:3: error: lower is negative (-1)"));
+  CHECK(csv_contains(csv_errors_of(h + "a,5,5,2\n"), "f.csv:2:5: error: empty lifetime [5, 5)"));
+  CHECK(csv_contains(csv_errors_of(h + "a,5,3,2\n"), "f.csv:2:5: error: empty lifetime [5, 3)"));
+  CHECK(csv_contains(csv_errors_of(h + ",0,1,2\n"), "f.csv:2:1: error: id is empty"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\nb,0,1,2\na,1,2,3\n"), "f.csv:4:1: error: duplicate id 'a' (first on line 2)"));
+  CHECK(csv_contains(csv_errors_of(h + "a\"b,0,1,2\n"), "f.csv:2:2: error: a quote inside an unquoted field"));
+  CHECK(csv_contains(csv_errors_of(h + "\"a,0,1,2\n"), "f.csv:2:1: error: unclosed quote"));
+  CHECK(csv_contains(csv_errors_of(h + "\"a\"b,0,1,2\n"), "f.csv:2:4: error: text after the closing quote"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\rb,0,1,2\n"), "f.csv:2:8: error: stray carriage return"));
+  CHECK(csv_contains(csv_errors_of(h + "a\x01,0,1,2\n"),
                  "f.csv:2:2: error: id 'a?' cannot be a buffer id: it holds the control character U+0001"));
-  CHECK(contains(errors_of(h + "a,0,1,2\n\nb,0,1,2\n"), "f.csv:3:1: error: blank line inside the table"));
-  CHECK(contains(errors_of("id,lower,upper,size,offset\na,0,1,2,x\n"), "f.csv:2:9: error: offset must be an integer"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\n\nb,0,1,2\n"), "f.csv:3:1: error: blank line inside the table"));
+  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,offset\na,0,1,2,x\n"), "f.csv:2:9: error: offset must be an integer"));
 }
 
 TEST_CASE("csv: every bad row is reported, up to the error limit") {
@@ -134,7 +134,7 @@ TEST_CASE("csv: every bad row is reported, up to the error limit") {
 TEST_CASE("csv: a zero capacity from the caller is rejected, naming the file") {
   auto r = read_csv("id,lower,upper,size\na,0,1,2\n", CsvOptions{0, "arena0", 20}, "f.csv");
   CHECK_FALSE(r);
-  CHECK(contains(dump(r.diagnostics), "f.csv: error: the arena capacity is 0"));
+  CHECK(csv_contains(dump(r.diagnostics), "f.csv: error: the arena capacity is 0"));
 }
 
 TEST_CASE("csv: write then read gives the same problem and placement") {
@@ -190,10 +190,10 @@ TEST_CASE("csv: the writer refuses what CSV cannot hold instead of dropping it")
 TEST_CASE("csv: a missing file is an error naming it") {
   auto r = read_csv_file("/nonexistent/dir/x.csv");
   CHECK_FALSE(r);
-  CHECK(contains(dump(r.diagnostics), "/nonexistent/dir/x.csv: error: cannot read '/nonexistent/dir/x.csv'"));
+  CHECK(csv_contains(dump(r.diagnostics), "/nonexistent/dir/x.csv: error: cannot read '/nonexistent/dir/x.csv'"));
   pto_mem::test::TempDir dir;
   auto d = read_csv_file(dir.path());
-  CHECK(contains(dump(d.diagnostics), "it is a directory"));
+  CHECK(csv_contains(dump(d.diagnostics), "it is a directory"));
 }
 
 TEST_CASE("csv: every shared instance loads (MiniMalloc and idealloc suites)") {

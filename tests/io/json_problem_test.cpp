@@ -13,11 +13,11 @@ using pto_mem::test::dump;
 
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) {
+bool json_contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-std::string errors_of(const std::string& text) {
+std::string json_errors_of(const std::string& text) {
   auto r = read_json_problem(text, "p.json");
   CHECK_FALSE(r.file.has_value());
   CHECK(has_errors(r.diagnostics));
@@ -96,7 +96,7 @@ TEST_CASE("json: write then read gives the same problem and placement") {
   REQUIRE(back.file->placement);
   CHECK(back.file->placement->offsets == pl.offsets);
   CHECK(json_problem_text(back.file->problem, &*back.file->placement) == text);  // byte-identical
-  CHECK(contains(text, "{\"id\": 7, \"size\": 64, \"arena\": 1, \"lifetime\": [0, 2]}"));  // integer ids stay integers
+  CHECK(json_contains(text, "{\"id\": 7, \"size\": 64, \"arena\": 1, \"lifetime\": [0, 2]}"));  // integer ids stay integers
 }
 
 TEST_CASE("json: a missing capacity becomes one every placement fits into") {
@@ -108,16 +108,16 @@ TEST_CASE("json: a missing capacity becomes one every placement fits into") {
 }
 
 TEST_CASE("json: syntax errors carry line and column") {
-  const auto e = errors_of("{\"arenas\": [\n  {\"id\": 0,, \"capacity\": 1}]}");
-  CHECK_MESSAGE(contains(e, "p.json:2:12: error: invalid JSON: syntax error"), e);
-  CHECK(contains(errors_of("{\"arenas\": ["), "p.json:1:13: error: invalid JSON"));
-  CHECK(contains(errors_of(""), "p.json:1:1: error: invalid JSON"));
+  const auto e = json_errors_of("{\"arenas\": [\n  {\"id\": 0,, \"capacity\": 1}]}");
+  CHECK_MESSAGE(json_contains(e, "p.json:2:12: error: invalid JSON: syntax error"), e);
+  CHECK(json_contains(json_errors_of("{\"arenas\": ["), "p.json:1:13: error: invalid JSON"));
+  CHECK(json_contains(json_errors_of(""), "p.json:1:1: error: invalid JSON"));
 }
 
 TEST_CASE("json: semantic errors point at the offending value") {
   auto at = [](const std::string& text, const std::string& expected) {
-    const auto e = errors_of(text);
-    CHECK_MESSAGE(contains(e, expected), e);
+    const auto e = json_errors_of(text);
+    CHECK_MESSAGE(json_contains(e, expected), e);
   };
   const std::string ok = "  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]}";
   at(doc("  {\"id\": \"a\", \"size\": -4, \"arena\": 0, \"lifetime\": [0, 2]}"),
@@ -156,8 +156,8 @@ TEST_CASE("json: semantic errors point at the offending value") {
 
 TEST_CASE("json: constraint errors point at the reference") {
   auto at = [](const std::string& text, const std::string& expected) {
-    const auto e = errors_of(text);
-    CHECK_MESSAGE(contains(e, expected), e);
+    const auto e = json_errors_of(text);
+    CHECK_MESSAGE(json_contains(e, expected), e);
   };
   const std::string bufs =
       "  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]},\n"
@@ -228,7 +228,7 @@ TEST_CASE("json: a file without a capacity is written without one") {
   REQUIRE(csv);
   REQUIRE(csv.file->no_capacity == std::vector<bool>{true});
   const std::string text = json_problem_text(*csv.file);
-  CHECK_FALSE(contains(text, "capacity"));
+  CHECK_FALSE(json_contains(text, "capacity"));
   auto back = read_json_problem(text, "vc.json");
   REQUIRE_MESSAGE(back, dump(back.diagnostics));
   CHECK(pto_mem::test::first_difference(csv.file->problem, back.file->problem) == "");

@@ -29,7 +29,7 @@ Range range_of(const Lifetimes& lt, const pypto::Program& p, const std::string& 
 }
 
 // A tile type with its own base, for short programs.
-std::string tile(const char* base, int bytes = 1024) {
+std::string lifetime_tile(const char* base, int bytes = 1024) {
   return "Tile[[16, 16], FP32, MemRef(" + std::string(base) + ", 0, " + std::to_string(bytes) + "), Vec]";
 }
 
@@ -41,9 +41,9 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
     m1: Ptr = tile.alloc(Vec, 1024)
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
-    a: )" + tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    b: )" + tile("m2") + R"( = tile.exp(a)
-    c: )" + tile("m3") + R"( = tile.add(a, a)
+    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    b: )" + lifetime_tile("m2") + R"( = tile.exp(a)
+    c: )" + lifetime_tile("m3") + R"( = tile.add(a, a)
     r: Tensor[[16, 16], FP32] = tile.store(c, [0, 0], o)
     return r
 )";
@@ -63,12 +63,12 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
     m4: Ptr = tile.alloc(Vec, 1024)
-    a: )" + tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for i in range(4):
         for j in range(4):
-            b: )" + tile("m2") + R"( = tile.exp(a)
-        d: )" + tile("m3") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    e: )" + tile("m4") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+            b: )" + lifetime_tile("m2") + R"( = tile.exp(a)
+        d: )" + lifetime_tile("m3") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    e: )" + lifetime_tile("m4") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     r: Tensor[[16, 16], FP32] = tile.store(e, [0, 0], o)
     return r
 )";
@@ -90,11 +90,11 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
     m4: Ptr = tile.alloc(Vec, 1024)
-    a: )" + tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for i in range(4):
-        b: )" + tile("m2") + R"( = tile.exp(a)
-        c: )" + tile("m3") + R"( = tile.exp(b)
-    d: )" + tile("m4") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+        b: )" + lifetime_tile("m2") + R"( = tile.exp(a)
+        c: )" + lifetime_tile("m3") + R"( = tile.exp(b)
+    d: )" + lifetime_tile("m4") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     r: Tensor[[16, 16], FP32] = tile.store(d, [0, 0], o)
     return r
 )";
@@ -113,18 +113,18 @@ def main(x: Tensor[[16, 16], FP32], c: Scalar[INDEX], o: Out[Tensor[[16, 16], FP
     m3: Ptr = tile.alloc(Vec, 1024)
     m4: Ptr = tile.alloc(Vec, 1024)
     m5: Ptr = tile.alloc(Vec, 1024)
-    init: )" + tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    init: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for i, (acc,) in range(4, init_values=(init,)):
-        nxt: )" + tile("m1") + R"( = tile.add(acc, acc)
+        nxt: )" + lifetime_tile("m1") + R"( = tile.add(acc, acc)
         out = yield_(nxt)
     if c < 1:
-        t: )" + tile("m2") + R"( = tile.exp(out)
+        t: )" + lifetime_tile("m2") + R"( = tile.exp(out)
         phi = yield_(t)
     else:
-        e: )" + tile("m3") + R"( = tile.exp(out)
+        e: )" + lifetime_tile("m3") + R"( = tile.exp(out)
         phi = yield_(e)
-    late: )" + tile("m4") + R"( = tile.exp(x)
-    z: )" + tile("m5") + R"( = tile.add(phi, late)
+    late: )" + lifetime_tile("m4") + R"( = tile.exp(x)
+    z: )" + lifetime_tile("m5") + R"( = tile.add(phi, late)
     r: Tensor[[16, 16], FP32] = tile.store(z, [0, 0], o)
     return r
 )";
@@ -148,13 +148,13 @@ def main(x: Tensor[[16, 16], FP32], c: Scalar[INDEX], o: Out[Tensor[[16, 16], FP
     m1: Ptr = tile.alloc(Vec, 1024)
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
-    a: )" + tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    b: )" + tile("m2") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    b: )" + lifetime_tile("m2") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     if c < 1:
         phi = yield_(a)
     else:
         phi = yield_(b)
-    z: )" + tile("m3") + R"( = tile.exp(phi)
+    z: )" + lifetime_tile("m3") + R"( = tile.exp(phi)
     r: Tensor[[16, 16], FP32] = tile.store(z, [0, 0], o)
     return r
 )";
@@ -170,8 +170,8 @@ TEST_CASE("lifetimes: on-chip tile parameters are defined at point 0 on request"
   const std::string text = R"(
 def main(p: Tile[[16, 16], FP32, MemRef("mp", 0, 1024), Vec], x: Tensor[[16, 16], FP32]) -> Tile[[16, 16], FP32, Vec]:
     m1: Ptr = tile.alloc(Vec, 1024)
-    a: )" + tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    b: )" + tile("m1") + R"( = tile.add(a, p)
+    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    b: )" + lifetime_tile("m1") + R"( = tile.add(a, p)
     return b
 )";
   auto p = parse_ok(text);
@@ -186,10 +186,10 @@ TEST_CASE("lifetimes: a while loop's condition and body") {
 def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:
     m1: Ptr = tile.alloc(Vec, 1024)
     m2: Ptr = tile.alloc(Vec, 1024)
-    a: )" + tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for (k, acc) in while_(init_values=(0, a)):
         cond(k < 4)
-        b: )" + tile("m2") + R"( = tile.exp(acc)
+        b: )" + lifetime_tile("m2") + R"( = tile.exp(acc)
         k2: Scalar[INDEX] = k + 1
         kk, out = yield_(k2, b)
     r: Tensor[[16, 16], FP32] = tile.store(out, [0, 0], o)

@@ -17,7 +17,7 @@ using namespace pto_mem::pypto::passes;
 
 namespace {
 
-const char* const kernel = R"(@function(type=InCore)
+const char* const observation_kernel = R"(@function(type=InCore)
 def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:
     a: Tile[[16, 16], FP32] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     b: Tile[[16, 16], FP32] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
@@ -41,7 +41,7 @@ struct Nothing {
 }  // namespace
 
 TEST_CASE("observation: reads are found on the window's base, and the index follows set_memref") {
-  auto r = test::compile_ok(kernel, Stage::init);
+  auto r = test::compile_ok(observation_kernel, Stage::init);
   const Function& f = r.program.functions.front();
   const VarPtr a = test::var(r.program, "a"), b = test::var(r.program, "b"), c = test::var(r.program, "c");
   REQUIRE(var_base(a) != var_base(b));

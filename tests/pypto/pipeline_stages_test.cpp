@@ -203,7 +203,7 @@ constexpr std::uint64_t default_kernels = 300;
 constexpr std::uint64_t default_kernels = 60;
 #endif
 
-std::string interpret(const Program& p, bool addresses_assigned, std::uint64_t seed) {
+std::string stages_interpret(const Program& p, bool addresses_assigned, std::uint64_t seed) {
   for (std::uint64_t run = 0; run < 2; ++run)
     for (const auto& f : p.functions) {
       test::StorageInterpreter::Options o;
@@ -245,7 +245,7 @@ TEST_CASE("random kernels with pipeline clones: planned right under every planne
           if (acc_copy || too_big) continue;
           why = "refused";
         } else {
-          why = interpret(r.program, r.addresses_assigned, seed);
+          why = stages_interpret(r.program, r.addresses_assigned, seed);
         }
         if (why.empty()) continue;
         std::string ds;

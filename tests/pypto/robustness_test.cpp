@@ -12,7 +12,7 @@ using namespace pto_mem::pypto;
 
 namespace {
 
-std::string mutate(std::string s, std::mt19937_64& rng) {
+std::string robust_mutate(std::string s, std::mt19937_64& rng) {
   static const std::vector<std::string> pieces = {
       "(", ")", "[", "]", ",", ":", "=", "\n", "    ", "\t", "#", "\"", "-", "yield_(", "for ", "if ", "else:",
       "MemRef(\"d\", slots=2)[1]", "Tile[[4], FP32, Vec]", "pl.", "Mem.", "0x", "1e", "9999999999999999999999",
@@ -48,7 +48,7 @@ TEST_CASE("property: mangled programs are rejected cleanly or round-trip") {
   std::mt19937_64 rng(20240601);
   int parsed = 0, rejected = 0;
   for (int iter = 0; iter < 3000; ++iter) {
-    const std::string text = mutate(seeds[static_cast<std::size_t>(rng() % seeds.size())], rng);
+    const std::string text = robust_mutate(seeds[static_cast<std::size_t>(rng() % seeds.size())], rng);
     ParseResult r;
     CHECK_NOTHROW(r = parse_program(text, "m.pto"));
     if (!r.ok()) {

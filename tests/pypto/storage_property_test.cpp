@@ -94,7 +94,7 @@ Diagnostics verify_storage(const Program& p, bool addresses_assigned) {
   return verify_tile_storage(p, o);
 }
 
-std::string dump(const Diagnostics& ds) {
+std::string storage_dump(const Diagnostics& ds) {
   std::string s;
   for (const auto& d : ds) s += format(d) + "\n";
   return s;
@@ -193,7 +193,7 @@ TEST_CASE("storage property (a): what the verifier accepts, the interpreter runs
         const bool seen = !interpret(r.program, r.addresses_assigned, seed).empty();
         ++(seen ? tally[p].rejected_seen : tally[p].rejected_unseen);
         if (!seen && std::getenv("PTO_MEM_SHOW_UNSEEN") && shown++ < 2)
-          MESSAGE("rejected, interpreter saw nothing: " << dump(ds) << print(r.program));
+          MESSAGE("rejected, interpreter saw nothing: " << storage_dump(ds) << print(r.program));
         continue;
       }
       ++tally[p].accepted;
@@ -261,16 +261,16 @@ TEST_CASE("storage property (c): compile() plans every generated kernel right un
       CompileResult r = compile_text(text, p, true);
       std::string why;
       if (has_code(r.diagnostics, "tile-storage")) {
-        why = "the tile-storage verifier rejected the planned program:\n" + dump(r.diagnostics);
+        why = "the tile-storage verifier rejected the planned program:\n" + storage_dump(r.diagnostics);
       } else if (!r.ok()) {
         if (gen.needs_acc_copy() && has_code(r.diagnostics, "unsupported-copy") &&
-            dump(r.diagnostics).find("Acc") != std::string::npos) {
+            storage_dump(r.diagnostics).find("Acc") != std::string::npos) {
           ++rightly_refused;
           continue;
         }
         ++refused;
         ++refusals[r.diagnostics.empty() ? "?" : r.diagnostics.front().code];
-        why = "refused:\n" + dump(r.diagnostics);
+        why = "refused:\n" + storage_dump(r.diagnostics);
       } else {
         why = interpret(r.program, r.addresses_assigned, seed);
       }
@@ -309,15 +309,15 @@ TEST_CASE("storage cases: the issue 15 reproducers compile right under every pla
       CAPTURE(path.filename().string());
       CAPTURE(to_string(p));
       CompileResult r = compile_text(text.str(), p, true, path.filename().string());
-      CHECK_MESSAGE(!has_code(r.diagnostics, "tile-storage"), dump(r.diagnostics));
+      CHECK_MESSAGE(!has_code(r.diagnostics, "tile-storage"), storage_dump(r.diagnostics));
       // A case may say which refusal the seeds make (`# refusal-allowed: TEXT`):
       // an error containing TEXT is then a right answer too.
       const std::string tag = "# refusal-allowed: ";
       const auto at = text.str().find(tag);
       const std::string allowed =
           at == std::string::npos ? "" : text.str().substr(at + tag.size(), text.str().find('\n', at) - at - tag.size());
-      const bool refused_as_allowed = !r.ok() && !allowed.empty() && dump(r.diagnostics).find(allowed) != std::string::npos;
-      CHECK_MESSAGE((r.ok() || refused_as_allowed), dump(r.diagnostics));
+      const bool refused_as_allowed = !r.ok() && !allowed.empty() && storage_dump(r.diagnostics).find(allowed) != std::string::npos;
+      CHECK_MESSAGE((r.ok() || refused_as_allowed), storage_dump(r.diagnostics));
       if (!r.ok()) continue;
       CHECK_MESSAGE(interpret(r.program, r.addresses_assigned, 1) == "", print(r.program));
     }
@@ -386,7 +386,7 @@ TEST_CASE("storage legalisation is idempotent: MaterializeSemanticAliases on its
       CompileResult second = compile(first.program, again);
       CAPTURE(in.name);
       CAPTURE(to_string(p));
-      REQUIRE_MESSAGE(second.ok(), dump(second.diagnostics));
+      REQUIRE_MESSAGE(second.ok(), storage_dump(second.diagnostics));
       ++checked;
       const bool same = print(first.program) == print(second.program);
       if (!in.required) {

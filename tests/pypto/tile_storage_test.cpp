@@ -26,7 +26,7 @@ def main(x: Tensor[[16, 16], FP32, MemRef("mem_ddr_0", 0, 1024)],
     m2: Ptr = tile.alloc(Vec, 1024)
 )";
 
-std::string tile(const char* base, int offset) {
+std::string storage_tile(const char* base, int offset) {
   return "Tile[[16, 16], FP32, MemRef(" + std::string(base) + ", " + std::to_string(offset) + ", 1024), Vec]";
 }
 
@@ -49,17 +49,17 @@ const std::string store_tail = "    r: Tensor[[16, 16], FP32] = tile.store(s, [0
 }  // namespace
 
 TEST_CASE("tile storage: a swap through a temporary is right, a swap in place is not") {
-  const std::string pre = "    a0: " + tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                          "    b0: " + tile("m1", 1024) + " = tile.exp(a0)\n" +
+  const std::string pre = "    a0: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+                          "    b0: " + storage_tile("m1", 1024) + " = tile.exp(a0)\n" +
                           "    for i, (a, b) in range(3, init_values=(a0, b0)):\n";
-  const std::string post = "        ra, rb = yield_(b_mv, a_mv)\n    s: " + tile("m2", 2048) + " = tile.sub(ra, rb)\n" +
+  const std::string post = "        ra, rb = yield_(b_mv, a_mv)\n    s: " + storage_tile("m2", 2048) + " = tile.sub(ra, rb)\n" +
                            store_tail;
-  const std::string good = pre + "        t: " + tile("m2", 2048) + " = tile.move(a, target_memory=Vec)\n" +
-                           "        b_mv: " + tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
-                           "        a_mv: " + tile("m1", 1024) + " = tile.move(t, target_memory=Vec)\n" + post;
+  const std::string good = pre + "        t: " + storage_tile("m2", 2048) + " = tile.move(a, target_memory=Vec)\n" +
+                           "        b_mv: " + storage_tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
+                           "        a_mv: " + storage_tile("m1", 1024) + " = tile.move(t, target_memory=Vec)\n" + post;
   CHECK_MESSAGE(check(good).empty(), text(check(good)));
-  const std::string bad = pre + "        b_mv: " + tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
-                          "        a_mv: " + tile("m1", 1024) + " = tile.move(a, target_memory=Vec)\n" + post;
+  const std::string bad = pre + "        b_mv: " + storage_tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
+                          "        a_mv: " + storage_tile("m1", 1024) + " = tile.move(a, target_memory=Vec)\n" + post;
   const auto ds = check(bad);
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].code == "tile-storage");
@@ -71,11 +71,11 @@ TEST_CASE("tile storage: a swap through a temporary is right, a swap in place is
 TEST_CASE("tile storage: constant trip counts 0, 1 and more, and unknown ones") {
   // The body reads the initializer after the carry (on the same window) was updated.
   auto loop = [](const std::string& range) {
-    return "    a0: " + tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+    return "    a0: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
            "    for i, (a,) in range(" + range + ", init_values=(a0,)):\n" +
-           "        t: " + tile("m1", 1024) + " = tile.exp(a0)\n" +
-           "        n: " + tile("m0", 0) + " = tile.add(a, t)\n" + "        q = yield_(n)\n" +
-           "    s: " + tile("m2", 2048) + " = tile.exp(q)\n" + store_tail;
+           "        t: " + storage_tile("m1", 1024) + " = tile.exp(a0)\n" +
+           "        n: " + storage_tile("m0", 0) + " = tile.add(a, t)\n" + "        q = yield_(n)\n" +
+           "    s: " + storage_tile("m2", 2048) + " = tile.exp(q)\n" + store_tail;
   };
   CHECK(check(loop("0")).empty());  // the body never runs
   CHECK(check(loop("1")).empty());  // no back-edge
@@ -85,10 +85,10 @@ TEST_CASE("tile storage: constant trip counts 0, 1 and more, and unknown ones") 
 
   // A loop that may run zero times exits with the initializer: a result read
   // after it needs the initializer on the carry's window.
-  const std::string zero = "    a0: " + tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+  const std::string zero = "    a0: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
                            "    for i, (a,) in range(c, init_values=(a0,)):\n" +
-                           "        n: " + tile("m1", 1024) + " = tile.exp(a)\n" + "        q = yield_(n)\n" +
-                           "    s: " + tile("m2", 2048) + " = tile.exp(q)\n" + store_tail;
+                           "        n: " + storage_tile("m1", 1024) + " = tile.exp(a)\n" + "        q = yield_(n)\n" +
+                           "    s: " + storage_tile("m2", 2048) + " = tile.exp(q)\n" + store_tail;
   const auto ds = check(zero);
   REQUIRE(!ds.empty());
   CHECK(text(ds).find("yielded value 'n' is not on the window of 'a' (they are different windows)") !=
@@ -96,32 +96,32 @@ TEST_CASE("tile storage: constant trip counts 0, 1 and more, and unknown ones") 
 }
 
 TEST_CASE("tile storage: views are sub-windows of their source; not-in-place-safe ops may not overwrite inputs") {
-  const std::string a = "    a: " + tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n";
+  const std::string a = "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n";
   const std::string half = "Tile[[8, 16], FP32, MemRef(m0, 512, 512), Vec]";
-  CHECK(check(a + "    v: " + half + " = tile.slice(a, [8, 16], [8, 0])\n    w: Tile[[8, 16], FP32, MemRef(m1, 1024, 512), Vec] = tile.exp(v)\n    s: " + tile("m2", 2048) + " = tile.exp(a)\n" + store_tail).empty());
+  CHECK(check(a + "    v: " + half + " = tile.slice(a, [8, 16], [8, 0])\n    w: Tile[[8, 16], FP32, MemRef(m1, 1024, 512), Vec] = tile.exp(v)\n    s: " + storage_tile("m2", 2048) + " = tile.exp(a)\n" + store_tail).empty());
   // The view's window is not inside its source's.
-  const auto off = check(a + "    v: " + tile("m1", 1024) + " = tile.reshape(a, [16, 16])\n    s: " + tile("m2", 2048) +
+  const auto off = check(a + "    v: " + storage_tile("m1", 1024) + " = tile.reshape(a, [16, 16])\n    s: " + storage_tile("m2", 2048) +
                          " = tile.exp(v)\n" + store_tail);
   REQUIRE(off.size() == 1);
   CHECK(off[0].message.find("'v' read by 'tile.exp'") != std::string::npos);
   // tile.recip is not in-place safe.
-  const auto inplace = check(a + "    s: " + tile("m0", 0) + " = tile.recip(a)\n" + store_tail);
+  const auto inplace = check(a + "    s: " + storage_tile("m0", 0) + " = tile.recip(a)\n" + store_tail);
   REQUIRE(inplace.size() == 1);
   CHECK(inplace[0].message.find("not in-place safe") != std::string::npos);
-  CHECK(check(a + "    s: " + tile("m0", 0) + " = tile.exp(a)\n" + store_tail).empty());
+  CHECK(check(a + "    s: " + storage_tile("m0", 0) + " = tile.exp(a)\n" + store_tail).empty());
 }
 
 TEST_CASE("tile storage: phis, and one value for two phis") {
-  const std::string pre = "    b: " + tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                          "    e: " + tile("m1", 1024) + " = tile.exp(b)\n" + "    if c < 1:\n";
+  const std::string pre = "    b: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+                          "    e: " + storage_tile("m1", 1024) + " = tile.exp(b)\n" + "    if c < 1:\n";
   // p lives in e's buffer; the then arm copies b there.
-  const std::string good = pre + "        b_mv: " + tile("m1", 1024) + " = tile.move(b, target_memory=Vec)\n" +
-                           "        p = yield_(b_mv)\n    else:\n        p = yield_(e)\n" + "    s: " + tile("m2", 2048) +
+  const std::string good = pre + "        b_mv: " + storage_tile("m1", 1024) + " = tile.move(b, target_memory=Vec)\n" +
+                           "        p = yield_(b_mv)\n    else:\n        p = yield_(e)\n" + "    s: " + storage_tile("m2", 2048) +
                            " = tile.add(p, b)\n" + store_tail;
   CHECK_MESSAGE(check(good).empty(), text(check(good)));
   // Without the copy (p takes the then value's window, b's), the else value is not on it.
   const std::string bad = pre + "        p = yield_(b)\n    else:\n        p = yield_(e)\n" + "    s: " +
-                          tile("m2", 2048) + " = tile.add(p, b)\n" + store_tail;
+                          storage_tile("m2", 2048) + " = tile.add(p, b)\n" + store_tail;
   const auto ds = check(bad);
   REQUIRE(ds.size() == 2);  // the missing copy, and then the read of p after the if
   CHECK(text(ds).find("branch value 'e' is not on the window of 'p'") != std::string::npos);
@@ -129,8 +129,8 @@ TEST_CASE("tile storage: phis, and one value for two phis") {
 }
 
 TEST_CASE("tile storage: relative offsets are compared per base, absolute ones per space") {
-  const std::string body = "    a: " + tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                           "    b: " + tile("m1", 0) + " = tile.exp(a)\n" + "    s: " + tile("m2", 0) +
+  const std::string body = "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+                           "    b: " + storage_tile("m1", 0) + " = tile.exp(a)\n" + "    s: " + storage_tile("m2", 0) +
                            " = tile.add(a, b)\n" + store_tail;
   CHECK(check(body, false).empty());
   const auto ds = check(body, true);  // all three at address 0 of Vec: b overwrites a
@@ -142,16 +142,16 @@ TEST_CASE("tile storage: relative offsets are compared per base, absolute ones p
 TEST_CASE("tile storage: a run-time slot is its own window; a write over its allocation forgets it") {
   const std::string decl = "    buf: Ptr = tile.alloc(Vec, 2048, pinned=True)\n";
   const std::string slot = "Tile[[16, 16], FP32, MemRef(buf, 4096 + i % 2 * 1024, 1024, slots=2)[i % 2], Vec]";
-  const std::string ok = decl + "    a: " + tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+  const std::string ok = decl + "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
                          "    for i in range(4):\n" + "        p: " + slot +
-                         " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "        t: " + tile("m1", 1024) +
-                         " = tile.add(p, a)\n" + "    s: " + tile("m2", 2048) + " = tile.exp(a)\n" + store_tail;
+                         " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "        t: " + storage_tile("m1", 1024) +
+                         " = tile.add(p, a)\n" + "    s: " + storage_tile("m2", 2048) + " = tile.exp(a)\n" + store_tail;
   CHECK_MESSAGE(check(ok).empty(), text(check(ok)));
   // `a` on the declared allocation's bytes: the slot write may hit it.
-  const std::string bad = decl + "    a: " + tile("m0", 5120) +
+  const std::string bad = decl + "    a: " + storage_tile("m0", 5120) +
                           " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "    for i in range(4):\n" +
                           "        p: " + slot + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                          "        t: " + tile("m1", 1024) + " = tile.add(p, a)\n" + "    s: " + tile("m2", 2048) +
+                          "        t: " + storage_tile("m1", 1024) + " = tile.add(p, a)\n" + "    s: " + storage_tile("m2", 2048) +
                           " = tile.exp(a)\n" + store_tail;
   CHECK(!check(bad).empty());
 }
