@@ -177,7 +177,8 @@ inline FactResult check_fact(const CaseFact& f, const json& report) {
       if (!(*v)["memref"].is_object() || (*v)["memref"]["offset"].dump() != a[1]) return fail(detail::window(*v));
   } else if (f.kind == "diag") {
     for (const auto& d : report["diagnostics"])
-      if (d["message"].get<std::string>().find(a[0]) != std::string::npos) {
+      if (d["message"].get<std::string>().find(a[0]) != std::string::npos ||
+          (d.contains("code") && d["code"].is_string() && d["code"].get<std::string>() == a[0])) {
         r.ok = true;
         return r;
       }

@@ -55,7 +55,7 @@ struct DsaRpResult {
           Severity::hint, "PH-DSA-001",
           "the bounded strict search could not keep every software-pipeline separation: " +
               std::to_string(out.overlapping_pairs) + " of " + std::to_string(pairs.size()) +
-              " relaxed pair(s) now share storage, so pipeline overlap may be reduced",
+              " relaxed pair(s) reuse physical storage, so pipeline overlap may be reduced",
           std::nullopt});
   }
   return out;

@@ -258,7 +258,7 @@ void report_pipeline_depths(const Function& f, const Program& p, PassContext& ct
     const std::string space(to_string(g.space));
     const std::string d = std::to_string(g.requested), k = std::to_string(g.depth);
     std::string msg = "MemoryReuse in function '" + f.name + "': pipeline group " + std::to_string(g.id) + " in " +
-                      space + " requested depth " + d + ", but only " + k + " of " + d + " stage buffers fit (" +
+                      space + " requested depth " + d + ", but only " + k + " of " + d + " buffers fit (" +
                       std::to_string(slot) + " bytes per stage, " + std::to_string(free) + " bytes free" +
                       (floor ? " above " + std::to_string(floor) + " reserved" : std::string()) + "): stages " + k +
                       " apart share a buffer and run one after the other. ";
@@ -267,8 +267,8 @@ void report_pipeline_depths(const Function& f, const Program& p, PassContext& ct
              std::to_string(free / static_cast<Addr>(g.requested)) + " bytes, or lower pl.pipeline(stage=) to " + k +
              ".";
     else
-      msg += "The stages would fit on their own, but the tiles live alongside them take the room: keep fewer of "
-             "them live at once, or lower pl.pipeline(stage=) to " + k + ".";
+      msg += "The stages would fit on their own, but co-resident buffers (the tiles live alongside them) "
+             "over-subscribe the space: keep fewer of them live at once, or lower pl.pipeline(stage=) to " + k + ".";
     report(ctx, p, g.loc, Severity::hint, pipeline_depth_hint, std::move(msg));
   }
 }

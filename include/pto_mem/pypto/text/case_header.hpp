@@ -32,7 +32,7 @@ namespace pto_mem::pypto {
 ///   addr v = n         -> "addr",       {v, n}
 ///   pinned v           -> "pinned",     {v}
 ///   error s1|s2        -> "error",      {s1, s2}  (message alternatives)
-///   diag s             -> "diag",       {s}
+///   diag s             -> "diag",       {s}  (a message containing s, or the code s)
 /// A line that fits none of these keeps kind "unknown" and `text`.
 struct CaseFact {
   std::string kind;
