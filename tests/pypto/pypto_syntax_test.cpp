@@ -1,5 +1,6 @@
 // Reading PyPTO's own programs (what its printer writes and its DSL tests
 // are written in) and printing them back in PyPTO's spelling.
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <string>
@@ -278,11 +279,14 @@ TEST_CASE("pypto printer: print -> parse -> print is a fixed point in both spell
     const std::string pl1 = print(r.program, PrintOptions{Syntax::pypto});
     const std::string pl2 = print(parse_ok(pl1, file), PrintOptions{Syntax::pypto});
     CHECK(print(parse_ok(pl2, file), PrintOptions{Syntax::pypto}) == pl2);
-    // After InferTileMemorySpace every space is decided: then the first round trip is exact too.
+    // After InferTileMemorySpace every space of a kernel is decided: then the first round trip is exact
+    // too (the pass leaves Opaque and Orchestration functions as written).
     CompileOptions only_infer;
     only_infer.until = Stage::infer;
     CompileResult inferred = compile(clone(r.program), only_infer);
-    if (inferred.ok()) {
+    const bool all_kernels = std::all_of(r.program.functions.begin(), r.program.functions.end(),
+                                         [](const auto& f) { return is_kernel(f.kind); });
+    if (inferred.ok() && all_kernels) {
       const std::string pl = print(inferred.program, PrintOptions{Syntax::pypto});
       CHECK(print(parse_ok(pl, file), PrintOptions{Syntax::pypto}) == pl);
     }
