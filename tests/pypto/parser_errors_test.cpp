@@ -128,7 +128,7 @@ TEST_CASE("declared allocations") {
           "at least one slot", 3, "slots=0");
   rejects("def main(x: Tile[[16, 16], FP32, MemRef(\"ping\"), Vec]):\n    return\n",
           "a parameter cannot be bound to the declared allocation", 1, "MemRef");
-  rejects(head + "    u: Tile[[16, 16], FP32, MemRef(\"ping\")] = tile.exp(x)\n", "must state its memory space", 3,
+  rejects(head + "    u: Tile[[16, 16], FP32, MemRef(\"ping\")] = tile.exp(x)\n", "must state an explicit memory space", 3,
           "Tile[");
   rejects(head + "    u: Tensor[[16, 16], FP32, MemRef(\"ping\")] = tile.exp(x)\n", "only tiles can be bound", 3,
           "MemRef");

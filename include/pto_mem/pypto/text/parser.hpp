@@ -582,7 +582,8 @@ class Parser {
       expect_op("]");
       if (m && m->is_pinned && !space)
         fail(d.loc, "a tile bound to the declared allocation '" + m->name() +
-                        "' must state its memory space, e.g. Tile[[64, 64], FP32, MemRef(\"" + m->name() + "\"), Vec]");
+                        "' must state an explicit memory space, e.g. Tile[[64, 64], FP32, MemRef(\"" + m->name() +
+                        "\"), Vec]");
       return tile_type(std::move(shape), dt, space, std::move(m), std::move(view));
     }
     if (d.is("Scalar")) {
@@ -637,6 +638,11 @@ class Parser {
 
   MemRefPtr parse_memref(TypeContext ctx, Loc loc, bool on_tensor) {
     expect_op("(");
+    // MemRef(NAME) or MemRef(NAME, slots=N): a declaration whose name is not a string.
+    if (!peek().is(TokenKind::String) && !peek().is_op(")") &&
+        (peek(1).is_op(")") || (peek(1).is_op(",") && peek(2).is_name("slots") && peek(3).is_op("="))))
+      fail(peek().loc, "a declared allocation's name must be a non-empty string literal, e.g. MemRef(\"scratch\"), "
+                       "found '" + std::string(peek().text) + "'");
     if (peek().is(TokenKind::String) &&
         (peek(1).is_op(")") || (peek(1).is_op(",") && peek(2).is_name("slots") && peek(3).is_op("=")))) {
       // A declaration: MemRef("name"[, slots=N])[k]?
