@@ -269,7 +269,11 @@ class MemRefBinder {
     name += '_';
     name += std::to_string(next_id_++);
     VarPtr base = make_var(std::move(name), ptr_type(), v->loc);
-    v->type = with_memref(v->type, make_memref(std::move(base), int_imm(0), size));
+    // A space-less tile is in DDR, and its type says so (as PyPTO's InitMemRef resolves it): the rules
+    // after this pass read a value's space from its type (a loop carry starting from such a parameter
+    // must not take a Vec-only producer, a yield copy into it must target DDR).
+    v->type = tile ? with_memref_and_space(v->type, make_memref(std::move(base), int_imm(0), size), space)
+                   : with_memref(v->type, make_memref(std::move(base), int_imm(0), size));
   }
 
   /// A fresh MemRef that consumes an id but is then replaced (loop return
