@@ -8,7 +8,16 @@
 //  2. else the window of an *unaliased in-branch producer*: a value defined
 //     in that arm by an op writing storage of its own (not a view, not in
 //     place, not an alias, not a declared binding), whose allocation no other
-//     variable uses and which that arm yields once;
+//     variable uses and which that arm yields once — the then arm's first;
+//     but before the else arm's producer, the window of a value one arm
+//     yields (a value from before the if, or a view of one) that is *dead at
+//     the other arm's producer*: no read of that window observes the
+//     producer's definition (later in its arm, after the if, or again on a
+//     later iteration of an enclosing loop; observation.hpp), nothing after
+//     it in the arm is defined on it, and the producer may be redirected
+//     onto it — then neither arm copies (PyPTO's YieldFixup gets the same
+//     result from lifetime packing: the producer lands on the dead input's
+//     buffer);
 //  3. else a fresh allocation `mem_<space>_<phi>`.
 // Then each arm's value either is on the destination already, or is an
 // unaliased in-branch producer redirected to write it (same space and size,
@@ -19,12 +28,15 @@
 // be read after it, is never overwritten by the other arm.
 #pragma once
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
+#include "pto_mem/pypto/passes/observation.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/passes/transfers.hpp"
 
 namespace pto_mem::pypto::passes {
@@ -33,7 +45,7 @@ class BranchStorage : public IRMutator {
  public:
   BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb,
                 const std::vector<DerivedValue>* relations = nullptr)
-      : ctx_(ctx), tb_(tb), defs_(f), allocs_(alloc_statements(f)) {
+      : f_(f), relations_(relations), ctx_(ctx), tb_(tb), defs_(f), allocs_(alloc_statements(f)) {
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
     });
@@ -98,6 +110,11 @@ class BranchStorage : public IRMutator {
       if (!t[k] || dest[k]) continue;
       if (unaliased_producer(t[k], &s, 0, ty) && !claimed(var_memref(t[k]), k)) {
         dest[k] = var_memref(t[k]);
+      } else if (dead_at_producer(t[k], e[k], s, 1, ey) && !claimed(var_memref(t[k]), k)) {
+        dest[k] = var_memref(t[k]);
+      } else if (dead_at_producer(e[k], t[k], s, 0, ty) && !claimed(var_memref(e[k]), k)) {
+        dest[k] = var_memref(e[k]);
+        space[k] = var_space(e[k]);
       } else if (unaliased_producer(e[k], &s, 1, ey) && !claimed(var_memref(e[k]), k)) {
         dest[k] = var_memref(e[k]);
         space[k] = var_space(e[k]);
@@ -169,6 +186,42 @@ class BranchStorage : public IRMutator {
     return yielded == 1;
   }
 
+  /// Whether `kept`'s window may be the destination because the other arm's value `prod` (arm `arm` of
+  /// `i`, the if as the pass found it) is an unaliased producer that can be redirected onto it and the
+  /// window is dead from `prod`'s definition on: no read of it observes that point (later in the arm,
+  /// after the if, or on a later iteration of an enclosing loop; the phi's own chain excepted), no
+  /// variable after it in the arm is defined on it, and no loop inside the arm encloses `prod`.
+  bool dead_at_producer(const VarPtr& kept, const VarPtr& prod, const IfStmt& i, std::size_t arm,
+                        const YieldStmt* y) {
+    if (!kept || !prod || kept == prod) return false;
+    const MemRefPtr w = var_memref(kept);
+    if (!w || !w->base || windows_overlap(var_memref(prod), w)) return false;
+    if (auto a = allocs_.find(w->base.get()); a != allocs_.end() && a->second->pinned) return false;
+    if (!redirectable(prod, &i, arm, y, w, var_space(kept))) return false;
+    const DefSite* d = defs_.find(prod.get());
+    // From the producer out to the if: only sequences and ifs (no loop repeats the arm's tail), and
+    // nothing defined on the window after the producer.
+    bool reached = false;
+    for (auto e = d->path.rbegin(); e != d->path.rend() && !reached; ++e) {
+      if (e->stmt == &i) {
+        reached = true;
+      } else if (const auto* seq = e->stmt->as<SeqStmts>()) {
+        bool clobbered = false;
+        for (std::size_t c = e->child + 1; c < seq->stmts.size() && !clobbered; ++c)
+          for_each_def(seq->stmts[c], [&](const VarPtr& v) {
+            if (const MemRefPtr m = var_memref(v); m && windows_overlap(m, w)) clobbered = true;
+          });
+        if (clobbered) return false;
+      } else if (!e->stmt->is<IfStmt>()) {
+        return false;
+      }
+    }
+    if (!reached) return false;
+    if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_ ? *relations_ : no_relations_);
+    const auto* at = uses_->def(prod.get());
+    return at && !uses_->observed(at->holder, *at->path, *w, chains_->of({prod.get()}), false);
+  }
+
   /// An unaliased producer that may write `dest` instead of its own storage.
   bool redirectable(const VarPtr& v, const IfStmt* i, std::size_t arm, const YieldStmt* y, const MemRefPtr& dest,
                     std::optional<MemorySpace> space) const {
@@ -181,6 +234,12 @@ class BranchStorage : public IRMutator {
     return true;
   }
 
+  const Function& f_;
+  const std::vector<DerivedValue>* relations_;
+  const std::vector<DerivedValue> no_relations_;
+  // Built when the first dead-window candidate needs them; the index follows set_memref.
+  std::optional<UseIndex> uses_;
+  std::optional<ValueChains> chains_;
   const PassContext& ctx_;
   TransferBuilder& tb_;
   DefSites defs_;
