@@ -59,8 +59,12 @@ inline std::optional<std::vector<std::string>> tool_flags(const CaseHeader& h) {
                              {"full-ptoas", "alloc", "ptoas"}};
   // `# passes: only init,alias`: exactly those passes, on a program already
   // in the state they need (`pto-mem compile --passes`), as PyPTO's pass tests run one pass.
-  if (h.passes.rfind("only ", 0) == 0)
-    return std::vector<std::string>{"--passes", h.passes.substr(5), "--soc", h.soc.empty() ? "a2a3" : h.soc};
+  if (h.passes.rfind("only ", 0) == 0) {
+    std::vector<std::string> flags{"--passes", h.passes.substr(5), "--soc", h.soc.empty() ? "a2a3" : h.soc};
+    if (!h.planner.empty()) flags.insert(flags.end(), {"--planner", h.planner});
+    return flags;
+  }
+  if (!h.planner.empty()) return std::nullopt;  // the full pipelines name their planner in `# passes:`
   for (const auto& r : rows)
     if (h.passes == r.passes)
       return std::vector<std::string>{"--until", r.until, "--planner", r.planner, "--soc",
@@ -268,6 +272,8 @@ inline CaseResult run_case(const std::string& tool, const std::string& file) {
   auto flags = tool_flags(r.header);
   if (!flags) {
     r.problem = "unknown '# passes: " + r.header.passes + "'";
+    if (!r.header.planner.empty())
+      r.problem += " with '# planner: " + r.header.planner + "' (a planner goes with 'only ...' passes)";
     return r;
   }
   if (r.header.expects.empty()) {

@@ -3,6 +3,7 @@
 //     # from: <upstream test>
 //     # passes: infer+init
 //     # soc: a2a3
+//     # planner: dsa_rp   (optional; only with `# passes: only ...`)
 //     # note: free text
 //     # expect:
 //     #   space x_tile = Mat
@@ -45,6 +46,7 @@ struct CaseHeader {
   std::string from;
   std::string passes;  ///< "infer", "infer+init", ..., "full-pypto", "full-dsa_rp", "full-ptoas"
   std::string soc;     ///< "a2a3", "a5"
+  std::string planner;  ///< with `only ...` passes: the planner they run under ("pypto", "dsa_rp", "ptoas")
   std::vector<std::string> notes;
   std::vector<CaseFact> expects;
 };
@@ -142,6 +144,7 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
     if (auto v = value("from:")) h.from = *v;
     else if (auto v = value("passes:")) h.passes = *v;
     else if (auto v = value("soc:")) h.soc = *v;
+    else if (auto v = value("planner:")) h.planner = *v;
     else if (auto v = value("note:")) h.notes.push_back(*v);
     else if (value("expect:")) in_expect = true;
   }
