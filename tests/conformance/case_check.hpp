@@ -178,7 +178,9 @@ inline FactResult check_fact(const CaseFact& f, const json& report) {
     auto vs = detail::vars_named(report, a[0]);
     if (vs.empty()) return fail("no variable '" + a[0] + "'");
     for (const auto* v : vs)
-      if (!(*v)["memref"].is_object() || (*v)["memref"]["offset"].dump() != a[1]) return fail(detail::window(*v));
+      if (const json* m = &(*v)["memref"]; !m->is_object() ||
+          ((*m)["offset"].is_string() ? (*m)["offset"].get<std::string>() : (*m)["offset"].dump()) != a[1])
+        return fail(detail::window(*v));
   } else if (f.kind == "diag") {
     for (const auto& d : report["diagnostics"])
       if (d["message"].get<std::string>().find(a[0]) != std::string::npos ||

@@ -30,7 +30,7 @@ namespace pto_mem::pypto {
 ///   distinct a b       -> "distinct",   {a, b}
 ///   allocs S = n       -> "allocs",     {S, n}
 ///   alloc-size v = n   -> "alloc-size", {v, n}
-///   addr v = n         -> "addr",       {v, n}
+///   addr v = n         -> "addr",       {v, n}  (n a constant or a run-time offset as printed)
 ///   pinned v           -> "pinned",     {v}
 ///   error s1|s2        -> "error",      {s1, s2}  (message alternatives)
 ///   diag s             -> "diag",       {s}  (a message containing s, or the code s)
@@ -94,6 +94,11 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
   } else if ((k == "space" || k == "allocs" || k == "alloc-size" || k == "addr") && w.size() == 4 && w[2] == "=") {
     f.kind = k;
     f.args = {w[1], w[3]};
+  } else if (k == "addr" && w.size() > 4 && w[2] == "=") {  // a run-time offset: addr t = i % 2 * 16384
+    f.kind = k;
+    std::string expr = w[3];
+    for (std::size_t x = 4; x < w.size(); ++x) expr += " " + w[x];
+    f.args = {w[1], std::move(expr)};
   } else if (k == "move" && w.size() == 6 && w[2] == "from" && w[4] == "to") {
     f.kind = k;
     f.args = {w[1], w[3], w[5]};
