@@ -48,6 +48,7 @@ struct CompileOptions {
   std::string svg;                      ///< memory map; needs addresses (--until alloc)
   std::vector<std::string> dump_after;  ///< stages whose output goes to standard error
   std::string syntax = "ours";          ///< printed spelling: ours | pypto
+  std::string storage = "buffer-ir";    ///< storage legalisation: buffer-ir | legacy (docs/passes.md)
   std::vector<std::string> passes;      ///< run exactly these passes (empty: the pipeline up to --until)
   bool output_given = false;            ///< --output was on the command line (even empty: refused)
   bool svg_given = false;               ///< --svg was on the command line
@@ -104,6 +105,7 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   options.planner = *planner;
   options.until = *until;
   options.print_options.syntax = o.syntax == "pypto" ? Syntax::pypto : Syntax::ours;
+  options.buffer_ir = o.storage != "legacy";
   for (const auto& p : o.passes) {
     auto s = parse_stage(p);
     if (!s || *s == Stage::parse) {
@@ -196,6 +198,11 @@ inline void add_compile_command(CLI::App& app) {
       ->check(CLI::IsMember({"parse", "infer", "init", "alias", "reuse", "alloc"}));
   sub->add_option("--syntax", opts->syntax, "Spelling of the printed program: ours or PyPTO's (@pl.program ...)")
       ->check(CLI::IsMember({"ours", "pypto"}))
+      ->capture_default_str();
+  sub->add_option("--storage", opts->storage,
+                  "Storage legalisation in MaterializeSemanticAliases: the Buffer IR rules, or PyPTO's legacy path "
+                  "(its PassContext default; the tile-storage verifier still checks the result)")
+      ->check(CLI::IsMember({"buffer-ir", "legacy"}))
       ->capture_default_str();
   sub->add_option("--passes", opts->passes,
                   "Run exactly these passes, in order, on a program already in the state they need")
