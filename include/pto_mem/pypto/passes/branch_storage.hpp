@@ -44,13 +44,12 @@ namespace pto_mem::pypto::passes {
 class BranchStorage : public IRMutator {
  public:
   BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb,
-                const std::vector<DerivedValue>* relations = nullptr)
+                const std::vector<DerivedValue>& relations)
       : f_(f), relations_(relations), ctx_(ctx), tb_(tb), defs_(f), allocs_(alloc_statements(f)) {
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
     });
-    if (relations)
-      for (const auto& d : *relations) derived_.emplace(d.var.get(), &d);
+    for (const auto& d : relations) derived_.emplace(d.var.get(), &d);
   }
 
   /// A derived value follows its source at once (a phi chosen earlier may
@@ -217,7 +216,7 @@ class BranchStorage : public IRMutator {
       }
     }
     if (!reached) return false;
-    if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_ ? *relations_ : no_relations_);
+    if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_);
     const auto* at = uses_->def(prod.get());
     return at && !uses_->observed(at->holder, *at->path, *w, chains_->of({prod.get()}), false);
   }
@@ -235,8 +234,7 @@ class BranchStorage : public IRMutator {
   }
 
   const Function& f_;
-  const std::vector<DerivedValue>* relations_;
-  const std::vector<DerivedValue> no_relations_;
+  const std::vector<DerivedValue>& relations_;
   // Built when the first dead-window candidate needs them; the index follows set_memref.
   std::optional<UseIndex> uses_;
   std::optional<ValueChains> chains_;

@@ -272,8 +272,7 @@ class MemRefBinder {
     // A space-less tile is in DDR, and its type says so (as PyPTO's InitMemRef resolves it): the rules
     // after this pass read a value's space from its type (a loop carry starting from such a parameter
     // must not take a Vec-only producer, a yield copy into it must target DDR).
-    v->type = tile ? with_memref_and_space(v->type, make_memref(std::move(base), int_imm(0), size), space)
-                   : with_memref(v->type, make_memref(std::move(base), int_imm(0), size));
+    v->type = with_memref_and_space(v->type, make_memref(std::move(base), int_imm(0), size), space);
   }
 
   /// A fresh MemRef that consumes an id but is then replaced (loop return

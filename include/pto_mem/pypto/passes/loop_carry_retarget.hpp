@@ -68,10 +68,11 @@ class LoopCarryRetarget {
         // A carry typed without a space (a space-less Tile parameter, which InitMemRef puts in DDR) is in
         // its allocation's space: the op-space rules below must see it, or a Vec-only producer would be
         // moved onto a DDR buffer (PyPTO's InitMemRef writes that space into the type).
-        if (!t.space)
-          if (auto a = allocs_.find(t.memref->base.get()); a != allocs_.end()) t.space = a->second->space;
+        const auto a = allocs_.find(t.memref->base.get());
+        const AllocStmt* alloc = a != allocs_.end() ? a->second : nullptr;
+        if (!t.space && alloc) t.space = alloc->space;
         // A declared carry keeps its own binding: what the body yields is copied into it.
-        if (auto a = allocs_.find(t.memref->base.get()); a != allocs_.end() && a->second->pinned) continue;
+        if (alloc && alloc->pinned) continue;
         root_ = &s;
         if (auto y = yielded_var(*loop->body, i)) try_retarget(y, t);
       }

@@ -89,7 +89,7 @@ namespace passes {
   // 4. Branch destinations, on the windows as they now are.
   {
     TransferBuilder tb(f, program, ctx, name);
-    BranchStorage branches(f, ctx, tb, &relations);
+    BranchStorage branches(f, ctx, tb, relations);
     f.body = branches.mutate_stmt(f.body);
     if (tb.failed() || ctx.failed()) return f;
     f = tb.with_allocs(std::move(f));

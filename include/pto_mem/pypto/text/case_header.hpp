@@ -91,14 +91,14 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
         b = e + 1;
       }
     }
-  } else if ((k == "space" || k == "allocs" || k == "alloc-size" || k == "addr") && w.size() == 4 && w[2] == "=") {
+  } else if ((k == "space" || k == "allocs" || k == "alloc-size") && w.size() == 4 && w[2] == "=") {
     f.kind = k;
     f.args = {w[1], w[3]};
-  } else if (k == "addr" && w.size() > 4 && w[2] == "=") {  // a run-time offset: addr t = i % 2 * 16384
+  } else if (k == "addr" && w.size() >= 4 && w[2] == "=") {  // a constant, or a run-time offset: i % 2 * 16384
     f.kind = k;
-    std::string expr = w[3];
-    for (std::size_t x = 4; x < w.size(); ++x) expr += " " + w[x];
-    f.args = {w[1], std::move(expr)};
+    std::string offset = w[3];
+    for (std::size_t x = 4; x < w.size(); ++x) offset += " " + w[x];
+    f.args = {w[1], std::move(offset)};
   } else if (k == "move" && w.size() == 6 && w[2] == "from" && w[4] == "to") {
     f.kind = k;
     f.args = {w[1], w[3], w[5]};

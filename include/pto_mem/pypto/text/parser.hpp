@@ -638,14 +638,14 @@ class Parser {
 
   MemRefPtr parse_memref(TypeContext ctx, Loc loc, bool on_tensor) {
     expect_op("(");
-    // MemRef(NAME) or MemRef(NAME, slots=N): a declaration whose name is not a string.
-    if (!peek().is(TokenKind::String) && !peek().is_op(")") &&
-        (peek(1).is_op(")") || (peek(1).is_op(",") && peek(2).is_name("slots") && peek(3).is_op("="))))
-      fail(peek().loc, "a declared allocation's name must be a non-empty string literal, e.g. MemRef(\"scratch\"), "
-                       "found '" + std::string(peek().text) + "'");
-    if (peek().is(TokenKind::String) &&
-        (peek(1).is_op(")") || (peek(1).is_op(",") && peek(2).is_name("slots") && peek(3).is_op("=")))) {
+    const bool declaration = !peek().is_op(")") && (peek(1).is_op(")") || (peek(1).is_op(",") &&
+                                                                          peek(2).is_name("slots") &&
+                                                                          peek(3).is_op("=")));
+    if (declaration) {
       // A declaration: MemRef("name"[, slots=N])[k]?
+      if (!peek().is(TokenKind::String))
+        fail(peek().loc, "a declared allocation's name must be a non-empty string literal, e.g. "
+                         "MemRef(\"scratch\"), found '" + std::string(peek().text) + "'");
       const std::string name = unescape(take().text);
       std::uint64_t slots = 1;
       Loc slots_loc = loc;
