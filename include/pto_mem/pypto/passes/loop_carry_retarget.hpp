@@ -30,7 +30,8 @@
 // refusal takes back the plans made on its way (the spec lets them remain;
 // but a then-value left on the target drags its phi — and a loop carried
 // through that phi — onto the target, where a value planned under the old
-// carry may clobber it). Nothing is rewritten until apply().
+// carry may clobber it). Nothing is rewritten here: MaterializeSemanticAliases
+// writes placements() back with the semantic alias classes.
 #pragma once
 
 #include <optional>
@@ -41,6 +42,7 @@
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
 #include "pto_mem/pypto/passes/observation.hpp"
+#include "pto_mem/pypto/passes/semantic_alias_classes.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -79,12 +81,17 @@ class LoopCarryRetarget {
     });
   }
 
-  /// Points every planned variable at its target MemRef and space.
-  void apply() {
+  /// Every planned variable on its target MemRef and space, in planning
+  /// order: MaterializeSemanticAliases writes them back with the semantic
+  /// alias classes (semantic_alias_classes.hpp).
+  [[nodiscard]] std::vector<Placed> placements() const {
+    std::vector<Placed> out;
+    out.reserve(order_.size());
     for (const Var* v : order_) {
       const Plan& p = plans_.at(v);
-      set_memref(p.var, p.memref, p.space);
+      out.push_back({p.var, p.memref, p.space});
     }
+    return out;
   }
 
   [[nodiscard]] std::size_t planned() const noexcept { return order_.size(); }

@@ -25,7 +25,9 @@
 //     (branch_storage.hpp), on the windows as they now are;
 //  5. the copies at each loop's yield as one parallel copy (yield_fixup.hpp
 //     for loops, transfers.hpp);
-// identity chains re-derived after each step. The later planners then only
+// after each step the semantic alias classes are written back (derived
+// values on their sources, carries on their inits: semantic_alias_classes.hpp,
+// through the generic unify_aliases). The later planners then only
 // pack lifetimes and place allocations. Without it (legacy), the planner
 // extras above run instead.
 //
@@ -43,11 +45,25 @@
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/loop_carry_retarget.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/semantic_alias_classes.hpp"
 #include "pto_mem/pypto/passes/yield_fixup.hpp"
 
 namespace pto_mem::pypto {
 
 namespace passes {
+
+/// Writes the semantic alias classes of `f` back (semantic_alias_classes.hpp):
+/// derived values on their sources, with `carries` every loop carry on its
+/// init, and the given placements.
+inline bool share_storage(const Function& f, const Program& program, PassContext& ctx,
+                          const std::vector<DerivedValue>& relations, bool carries,
+                          const std::vector<Placed>& placed = {}) {
+  std::vector<ShareRelation> share;
+  share.reserve(relations.size());
+  add_identity_relations(relations, share);
+  if (carries) add_carry_relations(f, share);
+  return write_back_alias_classes(f, program, ctx, "MaterializeSemanticAliases", share, placed);
+}
 
 /// The Buffer IR storage legalisation of one function (steps 1-5 above).
 [[nodiscard]] inline Function legalize_storage(const Function& in, const Program& program, PassContext& ctx) {
@@ -61,31 +77,28 @@ namespace passes {
     f = tb.with_allocs(std::move(f));
   }
   const auto relations = capture_identity_relations(f, ctx);
-  // Loop carries follow their inits and derived values their sources, in
-  // program order (YieldFixup without copies): after each step that moved a
-  // value, so the next one sees the windows as they now are.
-  auto realign = [&] {
-    f = yield_fixup(f, program, ctx, {false, false, true, name}, &relations);
-    normalize_identities(relations);
+  // Loop carries follow their inits and derived values their sources: after
+  // each step that moved a value, so the next one sees the windows as they
+  // now are.
+  auto realign = [&](const std::vector<Placed>& placed = {}) {
+    return share_storage(f, program, ctx, relations, true, placed);
   };
   // 1. Accumulator phis.
   coalesce_accumulator_phis(f, program, ctx, name);
-  if (ctx.failed()) return f;
-  realign();
+  if (ctx.failed() || !realign()) return f;
   // 2. Loop inputs still observed get entry copies.
   {
     TransferBuilder tb(f, program, ctx, name);
     if (!isolate_loop_inputs(f, relations, tb)) return f;
     f = tb.with_allocs(std::move(f));
   }
-  realign();
+  if (!realign()) return f;
   // 3. Loop-carry retarget (onto the isolated carries).
   {
     LoopCarryRetarget retarget(f, ctx);
     retarget.run();
-    retarget.apply();
+    if (!realign(retarget.placements())) return f;
   }
-  realign();
   // 4. Branch destinations, on the windows as they now are.
   {
     TransferBuilder tb(f, program, ctx, name);
@@ -94,11 +107,11 @@ namespace passes {
     if (tb.failed() || ctx.failed()) return f;
     f = tb.with_allocs(std::move(f));
   }
-  realign();
+  if (!realign()) return f;
   // 5. Parallel copies at loop yields.
   f = yield_fixup(f, program, ctx, {true, false, true, name}, &relations);
   if (ctx.failed()) return f;
-  normalize_identities(relations);
+  realign();
   return f;
 }
 
@@ -119,24 +132,22 @@ namespace passes {
       continue;
     }
     const auto relations = capture_identity_relations(f, ctx);
-    LoopCarryRetarget retarget(f, ctx);
-    retarget.run();
-    retarget.apply();
-    normalize_identities(relations);
+    {
+      LoopCarryRetarget retarget(f, ctx);
+      retarget.run();
+      if (!share_storage(f, program, ctx, relations, false, retarget.placements())) return out;
+    }
 
     if (ctx.planner == Planner::dsa_rp) {
       const auto before_fixup = capture_identity_relations(f, ctx);
       coalesce_accumulator_phis(f, program, ctx, "MaterializeSemanticAliases");
-      if (ctx.failed()) return out;
-      normalize_identities(before_fixup);
+      if (ctx.failed() || !share_storage(f, program, ctx, before_fixup, false)) return out;
       f = yield_fixup(f, program, ctx, {true, true, true, "MaterializeSemanticAliases"}, &before_fixup);
-      if (ctx.failed()) return out;
-      normalize_identities(before_fixup);
+      if (ctx.failed() || !share_storage(f, program, ctx, before_fixup, false)) return out;
     } else if (ctx.planner == Planner::ptoas) {
       const auto before_fixup = capture_identity_relations(f, ctx);
       f = yield_fixup(f, program, ctx, {true, false, true, "MaterializeSemanticAliases"}, &before_fixup);
-      if (ctx.failed()) return out;
-      normalize_identities(before_fixup);
+      if (ctx.failed() || !share_storage(f, program, ctx, before_fixup, false)) return out;
     }
   }
   return out;
