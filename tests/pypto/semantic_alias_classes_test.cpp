@@ -35,6 +35,17 @@ struct Setup {
   }
   Function& f() { return compiled.program.functions.front(); }
   VarPtr var(const std::string& name) { return test::var(compiled.program, name); }
+
+  /// Writes the identity relations back with `placed`, which must be refused
+  /// with one internal error; returns its message.
+  std::string refused(const std::vector<Placed>& placed) {
+    std::vector<ShareRelation> share;
+    add_identity_relations(capture_identity_relations(f(), ctx), share);
+    CHECK_FALSE(write_back_alias_classes(f(), compiled.program, ctx, "test", share, placed));
+    REQUIRE(ctx.diagnostics.size() == 1);
+    CHECK(ctx.diagnostics[0].code == "internal");
+    return ctx.diagnostics[0].message;
+  }
 };
 
 std::int64_t offset_of(const VarPtr& v) { return var_memref(v)->const_offset().value_or(-1); }
@@ -74,36 +85,24 @@ TEST_CASE("alias classes: a source placed elsewhere takes its views along, at of
 
 TEST_CASE("alias classes: a value placed against its relation is an internal error naming it") {
   Setup s(views);
-  const auto relations = capture_identity_relations(s.f(), s.ctx);
   const VarPtr s1 = s.var("s1");
   const MemRefPtr t = var_memref(s.var("t"));
   // s1 is a view 80 bytes into t; placing it at t's start contradicts that.
-  const std::vector<Placed> placed{{s1, make_memref(t->base, int_imm(0), var_memref(s1)->size), std::nullopt}};
-  std::vector<ShareRelation> share;
-  add_identity_relations(relations, share);
-  CHECK_FALSE(write_back_alias_classes(s.f(), s.compiled.program, s.ctx, "test", share, placed));
-  REQUIRE(s.ctx.diagnostics.size() == 1);
-  CHECK(s.ctx.diagnostics[0].code == "internal");
-  INFO(s.ctx.diagnostics[0].message);
-  CHECK(s.ctx.diagnostics[0].message.find("s1") != std::string::npos);
-  CHECK(s.ctx.diagnostics[0].message.find("80") != std::string::npos);
+  const std::string message = s.refused({{s1, make_memref(t->base, int_imm(0), var_memref(s1)->size), std::nullopt}});
+  INFO(message);
+  CHECK(message.find("s1") != std::string::npos);
+  CHECK(message.find("80") != std::string::npos);
 }
 
 TEST_CASE("alias classes: a value placed on another allocation than the source it follows is an internal error") {
   Setup s(views);
-  const auto relations = capture_identity_relations(s.f(), s.ctx);
   // rs follows s1, on t's allocation, but is placed on another allocation.
   const VarPtr rs = s.var("rs");
   const VarPtr other = make_var("mem_other", ptr_type());
-  const std::vector<Placed> placed{{rs, make_memref(other, int_imm(0), var_memref(rs)->size), std::nullopt}};
-  std::vector<ShareRelation> share;
-  add_identity_relations(relations, share);
-  CHECK_FALSE(write_back_alias_classes(s.f(), s.compiled.program, s.ctx, "test", share, placed));
-  REQUIRE(s.ctx.diagnostics.size() == 1);
-  CHECK(s.ctx.diagnostics[0].code == "internal");
-  INFO(s.ctx.diagnostics[0].message);
-  CHECK(s.ctx.diagnostics[0].message.find("'rs'") != std::string::npos);
-  CHECK(s.ctx.diagnostics[0].message.find("mem_other") != std::string::npos);
+  const std::string message = s.refused({{rs, make_memref(other, int_imm(0), var_memref(rs)->size), std::nullopt}});
+  INFO(message);
+  CHECK(message.find("'rs'") != std::string::npos);
+  CHECK(message.find("mem_other") != std::string::npos);
 }
 
 TEST_CASE("alias classes: a view at a run-time offset follows its source's window with its offset expression") {

@@ -134,7 +134,7 @@ class AliasClassWriter {
     for (std::size_t i = 0; i < n; ++i) {
       // A placed value that also follows a source is positioned by its
       // source; write() checks that its placement agrees.
-      const MemRefPtr m = info_[i].follows ? nullptr : anchor_window(i);
+      const MemRefPtr m = info_[i].follows ? nullptr : window_of(i);
       if (!m || !m->base) continue;
       const auto off = m->const_offset();
       if (!off || *off < 0) continue;  // a run-time window anchors its own class
@@ -148,11 +148,9 @@ class AliasClassWriter {
     }
     for (std::size_t i = 0; i < n; ++i) {
       const ShareRelation* r = info_[i].follows;
-      if (!r) continue;
-      const auto rel = r->rel ? as_const_int(r->rel) : std::optional<std::int64_t>(0);
-      if (!rel || *rel < 0) continue;  // a run-time view starts a class
+      if (!r || !constant_rel(*r)) continue;  // a run-time view starts a class
       problem.must_alias.push_back({{{problem.buffers[index_.at(r->source.get())].id, 0},
-                                     {problem.buffers[i].id, static_cast<Addr>(*rel)}}});
+                                     {problem.buffers[i].id, static_cast<Addr>(*rel_offset(*r))}}});
     }
     unified_ = unify_aliases(problem);
     if (!unified_.ok()) {
@@ -176,16 +174,29 @@ class AliasClassWriter {
     const Placed* placed = nullptr;
   };
 
+  /// The relation's offset, when it is a constant (absent: 0).
+  [[nodiscard]] static std::optional<std::int64_t> rel_offset(const ShareRelation& r) {
+    return r.rel ? as_const_int(r.rel) : std::optional<std::int64_t>(0);
+  }
+  /// A constant, non-negative relation offset: the unification can hold it;
+  /// otherwise the value starts a class of its own.
+  [[nodiscard]] static bool constant_rel(const ShareRelation& r) {
+    const auto rel = rel_offset(r);
+    return rel && *rel >= 0;
+  }
+  /// One window with one slot identity and pinning: nothing to write.
+  [[nodiscard]] static bool same_storage(const MemRefPtr& a, const MemRefPtr& b) {
+    return same_window(a, b) && a->slot_count == b->slot_count && same_expr(a->slot_index, b->slot_index) &&
+           a->is_pinned == b->is_pinned;
+  }
+
   /// Every relation and placement already holds (most write-backs follow a
   /// step that moved nothing): then there is nothing to write.
   [[nodiscard]] static bool all_hold(const std::vector<ShareRelation>& relations, const std::vector<Placed>& placed) {
     for (const auto& pl : placed) {
       if (!is_planned_tile(pl.var) || !pl.memref) continue;
       const MemRefPtr m = var_memref(pl.var);
-      if (!same_window(m, pl.memref) || m->slot_count != pl.memref->slot_count ||
-          !same_expr(m->slot_index, pl.memref->slot_index) || m->is_pinned != pl.memref->is_pinned ||
-          (pl.space && var_space(pl.var) != pl.space))
-        return false;
+      if (!same_storage(m, pl.memref) || (pl.space && var_space(pl.var) != pl.space)) return false;
     }
     for (const auto& r : relations) {
       if (!is_planned_tile(r.var) || !is_planned_tile(r.source)) continue;
@@ -193,12 +204,11 @@ class AliasClassWriter {
       if (m == src && (r.kind == ShareRelation::Kind::in_place || var_space(r.var) == var_space(r.source))) continue;
       if (m->base != src->base || m->slot_count != src->slot_count || !same_expr(m->slot_index, src->slot_index))
         return false;
-      const auto rel0 = r.rel ? as_const_int(r.rel) : std::optional<std::int64_t>(0);
-      const bool whole = r.kind != ShareRelation::Kind::view || (rel0 == 0 && m->size == src->size);
+      const auto rel = rel_offset(r);
+      const bool whole = r.kind != ShareRelation::Kind::view || (rel == 0 && m->size == src->size);
       if (m->is_pinned != (whole && src->is_pinned)) return false;
       if (r.kind != ShareRelation::Kind::in_place && var_space(r.var) != var_space(r.source)) return false;
       if (r.kind != ShareRelation::Kind::view && m->size != src->size) return false;
-      const auto rel = r.rel ? as_const_int(r.rel) : std::optional<std::int64_t>(0);
       const auto mo = m->const_offset(), so = src->const_offset();
       if (rel && mo && so) {
         if (*mo != *so + *rel) return false;
@@ -229,13 +239,6 @@ class AliasClassWriter {
   [[nodiscard]] MemRefPtr window_of(std::size_t i) const {
     if (const Placed* pl = info_[i].placed) return pl->memref;
     return var_memref(vars_[i]);
-  }
-
-  /// The window of an anchor (a value that follows nothing, or is placed).
-  [[nodiscard]] MemRefPtr anchor_window(std::size_t i) const {
-    if (const Placed* pl = info_[i].placed) return pl->memref;
-    if (!info_[i].follows) return var_memref(vars_[i]);
-    return nullptr;
   }
 
   /// The class position of value i (bytes above its class's lowest point).
@@ -278,10 +281,9 @@ class AliasClassWriter {
     std::optional<MemorySpace> space = pl && pl->space ? pl->space : var_space(v);
     if (r) {
       const MemRefPtr src = var_memref(r->source);
-      const auto rel = r->rel ? as_const_int(r->rel) : std::optional<std::int64_t>(0);
       const Addr size = r->kind == ShareRelation::Kind::view ? cur->size : src->size;
       MemRefPtr followed;
-      if (!rel || *rel < 0) {  // a run-time view: from its source, starting a class
+      if (!constant_rel(*r)) {  // a run-time view: from its source, starting a class
         if (tied) return fail(v, "it is a view at a run-time offset in a class with constant addresses");
         followed = make_memref(src->base, add(src->byte_offset, r->rel), size, src->slot_count, src->slot_index, false);
       } else if (position(i) == position(index_.at(r->source.get())) && size == src->size) {
@@ -305,8 +307,7 @@ class AliasClassWriter {
     }
     if (!roots_.contains(cls)) roots_.emplace(cls, std::make_pair(want, position(i)));
     if (cur == want && var_space(v) == space) return true;
-    if (cur && same_window(cur, want) && cur->slot_count == want->slot_count &&
-        same_expr(cur->slot_index, want->slot_index) && cur->is_pinned == want->is_pinned)
+    if (cur && same_storage(cur, want))
       set_memref(v, cur, space);  // the same window: keep its MemRef
     else
       set_memref(v, want, space);
