@@ -26,7 +26,10 @@
 //  * a loop return var: its init (then the iter-arg is planned), then the
 //    loop's yielded value (spec order: yield first), then the return var;
 //  * an iter-arg: its init, then the iter-arg.
-// A variable met again while being retargeted refuses (cycle guard). A
+// A variable met again while being retargeted refuses (cycle guard), and so
+// does one already planned onto another window (one value, one storage: a
+// value yielded to two carries is written into the first one's buffer and
+// copied into the second's). A
 // refusal takes back the plans made on its way (the spec lets them remain;
 // but a then-value left on the target drags its phi — and a loop carried
 // through that phi — onto the target, where a value planned under the old
@@ -174,6 +177,10 @@ class LoopCarryRetarget {
   bool try_retarget(const VarPtr& v, const Target& t) {
     if (!v) return false;
     if (same_window(current_memref(v), t.memref)) return true;
+    // A value holds one storage: once planned for one carry (with what was
+    // planned alongside it, such as an inner loop's carry it initialises),
+    // it stays there, and a second carry it reaches copies it at its yield.
+    if (plans_.contains(v.get())) return false;
     if (!busy_.insert(v.get()).second) return false;  // cycle guard
     const std::size_t mark = undo_.size();
     const bool ok = retarget_by_definition(v, t);

@@ -9,7 +9,8 @@
 // when its init is still observed:
 //  * some variable on an overlapping window, other than the carry's own
 //    chain (the iter-arg, the result, what is derived from them and what the
-//    body defines), is read
+//    body defines, and values written whole after the loop, which hold
+//    their own bytes), is read
 //    inside the body or after the loop, or inside an enclosing loop that the
 //    value was defined outside of (the next outer iteration reads it again,
 //    also as this loop's init) — observation.hpp;
@@ -93,6 +94,57 @@ struct CurrentWindowsWalk : IRVisitor {
   std::unordered_map<const Var*, std::vector<const DerivedValue*>> derived_;
 };
 
+/// Whether a variable's bytes were all written after statement `at`, so
+/// that reading it observes nothing stored before `at`: it is defined after
+/// `at` in an enclosing sequence (UseIndex::defined_after), and it is
+///  * the result of an op that writes a new value (not a view, an in-place
+///    result or an alias of an older one, and not `tile.create`, whose bytes
+///    are whatever the window held), or
+///  * a phi all of whose arm values are such, or an alias of one
+///    (transitively; a loop's carries never are: the init may be older).
+class WrittenAfter {
+ public:
+  WrittenAfter(const UseIndex& uses, const PassContext& ctx, const Stmt* at, const std::vector<PathEntry>& at_path)
+      : uses_(uses), ctx_(ctx), at_(at), at_path_(at_path) {}
+
+  [[nodiscard]] bool operator()(const Var* v) const { return check(v, 0); }
+
+ private:
+  [[nodiscard]] bool check(const Var* v, int depth) const {
+    if (depth > 64) return false;  // a deep phi nest: not worth proving
+    if (auto it = memo_.find(v); it != memo_.end()) return it->second;
+    bool fresh = false;
+    if (uses_.defined_after(v, at_, at_path_)) {
+      const Stmt* holder = uses_.def(v)->holder;
+      if (const auto* a = holder->as<AssignStmt>()) {
+        if (const Call* c = call_of(a->value)) {
+          const OpSpec* spec = spec_of(ctx_, *c);
+          fresh = spec && !spec->reuses_input && !spec->is_inherit_input() && c->op != "tile.create";
+        } else if (auto src = as_var(a->value)) {
+          fresh = check(src.get(), depth + 1);  // a plain alias
+        }
+      } else if (const auto* i = holder->as<IfStmt>()) {
+        const YieldStmt* ty = terminating_yield(i->then_body);
+        const YieldStmt* ey = terminating_yield(i->else_body);
+        for (std::size_t k = 0; ty && ey && k < i->return_vars.size(); ++k) {
+          if (i->return_vars[k].get() != v) continue;
+          const VarPtr t = k < ty->values.size() ? as_var(ty->values[k]) : nullptr;
+          const VarPtr e = k < ey->values.size() ? as_var(ey->values[k]) : nullptr;
+          fresh = t && e && check(t.get(), depth + 1) && check(e.get(), depth + 1);
+        }
+      }
+    }
+    memo_.emplace(v, fresh);
+    return fresh;
+  }
+
+  const UseIndex& uses_;
+  const PassContext& ctx_;
+  const Stmt* at_;
+  const std::vector<PathEntry>& at_path_;
+  mutable std::unordered_map<const Var*, bool> memo_;
+};
+
 /// Inserts the entry copies; false after an error (reported).
 inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& relations, TransferBuilder& tb) {
   // Built when the first loop input needs them.
@@ -134,8 +186,16 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
         if (k < loop->return_vars->size()) seeds.push_back((*loop->return_vars)[k].get());
         // Values defined in the body hold the carry's new values, whatever window they are on.
         if (!uses) uses.emplace(f), chains.emplace(f, relations);
-        auto exclude = chains->of(std::move(seeds));
-        for_each_def(*loop->body, [&](const VarPtr& v) { exclude.insert(v.get()); });
+        auto chain = chains->of(std::move(seeds));
+        for_each_def(*loop->body, [&](const VarPtr& v) { chain.insert(v.get()); });
+        // A value written after the loop holds its own bytes: reading it
+        // observes nothing the loop's start left there.
+        const WrittenAfter fresh(*uses, tb.context(), &s, path);
+        struct Exclusion {
+          const decltype(chain)& own;
+          const WrittenAfter& fresh;
+          [[nodiscard]] bool contains(const Var* v) const { return own.contains(v) || fresh(v); }
+        } exclude{chain, fresh};
         // Reads inside the body count when the body may run again: in a loop
         // of at most one trip the carry's window is written only by the
         // iteration's own result (the retarget and the yield's copies check

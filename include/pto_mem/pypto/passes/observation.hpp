@@ -104,6 +104,22 @@ class UseIndex : public MemRefObserver {
     return true;
   }
 
+  /// Whether `v` is defined after statement `at` (with enclosing path
+  /// `at_path`) in an enclosing sequence: not at or inside `at`, not before
+  /// it, not in an if-arm exclusive with it (a parameter or a variable added
+  /// after the index was built: no).
+  [[nodiscard]] bool defined_after(const Var* v, const Stmt* at, const std::vector<PathEntry>& at_path) const {
+    const Def* d = def(v);
+    if (!d || d->holder == at) return false;
+    const std::vector<PathEntry>& dp = *d->path;
+    std::size_t k = 0;
+    while (k < at_path.size() && k < dp.size() && at_path[k].stmt == dp[k].stmt && at_path[k].child == dp[k].child)
+      ++k;
+    if (k == at_path.size() || k == dp.size()) return false;  // inside `at`, or in a header enclosing it
+    const Stmt* s = at_path[k].stmt;
+    return s == dp[k].stmt && s->is<SeqStmts>() && dp[k].child > at_path[k].child;
+  }
+
   /// Whether some read of a variable whose window overlaps `window`, not in
   /// `exclude` (a ValueChains::Chain or anything with `contains(const Var*)`),
   /// observes statement `at` (with enclosing path `at_path`); reads inside

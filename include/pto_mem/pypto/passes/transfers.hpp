@@ -47,6 +47,7 @@ class TransferBuilder {
       : f_(f), p_(p), ctx_(ctx), pass_(pass_name) {}
 
   [[nodiscard]] bool failed() const noexcept { return failed_; }
+  [[nodiscard]] const PassContext& context() const noexcept { return ctx_; }
   /// Alloc statements of the fresh allocations, to put after the leading allocs.
   [[nodiscard]] const std::vector<StmtPtr>& new_allocs() const noexcept { return allocs_; }
 
