@@ -12,7 +12,7 @@ using namespace pto_mem::pypto;
 
 namespace {
 
-const std::string program = test::kernel("x: Tensor[[64, 64], FP32],\n         out: Out[Tensor[[64, 64], FP32]]",
+const std::string pipeline_program = test::kernel("x: Tensor[[64, 64], FP32],\n         out: Out[Tensor[[64, 64], FP32]]",
                                          "    t = tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
                                          "    e = tile.exp(t)\n"
                                          "    r = tile.store(e, [0, 0], out)\n"
@@ -46,21 +46,21 @@ TEST_CASE("each planner runs its passes (SPEC §7.1)") {
 TEST_CASE("--until stops after the named stage; a skipped pass is a no-op") {
   for (Planner p : {Planner::pypto, Planner::dsa_rp, Planner::ptoas}) {
     CAPTURE(to_string(p));
-    auto parsed = test::compile_ok(program, Stage::parse, p);
+    auto parsed = test::compile_ok(pipeline_program, Stage::parse, p);
     CHECK(parsed.ran == std::vector<Stage>{Stage::parse});
     CHECK(memory_space_of(test::var(parsed.program, "e")->type) == MemorySpace::Vec);  // as typed by the parser
     CHECK_FALSE(memref_of(test::var(parsed.program, "e")->type));
-    auto inferred = test::compile_ok(program, Stage::infer, p);
+    auto inferred = test::compile_ok(pipeline_program, Stage::infer, p);
     CHECK(inferred.ran == std::vector<Stage>{Stage::parse, Stage::infer});
     CHECK(inferred.moves.size() == 1);
-    auto init = test::compile_ok(program, Stage::init, p);
+    auto init = test::compile_ok(pipeline_program, Stage::init, p);
     CHECK(init.ran == std::vector<Stage>{Stage::parse, Stage::infer, Stage::init});
     CHECK(memref_of(test::var(init.program, "e")->type));
     CHECK_FALSE(init.addresses_assigned);
     // MemoryReuse runs only under pypto, AllocateMemoryAddr never under ptoas,
     // whatever --until asks for (the others' results depend on their passes).
     for (Stage until : {Stage::reuse, Stage::alloc}) {
-      auto r = test::compile_text(program, until, p);
+      auto r = test::compile_text(pipeline_program, until, p);
       CHECK(contains(r.ran, Stage::reuse) <= (p == Planner::pypto));
       CHECK(contains(r.ran, Stage::alloc) <= (p != Planner::ptoas));
       if (p != Planner::pypto) CHECK_FALSE(mentions_pass(r.diagnostics, "MemoryReuse"));
@@ -107,16 +107,16 @@ TEST_CASE("dumps: the program text after each requested stage that ran") {
   CompileOptions o;
   o.until = Stage::init;
   o.dump_after = {Stage::parse, Stage::init, Stage::alloc};
-  auto r = compile_source(program, "test.pto", o);
+  auto r = compile_source(pipeline_program, "test.pto", o);
   REQUIRE(r.ok());
   REQUIRE(r.dumps.size() == 2);
   CHECK(r.dumps[0].stage == Stage::parse);
-  CHECK(r.dumps[0].text == print(test::parse_ok(program)));
+  CHECK(r.dumps[0].text == print(test::parse_ok(pipeline_program)));
   CHECK(r.dumps[1].stage == Stage::init);
   CHECK(r.dumps[1].text == print(r.program));
   // compile() on a parsed program dumps its input for `parse` too.
   o.dump_after = {Stage::parse, Stage::infer};
-  auto c = compile(test::parse_ok(program), o);
+  auto c = compile(test::parse_ok(pipeline_program), o);
   REQUIRE(c.dumps.size() == 2);
   CHECK(c.dumps[0].text.find("t_Vec") == std::string::npos);
   CHECK(c.dumps[1].text.find("t_Vec") != std::string::npos);

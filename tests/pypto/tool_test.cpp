@@ -51,7 +51,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return p.string();
 }
 
-const std::string kernel =
+const std::string tool_kernel =
     "@function(type=InCore)\n"
     "def main(x: Tensor[[16, 128], BF16],\n"
     "         out_0: Out[Tensor[[16, 128], BF16]]) -> Tensor[[16, 128], BF16]:\n"
@@ -62,11 +62,11 @@ const std::string kernel =
 }  // namespace
 
 TEST_CASE("compile --until parse --emit ir prints the parsed program") {
-  const std::string file = write_temp("ok.pto", "# a comment\n" + kernel);
+  const std::string file = write_temp("ok.pto", "# a comment\n" + tool_kernel);
   const Run r = run("compile '" + file + "' --until parse --emit ir");
   CHECK(r.status == 0);
   CHECK(r.err.empty());
-  CHECK(r.out == kernel);
+  CHECK(r.out == tool_kernel);
   if (test::have_shared) {
     for (const auto& c : test::case_files()) {
       CAPTURE(c);
@@ -89,7 +89,7 @@ TEST_CASE("malformed input exits 2 with file:line:column: error:") {
 }
 
 TEST_CASE("--emit json reports the program, and the diagnostics even on failure") {
-  const std::string ok = write_temp("ok.pto", kernel);
+  const std::string ok = write_temp("ok.pto", tool_kernel);
   const Run r = run("compile '" + ok + "' --until parse --emit json");
   CHECK(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -98,7 +98,7 @@ TEST_CASE("--emit json reports the program, and the diagnostics even on failure"
   CHECK(j["functions"][0]["vars"][2]["name"] == "x_tile");
   CHECK(j["functions"][0]["vars"][2]["space"].is_null());
 
-  const std::string bad = write_temp("bad.pto", kernel + "    oops(\n");
+  const std::string bad = write_temp("bad.pto", tool_kernel + "    oops(\n");
   const Run f = run("compile '" + bad + "' --until parse --emit json");
   CHECK(f.status == 2);
   const auto k = nlohmann::json::parse(f.out);
@@ -108,13 +108,13 @@ TEST_CASE("--emit json reports the program, and the diagnostics even on failure"
 }
 
 TEST_CASE("--output writes the file instead of standard output") {
-  const std::string in = write_temp("ok.pto", kernel);
+  const std::string in = write_temp("ok.pto", tool_kernel);
   const std::string out = (scratch_dir() / "printed.pto").string();
   std::filesystem::remove(out);
   const Run r = run("compile '" + in + "' --until parse -o '" + out + "'");
   CHECK(r.status == 0);
   CHECK(r.out.empty());
-  CHECK(test::read_text(out) == kernel);
+  CHECK(test::read_text(out) == tool_kernel);
   // A failed run does not leave an output file behind.
   std::filesystem::remove(out);
   const std::string bad = write_temp("bad.pto", "def (\n");
@@ -123,7 +123,7 @@ TEST_CASE("--output writes the file instead of standard output") {
 }
 
 TEST_CASE("flags are validated; --svg needs planned addresses") {
-  const std::string in = write_temp("ok.pto", kernel);
+  const std::string in = write_temp("ok.pto", tool_kernel);
   for (const char* until : {"parse", "infer", "init", "alias", "reuse"}) {
     CAPTURE(until);
     const Run svg = run("compile '" + in + "' --until " + until + " --svg map.svg");
@@ -171,7 +171,7 @@ TEST_CASE("--storage legacy runs PyPTO's legacy storage path, still verified; --
 }
 
 TEST_CASE("compile runs the passes up to --until") {
-  const std::string in = write_temp("ok.pto", kernel);
+  const std::string in = write_temp("ok.pto", tool_kernel);
   const Run r = run("compile '" + in + "' --until infer");
   CHECK(r.status == 0);
   CHECK(r.err.empty());
@@ -191,7 +191,7 @@ TEST_CASE("compile runs the passes up to --until") {
 }
 
 TEST_CASE("--emit json: the report of a compile, also on failure") {
-  const std::string in = write_temp("ok.pto", kernel);
+  const std::string in = write_temp("ok.pto", tool_kernel);
   const Run r = run("compile '" + in + "' --until init --emit json --soc a5");
   CHECK(r.status == 0);
   const auto j = nlohmann::ordered_json::parse(r.out);
@@ -238,7 +238,7 @@ TEST_CASE("--emit json: the report of a compile, also on failure") {
 }
 
 TEST_CASE("--dump-after prints the program after each named stage on standard error") {
-  const std::string in = write_temp("ok.pto", kernel);
+  const std::string in = write_temp("ok.pto", tool_kernel);
   const Run r = run("compile '" + in + "' --until init --dump-after parse,infer --emit json");
   CHECK(r.status == 0);
   const auto parse_at = r.err.find("# ---- after parse ----\n");
@@ -275,7 +275,7 @@ TEST_CASE("exit 1 when memory does not fit; --svg writes the memory map") {
 }
 
 TEST_CASE("--syntax pypto prints PyPTO's spelling; --passes runs exactly the named passes") {
-  const std::string file = write_temp("pl.pto", kernel);
+  const std::string file = write_temp("pl.pto", tool_kernel);
   const Run p = run("compile '" + file + "' --until infer --syntax pypto");
   CHECK(p.status == 0);
   CHECK(p.out.rfind("@pl.program\nclass Program:\n    @pl.function(type=pl.FunctionType.InCore)\n    def main(self, x: "
