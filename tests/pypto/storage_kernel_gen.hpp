@@ -7,7 +7,8 @@
 // of one if on one value), Acc accumulators (matmul / matmul_acc, a peeled
 // `k == 0` seed), views of carries, declared multi-slot allocations
 // (constant and run-time slots), zero- and one-trip constant loops, and
-// values defined last in a loop body and never used.
+// values defined last in a loop body and never used, and cross-core
+// receives (tile.tpop_from_aic: no MemRef) among the loaded tiles.
 //
 // It also runs in-place ops over values still read afterwards (carries,
 // phis, outer values: the passes must give the op a copy; fillpad_inplace,
@@ -29,7 +30,7 @@ namespace pto_mem::test {
 
 class StorageKernelGen {
  public:
-  explicit StorageKernelGen(std::uint64_t seed) : rng_(seed), tag_rng_(seed) {}
+  explicit StorageKernelGen(std::uint64_t seed) : rng_(seed), tag_rng_(seed), recv_rng_(seed ^ 0x9e3779b97f4a7c15ULL) {}
 
   /// Tags about half of the defined tiles as clones of `pl.pipeline` bodies
   /// (`attrs={"pipeline_membership": "g:k"}`, groups 0-1, stages 0-2), from a
@@ -111,6 +112,10 @@ class StorageKernelGen {
         if (sc[i].name == name) sc.erase(sc.begin() + static_cast<std::ptrdiff_t>(i--));
   }
   std::string load(Shape s) {
+    // Some full-size tiles come from a cross-core receive instead (no MemRef:
+    // the value lives in its pipe slot), from a stream of their own, so the
+    // kernels are otherwise the same.
+    if (s == S && std::bernoulli_distribution(0.15)(recv_rng_)) return def(s, "tile.tpop_from_aic(split=0)");
     return def(s, s == S ? "tile.load(x, [0, 0], [16, 16], target_memory=Vec)"
                          : "tile.load(x, [8, 0], [8, 16], target_memory=Vec)");
   }
@@ -367,6 +372,7 @@ class StorageKernelGen {
   bool needs_acc_copy_ = false;
   std::mt19937_64 rng_;
   std::mt19937_64 tag_rng_;  // stage tags only, so tagging leaves the kernel itself unchanged
+  std::mt19937_64 recv_rng_;  // which loads are cross-core receives
   bool stage_tags_ = false;
   std::ostringstream out_;
   std::vector<std::vector<Val>> scopes_;

@@ -19,6 +19,9 @@
 //     result from lifetime packing: the producer lands on the dead input's
 //     buffer);
 //  3. else a fresh allocation `mem_<space>_<phi>`.
+// An arm value with no storage of its own (a cross-core receive, in its pipe
+// slot) takes part too: the destination is then the other arm's in-branch
+// producer's window or a fresh one, and the receive is copied into it.
 // Then each arm's value either is on the destination already, or is an
 // unaliased in-branch producer redirected to write it (same space and size,
 // none of its forbidden operands on it), or is copied into it by an explicit
@@ -86,13 +89,13 @@ class BranchStorage : public IRMutator {
     for (std::size_t k = 0; k < n; ++k) {
       t[k] = value(ty, k);
       e[k] = value(ey, k);
-      if (!t[k] || !e[k] || !is_planned_tile(i->return_vars[k])) continue;
-      const auto sp = var_space(i->return_vars[k]);
-      if (!sp || *sp == MemorySpace::DDR) {
+      const auto sp = is_planned_tile(i->return_vars[k]) ? var_space(i->return_vars[k]) : std::nullopt;
+      if (!t[k] || !e[k] || !sp || *sp == MemorySpace::DDR) {
         t[k] = e[k] = nullptr;
         continue;
       }
-      space[k] = var_space(t[k]);
+      space[k] = is_planned_tile(t[k]) ? var_space(t[k]) : var_space(e[k]);
+      if (!is_planned_tile(t[k]) && !is_planned_tile(e[k])) space[k] = sp;
     }
     auto claimed = [&](const MemRefPtr& m, std::size_t k) {
       for (std::size_t j = 0; j < k; ++j)
@@ -104,9 +107,28 @@ class BranchStorage : public IRMutator {
       if (!t[k]) continue;
       if (same_window(var_memref(t[k]), var_memref(e[k])) && !claimed(var_memref(t[k]), k)) dest[k] = var_memref(t[k]);
     }
+    auto fresh_destination = [&](std::size_t k) {
+      Addr size = var_memref(i->return_vars[k])->size;
+      for (const VarPtr& v : {t[k], e[k]})
+        if (is_planned_tile(v)) size = std::max(size, var_memref(v)->size);
+      dest[k] = tb_.fresh(space[k].value_or(MemorySpace::Vec), size, i->return_vars[k]->name, i->loc);
+    };
     // 2./3. A producer's window, else a fresh one.
     for (std::size_t k = 0; k < n; ++k) {
       if (!t[k] || dest[k]) continue;
+      // An arm value without storage of its own (a cross-core receive, which
+      // lives in its pipe slot) is copied into the destination; the other
+      // arm's in-branch producer may be it, else a fresh window.
+      if (!is_planned_tile(t[k]) || !is_planned_tile(e[k])) {
+        if (unaliased_producer(t[k], &s, 0, ty) && !claimed(var_memref(t[k]), k)) {
+          dest[k] = var_memref(t[k]);
+        } else if (unaliased_producer(e[k], &s, 1, ey) && !claimed(var_memref(e[k]), k)) {
+          dest[k] = var_memref(e[k]);
+        } else {
+          fresh_destination(k);
+        }
+        continue;
+      }
       if (unaliased_producer(t[k], &s, 0, ty) && !claimed(var_memref(t[k]), k)) {
         dest[k] = var_memref(t[k]);
       } else if (dead_at_producer(t[k], e[k], s, 1, ey) && !claimed(var_memref(t[k]), k)) {
@@ -118,8 +140,7 @@ class BranchStorage : public IRMutator {
         dest[k] = var_memref(e[k]);
         space[k] = var_space(e[k]);
       } else {
-        const Addr size = std::max(var_memref(t[k])->size, var_memref(e[k])->size);
-        dest[k] = tb_.fresh(space[k].value_or(MemorySpace::Vec), size, i->return_vars[k]->name, i->loc);
+        fresh_destination(k);
       }
     }
     // Each arm: redirect or copy.
@@ -156,16 +177,17 @@ class BranchStorage : public IRMutator {
   }
 
  private:
+  /// The tile value arm `y` yields in slot `k` (with or without storage of its own).
   static VarPtr value(const YieldStmt* y, std::size_t k) {
     if (!y || k >= y->values.size()) return nullptr;
     auto v = as_var(y->values[k]);
-    return is_planned_tile(v) ? v : nullptr;
+    return tile_of(v) ? v : nullptr;
   }
 
   /// Defined in arm `arm` of `i` (the if as the pass found it) by a call writing storage of its own, alone
   /// on its allocation (not declared), yielded once by that arm.
   bool unaliased_producer(const VarPtr& v, const IfStmt* i, std::size_t arm, const YieldStmt* y) const {
-    if (!v) return false;
+    if (!is_planned_tile(v)) return false;
     const DefSite* d = defs_.find(v.get());
     if (!d || d->kind != DefSite::Kind::assign) return false;
     bool inside = false;

@@ -169,6 +169,13 @@ class YieldFixupMutator : public IRMutator {
     return is_planned_tile(v) ? v : nullptr;
   }
 
+  /// Value k of a yield when it is a tile variable, with or without a MemRef.
+  static VarPtr tile_value(const YieldStmt* y, std::size_t k) {
+    if (!y || k >= y->values.size()) return nullptr;
+    auto v = as_var(y->values[k]);
+    return tile_of(v) ? v : nullptr;
+  }
+
   /// Variables defined inside `body`.
   static std::unordered_set<const Var*> defined_in(const StmtPtr& body) {
     std::unordered_set<const Var*> out;
@@ -200,7 +207,9 @@ class YieldFixupMutator : public IRMutator {
       carried[k] = true;
       const MemRefPtr target = var_memref(init);
       const auto space = var_space(init);
-      if (const VarPtr v = value(y, k); v && !passes::same_window(var_memref(v), target)) {
+      // A yielded value without storage of its own (a cross-core receive, in
+      // its pipe slot) is copied into the carried window like any other.
+      if (const VarPtr v = tile_value(y, k); v && !passes::same_window(var_memref(v), target)) {
         ts.push_back(Transfer{v, target, space, nullptr});
         slots.push_back(k);
       }
