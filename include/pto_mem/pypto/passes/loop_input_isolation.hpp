@@ -275,8 +275,14 @@ namespace pto_mem::pypto::passes {
 /// op works in place on the copy. Outside Vec nothing is changed (no
 /// same-space copy exists there; the Acc accumulator rules apply). Runs on
 /// the program as InitMemRef left it. False after an error.
+///
+/// With `other_spaces` (once the legalisation is done) it looks only at the
+/// ops outside Vec and DDR instead: one whose input is still observed would
+/// need a copy no instruction makes, and is refused with an error naming the
+/// input (DDR is never looked at: stores into one output tensor are partial
+/// writes).
 inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const std::vector<DerivedValue>& relations,
-                                    TransferBuilder& tb) {
+                                    TransferBuilder& tb, bool other_spaces = false) {
   // Built when the first in-place op needs them.
   std::optional<UseIndex> uses;  // not const: it follows set_memref (MemRefObserver)
   std::optional<ValueChains> chains;
@@ -305,7 +311,9 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
   w.assign_hook = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
     if (tb.failed()) return;
     auto ip = in_place.find(s.var.get());
-    if (ip == in_place.end() || var_space(s.var) != MemorySpace::Vec) return;
+    if (ip == in_place.end()) return;
+    if (const auto sp = var_space(s.var); !sp || *sp == MemorySpace::DDR || (*sp == MemorySpace::Vec) == other_spaces)
+      return;
     const VarPtr src = ip->second->source;
     // An in-place result follows its input, which may itself be a copy now
     // (a view followed it already, in follow_source).

@@ -25,6 +25,8 @@
 //     (branch_storage.hpp), on the windows as they now are;
 //  5. the copies at each loop's yield as one parallel copy (yield_fixup.hpp
 //     for loops, transfers.hpp);
+//  6. an in-place op outside Vec (an accumulator's matmul_acc) whose input is
+//     still read is refused: no instruction makes that copy;
 // after each step the semantic alias classes are written back (derived
 // values on their sources, carries on their inits: semantic_alias_classes.hpp,
 // through the generic unify_aliases). The later planners then only
@@ -110,8 +112,14 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
   if (!realign()) return f;
   // 5. Parallel copies at loop yields.
   f = yield_fixup(f, program, ctx, {true, false, true, name}, &relations);
-  if (ctx.failed()) return f;
-  realign();
+  if (ctx.failed() || !realign()) return f;
+  // 6. An in-place op outside Vec whose input is still read would need a
+  //    copy no instruction makes (after step 1, whose accumulator rules
+  //    merge or refuse the peeled accumulator phis first).
+  {
+    TransferBuilder tb(f, program, ctx, name);
+    (void)isolate_in_place_inputs(f, ctx, capture_identity_relations(f, ctx), tb, true);
+  }
   return f;
 }
 
