@@ -317,7 +317,7 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
     const VarPtr src = ip->second->source;
     // An in-place result follows its input, which may itself be a copy now
     // (a view followed it already, in follow_source).
-    if (ip->second->kind == DerivedValue::Kind::in_place) set_memref(s.var, var_memref(src));
+    if (ip->second->kind == DerivedValue::Kind::in_place && !other_spaces) set_memref(s.var, var_memref(src));
     const Call* c = call_of(s.value);
     const OpSpec* spec = c ? spec_of(ctx, *c) : nullptr;
     if (!spec) return;

@@ -118,7 +118,7 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
   //    merge or refuse the peeled accumulator phis first).
   {
     TransferBuilder tb(f, program, ctx, name);
-    (void)isolate_in_place_inputs(f, ctx, capture_identity_relations(f, ctx), tb, true);
+    (void)isolate_in_place_inputs(f, ctx, relations, tb, true);
   }
   return f;
 }
