@@ -264,6 +264,30 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
 
 namespace pto_mem::pypto::passes {
 
+/// Whether some in-place op outside Vec and DDR has an input that more than
+/// that op reads: a cheap walk that tells whether the full check of
+/// isolate_in_place_inputs(..., other_spaces = true) can find anything its
+/// way (an accumulator is usually read by its matmul_acc alone).
+inline bool in_place_input_read_again(const Function& f, const std::vector<DerivedValue>& relations) {
+  std::unordered_map<const Var*, int> reads;
+  for (const auto& d : relations)
+    if (d.kind == DerivedValue::Kind::in_place || (d.kind == DerivedValue::Kind::view && d.writes_source))
+      if (const auto sp = var_space(d.var); sp && *sp != MemorySpace::Vec && *sp != MemorySpace::DDR)
+        reads.emplace(d.source.get(), 0);
+  if (reads.empty()) return false;
+  struct Count : IRVisitor {
+    std::unordered_map<const Var*, int>* reads = nullptr;
+    void visit_var_use(const VarPtr& v) override {
+      if (auto it = reads->find(v.get()); it != reads->end()) ++it->second;
+    }
+  } count;
+  count.reads = &reads;
+  count.visit_function(f);
+  for (const auto& [v, n] : reads)
+    if (n > 1) return true;
+  return false;
+}
+
 /// In-place input isolation (seed "MaterializeSemanticAliases": in-place
 /// results are writes over their input). `r = op(..., src, ...)` with
 /// `output_reuses_input` writes `src`'s window, and so does a view that

@@ -116,7 +116,7 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
   // 6. An in-place op outside Vec whose input is still read would need a
   //    copy no instruction makes (after step 1, whose accumulator rules
   //    merge or refuse the peeled accumulator phis first).
-  {
+  if (in_place_input_read_again(f, relations)) {
     TransferBuilder tb(f, program, ctx, name);
     (void)isolate_in_place_inputs(f, ctx, relations, tb, true);
   }
