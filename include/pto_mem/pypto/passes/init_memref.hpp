@@ -14,8 +14,9 @@
 //      gets MemRefs by the sharing rules of §4.3: views and aliases share their
 //      source's window (a slice gets its byte offset and span, §1.8), a store
 //      result is its output tensor's MemRef, an in-place op's result is its
-//      accumulator's, a loop's init / iter-arg / return var share one MemRef,
-//      a phi takes its then-value's; a bound tile gets its declared slot;
+//      accumulator's, a loop's init / iter-arg / return var share one MemRef
+//      (tile or tensor), a tile phi takes its then-value's, a tensor phi its
+//      arms' when both arms are one tensor; a bound tile gets its declared slot;
 //      everything else a fresh `mem_<space>_<id>` (one id counter per
 //      function; every tile or tensor loop return var and phi consumes an id
 //      even when it is re-pointed afterwards, as PyPTO does);
@@ -384,14 +385,20 @@ class MemRefBinder {
     walk(body);
     for (std::size_t i = 0; i < return_vars.size() && !failed; ++i) {
       const VarPtr& rv = return_vars[i];
+      const VarPtr ia = i < iter_args.size() ? iter_args[i].var : nullptr;
       if (is_tensor(rv->type)) {
-        bind_fresh(rv);
+        // A tensor carry is one tensor: after zero trips the result is the
+        // initializer itself, so the return var shares its MemRef (as a
+        // tile's does) rather than naming DDR storage nothing writes.
+        if (ia && memref_of(ia->type)) {
+          burn_id();
+          rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
+        } else {
+          bind_fresh(rv);
+        }
       } else if (is_tile(rv->type)) {
         burn_id();
-        if (i < iter_args.size()) {
-          const VarPtr& ia = iter_args[i].var;
-          rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
-        }
+        if (ia) rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
       }
     }
   }
@@ -403,13 +410,20 @@ class MemRefBinder {
     const YieldStmt* ey = terminating_yield(s.else_body);
     for (std::size_t i = 0; i < s.return_vars.size() && !failed; ++i) {
       const VarPtr& phi = s.return_vars[i];
+      VarPtr tv = ty && i < ty->values.size() ? as_var(ty->values[i]) : nullptr;
+      VarPtr ev = ey && i < ey->values.size() ? as_var(ey->values[i]) : nullptr;
       if (is_tensor(phi->type)) {
-        bind_fresh(phi);
+        // A tensor phi whose two arms are one tensor (a store into it, or
+        // the tensor itself) is that tensor; otherwise it names its own.
+        if (tv && ev && memref_of(tv->type) && same_memref(memref_of(tv->type), memref_of(ev->type))) {
+          burn_id();
+          phi->type = with_memref_and_space(phi->type, memref_of(tv->type), memory_space_of(tv->type));
+        } else {
+          bind_fresh(phi);
+        }
         continue;
       }
       if (!is_tile(phi->type)) continue;
-      VarPtr tv = ty && i < ty->values.size() ? as_var(ty->values[i]) : nullptr;
-      VarPtr ev = ey && i < ey->values.size() ? as_var(ey->values[i]) : nullptr;
       VarPtr src = tv && !iter_args_.contains(tv.get()) && memref_of(tv->type) ? tv
                    : ev && memref_of(ev->type)                               ? ev
                                                                              : nullptr;
