@@ -8,10 +8,22 @@
 //
 // Every translation unit of a program must agree: define PTO_MEM_COMPILED in
 // all of them (link pto_mem::compiled) or in none.
+//
+// The PyPTO adapter's pipeline (pypto/passes/pipeline.hpp) follows the same
+// scheme with PTO_MEM_PYPTO_COMPILED and PTO_MEM_PYPTO_INLINE: compile() and
+// compile_source() are defined once in pto_mem::pypto_compiled, which
+// defines PTO_MEM_PYPTO_COMPILED (and, through pto_mem::compiled,
+// PTO_MEM_COMPILED) for its users.
 #pragma once
 
 #if defined(PTO_MEM_COMPILED)
 #define PTO_MEM_PLAN_INLINE
 #else
 #define PTO_MEM_PLAN_INLINE inline
+#endif
+
+#if defined(PTO_MEM_PYPTO_COMPILED)
+#define PTO_MEM_PYPTO_INLINE
+#else
+#define PTO_MEM_PYPTO_INLINE inline
 #endif
