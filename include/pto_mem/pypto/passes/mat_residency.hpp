@@ -180,7 +180,9 @@ class Inventory {
       case StmtKind::Alloc: number(s->as<AllocStmt>()->var.get()); break;
       case StmtKind::For: {
         const auto* f = s->as<ForStmt>();
-        h |= other(f->start, s.get()) | other(f->stop, s.get()) | other(f->step, s.get());
+        h |= other(f->start, s.get());  // all three: other() records each use it sees
+        h |= other(f->stop, s.get());
+        h |= other(f->step, s.get());
         for (const auto& ia : f->iter_args) h |= other(ia.init, s.get());
         LoopFacts facts;
         facts.def_begin = def_index.size();
