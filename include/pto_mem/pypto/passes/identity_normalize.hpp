@@ -36,6 +36,12 @@ struct DerivedValue {
   /// inherit-input, in-place-safe op whose access is not no_access), so the
   /// result is also a write over the source, as an in-place result is.
   bool writes_source = false;
+
+  /// Whether the value is a write over its source's window: an in-place
+  /// result, or a view whose op writes its source.
+  [[nodiscard]] bool writes_over_source() const noexcept {
+    return kind == Kind::in_place || (kind == Kind::view && writes_source);
+  }
 };
 
 /// The derived values of `f` whose MemRef is on their source's base, in

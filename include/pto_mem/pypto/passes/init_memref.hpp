@@ -386,20 +386,17 @@ class MemRefBinder {
     for (std::size_t i = 0; i < return_vars.size() && !failed; ++i) {
       const VarPtr& rv = return_vars[i];
       const VarPtr ia = i < iter_args.size() ? iter_args[i].var : nullptr;
-      if (is_tensor(rv->type)) {
-        // A tensor carry is one tensor: after zero trips the result is the
-        // initializer itself, so the return var shares its MemRef (as a
-        // tile's does) rather than naming DDR storage nothing writes.
-        if (ia && memref_of(ia->type)) {
-          burn_id();
-          rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
-        } else {
-          bind_fresh(rv);
-        }
-      } else if (is_tile(rv->type)) {
-        burn_id();
-        if (ia) rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
+      if (!is_tile(rv->type) && !is_tensor(rv->type)) continue;
+      // A tensor carry is one tensor, as a tile carry is: after zero trips
+      // the result is the initializer itself, so the return var shares its
+      // MemRef rather than naming DDR storage nothing writes. Only a tensor
+      // whose iter-arg has no MemRef gets its own.
+      if (is_tensor(rv->type) && !(ia && memref_of(ia->type))) {
+        bind_fresh(rv);
+        continue;
       }
+      burn_id();
+      if (ia) rv->type = with_memref_and_space(rv->type, memref_of(ia->type), memory_space_of(ia->type));
     }
   }
 
@@ -412,21 +409,18 @@ class MemRefBinder {
       const VarPtr& phi = s.return_vars[i];
       VarPtr tv = ty && i < ty->values.size() ? as_var(ty->values[i]) : nullptr;
       VarPtr ev = ey && i < ey->values.size() ? as_var(ey->values[i]) : nullptr;
-      if (is_tensor(phi->type)) {
+      if (!is_tile(phi->type) && !is_tensor(phi->type)) continue;
+      // The arm whose MemRef the phi shares, or null for a fresh one.
+      const auto arm = [&]() -> VarPtr {
         // A tensor phi whose two arms are one tensor (a store into it, or
         // the tensor itself) is that tensor; otherwise it names its own.
-        if (tv && ev && memref_of(tv->type) && same_memref(memref_of(tv->type), memref_of(ev->type))) {
-          burn_id();
-          phi->type = with_memref_and_space(phi->type, memref_of(tv->type), memory_space_of(tv->type));
-        } else {
-          bind_fresh(phi);
-        }
-        continue;
-      }
-      if (!is_tile(phi->type)) continue;
-      VarPtr src = tv && !iter_args_.contains(tv.get()) && memref_of(tv->type) ? tv
-                   : ev && memref_of(ev->type)                               ? ev
-                                                                             : nullptr;
+        if (is_tensor(phi->type))
+          return tv && ev && memref_of(tv->type) && same_memref(memref_of(tv->type), memref_of(ev->type)) ? tv
+                                                                                                         : nullptr;
+        if (tv && !iter_args_.contains(tv.get()) && memref_of(tv->type)) return tv;
+        return ev && memref_of(ev->type) ? ev : nullptr;
+      };
+      const VarPtr src = arm();
       if (!src) {
         bind_fresh(phi);
         continue;

@@ -271,7 +271,7 @@ namespace pto_mem::pypto::passes {
 inline bool in_place_input_read_again(const Function& f, const std::vector<DerivedValue>& relations) {
   std::unordered_map<const Var*, int> reads;
   for (const auto& d : relations)
-    if (d.kind == DerivedValue::Kind::in_place || (d.kind == DerivedValue::Kind::view && d.writes_source))
+    if (d.writes_over_source())
       if (const auto sp = var_space(d.var); sp && *sp != MemorySpace::Vec && *sp != MemorySpace::DDR)
         reads.emplace(d.source.get(), 0);
   if (reads.empty()) return false;
@@ -330,7 +330,7 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
   // In place at InitMemRef: the result followed its input's window.
   std::unordered_map<const Var*, const DerivedValue*> in_place;
   for (const auto& d : relations)
-    if (d.kind == DerivedValue::Kind::in_place || (d.kind == DerivedValue::Kind::view && d.writes_source))
+    if (d.writes_over_source())
       in_place.emplace(d.var.get(), &d);
   w.assign_hook = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
     if (tb.failed()) return;
