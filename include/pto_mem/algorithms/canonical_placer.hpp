@@ -133,7 +133,30 @@ class CanonicalPlacer {
     placed_.assign(s_.n, 0);
     offset_.assign(s_.n, 0);
     candidates_ = 0;
-    for (std::uint32_t i : order) {
+    const std::size_t n = order.size();
+    for (std::size_t j = 0; j < n; ++j) {
+      // The order is known: bring the next buffers' data in while this one
+      // is placed (see OccupancyTree::prefetch_path_start).
+      if (j + far < n) {
+        const std::uint32_t f = order[j + far];
+        prefetch(&s_.arena[f]);
+        prefetch(&local_[f]);
+        prefetch(&s_.size[f]);
+        prefetch(&s_.alignment[f]);
+      }
+      if (j + middle < n) {
+        const std::uint32_t f = order[j + middle];
+        trees_[s_.arena[f]].prefetch_path_start(local_[f]);
+      }
+      if (j + near < n) {
+        const std::uint32_t f = order[j + near];
+        trees_[s_.arena[f]].prefetch_path(local_[f]);
+      }
+      if (j + 1 < n) {
+        const std::uint32_t f = order[j + 1];
+        trees_[s_.arena[f]].prefetch_sets(local_[f]);
+      }
+      const std::uint32_t i = order[j];
       const auto at = best_offset(i, kind, count_exact);
       if (!at) return false;
       offset_[i] = *at;
@@ -322,6 +345,8 @@ class CanonicalPlacer {
   std::uint64_t candidates_ = 0;
   // Scratch, reused across buffers.
   std::vector<const RangeUnion*> sets_;
+  // How many buffers ahead each prefetch stage reaches.
+  static constexpr std::size_t far = 12, middle = 8, near = 4;
   static constexpr std::size_t unpositioned = std::numeric_limits<std::size_t>::max();
   std::vector<View> views_;  // sets_ as the fixpoint reads them
   RangeUnion separated_;
