@@ -297,12 +297,6 @@ class CanonicalPlacer {
         v.ranges);
   }
 
-  static void prefetch([[maybe_unused]] const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(p);
-#endif
-  }
-
   /// |C_i| of SPEC.md §2.6: distinct aligned values of 0, the reserved ends
   /// and the tops of placed hard and soft neighbours. Linear in the number of
   /// placed neighbours (a hash set, no sort).

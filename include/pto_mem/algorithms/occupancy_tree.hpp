@@ -37,6 +37,13 @@
 
 namespace pto_mem::dsa {
 
+/// A cache hint: start loading the line holding `p` (no effect elsewhere).
+inline void prefetch([[maybe_unused]] const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#endif
+}
+
 /// Disjoint, non-touching byte ranges in ascending order.
 class RangeUnion {
  public:
@@ -219,7 +226,7 @@ class OccupancyTree {
   void prefetch_path_start(std::size_t b) const noexcept { prefetch(&path_start_[b]); }
   void prefetch_path(std::size_t b) const noexcept {
     prefetch(&windows_[b]);
-    prefetch(&path_[path_start_[b]]);
+    prefetch(path_.data() + path_start_[b]);
   }
   void prefetch_sets(std::size_t b) const noexcept {
     for (std::size_t k = path_start_[b]; k < path_start_[b + 1]; ++k) {
@@ -319,12 +326,6 @@ class OccupancyTree {
     std::uint32_t lo, hi;
     AddrRange bytes;
   };
-
-  static void prefetch([[maybe_unused]] const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(p);
-#endif
-  }
 
   /// Records the canonical decomposition of buckets [lo, hi) with the nodes
   /// that partly overlap it.
