@@ -52,13 +52,13 @@ class BranchStorage : public IRMutator {
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
     });
-    for (const auto& d : relations) derived_.emplace(d.var.get(), &d);
+    for (const auto& d : relations) derived_.try_emplace(d.var.get(), &d);
   }
 
   /// A derived value follows its source at once (a phi chosen earlier may
   /// have moved it), so a later if sees its current window.
   StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
-    if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
+    if (const DerivedValue* const* d = derived_.find(s.var.get())) normalize_identity(**d);
     return self;
   }
 
@@ -199,8 +199,8 @@ class BranchStorage : public IRMutator {
     const Var* b = var_base(v);
     std::size_t own = 1;  // v, and this if's phis InitMemRef put on v's MemRef
     for (const auto& phi : i->return_vars) own += var_base(phi) == b;
-    if (auto h = holders_.find(b); h == holders_.end() || h->second != own) return false;
-    if (auto a = allocs_.find(b); a != allocs_.end() && a->second->pinned) return false;
+    if (const std::size_t* h = holders_.find(b); !h || *h != own) return false;
+    if (allocs_.pinned(b)) return false;
     std::size_t yielded = 0;
     for (const auto& x : y->values)
       if (as_var(x) == v) ++yielded;
@@ -217,7 +217,7 @@ class BranchStorage : public IRMutator {
     if (!kept || !prod || kept == prod) return false;
     const MemRefPtr w = var_memref(kept);
     if (!w || !w->base || windows_overlap(var_memref(prod), w)) return false;
-    if (auto a = allocs_.find(w->base.get()); a != allocs_.end() && a->second->pinned) return false;
+    if (allocs_.pinned(w->base.get())) return false;
     if (!redirectable(prod, &i, arm, y, w, var_space(kept))) return false;
     const DefSite* d = defs_.find(prod.get());
     // From the producer out to the if: only sequences and ifs (no loop repeats the arm's tail), and
@@ -240,7 +240,7 @@ class BranchStorage : public IRMutator {
     if (!reached) return false;
     if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_);
     const auto* at = uses_->def(prod.get());
-    return at && !uses_->observed(at->holder, *at->path, *w, chains_->of({prod.get()}), false);
+    return at && !uses_->observed(at->holder, at->path, *w, chains_->of({prod.get()}), false);
   }
 
   /// An unaliased producer that may write `dest` instead of its own storage.
@@ -263,9 +263,9 @@ class BranchStorage : public IRMutator {
   const PassContext& ctx_;
   TransferBuilder& tb_;
   DefSites defs_;
-  std::unordered_map<const Var*, const AllocStmt*> allocs_;
-  std::unordered_map<const Var*, std::size_t> holders_;
-  std::unordered_map<const Var*, const DerivedValue*> derived_;
+  AllocTable allocs_;
+  PointerMap<const Var*, std::size_t> holders_;
+  PointerMap<const Var*, const DerivedValue*> derived_;
 };
 
 }  // namespace pto_mem::pypto::passes
