@@ -44,6 +44,7 @@
 // Variable types are refined in place (see pass_support.hpp).
 #pragma once
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/passes/acc_phi_coalesce.hpp"
 #include "pto_mem/pypto/passes/branch_storage.hpp"
@@ -141,7 +142,9 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
 
 }  // namespace passes
 
-[[nodiscard]] inline Program materialize_semantic_aliases(const Program& program, PassContext& ctx) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program, PassContext& ctx) {
   using namespace passes;
   Program out = program;
   if (ctx.logical_tile_selection && (!ctx.buffer_ir || ctx.planner == Planner::ptoas))
@@ -183,5 +186,6 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
   }
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto
