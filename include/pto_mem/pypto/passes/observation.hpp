@@ -174,6 +174,12 @@ class UseIndex : public MemRefObserver {
     return found;
   }
 
+  /// Whether some read of `v` itself observes statement `at` (as observed()
+  /// counts reads; inside `at` when `inside`).
+  [[nodiscard]] bool read_observes(const Var* v, const Stmt* at, StmtPath at_path, bool inside) const {
+    return any_use_of(v, [&](const Use& u) { return observes(u, at, at_path, inside); });
+  }
+
   void memref_changed(const Var& v) override {
     const std::uint32_t* g = group_of_.find(&v);
     if (!g) return;  // never read (or defined after the index was built)
