@@ -14,6 +14,7 @@
 
 #include "pto_mem/algorithms/exact/budget.hpp"
 #include "pto_mem/algorithms/exact/first_fit.hpp"
+#include "pto_mem/algorithms/exact/floor_search.hpp"
 #include "pto_mem/algorithms/exact/preorder.hpp"
 #include "pto_mem/algorithms/exact/search.hpp"
 #include "pto_mem/algorithms/exact/skyline_dive.hpp"
@@ -35,36 +36,6 @@ struct PartState {
     return infeasible || (best && penalty_proven && best->peak <= lower);
   }
 };
-
-/// Every canonical offset and peak of `sp` is a multiple of this granule g,
-/// so proved lower bounds round up to it. g divides every size and window
-/// bound, and every alignment a either divides g or is a multiple of it:
-/// then align_up(h, a) of a multiple h of g is h itself (a | g) or a
-/// multiple of a (g | a) -- a multiple of g either way -- and sums of
-/// multiples of g stay multiples of g.
-[[nodiscard]] inline Addr granule(const Subproblem& sp) {
-  auto gcd = [](Addr a, Addr b) {
-    while (b != 0) {
-      const Addr t = a % b;
-      a = b;
-      b = t;
-    }
-    return a;
-  };
-  Addr g = 0;
-  for (const auto& it : sp.items) g = gcd(g, it.size);
-  for (const auto& w : sp.space.windows()) g = gcd(gcd(g, w.begin), w.end);
-  if (g == 0) return 1;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const auto& it : sp.items)
-      if (g % it.alignment != 0 && it.alignment % g != 0) {
-        g = gcd(g, it.alignment);
-        changed = true;
-      }
-  }
-  return g;
-}
 
 [[nodiscard]] inline Addr round_up(Addr x, Addr g) { return align_up(x, g).value_or(max_addr); }
 
@@ -162,23 +133,29 @@ class PartSolver {
       memo_.erase(memo);
     }
     std::uint64_t spent = 0;
-    auto remember = [&](std::size_t order) {
+    auto remember = [&](std::size_t step) {
       if (memo_.size() >= 16) memo_.erase(memo_.begin());
-      memo_.push_back({capacity, penalty, cap, order});
+      memo_.push_back({capacity, penalty, cap, step});
       return Outcome::aborted;
     };
+    // On tight parts every order's canonical run is followed by a floor
+    // search run (floor_search.hpp) with the same cap.
+    const bool floor = use_floor(capacity);
+    const std::size_t steps = orders_.size() * (floor ? 2 : 1);
     for (;;) {
-      for (std::size_t k = first; k < orders_.size(); ++k) {
+      for (std::size_t k = first; k < steps; ++k) {
         std::uint64_t run_cap = cap;
         if (effort != 0) {
           if (spent >= effort) return remember(k);
           run_cap = std::min(run_cap, effort - spent);
         }
         Budget b(limits, run_cap);
-        const Outcome o = search_->run(capacity, penalty, orders_[k], b);
+        const bool by_floor = floor && k % 2 == 1;
+        const std::string_view order = orders_[floor ? k / 2 : k];
+        const Outcome o = by_floor ? floor_->run(capacity, floor_ranks(order), b) : search_->run(capacity, penalty, order, b);
         spent += b.used();
         if (o == Outcome::found) {
-          offer(score(*sp_, search_->solution()));
+          offer(score(*sp_, by_floor ? floor_->solution() : search_->solution()));
           return o;
         }
         if (o == Outcome::infeasible) {
@@ -191,6 +168,32 @@ class PartSolver {
       first = 0;
       cap = cap > UINT64_MAX / 2 ? UINT64_MAX : cap * 2;
     }
+  }
+
+  /// The floor search joins the probes on parts without penalties where at
+  /// least half of the sections have less than a granule of slack under
+  /// `capacity` (perfect packings: all of them; minimalloc B at its capacity:
+  /// two thirds; the other challenging instances: fewer).
+  bool use_floor(Addr capacity) {
+    if (sp_->has_penalties() || floor_off_) return false;
+    if (!floor_) floor_.emplace(*sp_);
+    return floor_->tight_sections(capacity) * 2 >= floor_->section_count();
+  }
+  /// The static order's ranks, perturbed at random from the second run on:
+  /// restarts with the memo kept (floor_search.hpp).
+  std::vector<std::uint32_t> floor_ranks(std::string_view order) {
+    auto rank = preorder_ranks(floor_->features(), order);
+    if (floor_runs_++ == 0) return rank;
+    std::uint64_t z = floor_runs_ * 0x9E3779B97F4A7C15ull;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> key(rank.size());
+    for (std::uint32_t i = 0; i < rank.size(); ++i) {
+      z = mix64(z);
+      // A rank moves by up to half the part's size.
+      key[i] = {2 * std::uint64_t{rank[i]} + z % (rank.size() + 1), i};
+    }
+    std::sort(key.begin(), key.end());
+    for (std::uint32_t k = 0; k < key.size(); ++k) rank[key[k].second] = k;
+    return rank;
   }
 
   /// Fit under the arena capacity, then the least penalty. Returns false when
@@ -268,6 +271,13 @@ class PartSolver {
   Addr granule_;
   bool searchable_;
   std::optional<CanonicalSearch> search_;
+  std::optional<FloorSearch> floor_;  // made when a probe first finds the part tight
+  std::uint64_t floor_runs_ = 0;
+
+ public:
+  bool floor_off_ = false;  ///< benchmarks: canonical runs only
+
+ private:
   std::vector<std::string_view> dives_;
   std::size_t next_dive_ = 0;
   std::optional<Sections> dive_sections_;
