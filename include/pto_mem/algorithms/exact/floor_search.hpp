@@ -138,6 +138,9 @@ class FloorSearch {
   [[nodiscard]] const std::vector<Addr>& solution() const noexcept { return sol_; }
   [[nodiscard]] const std::vector<ItemFeatures>& features() const noexcept { return features_; }
   [[nodiscard]] std::uint64_t memo_hits() const noexcept { return memo_hits_; }
+  /// Forgets what the failure memo learned (its contents depended on timing).
+  void forget() noexcept { memo_.clear(); }
+  [[nodiscard]] FailureMemo& failure_memo() noexcept { return memo_; }
   [[nodiscard]] std::uint32_t section_count() const noexcept { return sec_.count; }
   /// Sections with less than a granule of slack under `capacity`.
   [[nodiscard]] std::uint32_t tight_sections(Addr capacity) const {

@@ -176,6 +176,9 @@ class CanonicalSearch {
   void use_failure_memo(bool on) noexcept { use_memo_ = on && !sp_->has_penalties(); }
   /// Nodes the failure memo answered, over every run so far.
   [[nodiscard]] std::uint64_t memo_hits() const noexcept { return memo_hits_; }
+  /// Forgets what the failure memo learned (its contents depended on timing).
+  void forget() noexcept { memo_.clear(); }
+  [[nodiscard]] FailureMemo& failure_memo() noexcept { return memo_; }
   /// Offsets (per item) of the last `found` run.
   [[nodiscard]] const std::vector<Addr>& solution() const noexcept { return sol_; }
 
