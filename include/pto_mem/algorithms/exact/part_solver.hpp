@@ -26,6 +26,7 @@
 #include "pto_mem/algorithms/exact/search.hpp"
 #include "pto_mem/algorithms/exact/skyline_dive.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
+#include "pto_mem/algorithms/exact/window_lns.hpp"
 
 namespace pto_mem::exact {
 
@@ -50,6 +51,10 @@ struct PartState {
 /// section member lists grow with the interfering pairs).
 inline constexpr std::size_t searchable_buffers = 20000;
 inline constexpr std::uint64_t searchable_pairs = 2000000;
+
+/// Windows of a window search hold at most this many buffers (and the
+/// search's pair limit), so that each stays a search of a moment.
+inline constexpr std::size_t lns_largest = 1536;
 
 /// The orders of the canonical dives, best first on the instance suites
 /// (area first wins on the large idealloc traces).
@@ -381,7 +386,12 @@ class PartSolver {
   /// penalty-optimal one. Returns false when there is nothing left to try.
   bool tighten(const Limits& limits, Addr floor = 0) {
     if (!state_.best || state_.closed()) return false;
-    if (!searchable_) return dive(limits);
+    if (!searchable_) {
+      // Too large to search: the canonical dives (each order once), then
+      // window searches on the best placement they left.
+      if (dives_left()) return dive(limits);
+      return lns_step(limits, floor);
+    }
     const Weight penalty = state_.best->penalty;
     // Every penalty-optimal placement pays at most the incumbent's penalty,
     // so the pairs heavier than that are hard for it: their cliques bound it.
@@ -390,6 +400,17 @@ class PartSolver {
     const Addr hi = state_.best->peak;
     const Addr lo = std::max(state_.lower, round_up(floor, granule_));
     if (lo >= hi) return false;
+    // Parts without penalties cycle through three steps: a probe at the
+    // lower bound, a probe between the bounds, and a window search on the
+    // incumbent.
+    if (!sp_->has_penalties()) {
+      phase_ = (phase_ + 1) % 3;
+      if (phase_ == 2) {
+        lns_step(limits, floor);
+        return true;
+      }
+      at_bound_ = phase_ == 1;  // flipped below: phase 0 probes at the bound
+    }
     Addr target = lo;
     at_bound_ = !at_bound_;
     if (!at_bound_) {
@@ -406,6 +427,57 @@ class PartSolver {
         step_ = 1;
         effort_ = effort_ > UINT64_MAX / 2 ? UINT64_MAX : effort_ * 2;
       }
+    }
+    return true;
+  }
+
+  /// One step of large-neighbourhood search (window_lns.hpp) on a working
+  /// copy of the incumbent: aim a little below its peak (half the way to
+  /// the bound at first, closer after each failure, down to a granule) and
+  /// search windows of about `lns_size_` buffers -- in time around the
+  /// buffers above the aim, or (every other step) the top band. Windows it
+  /// solved stay in the working copy even when the peak does not drop, so
+  /// progress across several peaks accumulates. When a granule's step fails
+  /// the windows double (back to 48 buffers after the whole part). False
+  /// when there is nothing to do (penalties, or the peak is at the bound).
+  bool lns_step(const Limits& limits, Addr floor) {
+    if (!state_.best || sp_->has_penalties()) return false;
+    if (!lns_) {
+      lns_.emplace(*sp_);
+      lns_off_ = state_.best->offsets;
+    }
+    Addr peak = 0;
+    for (std::size_t i = 0; i < lns_off_.size(); ++i) peak = std::max(peak, lns_off_[i] + sp_->items[i].size);
+    if (peak > state_.best->peak) {  // the incumbent came from elsewhere since
+      lns_off_ = state_.best->offsets;
+      peak = state_.best->peak;
+    }
+    const Addr lo = std::max(state_.lower, round_up(floor, granule_));
+    if (peak <= lo) return false;
+    const Addr step = std::max(granule_, (((peak - lo) >> std::min<std::uint32_t>(lns_shift_, 63)) / granule_) * granule_);
+    const Addr target = peak - std::min(step, peak - lo);
+    const auto& names = search_orders();
+    const std::string_view order = names[lns_round_ % names.size()];
+    const std::uint64_t cap = std::max<std::uint64_t>(4096, 32 * lns_size_);
+    const bool band = lns_round_++ % 2 == 1;
+    const bool ok = band ? lns_->lower_band(lns_off_, target, limits, lns_size_, cap, order)
+                         : lns_->lower_to(lns_off_, target, limits, lns_size_, cap, order);
+    offer(score(*sp_, lns_off_));  // kept when it fits and is better
+    if (ok) {
+      lns_shift_ = std::max<std::uint32_t>(1, lns_shift_ - 1);
+      lns_wraps_ = 0;
+    } else if (step == granule_ || lns_shift_ > 62) {
+      lns_shift_ = 1;
+      if (lns_size_ >= std::min(sp_->items.size(), lns_largest)) {
+        lns_size_ = 48;
+        // Windows as large as the part twice over without a gain: nothing
+        // left that this search would find (a time limit is not required to end).
+        if (++lns_wraps_ >= 2) return false;
+      } else {
+        lns_size_ *= 2;
+      }
+    } else {
+      ++lns_shift_;
     }
     return true;
   }
@@ -438,6 +510,14 @@ class PartSolver {
   PartState state_;
   std::uint32_t step_ = 1;   // next probe between the bounds: hi - (hi - lo) / 2^step
   bool at_bound_ = false;    // the last probe was at the lower bound
+  // Window search (lns_step): the working placement and its schedule.
+  std::optional<WindowLns> lns_;
+  std::vector<Addr> lns_off_;
+  std::size_t lns_size_ = 48;
+  std::uint32_t lns_shift_ = 1;
+  std::uint64_t lns_round_ = 0;
+  std::uint32_t lns_wraps_ = 0;
+  std::uint32_t phase_ = 2;  // bound probe, probe between, window search
   std::uint64_t effort_ = 1u << 14;
 };
 

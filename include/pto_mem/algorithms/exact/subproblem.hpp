@@ -42,6 +42,10 @@ struct Subproblem {
   std::vector<std::vector<std::uint32_t>> separated;
   /// Soft penalties (always between lifetime-disjoint buffers). Symmetric.
   std::vector<std::vector<PenaltyLink>> penalties;
+  /// Per item, byte ranges it must not touch (sorted, disjoint): the buffers
+  /// that stay where they are while a window of a placement is searched
+  /// again (window_lns.hpp). Empty for the parts of a problem.
+  std::vector<std::vector<AddrRange>> blocked;
   Addr max_load = 0;      ///< largest total size live at one instant
   /// No placement of this part has a lower peak: max(highest reserved end,
   /// max load + reserved bytes).
