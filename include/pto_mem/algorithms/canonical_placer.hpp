@@ -115,7 +115,7 @@ class CanonicalPlacer {
     }
     trees_.reserve(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
-      trees_.emplace_back(slots[a], windows[a], bucket_events);
+      trees_.emplace_back(slots[a], std::move(windows[a]), bucket_events);
     reserved_.resize(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
       for (const auto& r : s.reserved[a])
