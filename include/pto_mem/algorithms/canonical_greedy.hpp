@@ -61,6 +61,14 @@ struct GreedyOptions {
   /// small problems. Results never depend on either.
   unsigned threads = 1;
   std::size_t parallel_from = 20000;
+  /// Fast mode, from `cut_from` buffers on: every fixed pass after the first
+  /// stops as soon as it can no longer end strictly better than the first
+  /// pass (its objective only grows as it places buffers), and counts the
+  /// candidates it evaluated up to there. Such a pass could only tie or lose,
+  /// so the placement never depends on it; the candidate count does, and
+  /// stays the same on any number of threads. Below `cut_from`, and in
+  /// compat mode, every pass runs to its end as upstream's does.
+  std::size_t cut_from = 20000;
   /// No new pass starts after this instant (the first pass always runs, so
   /// a first fit is found whenever it fits); nullopt: no time limit. The
   /// result then records `stopped_by_deadline` in its statistics.
@@ -216,7 +224,12 @@ namespace dsa {
     bool done = false;
     std::uint64_t candidates = 0;
     std::vector<Addr> offsets{};
+    std::vector<dsa::PassProgress> progress{};  // with a limit: where its objective rose
   };
+  // Passes after the first stop once they cannot beat it (GreedyOptions::cut_from).
+  const bool cut = !options.compat_pypto && space.n >= options.cut_from;
+  dsa::PassLimit limit;
+  std::uint64_t cut_short = 0;  // passes that stopped (or would have) once they could not win
   // Passes in the order they were handed out: handing out and reducing each
   // have a lock, so that a worker making the next order (a sort) does not
   // hold up one reducing (which may check a placement), and back.
@@ -267,8 +280,18 @@ namespace dsa {
   };
   // Folds one finished pass into the result, in order. False when the
   // search ends here.
-  auto reduce = [&](Pass& pass) {
+  auto reduce = [&](Pass& pass, std::size_t number) {
     if (!pass.ran) return false;  // the deadline: this pass and every later one are dropped
+    if (cut && number > 0 && limit.known.load(std::memory_order_relaxed)) {
+      // Where it became hopeless, from its records: the same whether the
+      // worker saw the reference in time to stop there or not.
+      if (const auto* hopeless = dsa::first_hopeless(pass.progress, limit.reference)) {
+        ++cut_short;
+        ++r.statistics.orders_evaluated;
+        r.statistics.candidates_evaluated += hopeless->candidates;
+        return true;
+      }
+    }
     if (pass.first_fit) {
       if (pass.ok) {
         if (rejected(pass.offsets, "first-fit incumbent")) {
@@ -279,6 +302,10 @@ namespace dsa {
         best_objective = dsa::dense_objective(space, *best);
         best_sequence = pass.order->order;
         r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
+      }
+      if (cut && number == 0 && best) {  // the first pass sets the limit of the others
+        limit.reference = best_objective;
+        limit.known.store(true, std::memory_order_release);
       }
       if (!space.has_soft) {  // the same pass is order 0, which then only ties
         ++r.statistics.orders_evaluated;
@@ -306,14 +333,15 @@ namespace dsa {
       }
       if (*number == 0 || !out_of_time()) {
         pass->ran = true;
-        pass->ok = worker.place(pass->order->order, pass->kind);
+        pass->ok = worker.place(pass->order->order, pass->kind, false, cut && *number > 0 ? &limit : nullptr);
         pass->candidates = worker.candidates();
         if (pass->ok) pass->offsets = worker.offsets();
+        if (cut && *number > 0) pass->progress = worker.progress();
       }
       const std::lock_guard lock(reducing);
       pass->done = true;
       while (!passes.empty() && passes.front().done && !ended) {
-        if (!reduce(passes.front())) {
+        if (!reduce(passes.front(), reduced)) {
           stopped = !failed;
           ended = true;
         }
@@ -365,6 +393,7 @@ namespace dsa {
     }
   }
   if (stopped) r.statistics.set("stopped_by_deadline", 1);
+  if (cut_short > 0) r.statistics.set("passes_cut_short", static_cast<std::int64_t>(cut_short));
 
   if (!best) {
     r.status = Status::no_fit;
