@@ -5,8 +5,11 @@
 // Y_1: 62k buffers, 2.2e8 interfering pairs), so enumerating or sorting the
 // placed neighbours per buffer is what makes a greedy pass slow.
 //
-// A segment tree over the arena's elementary time slots. A placed buffer is
-// stored at the O(log T) canonical nodes that tile its lifetime ("here") and
+// A segment tree over the arena's elementary time slots, 16 children a node
+// (shallower than a binary tree: fewer levels, so fewer "below" sets to
+// update per insert and fewer dependent cache misses per query; measured
+// faster at 100k buffers, same placements). A placed buffer is stored at the
+// O(log T) canonical nodes that tile its lifetime ("here") and
 // summarised in every node on the way down ("below", which includes "here").
 // The buffers overlapping a window W are exactly those kept "here" at a node
 // that partly overlaps W, plus those kept "below" a canonical node of W, so a
@@ -146,11 +149,15 @@ class OccupancyTree {
     }
     bucket_start.push_back(static_cast<std::uint32_t>(slots));
     const std::size_t buckets = bucket_start.size() - 1;
-    std::size_t width = 1;
-    while (width < buckets) width *= 2;
-    nodes_.assign(2 * width, Node{});
-    population_.assign(2 * width, 0);
-    here_population_.assign(2 * width, 0);
+    std::size_t width = 1, first_leaf = 0;  // leaves, and the number of the first
+    while (width < buckets) {
+      first_leaf += width;
+      width *= fanout;
+    }
+    const std::size_t node_count = first_leaf + width;
+    nodes_.assign(node_count, Node{});
+    population_.assign(node_count, 0);
+    here_population_.assign(node_count, 0);
     raw_.assign(buckets, {});
     // Which nodes are canonical for some window: only there is a "below"
     // set ever read, and only there is a "here" set ever written. An
@@ -166,21 +173,20 @@ class OccupancyTree {
     };
     for (const auto& w : windows) {
       const auto [first, last, full_lo, full_hi] = full_buckets(w);
-      // The canonical nodes of [full_lo, full_hi), bottom-up.
-      for (std::size_t a = full_lo + width, b = full_hi + width; a < b; a /= 2, b /= 2) {
-        if (a & 1) nodes_[a++].read_below = true;
-        if (b & 1) nodes_[--b].read_below = true;
-      }
+      if (full_lo < full_hi) walk(0, 0, width, full_lo, full_hi, nullptr);
     }
     l.path_start.resize(windows.size() + 1);
     for (std::size_t w = 0; w < windows.size(); ++w) {
       const auto [first, last, full_lo, full_hi] = full_buckets(windows[w]);
       steps.clear();
-      if (full_lo < full_hi) walk(1, 0, width, full_lo, full_hi, steps);
+      if (full_lo < full_hi) walk(0, 0, width, full_lo, full_hi, &steps);
       for (std::uint32_t b : {first, last}) {
         if (b >= full_lo && b < full_hi) continue;  // fully covered: in the walk
         steps.push_back(b | bucket_step);
-        for (std::size_t node = width + b; node >= 1; node /= 2) steps.push_back(static_cast<std::uint32_t>(node));
+        for (std::size_t node = first_leaf + b;; node = (node - 1) / fanout) {
+          steps.push_back(static_cast<std::uint32_t>(node));
+          if (node == 0) break;
+        }
       }
       std::sort(steps.begin(), steps.end());
       steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
@@ -340,6 +346,7 @@ class OccupancyTree {
   static constexpr std::uint32_t bucket_step = 2u << 30;     ///< bucket the window covers in part
   static constexpr std::uint32_t kind_mask = 3u << 30;
   static constexpr std::uint32_t index_mask = ~kind_mask;
+  static constexpr std::size_t fanout = 16;  ///< children per node
 
   struct Node {
     RangeUnion here;   ///< buffers whose lifetime covers this node's buckets (canonical here)
@@ -357,15 +364,18 @@ class OccupancyTree {
   /// Records the canonical decomposition of buckets [lo, hi) with the nodes
   /// that partly overlap it.
   void walk(std::size_t node, std::size_t nl, std::size_t nr, std::uint32_t lo, std::uint32_t hi,
-            std::vector<std::uint32_t>& steps) {
+            std::vector<std::uint32_t>* steps) {
     if (lo <= nl && nr <= hi) {
-      steps.push_back(static_cast<std::uint32_t>(node) | canonical_step);
+      if (steps) steps->push_back(static_cast<std::uint32_t>(node) | canonical_step);
+      else nodes_[node].read_below = true;
       return;
     }
-    steps.push_back(static_cast<std::uint32_t>(node));
-    const std::size_t mid = (nl + nr) / 2;
-    if (lo < mid) walk(2 * node, nl, mid, lo, hi, steps);
-    if (hi > mid) walk(2 * node + 1, mid, nr, lo, hi, steps);
+    if (steps) steps->push_back(static_cast<std::uint32_t>(node));
+    const std::size_t part = (nr - nl) / fanout;
+    for (std::size_t c = 0; c < fanout; ++c) {
+      const std::size_t cl = nl + c * part, cr = cl + part;
+      if (cl < hi && lo < cr) walk(fanout * node + 1 + c, cl, cr, lo, hi, steps);
+    }
   }
 
   /// What the windows fix before any buffer is placed: each buffer's window
