@@ -16,21 +16,37 @@
 #            `cmake --build --preset release` builds -- every test suite, the
 #            tool, the examples, pypto_conformance and the Python module, the
 #            project's whole test build (docs/benchmarks.md). With targets,
-#            only those, e.g. `--tests test_core test_tool`.
+#            only those, e.g. `--tests test_core test_tool`. Then the ten
+#            costliest compile and link steps, each with its CPU time and
+#            peak RSS (every step runs under /usr/bin/time as the launcher).
 # Run on a quiet machine: a loaded machine inflates wall time (CPU time and
 # peak RSS much less).
 set -eu
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--tests" ]; then
-  dir=$(mktemp -d)
-  trap 'rm -rf "$dir"' EXIT
+  # PTO_MEM_COMPILE_BUILD_DIR=DIR (a new directory) builds there and keeps
+  # the build, e.g. to run ctest in it afterwards.
+  if [ -n "${PTO_MEM_COMPILE_BUILD_DIR:-}" ]; then
+    dir=$PTO_MEM_COMPILE_BUILD_DIR
+    mkdir "$dir"
+  else
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' EXIT
+  fi
   shift
   targets=""
   for t in "$@"; do targets="$targets --target $t"; done
   CCACHE_DISABLE=1
   export CCACHE_DISABLE
+  # Each compile and link step runs under /usr/bin/time, which appends its
+  # CPU time, peak RSS and command line to steps.txt.
+  printf '#!/bin/sh\nexec /usr/bin/time -a -o "%s/steps.txt" -f "%%U %%S %%M %%C" "$@"\n' "$dir" > "$dir/timed"
+  chmod +x "$dir/timed"
+  # PTO_MEM_SHARED_DIR, when set, is passed on (the tests' data; it changes
+  # no compile cost).
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPTO_MEM_BUILD_BENCH=OFF \
-    -DCMAKE_CXX_COMPILER_LAUNCHER= > /dev/null
+    ${PTO_MEM_SHARED_DIR:+"-DPTO_MEM_SHARED_DIR=$PTO_MEM_SHARED_DIR"} \
+    -DCMAKE_CXX_COMPILER_LAUNCHER="$dir/timed" -DCMAKE_CXX_LINKER_LAUNCHER="$dir/timed" > /dev/null
   # shellcheck disable=SC2086
   /usr/bin/time -v cmake --build "$dir" -j1 $targets > /dev/null 2> "$dir/time.txt"
   user=$(sed -n 's/.*User time (seconds): //p' "$dir/time.txt")
@@ -39,6 +55,13 @@ if [ "${1:-}" = "--tests" ]; then
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$dir/time.txt")
   echo "build of ${*:-everything the release preset builds} (Release, -j1, no ccache):" \
        "cpu $(awk "BEGIN { print $user + $sys }") s, wall $wall, worst process peak RSS $((rss / 1024)) MB"
+  echo "costliest steps (cpu s, peak RSS MB, output):"
+  awk '{ out = ""; for (i = 4; i < NF; ++i) if ($i == "-o") out = $(i + 1)
+         sub(".*/CMakeFiles/", "", out); sub("\\.dir/", ": ", out)
+         printf "%8.1f %6d  %s\n", $1 + $2, $3 / 1024, out }' "$dir/steps.txt" | sort -rn > "$dir/steps_sorted.txt"
+  head -n 10 "$dir/steps_sorted.txt"
+  # PTO_MEM_COMPILE_STEPS=FILE keeps the whole sorted list.
+  if [ -n "${PTO_MEM_COMPILE_STEPS:-}" ]; then cp "$dir/steps_sorted.txt" "$PTO_MEM_COMPILE_STEPS"; fi
   exit 0
 fi
 CXX=${1:-c++}

@@ -1,7 +1,7 @@
 # Proves the package works the three ways a user takes it:
 #   1. cmake --install into a temporary prefix, then find_package(pto_mem CONFIG);
 #   2. pkg-config --cflags pto_mem against that prefix, and pto_mem_compiled
-#      (cflags and libs) linked into a program;
+#      and pto_mem_pypto (cflags and libs) each linked into a program;
 #   3. add_subdirectory of the source tree.
 # Each consumer is built and run. Inputs: PTO_MEM_SOURCE_DIR,
 # PTO_MEM_BINARY_DIR, WORK_DIR, CXX_COMPILER, GENERATOR.
@@ -65,6 +65,21 @@ run(${CXX_COMPILER} -std=c++20 "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp
     -o "${WORK_DIR}/pkg-config-compiled")
 run("${WORK_DIR}/pkg-config-compiled")
 message(STATUS "pkg-config, pto_mem_compiled: ${last_output}")
+
+# pkg-config pto_mem_pypto (installed when nlohmann-json was found): the
+# PyPTO adapter compiled once; a kernel parsed, planned and printed.
+if(EXISTS "${prefix}/share/pkgconfig/pto_mem_pypto.pc")
+  run(pkg-config --cflags --libs pto_mem_pypto)
+  string(STRIP "${last_output}" flags)
+  if(NOT flags MATCHES "-DPTO_MEM_PYPTO_COMPILED" OR NOT flags MATCHES "-lpto_mem_pypto" OR flags MATCHES "-std=")
+    message(FATAL_ERROR "pkg-config --cflags --libs pto_mem_pypto gave '${flags}'")
+  endif()
+  separate_arguments(flag_list UNIX_COMMAND "${flags}")
+  run(${CXX_COMPILER} -std=c++20 "${PTO_MEM_SOURCE_DIR}/tests/install/pypto_consumer.cpp" ${flag_list}
+      -o "${WORK_DIR}/pkg-config-pypto")
+  run("${WORK_DIR}/pkg-config-pypto")
+  message(STATUS "pkg-config, pto_mem_pypto: ${last_output}")
+endif()
 
 # 3. add_subdirectory of the source tree (pto_mem::io was proven in 1).
 run(${CMAKE_COMMAND} -S "${PTO_MEM_SOURCE_DIR}/tests/install" -B "${WORK_DIR}/subdirectory" ${common}

@@ -6,6 +6,7 @@
 #include "pass_support.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/pypto/memory_map.hpp"
+#include "pto_mem/pypto/passes/pipeline_impl.hpp"  // detail::pipeline
 
 using namespace pto_mem;
 using namespace pto_mem::pypto;

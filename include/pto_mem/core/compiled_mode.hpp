@@ -13,7 +13,12 @@
 // scheme with PTO_MEM_PYPTO_COMPILED and PTO_MEM_PYPTO_INLINE: compile() and
 // compile_source() are defined once in pto_mem::pypto_compiled, which
 // defines PTO_MEM_PYPTO_COMPILED (and, through pto_mem::compiled,
-// PTO_MEM_COMPILED) for its users.
+// PTO_MEM_COMPILED) for its users. The passes, the verifiers, the parser,
+// the printer and the report that compile() uses are compiled there too:
+// each such function is declared with PTO_MEM_PYPTO_INLINE and its
+// definition sits under `#if PTO_MEM_PYPTO_DEFINE`, which is 1 header-only
+// and in the library's own source (src/pypto_pipeline.cpp defines
+// PTO_MEM_PYPTO_BUILDING), 0 for the library's users.
 #pragma once
 
 #if defined(PTO_MEM_COMPILED)
@@ -26,4 +31,10 @@
 #define PTO_MEM_PYPTO_INLINE
 #else
 #define PTO_MEM_PYPTO_INLINE inline
+#endif
+
+#if !defined(PTO_MEM_PYPTO_COMPILED) || defined(PTO_MEM_PYPTO_BUILDING)
+#define PTO_MEM_PYPTO_DEFINE 1
+#else
+#define PTO_MEM_PYPTO_DEFINE 0
 #endif

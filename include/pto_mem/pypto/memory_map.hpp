@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/io/svg.hpp"
@@ -121,8 +122,11 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
 /// known: `addresses` (function -> base name -> address, as
 /// CompileResult::allocation_addresses holds them), else the lowest constant
 /// window offset on the allocation.
-[[nodiscard]] inline MemoryMap memory_map(const Program& program, const SocPolicy& soc,
-                                          const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {}) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE MemoryMap memory_map(const Program& program, const SocPolicy& soc,
+    const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {});
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE MemoryMap memory_map(const Program& program, const SocPolicy& soc,
+    const std::map<std::string, std::map<std::string, std::int64_t>>& addresses) {
   MemoryMap out;
   std::int64_t next_arena = 0;
   for (const auto& f : program.functions) {
@@ -190,12 +194,17 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
   }
   return out;
 }
+#endif
 
 /// The SVG memory map of the planned program (io/svg.hpp).
-[[nodiscard]] inline std::string memory_map_svg(const Program& program, const SocPolicy& soc,
-                                                const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {}) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string memory_map_svg(const Program& program, const SocPolicy& soc,
+    const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {});
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string memory_map_svg(const Program& program, const SocPolicy& soc,
+    const std::map<std::string, std::map<std::string, std::int64_t>>& addresses) {
   const MemoryMap m = memory_map(program, soc, addresses);
   return svg_memory_map(m.problem, m.placement);
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/text/printer.hpp"
 
 namespace pto_mem::pypto {
@@ -181,8 +182,11 @@ class ReportVars : public IRVisitor {
 }
 
 /// The whole report; `ok` is false when any diagnostic is an error.
-[[nodiscard]] inline nlohmann::ordered_json report_json(const Program& p, const Diagnostics& diagnostics,
-                                                        const ReportOptions& options = {}) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE nlohmann::ordered_json report_json(const Program& p, const Diagnostics& diagnostics,
+                                                                      const ReportOptions& options = {});
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE nlohmann::ordered_json report_json(const Program& p, const Diagnostics& diagnostics,
+                                                                      const ReportOptions& options) {
   nlohmann::ordered_json j;
   j["ok"] = !has_errors(diagnostics);
   auto fns = nlohmann::ordered_json::array();
@@ -193,5 +197,6 @@ class ReportVars : public IRVisitor {
   j["diagnostics"] = std::move(ds);
   return j;
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -15,6 +15,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/passes/reserve_buffer.hpp"
 #include "pto_mem/pypto/passes/sequential_addr.hpp"
 
@@ -22,7 +23,9 @@ namespace pto_mem::pypto::passes {
 
 /// Returns false (with the errors reported) when a function's addresses are
 /// missing, negative or over capacity.
-inline bool verify_allocated_memory_addr(const Program& p, PassContext& ctx) {
+PTO_MEM_PYPTO_INLINE bool verify_allocated_memory_addr(const Program& p, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+PTO_MEM_PYPTO_INLINE bool verify_allocated_memory_addr(const Program& p, PassContext& ctx) {
   bool ok = true;
   for (const auto& f : p.functions) {
     if (!f.body) continue;
@@ -67,5 +70,6 @@ inline bool verify_allocated_memory_addr(const Program& p, PassContext& ctx) {
   }
   return ok;
 }
+#endif
 
 }  // namespace pto_mem::pypto::passes

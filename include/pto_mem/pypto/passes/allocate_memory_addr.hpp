@@ -17,6 +17,7 @@
 
 #include <unordered_map>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/passes/addr_verifier.hpp"
 #include "pto_mem/pypto/passes/dsa_problem.hpp"
@@ -52,7 +53,9 @@ namespace passes {
 
 }  // namespace passes
 
-[[nodiscard]] inline Program allocate_memory_addr(const Program& program, PassContext& ctx) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program allocate_memory_addr(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program allocate_memory_addr(const Program& program, PassContext& ctx) {
   Program out = program;
   for (auto& f : out.functions) {
     if (!is_kernel(f.kind) || !f.body) continue;
@@ -62,5 +65,6 @@ namespace passes {
   passes::verify_allocated_memory_addr(out, ctx);
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/passes/mat_residency.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
@@ -383,7 +384,9 @@ inline void retype(const SpaceResolver& resolved) {
 /// return vars and iter-args left without a space (arms that disagree and
 /// nothing annotated), which InitMemRef would otherwise silently place in
 /// the then-value's space (the §3 output contract: every tile has a space).
-inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx) {
+PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, PassContext& ctx) {
   const OpRegistry& ops = ctx.ops ? *ctx.ops : default_registry();
   bool ok = true;
   for (const auto& f : program.functions) {
@@ -425,10 +428,13 @@ inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx
   }
   return ok;
 }
+#endif
 
 /// The pass. Non-kernel functions are returned unchanged; a kernel with a
 /// Tile-typed parameter is rejected (an error per such parameter).
-[[nodiscard]] inline Program infer_tile_memory_space(const Program& program, PassContext& ctx) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program infer_tile_memory_space(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program infer_tile_memory_space(const Program& program, PassContext& ctx) {
   using namespace detail::infer;
   const OpRegistry& ops = ctx.ops ? *ctx.ops : default_registry();
   Program out = program;
@@ -456,5 +462,6 @@ inline bool verify_tile_memory_inferred(const Program& program, PassContext& ctx
   }
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/expr_type.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/passes/declared_allocations.hpp"
@@ -493,7 +494,9 @@ class AllocCollector {
 /// "HasMemRefs" (§4.7): every tile assigned in a function has a MemRef,
 /// except the buffer-less ones by design (a tile.tpop result, or a view or
 /// alias of one).
-inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
+PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext& ctx) {
   const OpRegistry& ops = ctx.ops ? *ctx.ops : default_registry();
   bool ok = true;
   for (const auto& f : program.functions) {
@@ -515,10 +518,13 @@ inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
   }
   return ok;
 }
+#endif
 
 /// The pass. Stops at the first error of a function (the function is left
 /// as it was normalised) and goes on with the next one.
-[[nodiscard]] inline Program init_memref(const Program& program, PassContext& ctx) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program init_memref(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program init_memref(const Program& program, PassContext& ctx) {
   using namespace detail::init;
   Program out = program;
   for (auto& f : out.functions) {
@@ -573,5 +579,6 @@ inline bool verify_has_memrefs(const Program& program, PassContext& ctx) {
   }
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -48,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/numeric.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
 
@@ -318,10 +319,13 @@ class LifetimeWalk {
   std::unordered_map<const Var*, std::vector<std::size_t>> family_members_;
 };
 
-[[nodiscard]] inline Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options = {}) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options = {});
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options) {
   Lifetimes out;
   LifetimeWalk(out).run(f, options);
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto::passes

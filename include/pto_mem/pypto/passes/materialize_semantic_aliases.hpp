@@ -40,6 +40,7 @@
 // Variable types are refined in place (see pass_support.hpp).
 #pragma once
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/passes/acc_phi_coalesce.hpp"
 #include "pto_mem/pypto/passes/branch_storage.hpp"
@@ -125,7 +126,9 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
 
 }  // namespace passes
 
-[[nodiscard]] inline Program materialize_semantic_aliases(const Program& program, PassContext& ctx) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program, PassContext& ctx) {
   using namespace passes;
   Program out = program;
   for (auto& f : out.functions) {
@@ -160,5 +163,6 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
   }
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto

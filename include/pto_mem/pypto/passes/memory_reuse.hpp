@@ -41,6 +41,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/algorithms/reuse.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/passes/acc_phi_coalesce.hpp"
@@ -327,7 +328,9 @@ inline void realign_loop_carries(const Function& f) {
 
 }  // namespace passes
 
-[[nodiscard]] inline Program memory_reuse(const Program& program, PassContext& ctx) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program memory_reuse(const Program& program, PassContext& ctx);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program memory_reuse(const Program& program, PassContext& ctx) {
   Program out = program;
   for (auto& f : out.functions) {
     if (f.kind == FunctionKind::Orchestration || !f.body) continue;
@@ -339,5 +342,6 @@ inline void realign_loop_carries(const Function& f) {
   }
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto

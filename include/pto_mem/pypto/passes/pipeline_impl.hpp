@@ -1,6 +1,8 @@
 // The definitions of compile() and compile_source() (pipeline.hpp), with
 // every pass they run. Included by pipeline.hpp in header-only mode; compiled
-// once into pto_mem::pypto_compiled (src/pypto_pipeline.cpp) otherwise.
+// once into pto_mem::pypto_compiled (src/pypto_pipeline.cpp) otherwise. A
+// user of that library may include it for detail::pipeline (the two
+// definitions are then left out: PTO_MEM_PYPTO_DEFINE is 0).
 #pragma once
 
 #include <algorithm>
@@ -99,6 +101,8 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
 }
 
 }  // namespace detail::pipeline
+
+#if PTO_MEM_PYPTO_DEFINE
 
 /// Runs the passes of `options.planner` up to `options.until` on `program`.
 PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const CompileOptions& options) {
@@ -209,5 +213,6 @@ PTO_MEM_PYPTO_INLINE CompileResult compile_source(std::string_view text, std::st
   r.diagnostics.insert(r.diagnostics.begin(), parsed.diagnostics.begin(), parsed.diagnostics.end());
   return r;
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/io/json_position.hpp"
 #include "pto_mem/io/source_text.hpp"
@@ -275,15 +276,21 @@ class Reader {
 }  // namespace detail::soc_file
 
 /// The SoC described by JSON `text` (named `file` in diagnostics).
-[[nodiscard]] inline SocFileResult read_soc_json(std::string_view text, std::string file = "<soc>") {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE SocFileResult read_soc_json(std::string_view text, std::string file = "<soc>");
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE SocFileResult read_soc_json(std::string_view text, std::string file) {
   return detail::soc_file::Reader(text, std::move(file)).run();
 }
+#endif
 
 /// The SoC described by the JSON file at `path`.
-[[nodiscard]] inline SocFileResult load_soc_file(const std::filesystem::path& path) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE SocFileResult load_soc_file(const std::filesystem::path& path);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE SocFileResult load_soc_file(const std::filesystem::path& path) {
   SourceText src = read_source_text(path);
   if (!src.text) return SocFileResult{std::nullopt, std::move(src.diagnostics)};
   return read_soc_json(*src.text, path.string());
 }
+#endif
 
 }  // namespace pto_mem::pypto

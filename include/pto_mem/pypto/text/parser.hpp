@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/pypto/ir/expr_type.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
@@ -1615,8 +1616,11 @@ class Parser {
 
 /// Parses a whole program. On error the program is empty and the one
 /// diagnostic says where and what was expected.
-[[nodiscard]] inline ParseResult parse_program(std::string_view text, std::string file = "<input>",
-                                               const ParseOptions& options = {}) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_program(std::string_view text, std::string file = "<input>",
+                                                             const ParseOptions& options = {});
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_program(std::string_view text, std::string file,
+                                                             const ParseOptions& options) {
   ParseResult r;
   try {
     detail::Parser p(text, file, options);
@@ -1634,9 +1638,12 @@ class Parser {
   }
   return r;
 }
+#endif
 
 /// Reads and parses `path`; an unreadable file is a diagnostic too.
-[[nodiscard]] inline ParseResult parse_file(const std::string& path, const ParseOptions& options = {}) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_file(const std::string& path, const ParseOptions& options = {});
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_file(const std::string& path, const ParseOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     ParseResult r;
@@ -1648,5 +1655,6 @@ class Parser {
   ss << in.rdbuf();
   return parse_program(ss.str(), path, options);
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -24,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/ir/expr_type.hpp"
 #include "pto_mem/pypto/text/lexical.hpp"
@@ -779,36 +780,48 @@ class Printer {
 /// The text of a program: canonical (with the `@program class` wrapper when
 /// `program.name` is set), or in PyPTO's spelling (`PrintOptions{Syntax::pypto}`,
 /// always wrapped).
-[[nodiscard]] inline std::string print(const Program& p, PrintOptions options) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const Program& p, PrintOptions options);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const Program& p, PrintOptions options) {
   std::string out;
   detail::Printer pr(out, options);
   pr.program(p);
   return out;
 }
+#endif
 [[nodiscard]] inline std::string print(const Program& p) { return print(p, PrintOptions{}); }
 
 /// One function; in PyPTO's spelling without the class wrapper (no `self`).
-[[nodiscard]] inline std::string print(const Function& f, PrintOptions options) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const Function& f, PrintOptions options);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const Function& f, PrintOptions options) {
   std::string out;
   detail::Printer pr(out, options);
   pr.function(f);
   return out;
 }
+#endif
 [[nodiscard]] inline std::string print(const Function& f) { return print(f, PrintOptions{}); }
 
 /// An expression as it appears in the text (variables by their own names).
-[[nodiscard]] inline std::string print(const ExprPtr& e) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const ExprPtr& e);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const ExprPtr& e) {
   std::string out;
   detail::Printer pr(out);
   pr.expr(e, 0);
   return out;
 }
+#endif
 
-[[nodiscard]] inline std::string print(const TypePtr& t) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const TypePtr& t);
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string print(const TypePtr& t) {
   std::string out;
   detail::Printer pr(out);
   pr.type(t);
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto

@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
@@ -506,7 +507,11 @@ class Checker {
 /// observes the bytes its definition wrote. Returns one error diagnostic
 /// (code `tile-storage`) per violation; empty when the program is right.
 /// Orchestration functions hold no on-chip tiles and are skipped.
-[[nodiscard]] inline Diagnostics verify_tile_storage(const Program& program, const TileStorageOptions& options = {}) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Diagnostics verify_tile_storage(const Program& program,
+                                                                 const TileStorageOptions& options = {});
+#if PTO_MEM_PYPTO_DEFINE
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Diagnostics verify_tile_storage(const Program& program,
+                                                                 const TileStorageOptions& options) {
   Diagnostics out;
   for (const auto& f : program.functions) {
     if (f.kind == FunctionKind::Orchestration) continue;
@@ -514,5 +519,6 @@ class Checker {
   }
   return out;
 }
+#endif
 
 }  // namespace pto_mem::pypto
