@@ -2,7 +2,8 @@
 //                           [--until parse|infer|init|alias|reuse|alloc]
 //                           [--emit ir|json] [--output F] [--svg MAP.svg]
 //                           [--dump-after STAGE,...] [--syntax ours|pypto]
-//                           [--passes infer,init,alias,reuse,alloc]`
+//                           [--passes infer,init,alias,reuse,alloc]
+//                           [--storage buffer-ir|legacy] [--logical-tile-selection]`
 //
 // Runs the tile-memory pipeline (pto_mem/pypto/passes/pipeline.hpp) and
 // prints the program after the last stage (`--emit ir`) or the JSON report
@@ -49,6 +50,7 @@ struct CompileOptions {
   std::vector<std::string> dump_after;  ///< stages whose output goes to standard error
   std::string syntax = "ours";          ///< printed spelling: ours | pypto
   std::string storage = "buffer-ir";    ///< storage legalisation: buffer-ir | legacy (docs/passes.md)
+  bool logical_tile_selection = false;  ///< two-slot selection instead of branch-exit copies (docs/passes.md)
   std::vector<std::string> passes;      ///< run exactly these passes (empty: the pipeline up to --until)
   bool output_given = false;            ///< --output was on the command line (even empty: refused)
   bool svg_given = false;               ///< --svg was on the command line
@@ -106,6 +108,13 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   options.until = *until;
   options.print_options.syntax = o.syntax == "pypto" ? Syntax::pypto : Syntax::ours;
   options.buffer_ir = o.storage != "legacy";
+  if (o.logical_tile_selection && (!options.buffer_ir || *planner == Planner::ptoas)) {
+    err << "pto-mem: error: --logical-tile-selection needs --storage buffer-ir and the pypto or dsa_rp planner "
+           "(the legacy path leaves branch phis to YieldFixup, and ptoas places allocations and reconciles "
+           "branch phis itself)\n";
+    return 2;
+  }
+  options.logical_tile_selection = o.logical_tile_selection;
   for (const auto& p : o.passes) {
     auto s = parse_stage(p);
     if (!s || *s == Stage::parse) {
@@ -204,6 +213,10 @@ inline void add_compile_command(CLI::App& app) {
                   "(its PassContext default; the tile-storage verifier still checks the result)")
       ->check(CLI::IsMember({"buffer-ir", "legacy"}))
       ->capture_default_str();
+  sub->add_flag("--logical-tile-selection", opts->logical_tile_selection,
+               "Where a branch exit would copy one of two compatible compiler-owned Vec/Mat tiles into the "
+               "if's result, put both in the two slots of one allocation and select the slot at run time (no "
+               "copy; a sync pass must add a barrier at the if's exit; docs/passes.md)");
   sub->add_option("--passes", opts->passes,
                   "Run exactly these passes, in order, on a program already in the state they need")
       ->delimiter(',')

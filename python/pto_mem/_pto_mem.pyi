@@ -235,4 +235,5 @@ def compile(
     until: Literal["parse", "infer", "init", "alias", "reuse", "alloc"] = "alloc",
     syntax: Literal["pto"] = "pto",
     file: str = "<string>",
+    logical_tile_selection: bool = False,
 ) -> CompileResult: ...

@@ -74,7 +74,8 @@ std::string choices(const T& names) {
 }
 
 PyCompileResult run(const std::string& text, const std::string& soc, const std::string& planner,
-                    const std::string& until, const std::string& syntax, const std::string& file) {
+                    const std::string& until, const std::string& syntax, const std::string& file,
+                    bool logical_tile_selection) {
   auto policy = pypto::soc_by_name(soc);
   if (!policy) throw py::value_error("soc must be one of " + choices(pypto::soc_names()) + ", not '" + soc + "'");
   auto p = pypto::parse_planner(planner);
@@ -87,6 +88,9 @@ PyCompileResult run(const std::string& text, const std::string& soc, const std::
   }
   if (std::find(syntaxes().begin(), syntaxes().end(), syntax) == syntaxes().end())
     throw py::value_error("syntax must be one of " + choices(syntaxes()) + ", not '" + syntax + "'");
+  if (logical_tile_selection && *p == pypto::Planner::ptoas)
+    throw py::value_error("logical_tile_selection needs the pypto or dsa_rp planner (ptoas places allocations and "
+                          "reconciles branch phis itself)");
 
   PyCompileResult c;
   c.soc = *policy;
@@ -96,6 +100,7 @@ PyCompileResult run(const std::string& text, const std::string& soc, const std::
   o.soc = *policy;
   o.planner = *p;
   o.until = *stage;
+  o.logical_tile_selection = logical_tile_selection;
   {
     py::gil_scoped_release release;
     c.r = pypto::compile_source(text, file, o);
@@ -141,7 +146,8 @@ void bind_compile(py::module_& m) {
       });
 
   m.def("compile", &run, py::arg("text"), py::kw_only(), py::arg("soc") = "a2a3", py::arg("planner") = "pypto",
-        py::arg("until") = "alloc", py::arg("syntax") = "pto", py::arg("file") = "<string>");
+        py::arg("until") = "alloc", py::arg("syntax") = "pto", py::arg("file") = "<string>",
+        py::arg("logical_tile_selection") = false);
   m.def("soc_names", [] { return pypto::soc_names(); });
 }
 

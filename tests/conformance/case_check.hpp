@@ -189,6 +189,11 @@ inline FactResult check_fact(const CaseFact& f, const json& report) {
         return r;
       }
     return fail("diagnostics:" + detail::all_messages(report));
+  } else if (f.kind == "no-diag") {
+    for (const auto& d : report["diagnostics"])
+      if (d["message"].get<std::string>().find(a[0]) != std::string::npos ||
+          (d.contains("code") && d["code"].is_string() && d["code"].get<std::string>() == a[0]))
+        return fail("diagnostics:" + detail::all_messages(report));
   } else {
     return fail("unknown fact");
   }
@@ -272,6 +277,7 @@ inline CaseResult run_case(const std::string& tool, const std::string& file) {
   ss << in.rdbuf();
   r.header = pypto::parse_case_header(ss.str());
   auto flags = tool_flags(r.header);
+  if (flags) flags->insert(flags->end(), r.header.flags.begin(), r.header.flags.end());
   if (!flags) {
     r.problem = "unknown '# passes: " + r.header.passes + "'";
     if (!r.header.planner.empty())

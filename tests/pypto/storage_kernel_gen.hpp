@@ -10,6 +10,10 @@
 // values defined last in a loop body and never used, and cross-core
 // receives (tile.tpop_from_aic: no MemRef) among the loaded tiles.
 //
+// Some accumulations are preceded by an if choosing one of two Mat operands
+// that are both read again afterwards (where logical tile selection puts the
+// two in the slots of one Mat allocation), from a stream of their own.
+//
 // It also runs in-place ops over values still read afterwards (carries,
 // phis, outer values: the passes must give the op a copy; fillpad_inplace,
 // and tile.assemble, a view that writes its source) and half-height phis of
@@ -30,7 +34,8 @@ namespace pto_mem::test {
 
 class StorageKernelGen {
  public:
-  explicit StorageKernelGen(std::uint64_t seed) : rng_(seed), tag_rng_(seed), recv_rng_(seed ^ 0x9e3779b97f4a7c15ULL) {}
+  explicit StorageKernelGen(std::uint64_t seed)
+      : rng_(seed), tag_rng_(seed), recv_rng_(seed ^ 0x9e3779b97f4a7c15ULL), mat_rng_(seed ^ 0x5bd1e9955bd1e995ULL) {}
 
   /// Tags about half of the defined tiles as clones of `pl.pipeline` bodies
   /// (`attrs={"pipeline_membership": "g:k"}`, groups 0-1, stages 0-2), from a
@@ -315,8 +320,24 @@ class StorageKernelGen {
     for (std::size_t j = 1; j < results.size(); ++j) scopes_.back().push_back(Val{results[j], S, false});
   }
 
+  /// An if choosing one of two Mat operands, both read again after it.
+  void mat_select() {
+    const std::string m0 = fresh("mm"), m1 = fresh("mm"), sel = fresh("ms"), c0 = fresh("mc"), c1 = fresh("mc");
+    emit(m0 + ": Tile[[16, 16], BF16] = tile.load(a_ddr, [0, 0], [16, 16], target_memory=Mat)");
+    emit(m1 + ": Tile[[16, 16], BF16] = tile.load(b_ddr, [0, 0], [16, 16], target_memory=Mat)");
+    emit("if c < 1:");
+    line(depth() + 2, sel + " = yield_(" + m0 + ")");
+    emit("else:");
+    line(depth() + 2, sel + " = yield_(" + m1 + ")");
+    emit(c0 + ": Tile[[16, 16], FP32] = tile.matmul(" + sel + ", " + m1 + ")");
+    emit(c1 + ": Tile[[16, 16], FP32] = tile.matmul(" + m0 + ", " + m1 + ")");
+    emit(fresh("st") + ": Tensor[[64, 64], FP32] = tile.store(" + c0 + ", [0, 0], o)");
+    emit(fresh("st") + ": Tensor[[64, 64], FP32] = tile.store(" + c1 + ", [0, 0], o)");
+  }
+
   /// A K-tiled accumulation in Acc, sometimes with the seed peeled into `if k == 0`.
   void acc_loop() {
+    if (std::bernoulli_distribution(0.3)(mat_rng_)) mat_select();
     static const char* ranges[] = {"0, 64, 16", "0, 16, 16", "0, 0, 16", "0, 32, 16"};
     const std::string c0 = fresh("c"), k = fresh("k"), acc = fresh("acc"), res = fresh("cr");
     emit(c0 + ": Tile[[16, 16], FP32] = tile.create([16, 16], dtype=FP32, target_memory=Acc)");
@@ -373,6 +394,7 @@ class StorageKernelGen {
   std::mt19937_64 rng_;
   std::mt19937_64 tag_rng_;  // stage tags only, so tagging leaves the kernel itself unchanged
   std::mt19937_64 recv_rng_;  // which loads are cross-core receives
+  std::mt19937_64 mat_rng_;   // which accumulations a Mat operand choice precedes
   bool stage_tags_ = false;
   std::ostringstream out_;
   std::vector<std::vector<Val>> scopes_;

@@ -156,6 +156,40 @@ TEST_CASE("tile storage: a run-time slot is its own window; a write over its all
   CHECK(!check(bad).empty());
 }
 
+TEST_CASE("tile storage: a phi at its own if's slot is, on each arm, the slot that arm yields") {
+  // A logical tile selection: a and b in the two slots of `sel` (at 4096),
+  // the phi at 4096 + p_slot * 1024; a view of the phi keeps its distance.
+  const std::string sel = "    sel: Ptr = tile.alloc(Vec, 2048)\n";
+  auto slot = [](int offset, int k) {
+    return "Tile[[16, 16], FP32, MemRef(sel, " + std::to_string(offset) + ", 1024, slots=2)[" + std::to_string(k) +
+           "], Vec]";
+  };
+  const std::string phi = "tuple[Tile[[16, 16], FP32, MemRef(sel, 4096 + p_slot * 1024, 1024, slots=2)[p_slot], Vec], "
+                          "Scalar[INDEX]]";
+  const std::string half = "Tile[[8, 16], FP32, MemRef(sel, 4096 + p_slot * 1024 + 512, 512, slots=2)[p_slot], Vec]";
+  auto program = [&](int then_slot, int else_slot, const std::string& after) {
+    return sel + "    a: " + slot(4096, 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "    b: " +
+           slot(5120, 1) + " = tile.exp(a)\n" + "    if c < 1:\n        p, p_slot: " + phi + " = yield_(a, " +
+           std::to_string(then_slot) + ")\n    else:\n        p, p_slot: " + phi + " = yield_(b, " +
+           std::to_string(else_slot) + ")\n" + after + "    h: " + half + " = tile.slice(p, [8, 16], [8, 0])\n" +
+           "    s: " + storage_tile("m2", 2048) + " = tile.add(p, a)\n" + "    t: Tile[[8, 16], FP32, MemRef(m1, 0, 512), Vec] = tile.exp(h)\n" +
+           store_tail;
+  };
+  const std::string good = program(0, 1, "");
+  CHECK_MESSAGE(check(good).empty(), text(check(good)));
+  // The then arm naming the else arm's slot: a is not where p would be.
+  const auto flipped = check(program(1, 1, ""));
+  REQUIRE_FALSE(flipped.empty());
+  CHECK(text(flipped).find("branch value 'a' is not on the window of 'p'") != std::string::npos);
+  // A write over one slot after the if: p (either slot) is forgotten.
+  const auto clobbered = check(program(0, 1, "    w: " + slot(4096, 0) + " = tile.exp(b)\n"));
+  REQUIRE_FALSE(clobbered.empty());
+  CHECK(text(clobbered).find("'p' read by 'tile.add' does not hold its value") != std::string::npos);
+  // A write elsewhere leaves it known.
+  const std::string elsewhere = program(0, 1, "    w: " + storage_tile("m0", 0) + " = tile.exp(b)\n");
+  CHECK_MESSAGE(check(elsewhere).empty(), text(check(elsewhere)));
+}
+
 TEST_CASE("tile storage: compile() runs the verifier after every planner; the tool exits 2 and writes nothing") {
   const std::string src = R"(@function(type=InCore)
 def main(x: Tensor[[64, 64], FP32], o: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:

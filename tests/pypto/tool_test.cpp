@@ -170,6 +170,54 @@ TEST_CASE("--storage legacy runs PyPTO's legacy storage path, still verified; --
   CHECK(run("compile '" + in + "' --storage none").status != 0);
 }
 
+TEST_CASE("--logical-tile-selection: two slots of one allocation instead of branch-exit copies; opt-in") {
+  // a and b are both read after the if: without the option each arm copies
+  // into the phi's own window; with it they take the two slots of one
+  // allocation and the if yields the slot index.
+  const std::string in = write_temp("select.pto",
+                                    "@function(type=InCore)\n"
+                                    "def main(x: Tensor[[4, 8], FP32], out: Out[Tensor[[4, 8], FP32]],\n"
+                                    "         flag: Scalar[BOOL]) -> Tensor[[4, 8], FP32]:\n"
+                                    "    a: Tile[[4, 8], FP32, Vec] = tile.load(x, [0, 0], [4, 8], target_memory=Vec)\n"
+                                    "    b: Tile[[4, 8], FP32, Vec] = tile.exp(a)\n"
+                                    "    if flag:\n"
+                                    "        p = yield_(a)\n"
+                                    "    else:\n"
+                                    "        p = yield_(b)\n"
+                                    "    s: Tile[[4, 8], FP32, Vec] = tile.add(a, p)\n"
+                                    "    t: Tile[[4, 8], FP32, Vec] = tile.add(b, s)\n"
+                                    "    r: Tensor[[4, 8], FP32] = tile.store(t, [0, 0], out)\n"
+                                    "    return r\n");
+  const Run off = run("compile '" + in + "'");
+  CHECK(off.status == 0);
+  CHECK(off.out.find("tile.move(a") != std::string::npos);
+  CHECK(off.out.find("p_slot") == std::string::npos);
+  CHECK(off.err.empty());
+  for (const char* planner : {"pypto", "dsa_rp"}) {
+    CAPTURE(planner);
+    const Run on = run("compile '" + in + "' --logical-tile-selection --planner " + planner);
+    CHECK(on.status == 0);
+    CHECK(on.out.find("tile.move") == std::string::npos);
+    CHECK(on.out.find("= yield_(a, 0)") != std::string::npos);
+    CHECK(on.out.find("= yield_(b, 1)") != std::string::npos);
+    CHECK(on.out.find("p_slot * 128, 128, slots=2)[p_slot]") != std::string::npos);
+    CHECK(on.err.find("note:") != std::string::npos);
+    CHECK(on.err.find("[logical-tile-selection]") != std::string::npos);
+    CHECK(on.err.find("barrier at this if's exit") != std::string::npos);
+  }
+  // The printed program re-parses to itself, and the pass leaves it as it is.
+  const Run alias = run("compile '" + in + "' --logical-tile-selection --until alias");
+  REQUIRE(alias.status == 0);
+  const std::string again = write_temp("selected.pto", alias.out);
+  CHECK(run("compile '" + again + "' --until parse").out == alias.out);
+  CHECK(run("compile '" + again + "' --passes alias").out == alias.out);
+  // Only where it can be planned and verified.
+  const Run ptoas = run("compile '" + in + "' --logical-tile-selection --planner ptoas");
+  CHECK(ptoas.status == 2);
+  CHECK(ptoas.err.find("--logical-tile-selection needs") != std::string::npos);
+  CHECK(run("compile '" + in + "' --logical-tile-selection --storage legacy").status == 2);
+}
+
 TEST_CASE("compile runs the passes up to --until") {
   const std::string in = write_temp("ok.pto", tool_kernel);
   const Run r = run("compile '" + in + "' --until infer");

@@ -105,5 +105,34 @@ def test_bad_options(kwargs, message):
         pto_mem.compile(SIMPLE, **kwargs)
 
 
+SELECT = """\
+@function(type=InCore)
+def main(x: Tensor[[4, 8], FP32], out: Out[Tensor[[4, 8], FP32]], flag: Scalar[BOOL]) -> Tensor[[4, 8], FP32]:
+    a: Tile[[4, 8], FP32, Vec] = tile.load(x, [0, 0], [4, 8], target_memory=Vec)
+    b: Tile[[4, 8], FP32, Vec] = tile.exp(a)
+    if flag:
+        p = yield_(a)
+    else:
+        p = yield_(b)
+    s: Tile[[4, 8], FP32, Vec] = tile.add(a, p)
+    t: Tile[[4, 8], FP32, Vec] = tile.add(b, s)
+    r: Tensor[[4, 8], FP32] = tile.store(t, [0, 0], out)
+    return r
+"""
+
+
+def test_logical_tile_selection_is_opt_in():
+    off = pto_mem.compile(SELECT)
+    assert "tile.move" in off.text and "p_slot" not in off.text
+    assert not off.diagnostics
+    for planner in ("pypto", "dsa_rp"):
+        on = pto_mem.compile(SELECT, planner=planner, logical_tile_selection=True)
+        assert "tile.move" not in on.text and "yield_(a, 0)" in on.text and "yield_(b, 1)" in on.text
+        codes = [d["code"] for d in on.report["diagnostics"]]
+        assert codes == ["logical-tile-selection"]
+    with pytest.raises(ValueError, match="logical_tile_selection needs the pypto or dsa_rp planner"):
+        pto_mem.compile(SELECT, planner="ptoas", logical_tile_selection=True)
+
+
 def test_soc_names():
     assert pto_mem.soc_names() == ["a2a3", "a5", "none"]

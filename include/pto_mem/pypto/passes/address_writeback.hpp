@@ -6,8 +6,9 @@
 // vars, phis). Once the base has an address, each window gets a new MemRef
 // with the same base, size, slot fields and pinned flag, and
 //  * a constant relative offset r: address + r;
-//  * a run-time offset on a declared base (a slot chosen at run time):
-//    address + offset expression;
+//  * a run-time offset on a declared base, or one naming its slot (a slot
+//    chosen at run time: a declared ping-pong slot, a logical tile
+//    selection): address + offset expression;
 //  * a run-time offset on any other base: the bare address (codegen
 //    re-derives that view's address from its own subview op).
 // Alloc statements are left as they are.
@@ -30,9 +31,17 @@ struct PlannedBase {
   Addr largest = 0;                ///< largest member size
   bool declared = false;
   Addr declared_size = 0;          ///< the alloc statement's size for a declared base
+  /// Some window names one of several slots (a logical tile selection): the
+  /// allocation is every slot, its alloc statement's size (`slotted_size`).
+  bool slotted = false;
+  Addr slotted_size = 0;
 
-  /// PyPTO's slot / group size: the largest member, at least the whole declaration.
-  [[nodiscard]] Addr bytes() const noexcept { return declared ? std::max(largest, declared_size) : largest; }
+  /// PyPTO's slot / group size: the largest member, at least the whole
+  /// declaration (or every slot of a slotted allocation).
+  [[nodiscard]] Addr bytes() const noexcept {
+    if (declared) return std::max(largest, declared_size);
+    return slotted ? std::max(largest, slotted_size) : largest;
+  }
 };
 
 /// The on-chip allocations of `f` in first-appearance order (the policy's
@@ -62,6 +71,11 @@ struct PlannedBase {
     PlannedBase& b = out[it->second];
     b.memrefs.push_back(t->memref);
     b.largest = std::max(b.largest, t->memref->size);
+    if (t->memref->slot_count > 1 && !b.slotted)
+      if (auto a = allocs.find(b.base.get()); a != allocs.end()) {
+        b.slotted = true;
+        b.slotted_size = a->second->size;
+      }
   });
   return out;
 }
@@ -80,7 +94,7 @@ struct PlannedBase {
       if (static_cast<Addr>(*r) > int64_max - at)
         return "MemRef of '" + b.base->name + "' would be addressed beyond INT64_MAX";
       offset = int_imm(static_cast<std::int64_t>(at + static_cast<Addr>(*r)));
-    } else if (b.declared) {
+    } else if (b.declared || m->slot_index) {
       offset = add(int_imm(static_cast<std::int64_t>(at)), m->byte_offset);
     } else {
       offset = int_imm(static_cast<std::int64_t>(at));

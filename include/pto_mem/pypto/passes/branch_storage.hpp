@@ -29,9 +29,18 @@
 // (transfers.hpp). Two slots never share a destination unless both arms
 // yield them the same values; so a value from before the if, which may still
 // be read after it, is never overwritten by the other arm.
+//
+// With logical tile selection (opt-in, tile_selection.hpp), a result whose
+// exit would copy and whose two values qualify takes no destination: the
+// two values move into the two slots of one allocation, the if yields the
+// slot index (0 from the then arm, 1 from the else arm; one index per if)
+// and the phi's window is that slot. A phi already so selected (a second
+// run of the pass) is kept as it is.
 #pragma once
 
+#include <limits>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -40,9 +49,20 @@
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/observation.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
+#include "pto_mem/pypto/passes/tile_selection.hpp"
 #include "pto_mem/pypto/passes/transfers.hpp"
 
 namespace pto_mem::pypto::passes {
+
+/// One logical tile selection, for the note that tells a sync pass where
+/// to put the exit barrier.
+struct TileSelection {
+  Loc at;                       ///< the if
+  std::string phi, slot_index;  ///< the selected result and the scalar result holding its slot
+  std::string then_value, else_value;
+  std::string allocation;       ///< the two-slot allocation
+  Addr slot_bytes = 0;
+};
 
 class BranchStorage : public IRMutator {
  public:
@@ -54,6 +74,9 @@ class BranchStorage : public IRMutator {
     });
     for (const auto& d : relations) derived_.emplace(d.var.get(), &d);
   }
+
+  /// The logical tile selections made, in the order the ifs were finished.
+  [[nodiscard]] const std::vector<TileSelection>& selections() const noexcept { return selections_; }
 
   /// A derived value follows its source at once (a phi chosen earlier may
   /// have moved it), so a later if sees its current window.
@@ -85,6 +108,8 @@ class BranchStorage : public IRMutator {
     const std::size_t n = i->return_vars.size();
     std::vector<VarPtr> t(n), e(n);
     std::vector<MemRefPtr> dest(n);
+    std::vector<Addr> fresh_size(n, 0);  // a fresh destination of this size, made once selection had its say
+    std::vector<bool> selected(n, false);
     std::vector<std::optional<MemorySpace>> space(n);
     for (std::size_t k = 0; k < n; ++k) {
       t[k] = value(ty, k);
@@ -96,26 +121,31 @@ class BranchStorage : public IRMutator {
       }
       space[k] = is_planned_tile(t[k]) ? var_space(t[k]) : var_space(e[k]);
       if (!is_planned_tile(t[k]) && !is_planned_tile(e[k])) space[k] = sp;
+      // 0. Selected already (by an earlier run of the pass): kept as it is.
+      selected[k] = already_selected(*i, k, t[k], e[k], ty, ey);
     }
     auto claimed = [&](const MemRefPtr& m, std::size_t k) {
-      for (std::size_t j = 0; j < k; ++j)
-        if (dest[j] && windows_overlap(dest[j], m) && !(t[j] == t[k] && e[j] == e[k])) return true;
+      for (std::size_t j = 0; j < k; ++j) {
+        if (t[j] == t[k] && e[j] == e[k]) continue;
+        if (dest[j] && windows_overlap(dest[j], m)) return true;
+        if (selected[j] && (windows_overlap(var_memref(t[j]), m) || windows_overlap(var_memref(e[j]), m))) return true;
+      }
       return false;
     };
     // 1. Common windows.
     for (std::size_t k = 0; k < n; ++k) {
-      if (!t[k]) continue;
+      if (!t[k] || selected[k]) continue;
       if (same_window(var_memref(t[k]), var_memref(e[k])) && !claimed(var_memref(t[k]), k)) dest[k] = var_memref(t[k]);
     }
     auto fresh_destination = [&](std::size_t k) {
       Addr size = var_memref(i->return_vars[k])->size;
       for (const VarPtr& v : {t[k], e[k]})
         if (is_planned_tile(v)) size = std::max(size, var_memref(v)->size);
-      dest[k] = tb_.fresh(space[k].value_or(MemorySpace::Vec), size, i->return_vars[k]->name, i->loc);
+      fresh_size[k] = size;
     };
     // 2./3. A producer's window, else a fresh one.
     for (std::size_t k = 0; k < n; ++k) {
-      if (!t[k] || dest[k]) continue;
+      if (!t[k] || dest[k] || selected[k]) continue;
       // An arm value without storage of its own (a cross-core receive, which
       // lives in its pipe slot) is copied into the destination; the other
       // arm's in-branch producer may be it, else a fresh window.
@@ -143,6 +173,16 @@ class BranchStorage : public IRMutator {
         fresh_destination(k);
       }
     }
+    // 4. Logical tile selection (opt-in) where an arm would copy.
+    VarPtr slot_index;
+    if (selection_enabled())
+      for (std::size_t k = 0; k < n; ++k)
+        if (t[k] && !selected[k] && would_copy(s, t[k], e[k], dest[k], fresh_size[k], space[k], ty, ey) &&
+            select(s, *i, k, t, e, dest, slot_index))
+          selected[k] = true;
+    for (std::size_t k = 0; k < n; ++k)
+      if (t[k] && !dest[k] && !selected[k])
+        dest[k] = tb_.fresh(space[k].value_or(MemorySpace::Vec), fresh_size[k], i->return_vars[k]->name, i->loc);
     // Each arm: redirect or copy.
     std::vector<ExprPtr> then_values = ty->values, else_values = ey->values;
     std::vector<StmtPtr> then_moves, else_moves;
@@ -152,7 +192,7 @@ class BranchStorage : public IRMutator {
       std::vector<std::size_t> slot;
       for (std::size_t k = 0; k < n; ++k) {
         const VarPtr v = (*vals)[k];
-        if (!v || same_window(var_memref(v), dest[k])) continue;
+        if (!v || selected[k] || same_window(var_memref(v), dest[k])) continue;
         if (redirectable(v, &s, arm, yld, dest[k], space[k])) {
           set_memref(v, dest[k], space[k]);
           continue;
@@ -165,14 +205,20 @@ class BranchStorage : public IRMutator {
       for (std::size_t x = 0; x < ts.size(); ++x) (*values)[slot[x]] = var_ref(ts[x].result);
     }
     for (std::size_t k = 0; k < n; ++k)
-      if (dest[k]) set_memref(i->return_vars[k], dest[k], space[k]);
-    if (then_moves.empty() && else_moves.empty()) return r;
+      if (dest[k] && !selected[k]) set_memref(i->return_vars[k], dest[k], space[k]);
+    if (then_moves.empty() && else_moves.empty() && !slot_index) return r;
+    std::vector<VarPtr> results = i->return_vars;
+    if (slot_index) {  // the then arm selects slot 0, the else arm slot 1
+      results.push_back(slot_index);
+      then_values.push_back(int_imm(0));
+      else_values.push_back(int_imm(1));
+    }
     StmtPtr then_body = i->then_body, else_body = i->else_body;
-    if (!then_moves.empty())
+    if (!then_moves.empty() || slot_index)
       then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
-    if (!else_moves.empty())
+    if (!else_moves.empty() || slot_index)
       else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
-    return std::make_shared<const IfStmt>(i->condition, std::move(then_body), std::move(else_body), i->return_vars,
+    return std::make_shared<const IfStmt>(i->condition, std::move(then_body), std::move(else_body), std::move(results),
                                           i->loc);
   }
 
@@ -182,6 +228,130 @@ class BranchStorage : public IRMutator {
     if (!y || k >= y->values.size()) return nullptr;
     auto v = as_var(y->values[k]);
     return tile_of(v) ? v : nullptr;
+  }
+
+  [[nodiscard]] bool selection_enabled() const noexcept {
+    return ctx_.logical_tile_selection && ctx_.planner != Planner::ptoas;
+  }
+
+  /// Every variable of the function now: those it had when the pass began and the copies it inserted.
+  [[nodiscard]] std::vector<VarPtr> all_vars() const {
+    std::vector<VarPtr> out;
+    for_each_var_def(f_, [&](const VarPtr& v) { out.push_back(v); });
+    out.insert(out.end(), tb_.made().begin(), tb_.made().end());
+    return out;
+  }
+
+  /// Whether result `k` of `i` is a logical tile selection already: its window is at a run-time slot of
+  /// one of the if's own scalar results, and with the slot each arm yields it is that arm's value's window.
+  [[nodiscard]] static bool already_selected(const IfStmt& i, std::size_t k, const VarPtr& t, const VarPtr& e,
+                                             const YieldStmt* ty, const YieldStmt* ey) {
+    const MemRefPtr m = var_memref(i.return_vars[k]);
+    const VarPtr index = m ? as_var(m->slot_index) : nullptr;
+    if (!index || !is_planned_tile(t) || !is_planned_tile(e)) return false;
+    for (std::size_t j = 0; j < i.return_vars.size(); ++j) {
+      if (i.return_vars[j] != index || j >= ty->values.size() || j >= ey->values.size()) continue;
+      auto ct = as_const_int(ty->values[j]), ce = as_const_int(ey->values[j]);
+      if (!ct || !ce) return false;
+      auto at = [&](const VarPtr& v, std::int64_t slot) {
+        const MemRefPtr w = var_memref(v);
+        auto off = fold_with(m->byte_offset, index.get(), slot);
+        return w->base == m->base && w->size == m->size && off && w->const_offset() == off;
+      };
+      return at(t, *ct) && at(e, *ce);
+    }
+    return false;
+  }
+
+  /// Whether an arm of a result with values `t`, `e` would copy its value into the destination (`dest`,
+  /// or a fresh window of `fresh_size` bytes when null).
+  bool would_copy(const IfStmt& s, const VarPtr& t, const VarPtr& e, const MemRefPtr& dest, Addr fresh_size,
+                  std::optional<MemorySpace> space, const YieldStmt* ty, const YieldStmt* ey) const {
+    for (std::size_t arm = 0; arm < 2; ++arm) {
+      const VarPtr& v = arm == 0 ? t : e;
+      const YieldStmt* y = arm == 0 ? ty : ey;
+      if (!dest) {
+        if (!(unaliased_producer(v, &s, arm, y) && var_space(v) == space && var_memref(v)->size == fresh_size))
+          return true;
+      } else if (!same_window(var_memref(v), dest) && !redirectable(v, &s, arm, y, dest, space)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// Logical tile selection for result `k` of `i` (`s`: the if as the pass found it), when its values
+  /// qualify (tile_selection.hpp): their allocations become the two slots of a new one and the phi's
+  /// window the slot `slot_index` names (made on the if's first selection). True when applied.
+  bool select(const IfStmt& s, const IfStmt& i, std::size_t k, const std::vector<VarPtr>& t,
+              const std::vector<VarPtr>& e, const std::vector<MemRefPtr>& dest, VarPtr& slot_index) {
+    const VarPtr& phi = i.return_vars[k];
+    const VarPtr &a = t[k], &b = e[k];
+    if (!is_planned_tile(a) || !is_planned_tile(b) || a == b || !is_planned_tile(phi)) return false;
+    const TypePtr held[] = {a->type, b->type, phi->type};  // the references below outlive set_memref
+    const TileType &ta = *as_tile(held[0]), &tb = *as_tile(held[1]), &tp = *as_tile(held[2]);
+    if (!ta.space || !selectable_space(*ta.space) || !same_descriptor(ta, tb) || !same_descriptor(ta, tp)) return false;
+    const MemRef &ma = *ta.memref, &mb = *tb.memref;
+    const auto offset = ma.const_offset();
+    if (!offset || *offset < 0 || mb.const_offset() != offset || ma.size != mb.size || ma.size != tp.memref->size)
+      return false;
+    const Var* from[2] = {ma.base.get(), mb.base.get()};
+    if (from[0] == from[1]) return false;
+    Addr extent = 0;
+    for (const Var* base : from) {
+      auto al = allocs_.find(base);
+      if (al == allocs_.end() || al->second->pinned || al->second->space != *ta.space) return false;
+      extent = std::max(extent, al->second->size);
+    }
+    // The other results of this if keep off both allocations.
+    auto on = [&](const MemRefPtr& m) { return m && (m->base.get() == from[0] || m->base.get() == from[1]); };
+    for (std::size_t j = 0; j < t.size(); ++j)
+      if (j != k && (on(var_memref(t[j])) || on(var_memref(e[j])) || on(dest[j]))) return false;
+    // Every window on them constant and in no slot yet.
+    const std::vector<VarPtr> vars = all_vars();
+    for (const VarPtr& v : vars) {
+      const MemRefPtr m = var_memref(v);
+      if (!on(m)) continue;
+      const auto o = m->const_offset();
+      if (!o || *o < 0 || m->slot_count != 1) return false;
+      extent = std::max(extent, static_cast<Addr>(*o) + m->size);
+    }
+    // The phi is only read, and nothing written on either allocation after the if is read through it.
+    if (!selection_uses_) selection_uses_.emplace(f_, ctx_);
+    const auto chain = read_only_chain(phi, relations_, *selection_uses_);
+    if (!chain) return false;
+    if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_);
+    const auto* at = uses_->def(phi.get());
+    if (!at || at->holder != &s) return false;
+    bool clobbered = false;
+    for_each_var_def(f_, [&](const VarPtr& v) {
+      if (clobbered || !on(var_memref(v)) || chain->contains(v.get())) return;
+      if (auto d = derived_.find(v.get()); d != derived_.end() && !d->second->writes_over_source()) return;
+      if (!uses_->defined_after(v.get(), &s, *at->path)) return;
+      const auto* w = uses_->def(v.get());
+      for (const Var* c : *chain)
+        if (uses_->read_observes(c, w->holder, *w->path, true)) clobbered = true;
+    });
+    if (clobbered) return false;
+
+    // Apply: the allocation, the two slots, the phi's window.
+    const MemorySpace space = *ta.space;
+    const Addr size = ma.size;
+    const std::int64_t in_slot = *offset;
+    const Addr align = ctx_.soc ? std::max<Addr>(ctx_.soc->alignment(space), 1) : 32;
+    const auto slot = align_up(extent, align);
+    if (!slot || *slot > static_cast<Addr>(std::numeric_limits<std::int64_t>::max() / 2)) return false;
+    if (!slot_index) slot_index = make_var(tb_.unique_name(phi->name + "_slot"), scalar_type(DataType::INDEX), i.loc);
+    const MemRefPtr whole = tb_.fresh(space, 2 * *slot, phi->name + "_sel", i.loc);
+    const auto bytes = static_cast<std::int64_t>(*slot);
+    relocate_allocation(vars, from[0], whole->base, 0, 0, 2);
+    relocate_allocation(vars, from[1], whole->base, bytes, 1, 2);
+    set_memref(phi,
+               make_memref(whole->base, add(mul(var_ref(slot_index), int_imm(bytes)), int_imm(in_slot)), size, 2,
+                           var_ref(slot_index), false),
+               space);
+    selections_.push_back(TileSelection{i.loc, phi->name, slot_index->name, a->name, b->name, whole->name(), *slot});
+    return true;
   }
 
   /// Defined in arm `arm` of `i` (the if as the pass found it) by a call writing storage of its own, alone
@@ -260,6 +430,8 @@ class BranchStorage : public IRMutator {
   // Built when the first dead-window candidate needs them; the index follows set_memref.
   std::optional<UseIndex> uses_;
   std::optional<ValueChains> chains_;
+  std::optional<SelectionUses> selection_uses_;
+  std::vector<TileSelection> selections_;
   const PassContext& ctx_;
   TransferBuilder& tb_;
   DefSites defs_;

@@ -22,7 +22,11 @@
 //  3. the loop-carry retarget (loop_carry_retarget.hpp), onto the isolated
 //     carries;
 //  4. explicit branch destinations and branch-exit transfers
-//     (branch_storage.hpp), on the windows as they now are;
+//     (branch_storage.hpp), on the windows as they now are; with
+//     PassContext::logical_tile_selection, logical tile selection instead of
+//     a branch-exit copy where it applies (tile_selection.hpp), each
+//     reported as note `logical-tile-selection` (the exit barrier a sync
+//     pass must add);
 //  5. the copies at each loop's yield as one parallel copy (yield_fixup.hpp
 //     for loops, transfers.hpp);
 //  6. an in-place op outside Vec (an accumulator's matmul_acc) whose input is
@@ -48,6 +52,7 @@
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/loop_carry_retarget.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/pass_diagnostics.hpp"
 #include "pto_mem/pypto/passes/semantic_alias_classes.hpp"
 #include "pto_mem/pypto/passes/yield_fixup.hpp"
 
@@ -66,6 +71,16 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
   add_identity_relations(relations, share);
   if (carries) add_carry_relations(f, share);
   return write_back_alias_classes(f, program, ctx, "MaterializeSemanticAliases", share, placed);
+}
+
+/// The note a sync pass needs for a logical tile selection: where to put the exit barrier.
+inline void report_tile_selection(const Function& f, const Program& program, PassContext& ctx, const TileSelection& s) {
+  report(ctx, program, s.at, Severity::note, "logical-tile-selection",
+         "MaterializeSemanticAliases in function '" + f.name + "': '" + s.phi + "' selects at run time slot '" +
+             s.slot_index + "' of allocation " + s.allocation + " (slot 0: '" + s.then_value + "', slot 1: '" +
+             s.else_value + "', " + std::to_string(s.slot_bytes) +
+             " bytes each) instead of copying; a sync pass must put a barrier at this if's exit, so that the "
+             "writers of both slots finish before any reader of '" + s.phi + "'");
 }
 
 /// The Buffer IR storage legalisation of one function (steps 1-5 above).
@@ -109,6 +124,7 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
     f.body = branches.mutate_stmt(f.body);
     if (tb.failed() || ctx.failed()) return f;
     f = tb.with_allocs(std::move(f));
+    for (const auto& sel : branches.selections()) report_tile_selection(f, program, ctx, sel);
   }
   if (!realign()) return f;
   // 5. Parallel copies at loop yields.
@@ -131,6 +147,13 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
 [[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program, PassContext& ctx) {
   using namespace passes;
   Program out = program;
+  if (ctx.logical_tile_selection && (!ctx.buffer_ir || ctx.planner == Planner::ptoas))
+    report_warning(ctx, program, {}, "logical-tile-selection",
+                   std::string("logical tile selection is not applied ") +
+                       (ctx.buffer_ir ? "under the ptoas planner (ptoas places allocations and reconciles branch phis "
+                                        "itself)"
+                                      : "by the legacy storage path (it needs the Buffer IR legalisation)") +
+                       "; branch exits copy as without it");
   for (auto& f : out.functions) {
     if (f.kind == FunctionKind::Orchestration || !f.body) continue;
     if (ctx.buffer_ir) {

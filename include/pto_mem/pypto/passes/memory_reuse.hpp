@@ -161,6 +161,13 @@ inline void realign_loop_carries(const Function& f) {
     auto a = allocs.find(base);
     return a != allocs.end() && a->second->pinned;
   };
+  // A logical tile selection's allocation (its windows name one of several
+  // slots) is every slot at once: its alloc statement's size, shared with
+  // nothing (the phi's run-time window may be either slot).
+  std::unordered_map<const Var*, Addr> slotted;
+  for (std::size_t i = 0; i < lt.size(); ++i)
+    if (const MemRefPtr m = var_memref(lt.vars[i]); m && m->slot_count > 1 && !declared(m->base.get()))
+      if (auto a = allocs.find(m->base.get()); a != allocs.end()) slotted.emplace(m->base.get(), a->second->size);
 
   // Items and rules of the generic reuse.
   const std::vector<BaseGroup> groups = base_groups(lt);
@@ -172,12 +179,13 @@ inline void realign_loop_carries(const Function& f) {
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const VarPtr& first = lt.vars[groups[g].tiles.front()];
     items[g] = ReuseItem{g, var_memref(first)->size, 1, *var_space(first), {lt.def[groups[g].tiles.front()], 0}};
+    if (auto sl = slotted.find(groups[g].base); sl != slotted.end()) items[g].size = std::max(items[g].size, sl->second);
     for (std::size_t i : groups[g].tiles) {
       items[g].lifetime.begin = std::min(items[g].lifetime.begin, lt.def[i]);
       items[g].lifetime.end = std::max(items[g].lifetime.end, lt.last[i]);
       rules.parts[g].push_back(LivePart{Interval{lt.def[i], lt.last[i]}, lt.families[i]});
     }
-    rules.closed[g] = declared(groups[g].base);
+    rules.closed[g] = declared(groups[g].base) || slotted.contains(groups[g].base);
     group_of.emplace(groups[g].base, g);
   }
   for (const auto& pair : hard_base_pairs(f, lt, ctx)) {

@@ -162,6 +162,17 @@ class UseIndex : public MemRefObserver {
     return found;
   }
 
+  /// Whether some read of `v` itself observes statement `at` (as observed()
+  /// counts reads; inside `at` when `inside`).
+  [[nodiscard]] bool read_observes(const Var* v, const Stmt* at, const std::vector<PathEntry>& at_path,
+                                   bool inside) const {
+    auto g = group_of_.find(v);
+    if (g == group_of_.end()) return false;
+    for (std::uint32_t i : groups_[g->second].uses)
+      if (observes(uses_[i], at, at_path, inside)) return true;
+    return false;
+  }
+
   void memref_changed(const Var& v) override {
     auto it = group_of_.find(&v);
     if (it == group_of_.end()) return;  // never read (or defined after the index was built)

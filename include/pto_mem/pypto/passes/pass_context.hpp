@@ -42,6 +42,13 @@ struct PassContext {
   /// transfers in MaterializeSemanticAliases under every planner. false: the
   /// legacy path (YieldFixup per planner, SPEC.md §5.2, §6.7).
   bool buffer_ir = true;
+  /// Logical tile selection (opt-in, Buffer IR only, PYPTO and DSA_RP
+  /// planners; docs/passes.md): where a branch exit would copy one of two
+  /// compatible compiler-owned values into its phi's window, the two values
+  /// take the two slots of one allocation instead, the if yields the slot
+  /// index, and the phi's window is `slot * slot_bytes` into it. A sync pass
+  /// must then put a barrier at the if's exit (note `logical-tile-selection`).
+  bool logical_tile_selection = false;
 
   [[nodiscard]] bool failed() const noexcept { return has_errors(diagnostics); }
 };

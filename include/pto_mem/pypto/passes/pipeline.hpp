@@ -108,6 +108,7 @@ struct CompileOptions {
   PrintOptions print_options;  ///< spelling of the dumps
   bool verify_storage = true;       ///< run the tile-storage verifier on the planned program (verify/tile_storage.hpp)
   bool buffer_ir = true;            ///< Buffer IR storage legalisation (PassContext::buffer_ir); false: legacy
+  bool logical_tile_selection = false;  ///< PassContext::logical_tile_selection (opt-in)
 };
 
 /// The program text after one stage.

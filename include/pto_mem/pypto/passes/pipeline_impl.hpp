@@ -113,6 +113,7 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
   ctx.planner = options.planner;
   ctx.ops = options.ops ? options.ops : &default_registry();
   ctx.buffer_ir = options.buffer_ir;
+  ctx.logical_tile_selection = options.logical_tile_selection;
 
   auto dump = [&](Stage s) {
     if (std::find(options.dump_after.begin(), options.dump_after.end(), s) != options.dump_after.end())

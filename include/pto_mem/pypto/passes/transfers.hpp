@@ -50,6 +50,8 @@ class TransferBuilder {
   [[nodiscard]] const PassContext& context() const noexcept { return ctx_; }
   /// Alloc statements of the fresh allocations, to put after the leading allocs.
   [[nodiscard]] const std::vector<StmtPtr>& new_allocs() const noexcept { return allocs_; }
+  /// The variables the inserted copies define, in insertion order.
+  [[nodiscard]] const std::vector<VarPtr>& made() const noexcept { return made_; }
 
   /// A name not used in the function yet: `want`, else `want_1`, `want_2`...
   std::string unique_name(const std::string& want) {
@@ -89,6 +91,7 @@ class TransferBuilder {
     auto var = make_var(unique_name(src->name + suffix), with_memory_space(with_memref(src->type, dest), to), loc);
     out.push_back(assign(var, call("tile.move", {var_ref(src)}, {Kwarg{"target_memory", space_imm(to)}}), loc));
     ctx_.moves.push_back(InsertedMove{f_.name, var->name, src->name, to});
+    made_.push_back(var);
     return var;
   }
 
@@ -181,6 +184,7 @@ class TransferBuilder {
   std::unordered_set<std::string> names_;
   bool names_known_ = false;
   std::vector<StmtPtr> allocs_;
+  std::vector<VarPtr> made_;
   bool failed_ = false;
 };
 

@@ -4,6 +4,7 @@
 //     # passes: infer+init
 //     # soc: a2a3
 //     # planner: dsa_rp   (optional; only with `# passes: only ...`)
+//     # flags: --logical-tile-selection   (optional; more `pto-mem compile` flags)
 //     # note: free text
 //     # expect:
 //     #   space x_tile = Mat
@@ -34,6 +35,7 @@ namespace pto_mem::pypto {
 ///   pinned v           -> "pinned",     {v}
 ///   error s1|s2        -> "error",      {s1, s2}  (message alternatives)
 ///   diag s             -> "diag",       {s}  (a message containing s, or the code s)
+///   no-diag s          -> "no-diag",    {s}  (no message containing s, no code s)
 /// A line that fits none of these keeps kind "unknown" and `text`.
 struct CaseFact {
   std::string kind;
@@ -47,6 +49,7 @@ struct CaseHeader {
   std::string passes;  ///< "infer", "infer+init", ..., "full-pypto", "full-dsa_rp", "full-ptoas"
   std::string soc;     ///< "a2a3", "a5"
   std::string planner;  ///< with `only ...` passes: the planner they run under ("pypto", "dsa_rp", "ptoas")
+  std::vector<std::string> flags;  ///< `# flags:` more `pto-mem compile` flags, one word each
   std::vector<std::string> notes;
   std::vector<CaseFact> expects;
 };
@@ -77,10 +80,10 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
   if (w.empty()) return f;
   const std::string& k = w[0];
   auto rest_after = [&](std::string_view prefix) { return std::string(trim(text.substr(prefix.size()))); };
-  if (k == "error" || k == "diag") {
+  if (k == "error" || k == "diag" || k == "no-diag") {
     f.kind = k;
     const std::string rest = rest_after(k);
-    if (k == "diag") {
+    if (k != "error") {
       f.args.push_back(rest);
     } else {
       std::size_t b = 0;
@@ -150,6 +153,7 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
     else if (auto v = value("passes:")) h.passes = *v;
     else if (auto v = value("soc:")) h.soc = *v;
     else if (auto v = value("planner:")) h.planner = *v;
+    else if (auto v = value("flags:")) for (auto& w : detail::words(*v)) h.flags.push_back(std::move(w));
     else if (auto v = value("note:")) h.notes.push_back(*v);
     else if (value("expect:")) in_expect = true;
   }

@@ -347,6 +347,34 @@ class Parser {
     slot = Binding{v, var_ref(v), frames_.size() - 1};
   }
 
+  /// The compound statement's own yield names, for one annotation: bound in
+  /// a scope of their own to the variables the statement will bind them to.
+  struct OwnYieldNames {
+    Parser& p;
+    OwnYieldNames(Parser& parser, const std::vector<std::string>& names, Loc loc) : p(parser) {
+      p.push_scope();
+      if (p.yield_names_.empty()) return;
+      for (const auto& n : names) {
+        VarPtr& v = p.yield_names_.back()[n];
+        if (!v) v = make_var(n, nullptr, loc);
+        Binding& slot = p.names_[n];
+        p.frames_.back().push_back(Undo{&slot, std::move(slot)});
+        slot = Binding{v, var_ref(v), p.frames_.size() - 1};
+      }
+    }
+    ~OwnYieldNames() { p.pop_scope(); }
+    OwnYieldNames(const OwnYieldNames&) = delete;
+    OwnYieldNames& operator=(const OwnYieldNames&) = delete;
+  };
+  /// Opens the yield names of one compound statement (closed when it ends).
+  struct YieldNameFrame {
+    Parser& p;
+    explicit YieldNameFrame(Parser& parser) : p(parser) { p.yield_names_.emplace_back(); }
+    ~YieldNameFrame() { p.yield_names_.pop_back(); }
+    YieldNameFrame(const YieldNameFrame&) = delete;
+    YieldNameFrame& operator=(const YieldNameFrame&) = delete;
+  };
+
   void reset_function_state() {
     pl_calls_.clear();
     block_root_ = 0;
@@ -358,6 +386,7 @@ class Parser {
     pending_bare_.clear();
     declared_.clear();
     free_symbols_.clear();
+    yield_names_.clear();
   }
 
   // ---- allocation bases -------------------------------------------------------------------------
@@ -900,7 +929,10 @@ class Parser {
     y.loc = peek().loc;
     y.names.emplace_back(take().text);
     while (accept_op(",")) y.names.emplace_back(expect_name("a name").text);
-    if (accept_op(":")) y.annotation = parse_type(TypeContext::body);
+    if (accept_op(":")) {
+      OwnYieldNames own(*this, y.names, y.loc);
+      y.annotation = parse_type(TypeContext::body);
+    }
     expect_op("=");
     if (!at_keyword_call("yield_") && !(peek().is_op("(") && at_keyword_call("yield_", 1)))
       fail(peek().loc, "several names can only be assigned from yield_(...), found " + describe(peek()));
@@ -1042,7 +1074,14 @@ class Parser {
   std::vector<VarPtr> bind_return_vars(const YieldInfo& y, const std::vector<TypePtr>& types) {
     std::vector<VarPtr> rvs;
     for (std::size_t i = 0; i < y.names.size(); ++i) {
-      auto v = make_var(y.names[i], types[i], y.loc);
+      VarPtr v;
+      if (!yield_names_.empty())
+        if (auto it = yield_names_.back().find(y.names[i]); it != yield_names_.back().end()) {
+          v = it->second;  // named by an annotation of this statement's yields
+          v->type = types[i];
+          v->loc = y.loc;
+        }
+      if (!v) v = make_var(y.names[i], types[i], y.loc);
       define(v, y.loc);
       rvs.push_back(std::move(v));
     }
@@ -1166,6 +1205,7 @@ class Parser {
       define(lv, loop_var->loc);
     }
     for (const auto& ia : iter_args) define(ia.var, ia.var->loc);
+    YieldNameFrame own_names(*this);
     Block b = rooted_block(BlockKind::loop, frames_.size() - 1, is_while);
     pop_scope();
 
@@ -1196,6 +1236,7 @@ class Parser {
     const Loc loc = take().loc;
     ExprPtr cond = parse_expr();
     expect_op(":");
+    YieldNameFrame own_names(*this);
     Block b = rooted_block(BlockKind::loop, frames_.size(), false);
     if (b.yield && b.yield->named) fail(b.yield->loc, "a while loop without carries cannot define names with yield_");
     return std::make_shared<const WhileStmt>(std::move(cond), std::vector<IterArg>{}, b.body, std::vector<VarPtr>{},
@@ -1206,6 +1247,7 @@ class Parser {
     const Loc loc = take().loc;  // `if` or `elif`
     ExprPtr cond = parse_expr();
     expect_op(":");
+    YieldNameFrame own_names(*this);
     Block then_b = rooted_block(BlockKind::arm, frames_.size(), false);
     std::optional<Block> else_b;
     if (peek().is_name("else")) {
@@ -1610,6 +1652,12 @@ class Parser {
   std::vector<std::pair<std::string, Loc>> pending_bare_;
   NameMap<VarPtr> declared_;
   NameMap<ExprPtr> free_symbols_;
+  /// Per compound statement being parsed (if, loop), innermost last: the
+  /// variables its yield annotations named before the statement binds them
+  /// (an if-phi's MemRef may use a sibling phi, a logical tile selection's
+  /// slot index: `p, p_slot: tuple[Tile[..., MemRef(m, p_slot * 512, 512,
+  /// slots=2)[p_slot], Vec], Scalar[INDEX]] = yield_(a, 0)`).
+  std::vector<NameMap<VarPtr>> yield_names_;
 };
 
 }  // namespace detail

@@ -152,6 +152,15 @@ class StorageState {
     edit(w.region).add(std::make_pair(w.range(), Names{v}));
   }
 
+  /// Every byte of `w` holds `v` and nothing else is known there (the caller
+  /// proved it: a phi's run-time window on an arm whose value is where the
+  /// arm's slot puts it; what the region held before was about other slots).
+  void name_whole(const Window& w, ValueId v) {
+    ByteMap& e = edit(w.region);
+    e.erase(w.range());
+    e.add(std::make_pair(w.range(), Names{v}));
+  }
+
   /// `v` now also names every byte of `w` that held `src` in `before`.
   void add_where(const StorageState& before, const Window& w, ValueId src, ValueId v) {
     const ByteMap* m = before.find(w.region);

@@ -21,7 +21,18 @@
 //     (names only ever disappear, so it terminates); constant trip counts of
 //     0, 1 and more decide which states reach the loop's exit;
 //   * an if: each arm's yielded values must be on their phis' windows; the
-//     state after the if is the meet of both arms.
+//     state after the if is the meet of both arms. A phi whose window is at
+//     a run-time offset of one of the if's own scalar results (a logical
+//     tile selection: `p_slot * 512` with `p_slot` yielded 0 by one arm and 1
+//     by the other) is, on each arm, the window that arm's yielded slot
+//     gives it: the arm's value must be there, and the phi then names its
+//     run-time window (every write that may touch the allocation forgets it).
+// A window at a run-time offset `c + X` (X: the sum of the offset's
+// non-constant terms) lies in a region of its own per (allocation, X), at
+// bytes [c, c + size): windows with one X keep their distances (a view of a
+// run-time slot is at its source's bytes). The region's footprint, the bytes
+// its windows may occupy, is [min c, min c + allocation size) of the
+// allocation's space (X >= 0 and the windows stay inside their allocation).
 // It shares no code with pypto/passes/.
 #pragma once
 
@@ -112,6 +123,17 @@ class Checker {
 
   void run() {
     for_each_alloc(f_.body);
+    // Every window first, so that each run-time region's footprint is final
+    // before any state uses it.
+    for (const auto& p : f_.params) (void)tracked(p.var);
+    track_all(f_.body);
+    for (auto& info : values_)
+      if (info.window && info.window->region.is_virtual()) {
+        const verify::Footprint& foot = feet_->at(info.window->region);
+        info.window->foot_begin = foot.begin;
+        info.window->foot_end = foot.end;
+      }
+    feet_final_ = true;
     StorageState s(feet_);
     for (const auto& p : f_.params)
       if (auto id = tracked(p.var)) s.write(*window_of(*id), *id);
@@ -135,6 +157,38 @@ class Checker {
         for_each_alloc(st->as<IfStmt>()->then_body);
         for_each_alloc(st->as<IfStmt>()->else_body);
         break;
+      default: break;
+    }
+  }
+
+  void track_all(const StmtPtr& st) {
+    if (!st) return;
+    switch (st->kind) {
+      case StmtKind::Seq:
+        for (const auto& c : st->as<SeqStmts>()->stmts) track_all(c);
+        break;
+      case StmtKind::Assign: (void)tracked(st->as<AssignStmt>()->var); break;
+      case StmtKind::For: {
+        const auto* l = st->as<ForStmt>();
+        for (const auto& ia : l->iter_args) (void)tracked(ia.var);
+        track_all(l->body);
+        for (const auto& r : l->return_vars) (void)tracked(r);
+        break;
+      }
+      case StmtKind::While: {
+        const auto* l = st->as<WhileStmt>();
+        for (const auto& ia : l->iter_args) (void)tracked(ia.var);
+        track_all(l->body);
+        for (const auto& r : l->return_vars) (void)tracked(r);
+        break;
+      }
+      case StmtKind::If: {
+        const auto* i = st->as<IfStmt>();
+        track_all(i->then_body);
+        track_all(i->else_body);
+        for (const auto& r : i->return_vars) (void)tracked(r);
+        break;
+      }
       default: break;
     }
   }
@@ -167,30 +221,61 @@ class Checker {
       w.end = *off + size;
       return w;
     }
-    // A run-time slot: `c + X` or `X`; the slot's bytes are tracked on their
-    // own, and its allocation's bytes [c, c + alloc size) are its footprint.
+    // A run-time offset `c + X`: region (base, X), bytes [c, c + size);
+    // footprint [min c, min c + alloc size) of the physical region.
     std::int64_t c = 0;
-    ExprPtr rest = m.byte_offset;
-    if (const auto* b = m.byte_offset ? m.byte_offset->as<BinaryExpr>() : nullptr; b && b->op == BinaryOp::Add) {
-      if (auto l = as_const_int(b->lhs)) {
-        c = *l;
-        rest = b->rhs;
-      } else if (auto r = as_const_int(b->rhs)) {
-        c = *r;
-        rest = b->lhs;
-      }
+    std::vector<ExprPtr> terms;
+    if (!split_sum(m.byte_offset, c, terms)) {
+      c = 0;
+      terms = {m.byte_offset};
     }
     w.physical = w.region;
     w.region.base = m.base.get();
-    expr_key(rest, w.region.slot);
-    w.begin = 0;
-    w.end = size;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      if (i) w.region.slot += " + ";
+      expr_key(terms[i], w.region.slot);
+    }
+    w.begin = c;
+    w.end = c + size;
     auto a = alloc_size_.find(m.base.get());
-    w.foot_begin = c;
-    w.foot_end = a != alloc_size_.end() ? c + static_cast<std::int64_t>(a->second)
-                                        : std::numeric_limits<std::int64_t>::max() / 2;
-    feet_->try_emplace(w.region, verify::Footprint{w.physical, w.foot_begin, w.foot_end});
+    const std::int64_t span = a != alloc_size_.end() ? static_cast<std::int64_t>(a->second)
+                                                     : std::numeric_limits<std::int64_t>::max() / 4;
+    auto [foot, fresh] = feet_->try_emplace(w.region, verify::Footprint{w.physical, c, c + span});
+    if (!fresh && !feet_final_ && c < foot->second.begin) foot->second = verify::Footprint{w.physical, c, c + span};
+    w.foot_begin = foot->second.begin;
+    w.foot_end = foot->second.end;
     return w;
+  }
+
+  /// `e` as a constant plus non-constant terms, through nested additions
+  /// (false when a constant overflows).
+  static bool split_sum(const ExprPtr& e, std::int64_t& c, std::vector<ExprPtr>& terms) {
+    if (auto k = as_const_int(e)) return !__builtin_add_overflow(c, *k, &c);
+    if (const auto* b = e ? e->as<BinaryExpr>() : nullptr; b && b->op == BinaryOp::Add)
+      return split_sum(b->lhs, c, terms) && split_sum(b->rhs, c, terms);
+    terms.push_back(e);
+    return true;
+  }
+
+  /// `e` evaluated with the scalars of `known` (sums, differences and
+  /// products of constants and those variables), or nullopt.
+  static std::optional<std::int64_t> evaluate(const ExprPtr& e, const std::map<const Var*, std::int64_t>& known) {
+    if (auto k = as_const_int(e)) return k;
+    if (auto v = as_var(e)) {
+      auto it = known.find(v.get());
+      return it == known.end() ? std::nullopt : std::optional<std::int64_t>(it->second);
+    }
+    const auto* b = e ? e->as<BinaryExpr>() : nullptr;
+    if (!b) return std::nullopt;
+    auto l = evaluate(b->lhs, known), r = evaluate(b->rhs, known);
+    if (!l || !r) return std::nullopt;
+    std::int64_t out = 0;
+    switch (b->op) {
+      case BinaryOp::Add: return __builtin_add_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
+      case BinaryOp::Sub: return __builtin_sub_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
+      case BinaryOp::Mul: return __builtin_mul_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
+      default: return std::nullopt;
+    }
   }
 
   // ---- diagnostics -----------------------------------------------------------------------
@@ -240,9 +325,11 @@ class Checker {
                    (values_[v].note.empty() ? because(*m, w) : values_[v].note));
   }
 
-  /// `src` must be on every byte of `dst`'s window (a carry or phi transfer).
-  void transfer(const StorageState& s, ValueId src, ValueId dst, Loc at, std::string_view role) {
-    const Window& w = *window_of(dst);
+  /// `src` must be on every byte of `dst`'s window (a carry or phi transfer),
+  /// or of `on` when given (the window a phi has on one arm).
+  void transfer(const StorageState& s, ValueId src, ValueId dst, Loc at, std::string_view role,
+                const Window* on = nullptr) {
+    const Window& w = on ? *on : *window_of(dst);
     if (auto m = s.missing(w, src)) {
       const Window& ws = *window_of(src);
       const bool same = ws.region == w.region && ws.begin == w.begin && ws.end == w.end;
@@ -461,15 +548,43 @@ class Checker {
   void arm_exit(const StmtPtr& arm, const std::vector<VarPtr>& phis, StorageState& s) {
     const auto* y = terminating_yield(arm);
     if (!y) return;
+    // The if's scalar results this arm yields as constants: a phi's run-time
+    // window may depend on them (a logical tile selection's slot index).
+    std::map<const Var*, std::int64_t> known;
+    for (std::size_t k = 0; k < phis.size() && k < y->values.size(); ++k)
+      if (auto c = as_const_int(y->values[k]); c && phis[k] && phis[k]->type && phis[k]->type->is<ScalarType>())
+        known.emplace(phis[k].get(), *c);
     StorageState after = s.fork();
     for (std::size_t k = 0; k < phis.size() && k < y->values.size(); ++k) {
       auto p = tracked(phis[k]);
       auto v = tracked(y->values[k]);
       if (!p || !v) continue;
+      if (auto on = arm_window(*phis[k], *p, known)) {
+        transfer(s, *v, *p, y->loc, "branch value", &*on);
+        after.add_where(s, *on, *v, *p);
+        if (!s.missing(*on, *v)) after.name_whole(*window_of(*p), *p);
+        continue;
+      }
       transfer(s, *v, *p, y->loc, "branch value");
       after.add_where(s, *window_of(*p), *v, *p);
     }
     s.absorb(std::move(after));
+  }
+
+  /// The window phi `p` has on an arm that yields the scalars `known`, when
+  /// its run-time offset depends only on them; else nullopt.
+  std::optional<Window> arm_window(const Var& phi, ValueId p, const std::map<const Var*, std::int64_t>& known) const {
+    const Window& w = *window_of(p);
+    if (known.empty() || !w.region.is_virtual()) return std::nullopt;
+    const MemRef& m = *as_tile(phi.type)->memref;
+    auto off = evaluate(m.byte_offset, known);
+    if (!off) return std::nullopt;
+    Window on;
+    on.region = w.physical;
+    on.begin = *off;
+    on.end = *off + static_cast<std::int64_t>(m.size);
+    if (on.begin < w.foot_begin || on.end > w.foot_end) return std::nullopt;  // outside its allocation
+    return on;
   }
 
   void branch(const IfStmt& i, StorageState& s) {
@@ -498,6 +613,7 @@ class Checker {
   std::vector<ValueInfo> values_;
   std::unordered_map<const Var*, Addr> alloc_size_;
   std::shared_ptr<verify::Footprints> feet_ = std::make_shared<verify::Footprints>();
+  bool feet_final_ = false;  ///< every defined value's window is known: footprints no longer grow
 };
 
 }  // namespace detail::tile_storage
