@@ -5,7 +5,10 @@
 # /usr/bin/time, median of RUNS runs. Generated data stays in OUT (default
 # build-rel/e2e), out of git.
 #
-#   bench/end_to_end.sh [TOOL [OLD_TOOL]]     RUNS=3 SIZES="100000 1000000" THREADS=1
+#   bench/end_to_end.sh [TOOL [OLD_TOOL]]     RUNS=3 SIZES="100000 1000000" THREADS=
+#
+# THREADS unset or empty: each tool's own default (--threads not given);
+# THREADS=N passes --threads N to both.
 #
 # With OLD_TOOL the two binaries alternate run by run (side by side, one
 # session) and their output files are compared byte for byte.
@@ -15,7 +18,8 @@ tool=${1:-$here/../build-rel/bin/pto-mem}
 old=${2:-}
 runs=${RUNS:-3}
 sizes=${SIZES:-"100000 1000000"}
-threads=${THREADS:-1}
+threads=${THREADS:-}
+threads_flag=${threads:+--threads $threads}
 out=${OUT:-$here/../build-rel/e2e}
 mkdir -p "$out"
 
@@ -27,15 +31,15 @@ measure() {
   awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$out/time.txt"
 }
 
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), threads $threads"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), threads ${threads:-default}"
 for n in $sizes; do
   csv=$out/random_$n.csv
   [ -s "$csv" ] || python3 "$here/random_csv.py" "$n" > "$csv"
   : > "$out/new.$n"; : > "$out/old.$n"
   for r in $(seq "$runs"); do
-    measure "$tool" plan "$csv" --strategy greedy --threads "$threads" -o "$out/new_$n.csv" >> "$out/new.$n"
+    measure "$tool" plan "$csv" --strategy greedy $threads_flag -o "$out/new_$n.csv" >> "$out/new.$n"
     if [ -n "$old" ]; then
-      measure "$old" plan "$csv" --strategy greedy --threads "$threads" -o "$out/old_$n.csv" >> "$out/old.$n"
+      measure "$old" plan "$csv" --strategy greedy $threads_flag -o "$out/old_$n.csv" >> "$out/old.$n"
     fi
   done
   for who in new old; do

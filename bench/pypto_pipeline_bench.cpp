@@ -10,6 +10,8 @@
 //   BM_pipeline/<planner>/<n>:       the passes only, on a parsed program
 //   BM_pass_*/<n>:                   one pass, on the output of the ones before
 //                                    (alloc_dsa_rp: after the DSA_RP alias pass)
+//   BM_verify_storage/<planner>/<n>: the tile-storage verifier alone, on the
+//                                    planner's output (BM_pipeline includes it)
 // Each iteration works on a fresh clone (made outside the timed region):
 // the passes refine variables in place. Freeing the previous iteration's
 // program is kept out of the timed region too (it costs about as much as a
@@ -169,6 +171,25 @@ void BM_pass(benchmark::State& state, Stage before, Planner planner = Planner::p
   state.SetLabel(std::to_string(count_statements(input)) + " statements in");
 }
 
+/// The tile-storage verifier alone, on the program the planner's passes
+/// produced (the pipeline runs it last, on every planned program).
+void BM_verify_storage(benchmark::State& state, Planner planner) {
+  const Program parsed = parse_program(kernel(static_cast<int>(state.range(0))), "big.pto").program;
+  CompileOptions o = options(planner);
+  o.verify_storage = false;
+  const CompileResult planned = compile(parsed, o);
+  TileStorageOptions vo;
+  vo.addresses_assigned = planned.addresses_assigned;
+  vo.soc = o.soc.soc_name;
+  for (auto _ : state) {
+    pto_mem::Diagnostics d = verify_tile_storage(planned.program, vo);
+    benchmark::DoNotOptimize(d);
+  }
+  std::string l = std::to_string(count_statements(planned.program)) + " statements in";
+  if (!planned.ok()) l += "; the pipeline FAILED";
+  state.SetLabel(l);
+}
+
 void BM_pass_infer(benchmark::State& state) { BM_pass<infer_tile_memory_space>(state, Stage::parse); }
 void BM_pass_init(benchmark::State& state) { BM_pass<init_memref>(state, Stage::infer); }
 void BM_pass_alias(benchmark::State& state) { BM_pass<materialize_semantic_aliases>(state, Stage::init); }
@@ -189,6 +210,12 @@ BENCHMARK_CAPTURE(BM_pipeline, pypto, Planner::pypto, Stage::alloc)->Arg(1000)->
 BENCHMARK_CAPTURE(BM_pipeline, dsa_rp, Planner::dsa_rp, Stage::alloc)->Arg(1000)->Arg(10000)->Arg(100000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_pipeline, ptoas, Planner::ptoas, Stage::alloc)->Arg(1000)->Arg(10000)->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_verify_storage, pypto, Planner::pypto)->Arg(1000)->Arg(10000)->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_verify_storage, dsa_rp, Planner::dsa_rp)->Arg(1000)->Arg(10000)->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_verify_storage, ptoas, Planner::ptoas)->Arg(1000)->Arg(10000)->Arg(100000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pass_infer)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pass_init)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);

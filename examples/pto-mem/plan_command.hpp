@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -26,7 +27,7 @@ struct PlanArgs {
   std::string compat;
   std::string output, report, svg;
   std::string strategy{to_string(PlanOptions{}.strategy.value())};
-  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr;
+  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr, *threads_option = nullptr;
   PlanOptions options;
 };
 
@@ -103,6 +104,12 @@ inline void run_plan(PlanArgs& a) {
   // a JSON problem whose arenas give none -- the readers then set each to
   // always_fitting_capacity) it is the least peak; a capacity asks for a fit.
   if (a.minimize) a.options.goal = Goal::minimise;
+  // The greedy's passes give the same placement on any number of workers
+  // (they are reduced in order), and it uses workers only from 20,000
+  // buffers on: by default the tool lets it use both cores of a machine
+  // that has two. Other strategies keep one thread unless asked.
+  if (a.threads_option->count() == 0 && a.options.strategy == Strategy::greedy)
+    a.options.threads = std::thread::hardware_concurrency() > 1 ? 2 : 1;
   // The readers return only problems validate() accepts (io/problem_file.hpp):
   // the problem checks ran once, while reading.
   a.options.problem_validated = true;
@@ -179,10 +186,12 @@ inline void add_plan_command(CLI::App& app) {
   cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts (the time limit still applies)")
       ->check(unsigned_in(0, std::numeric_limits<std::size_t>::max()))
       ->capture_default_str();
-  cmd->add_option("--threads", a->options.threads,
-                  "worker threads (1 = this thread; 0 = two when the machine has more than one core)")
-      ->check(unsigned_in(0, 1024))
-      ->capture_default_str();
+  a->threads_option =
+      cmd->add_option("--threads", a->options.threads,
+                      "worker threads (1 = this thread; 0 = two when the machine has more than one core; "
+                      "default 1, or two for --strategy greedy on a machine with two cores or more)")
+          ->check(unsigned_in(0, 1024))
+          ->capture_default_str();
   cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")
       ->check(CLI::IsMember({"pypto"}));
   a->output_option = cmd->add_option("--output,-o", a->output,

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -90,6 +91,47 @@ TEST_CASE("occupancy tree sets equal the brute-force occupancy of every window")
         placed[i] = AddrRange{off, off + 1 + uniform_below(g, 30)};
         tree.insert(i, *placed[i]);
       }
+    }
+  }
+}
+
+TEST_CASE("copies of an occupancy tree share its layout but not what is placed") {
+  // Workers place different orders with copies of one tree: each copy must
+  // answer for its own buffers only, however the other is filled.
+  std::mt19937_64 g(4711);
+  for (int t = 0; t < 50; ++t) {
+    CAPTURE(t);
+    const std::size_t slots = 1 + uniform_below(g, 30);
+    const std::size_t n = 1 + uniform_below(g, 40);
+    std::vector<OccupancyTree::Window> windows;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto lo = static_cast<std::uint32_t>(uniform_below(g, slots));
+      windows.emplace_back(lo, static_cast<std::uint32_t>(lo + 1 + uniform_below(g, slots - lo)));
+    }
+    OccupancyTree original(slots, windows, static_cast<std::uint32_t>(uniform_below(g, 4)));
+    original.reset(false);
+    OccupancyTree copy = original;
+    copy.reset(false);
+    std::vector<std::optional<AddrRange>> in_original(n), in_copy(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      // Only the original gets even buffers, only the copy odd ones.
+      auto& tree = i % 2 == 0 ? original : copy;
+      auto& placed = i % 2 == 0 ? in_original : in_copy;
+      for (auto* which : {&original, &copy}) {
+        const auto& mine = which == &original ? in_original : in_copy;
+        std::vector<const RangeUnion*> sets;
+        which->sets_for(i, sets);
+        std::vector<AddrRange> got, want;
+        for (const auto* s : sets)
+          for (std::size_t k = 0; k < s->size(); ++k) got.push_back((*s)[k]);
+        for (std::uint32_t j = 0; j < n; ++j)
+          if (mine[j] && windows[j].first < windows[i].second && windows[i].first < windows[j].second)
+            want.push_back(*mine[j]);
+        CHECK(merged(got) == merged(want));
+      }
+      const Addr off = uniform_below(g, 100);
+      placed[i] = AddrRange{off, off + 1 + uniform_below(g, 20)};
+      tree.insert(i, *placed[i]);
     }
   }
 }

@@ -47,22 +47,22 @@ TEST_CASE("observation: reads are found on the window's base, and the index foll
   REQUIRE(var_base(a) != var_base(b));
   UseIndex uses(f);
   const auto& at_c = def_of(uses, c);  // after c, b is still read (by d), a no longer is
-  CHECK(uses.observed(at_c.holder, *at_c.path, *var_memref(b), Nothing{}, false));
-  CHECK_FALSE(uses.observed(at_c.holder, *at_c.path, *var_memref(a), Nothing{}, false));
+  CHECK(uses.observed(at_c.holder, at_c.path, *var_memref(b), Nothing{}, false));
+  CHECK_FALSE(uses.observed(at_c.holder, at_c.path, *var_memref(a), Nothing{}, false));
 
   // b moves onto a's window: its read by d is now a read of a's window, and
   // b's old window is read by nobody.
   const MemRefPtr b_window = var_memref(b);
   set_memref(b, var_memref(a));
-  CHECK(uses.observed(at_c.holder, *at_c.path, *var_memref(a), Nothing{}, false));
-  CHECK_FALSE(uses.observed(at_c.holder, *at_c.path, *b_window, Nothing{}, false));
+  CHECK(uses.observed(at_c.holder, at_c.path, *var_memref(a), Nothing{}, false));
+  CHECK_FALSE(uses.observed(at_c.holder, at_c.path, *b_window, Nothing{}, false));
 
   // Excluded variables do not count (the chain of the value asked about).
   struct OnlyB {
     const Var* b;
     [[nodiscard]] bool contains(const Var* v) const { return v == b; }
   };
-  CHECK_FALSE(uses.observed(at_c.holder, *at_c.path, *var_memref(a), OnlyB{b.get()}, false));
+  CHECK_FALSE(uses.observed(at_c.holder, at_c.path, *var_memref(a), OnlyB{b.get()}, false));
 }
 
 TEST_CASE("observation: a value chain follows loops, yields and in-place results; extra members stay extra") {

@@ -2,6 +2,7 @@
 // files written whole or not at all. Runs build/bin/pto-mem.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,37 @@ TEST_CASE("plan of a CSV writes a CSV with offsets that validates") {
   CHECK(pto_mem::test::read_file(dir.file("out.csv")).starts_with("id,lower,upper,size,offset\ninput,0,2,3072,"));
   const auto v = tool({"validate", dir.file("out.csv"), "--capacity", "65536"});
   CHECK_MESSAGE(v.code == 0, v.err);
+}
+
+TEST_CASE("plan --strategy greedy: the default (two workers from 20k buffers) writes what one thread writes") {
+  SKIP_WITHOUT_TOOL();
+  pto_mem::test::TempDir dir;
+  // 24k buffers, a deterministic mix of short and long lifetimes: enough
+  // for the greedy to run its passes on two workers and to cut passes that
+  // cannot win.
+  std::string csv = "id,lower,upper,size\n";
+  std::uint64_t x = 12345;
+  auto next = [&x](std::uint64_t k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % k;
+  };
+  for (int i = 0; i < 24000; ++i) {
+    const std::uint64_t begin = next(12000), length = next(10) < 8 ? 1 + next(8) : 8 + next(400);
+    csv += std::to_string(i) + "," + std::to_string(begin) + "," + std::to_string(begin + length) + "," +
+           std::to_string(32 * (1 + next(2000))) + "\n";
+  }
+  const std::string file = dir.write("many.csv", csv);
+  const auto dflt = tool({"plan", file, "--strategy", "greedy", "-o", dir.file("default.csv"), "--json", dir.file("d.json")});
+  CHECK_MESSAGE(dflt.code == 0, dflt.err);
+  const auto one = tool({"plan", file, "--strategy", "greedy", "--threads", "1", "-o", dir.file("one.csv"), "--json",
+                         dir.file("o.json")});
+  CHECK_MESSAGE(one.code == 0, one.err);
+  CHECK(pto_mem::test::read_file(dir.file("default.csv")) == pto_mem::test::read_file(dir.file("one.csv")));
+  auto d = nlohmann::json::parse(pto_mem::test::read_file(dir.file("d.json")));
+  auto o = nlohmann::json::parse(pto_mem::test::read_file(dir.file("o.json")));
+  d.erase("time_s");
+  o.erase("time_s");
+  CHECK(d == o);  // statistics too
 }
 
 TEST_CASE("plan exits 1 when no placement fits, and writes no placement") {

@@ -19,7 +19,13 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <utility>
 #include <cstdint>
 #include <limits>
 #include <future>
@@ -55,6 +61,14 @@ struct GreedyOptions {
   /// small problems. Results never depend on either.
   unsigned threads = 1;
   std::size_t parallel_from = 20000;
+  /// Fast mode, from `cut_from` buffers on: every fixed pass after the first
+  /// stops as soon as it can no longer end strictly better than the first
+  /// pass (its objective only grows as it places buffers), and counts the
+  /// candidates it evaluated up to there. Such a pass could only tie or lose,
+  /// so the placement never depends on it; the candidate count does, and
+  /// stays the same on any number of threads. Below `cut_from`, and in
+  /// compat mode, every pass runs to its end as upstream's does.
+  std::size_t cut_from = 20000;
   /// No new pass starts after this instant (the first pass always runs, so
   /// a first fit is found whenever it fits); nullopt: no time limit. The
   /// result then records `stopped_by_deadline` in its statistics.
@@ -120,9 +134,9 @@ namespace dsa {
   }
 
   const dsa::SearchSpace space = dsa::build_search_space(p);
-  // Orders are made one batch at a time (OrderStream), so that a deadline
-  // stops the generation with the passes and memory does not grow with the
-  // number of restarts. In fast mode the contention order comes last.
+  // Orders are made when a worker asks for one (OrderStream), so that a
+  // deadline stops the generation with the passes and memory does not grow
+  // with the number of restarts. In fast mode the contention order comes last.
   dsa::OrderStream stream(space, options.seed, options.restarts);
   bool contention_pending = !options.compat_pypto;
   auto next_order = [&]() -> std::optional<dsa::NamedOrder> {
@@ -134,8 +148,38 @@ namespace dsa {
   auto out_of_time = [&] { return options.deadline && std::chrono::steady_clock::now() >= *options.deadline; };
   bool stopped = false;  // the deadline ended the search early
 
-  dsa::CanonicalPlacer placer(space, options.compat_pypto, options.bucket_events);
-  const dsa::PlacementCheck check(space);
+  // The fixed passes: first fit (penalty-blind; without penalties it is the
+  // size-order pass itself, which is always order 0) and every order. They
+  // are independent, so large problems run them on several workers, each
+  // taking the next pass as soon as it is free; the results are reduced in
+  // order, exactly as one after another.
+  const std::size_t workers =
+      dsa::pass_workers(options.threads, space.n < options.parallel_from, std::numeric_limits<std::size_t>::max());
+
+  // With a second worker, the placer (its occupancy trees) and the
+  // placement check are built on it while this thread makes the first
+  // orders (each a sort of every buffer). How many orders are made ahead
+  // depends on timing; which orders, and everything else, does not.
+  std::deque<dsa::NamedOrder> made;
+  auto build = [&] {
+    return std::pair<dsa::CanonicalPlacer, dsa::PlacementCheck>(
+        std::piecewise_construct, std::forward_as_tuple(space, options.compat_pypto, options.bucket_events),
+        std::forward_as_tuple(space));
+  };
+  std::optional<std::pair<dsa::CanonicalPlacer, dsa::PlacementCheck>> built;
+  if (workers > 1) {
+    auto building = std::async(std::launch::async, build);
+    while (made.size() < 2 * workers && building.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      auto o = next_order();
+      if (!o) break;
+      made.push_back(std::move(*o));
+    }
+    built.emplace(building.get());
+  } else {
+    built.emplace(build());
+  }
+  dsa::CanonicalPlacer& placer = built->first;
+  const dsa::PlacementCheck& check = built->second;
   // Upstream re-validates every placement it considers; a failure is an
   // internal error, reported with the stage and what was wrong. Only a
   // placement that becomes the incumbent can reach the caller, so that is
@@ -156,10 +200,10 @@ namespace dsa {
   // Offers a complete placement from order k; it wins only when strictly
   // better (ties keep the incumbent and earlier orders). False on an
   // internal error.
-  auto offer = [&](const std::vector<Addr>& offsets, std::size_t k, const dsa::Order& order) {
+  auto offer = [&](const std::vector<Addr>& offsets, std::size_t k, const std::string& name, const dsa::Order& order) {
     const Objective objective = dsa::dense_objective(space, offsets);
     if (best && !(objective < best_objective)) return true;
-    if (rejected(offsets, "order " + std::to_string(k) + " (" + r.orders[k] + ")")) return false;
+    if (rejected(offsets, "order " + std::to_string(k) + " (" + name + ")")) return false;
     best = offsets;
     best_objective = objective;
     best_sequence = order;
@@ -168,96 +212,153 @@ namespace dsa {
     return true;
   };
 
-  // The fixed passes: first fit (penalty-blind; without penalties it is the
-  // size-order pass itself, which is always order 0) and every order. They
-  // are independent, so large problems run a batch of them on several
-  // workers; the results are reduced in order, exactly as one after another.
-  // The deadline is checked before each pass but the very first, so there
-  // is always a first-fit answer when one fits.
+  // A pass of the fixed orders. Without penalties order 0 is one pass, the
+  // first-fit incumbent; with penalties it is two: first fit, then order 0.
   struct Pass {
-    const dsa::Order* order;
+    std::shared_ptr<const dsa::NamedOrder> order;
     dsa::PassKind kind;
-    std::size_t k;        // index into r.orders
-    bool first_fit;       // the first-fit incumbent (without penalties also order 0)
+    std::size_t k;   // index into r.orders
+    bool first_fit;  // the first-fit incumbent (without penalties also order 0)
     bool ran = false;
     bool ok = false;
+    bool done = false;
     std::uint64_t candidates = 0;
     std::vector<Addr> offsets{};
+    std::vector<dsa::PassProgress> progress{};  // with a limit: where its objective rose
   };
-  auto run = [&](dsa::CanonicalPlacer& worker, Pass& pass, bool always) {
-    if (!always && out_of_time()) return;
-    pass.ran = true;
-    pass.ok = worker.place(*pass.order, pass.kind);
-    pass.candidates = worker.candidates();
-    if (pass.ok) pass.offsets = worker.offsets();
-  };
-  const std::size_t workers =
-      dsa::pass_workers(options.threads, space.n < options.parallel_from, std::numeric_limits<std::size_t>::max());
-  // Clean copies, made before any pass runs: workers share nothing mutable.
-  std::vector<dsa::CanonicalPlacer> own(workers > 1 ? workers - 1 : 0, placer);
-  bool first_pass = true;
-  std::vector<dsa::Order> batch;
-  while (!stopped) {
-    batch.clear();
-    std::vector<std::size_t> batch_k;
-    while (batch.size() < workers) {
-      auto o = next_order();
-      if (!o) break;
-      batch_k.push_back(r.orders.size());
-      r.orders.push_back(std::move(o->name));
-      batch.push_back(std::move(o->order));
-    }
-    if (batch.empty()) break;
-    std::vector<Pass> jobs;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (batch_k[i] != 0) {
-        jobs.push_back({&batch[i], dsa::PassKind::canonical, batch_k[i], false});
-        continue;
-      }
-      first_sequence = batch[i];
-      if (space.has_soft) {
-        jobs.push_back({&batch[i], dsa::PassKind::penalty_blind, 0, true});
-        jobs.push_back({&batch[i], dsa::PassKind::canonical, 0, false});
+  // Passes after the first stop once they cannot beat it (GreedyOptions::cut_from).
+  const bool cut = !options.compat_pypto && space.n >= options.cut_from;
+  dsa::PassLimit limit;
+  std::uint64_t cut_short = 0;  // passes that stopped (or would have) once they could not win
+  // Passes in the order they were handed out: handing out and reducing each
+  // have a lock, so that a worker making the next order (a sort) does not
+  // hold up one reducing (which may check a placement), and back.
+  std::deque<Pass> passes;  // passes[0] is pass number `reduced`
+  std::size_t handed = 0, reduced = 0;
+  std::atomic<bool> ended = false;  // the deadline or an internal error: hand out nothing more
+  bool failed = false;              // an internal error; r says which
+  std::mutex handing, reducing;
+  std::shared_ptr<const dsa::NamedOrder> zero;  // with penalties, its canonical pass follows first fit
+  bool zero_pending = false;
+  // The number of the next pass for a worker (passes[number - reduced]),
+  // or nullopt when every order is placed or the search ended.
+  auto hand_out = [&]() -> std::optional<std::size_t> {
+    const std::lock_guard lock(handing);
+    if (ended) return std::nullopt;
+    Pass pass{};
+    if (zero_pending) {
+      zero_pending = false;
+      pass = Pass{zero, dsa::PassKind::canonical, 0, false};
+    } else {
+      std::optional<dsa::NamedOrder> o;
+      if (!made.empty()) {
+        o = std::move(made.front());
+        made.pop_front();
       } else {
-        jobs.push_back({&batch[i], dsa::PassKind::canonical, 0, true});
+        o = next_order();
+      }
+      if (!o) return std::nullopt;
+      const std::size_t k = r.orders.size();
+      r.orders.push_back(o->name);
+      auto order = std::make_shared<const dsa::NamedOrder>(std::move(*o));
+      if (k != 0) {
+        pass = Pass{order, dsa::PassKind::canonical, k, false};
+      } else {
+        zero = order;
+        first_sequence = order->order;
+        if (space.has_soft) {
+          pass = Pass{order, dsa::PassKind::penalty_blind, 0, true};
+          zero_pending = true;
+        } else {
+          pass = Pass{order, dsa::PassKind::canonical, 0, true};
+        }
       }
     }
-    const std::size_t used = std::min(workers, jobs.size());
-    std::vector<std::future<void>> done;
-    for (std::size_t w = 1; w < used; ++w)
-      done.push_back(std::async(std::launch::async, [&, w] {
-        for (std::size_t t = w; t < jobs.size(); t += used) run(own[w - 1], jobs[t], false);
-      }));
-    for (std::size_t t = 0; t < jobs.size(); t += used) run(placer, jobs[t], first_pass && t == 0);
-    for (auto& d : done) d.get();
-    first_pass = false;
-
-    for (auto& pass : jobs) {
-      if (!pass.ran) {
-        stopped = true;
-        break;
+    const std::lock_guard held(reducing);  // passes is the reducer's too
+    passes.push_back(std::move(pass));
+    return handed++;
+  };
+  // Folds one finished pass into the result, in order. False when the
+  // search ends here.
+  auto reduce = [&](Pass& pass, std::size_t number) {
+    if (!pass.ran) return false;  // the deadline: this pass and every later one are dropped
+    if (cut && number > 0 && limit.known.load(std::memory_order_relaxed)) {
+      // Where it became hopeless, from its records: the same whether the
+      // worker saw the reference in time to stop there or not.
+      if (const auto* hopeless = dsa::first_hopeless(pass.progress, limit.reference)) {
+        ++cut_short;
+        ++r.statistics.orders_evaluated;
+        r.statistics.candidates_evaluated += hopeless->candidates;
+        return true;
       }
-      if (pass.first_fit) {
-        if (pass.ok) {
-          if (rejected(pass.offsets, "first-fit incumbent")) return r;
-          best = std::move(pass.offsets);
-          best_objective = dsa::dense_objective(space, *best);
-          best_sequence = *pass.order;
-          r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
-        }
-        if (!space.has_soft) {  // the same pass is order 0, which then only ties
-          ++r.statistics.orders_evaluated;
-          r.statistics.candidates_evaluated += pass.candidates;
-        }
-        continue;
-      }
-      ++r.statistics.orders_evaluated;
-      r.statistics.candidates_evaluated += pass.candidates;
-      if (pass.ok && !offer(pass.offsets, pass.k, *pass.order)) return r;
-      pass.offsets = {};  // release memory early
     }
+    if (pass.first_fit) {
+      if (pass.ok) {
+        if (rejected(pass.offsets, "first-fit incumbent")) {
+          failed = true;
+          return false;
+        }
+        best = std::move(pass.offsets);
+        best_objective = dsa::dense_objective(space, *best);
+        best_sequence = pass.order->order;
+        r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
+      }
+      if (cut && number == 0 && best) {  // the first pass sets the limit of the others
+        limit.reference = best_objective;
+        limit.known.store(true, std::memory_order_release);
+      }
+      if (!space.has_soft) {  // the same pass is order 0, which then only ties
+        ++r.statistics.orders_evaluated;
+        r.statistics.candidates_evaluated += pass.candidates;
+      }
+      return true;
+    }
+    ++r.statistics.orders_evaluated;
+    r.statistics.candidates_evaluated += pass.candidates;
+    if (pass.ok && !offer(pass.offsets, pass.k, pass.order->name, pass.order->order)) {
+      failed = true;
+      return false;
+    }
+    return true;
+  };
+  // A worker: takes passes until none is left. The deadline is checked
+  // before each pass but the very first, so there is always a first-fit
+  // answer when one fits.
+  auto work = [&](dsa::CanonicalPlacer& worker) {
+    while (auto number = hand_out()) {
+      Pass* pass;
+      {
+        const std::lock_guard lock(reducing);
+        pass = &passes[*number - reduced];  // a deque: references survive push_back and pop_front
+      }
+      if (*number == 0 || !out_of_time()) {
+        pass->ran = true;
+        pass->ok = worker.place(pass->order->order, pass->kind, false, cut && *number > 0 ? &limit : nullptr);
+        pass->candidates = worker.candidates();
+        if (pass->ok) pass->offsets = worker.offsets();
+        if (cut && *number > 0) pass->progress = worker.progress();
+      }
+      const std::lock_guard lock(reducing);
+      pass->done = true;
+      while (!passes.empty() && passes.front().done && !ended) {
+        if (!reduce(passes.front(), reduced)) {
+          stopped = !failed;
+          ended = true;
+        }
+        passes.pop_front();
+        ++reduced;
+      }
+    }
+  };
+  {
+    // Clean copies, made before any pass runs: workers share nothing mutable.
+    std::vector<dsa::CanonicalPlacer> own(workers > 1 ? workers - 1 : 0, placer);
+    std::vector<std::future<void>> helpers;
+    for (auto& worker : own) helpers.push_back(std::async(std::launch::async, [&work, &worker] { work(worker); }));
+    work(placer);
+    for (auto& h : helpers) h.get();
   }
-
+  if (failed) return r;
   if (!options.compat_pypto && !stopped) {
     // The peak-driven walk (greedy_extras.hpp), steered by passes that ignore
     // capacity so that it also runs where nothing fits yet. Without penalties
@@ -288,10 +389,11 @@ namespace dsa {
       for (std::size_t i = 0; i < space.n && fits; ++i)
         fits = unbounded[i] + space.size[i] <= space.capacity[space.arena[i]];
       if (space.has_soft) fits = placer.place(order, dsa::PassKind::canonical);
-      if (fits && !offer(placer.offsets(), r.orders.size() - 1, order)) return r;
+      if (fits && !offer(placer.offsets(), r.orders.size() - 1, r.orders.back(), order)) return r;
     }
   }
   if (stopped) r.statistics.set("stopped_by_deadline", 1);
+  if (cut_short > 0) r.statistics.set("passes_cut_short", static_cast<std::int64_t>(cut_short));
 
   if (!best) {
     r.status = Status::no_fit;

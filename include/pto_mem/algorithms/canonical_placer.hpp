@@ -23,6 +23,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -33,6 +34,7 @@
 #include "pto_mem/algorithms/dsa_orders.hpp"
 #include "pto_mem/algorithms/dsa_search_space.hpp"
 #include "pto_mem/algorithms/occupancy_tree.hpp"
+#include "pto_mem/core/placement.hpp"
 
 namespace pto_mem::dsa {
 
@@ -78,6 +80,44 @@ class DistinctCounter {
   std::uint32_t now_ = 0;
 };
 
+/// A pass's objective over the buffers it has placed so far (SPEC.md §4.1:
+/// penalty, total peak, max peak), after `placed` buffers and `candidates`
+/// counted candidates. It only grows as the pass goes on: each arena's peak
+/// is a maximum, the penalty a sum of the soft pairs both placed.
+struct PassProgress {
+  std::size_t placed = 0;
+  std::uint64_t candidates = 0;
+  Weight penalty = 0;
+  Addr total_peak = 0;
+  Addr max_peak = 0;
+};
+
+/// True when a pass at `p` can no longer end strictly better than
+/// `reference` (ties keep the earlier placement): every component of its
+/// final objective is at least the one at `p`.
+[[nodiscard]] inline bool cannot_beat(const PassProgress& p, const Objective& reference) noexcept {
+  if (p.penalty != reference.penalty) return p.penalty > reference.penalty;
+  if (p.total_peak != reference.total_peak) return p.total_peak > reference.total_peak;
+  return p.max_peak >= reference.max_peak;
+}
+
+/// The first record of `progress` from which the pass cannot beat
+/// `reference`, or nullptr. The records grow, so the answer does not
+/// depend on when it is asked.
+[[nodiscard]] inline const PassProgress* first_hopeless(const std::vector<PassProgress>& progress,
+                                                        const Objective& reference) noexcept {
+  for (const auto& p : progress)
+    if (cannot_beat(p, reference)) return &p;
+  return nullptr;
+}
+
+/// A placement that passes try to beat, shared with the workers running
+/// them: `reference` is written once, before `known` is set.
+struct PassLimit {
+  std::atomic<bool> known = false;
+  Objective reference;
+};
+
 class CanonicalPlacer {
  public:
   /// `exact_candidates`: count candidates exactly as upstream does (compat
@@ -115,7 +155,7 @@ class CanonicalPlacer {
     }
     trees_.reserve(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
-      trees_.emplace_back(slots[a], windows[a], bucket_events);
+      trees_.emplace_back(slots[a], std::move(windows[a]), bucket_events);
     reserved_.resize(arenas);
     for (std::size_t a = 0; a < arenas; ++a)
       for (const auto& r : s.reserved[a])
@@ -126,13 +166,32 @@ class CanonicalPlacer {
   /// candidate; offsets() then holds the partial pass. With
   /// `ignore_capacity` every arena is treated as unbounded (only address
   /// overflow fails), which shows how a pass would pack where it cannot fit.
-  bool place(const Order& order, PassKind kind, bool ignore_capacity = false) {
+  ///
+  /// With `limit`, the pass records each change of its objective
+  /// (progress()), and once `limit->reference` is known it stops (false,
+  /// stopped_early()) at the first record from which it cannot beat it.
+  /// The records are kept either way, so a caller can tell from them where
+  /// the pass became hopeless whether or not it stopped there.
+  bool place(const Order& order, PassKind kind, bool ignore_capacity = false, const PassLimit* limit = nullptr) {
     const bool count_exact = exact_ && kind == PassKind::canonical;
     ignore_capacity_ = ignore_capacity;
     for (auto& tree : trees_) tree.reset(count_exact);
     placed_.assign(s_.n, 0);
     offset_.assign(s_.n, 0);
     candidates_ = 0;
+    stopped_early_ = false;
+    progress_.clear();
+    PassProgress now;  // the running objective, kept only with a limit
+    bool reference_known = false;
+    if (limit) {
+      peak_.assign(s_.capacity.size(), 0);
+      for (std::size_t a = 0; a < peak_.size(); ++a) {
+        for (const auto& r : s_.reserved[a]) peak_[a] = std::max(peak_[a], r.end);
+        now.total_peak = saturating_add(now.total_peak, peak_[a]);
+        now.max_peak = std::max(now.max_peak, peak_[a]);
+      }
+      progress_.push_back(now);
+    }
     const std::size_t n = order.size();
     for (std::size_t j = 0; j < n; ++j) {
       // The order is known: bring the next buffers' data in while this one
@@ -162,9 +221,44 @@ class CanonicalPlacer {
       offset_[i] = *at;
       placed_[i] = 1;
       trees_[s_.arena[i]].insert(local_[i], AddrRange{*at, *at + s_.size[i]});
+      if (!limit) continue;
+      // The running objective; a record only where it changes.
+      const Addr top = *at + s_.size[i];  // fits: lowest_free keeps offset + size <= the capacity
+      Weight penalty_added = 0;           // the soft pairs this buffer completes, as dense_objective counts them
+      if (s_.has_soft)
+        for (auto [b, e] = s_.soft.of(i); b != e; ++b)
+          if (placed_[b->node] && b->node != i && overlaps(AddrRange{*at, top}, range_of(b->node)))
+            penalty_added = saturating_add(penalty_added, b->weight);
+      Addr& peak = peak_[s_.arena[i]];
+      if (top <= peak && penalty_added == 0) continue;
+      if (top > peak) {
+        now.total_peak = saturating_add(now.total_peak, top - peak);
+        now.max_peak = std::max(now.max_peak, top);
+        peak = top;
+      }
+      now.penalty = saturating_add(now.penalty, penalty_added);
+      now.placed = j + 1;
+      now.candidates = candidates_;
+      progress_.push_back(now);
+      if (!reference_known && (j % 256 == 0 || j + 1 == n)) {  // has the reference come since?
+        reference_known = limit->known.load(std::memory_order_acquire);
+        if (reference_known && first_hopeless(progress_, limit->reference)) {
+          stopped_early_ = true;
+          return false;
+        }
+      } else if (reference_known && cannot_beat(now, limit->reference)) {
+        stopped_early_ = true;
+        return false;
+      }
     }
     return true;
   }
+
+  /// The records of the last pass with a limit: its objective after each
+  /// buffer that changed it, the empty pass first.
+  [[nodiscard]] const std::vector<PassProgress>& progress() const noexcept { return progress_; }
+  /// Whether the last pass stopped because it could no longer beat its limit.
+  [[nodiscard]] bool stopped_early() const noexcept { return stopped_early_; }
 
   [[nodiscard]] const std::vector<Addr>& offsets() const noexcept { return offset_; }
   /// Candidates of the last pass (see the constructor).
@@ -337,6 +431,9 @@ class CanonicalPlacer {
   std::vector<char> placed_;
   std::vector<Addr> offset_;
   std::uint64_t candidates_ = 0;
+  bool stopped_early_ = false;
+  std::vector<PassProgress> progress_;
+  std::vector<Addr> peak_;  // per arena, of the running objective
   // Scratch, reused across buffers.
   std::vector<const RangeUnion*> sets_;
   // How many buffers ahead each prefetch stage reaches.

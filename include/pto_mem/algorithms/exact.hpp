@@ -14,16 +14,17 @@
 //   feasible   -- a valid placement; the gap to the proved bound is reported;
 //   infeasible -- a part's complete search finished and nothing fits;
 //   no_fit     -- the budget ran out before any fit: NOT a proof.
-// Two workers (threads) meet at fixed node counts and exchange what they
-// know only there, so the answer is the same on every run unless a deadline
-// cut the search (docs/exact.md, "Determinism").
+// With two threads, each probe splits its restarts over two lanes and takes
+// the answer of the attempt with the least index that ended it, so the
+// answer is the same on every run, and the same whichever lane is faster,
+// unless a deadline cut the search (docs/exact.md, "Determinism").
 // Must-alias groups and declared allocations are placed through alias
 // unification (algorithms/alias.hpp) before the search; a problem that still
 // has them is rejected with a diagnostic.
 #pragma once
 
 #include <algorithm>
-#include <barrier>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -36,6 +37,7 @@
 
 #include "pto_mem/algorithms/exact/budget.hpp"
 #include "pto_mem/algorithms/exact/first_fit.hpp"
+#include "pto_mem/algorithms/exact/lanes.hpp"
 #include "pto_mem/algorithms/exact/part_solver.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
 #include "pto_mem/algorithms/objective.hpp"
@@ -51,9 +53,10 @@ struct ExactOptions {
   ExactMode mode = ExactMode::minimise;
   double time_limit_s = 10.0;    ///< wall-clock budget; <= 0 means none
   std::uint64_t node_limit = 0;  ///< search nodes in all (every worker); 0 = none
-  /// Workers: 1 = this thread only; 0 = two when the machine has more than
-  /// one core; >= 2 = two (a second worker runs other orders). The answer
-  /// does not depend on it unless the deadline cuts the search.
+  /// Threads: 1 = this thread only; 0 = two when the machine has more than
+  /// one core; >= 2 = two (each probe's restarts split over two lanes). The
+  /// answer does not depend on thread timing unless the deadline cuts the
+  /// search; it may differ from one thread's (the lanes learn apart).
   unsigned threads = 1;
   /// A placement to start from (the greedy's); used when it is valid.
   std::optional<Placement> incumbent;
@@ -127,33 +130,12 @@ namespace exact {
          std::to_string(lo) + ", " + std::to_string(hi) + ")";
 }
 
-/// Merges what another worker knows about a part into `a`: the better
-/// placement and the stronger proofs (each proof stands on its own).
-inline void merge_part(PartState& a, const PartState& b) {
-  // "The least penalty is P" stays true for whichever placement is kept as
-  // long as that placement pays P.
-  std::optional<Weight> least;
-  if (a.penalty_proven && a.best) least = a.best->penalty;
-  if (b.penalty_proven && b.best) least = b.best->penalty;
-  const bool a_had = a.best.has_value();
-  if (b.best && (!a.best || b.best->better_than(*a.best))) {
-    a.best = b.best;
-    a.best_found = b.best_found;
-  }
-  if (b.best) a.first_found = a_had ? std::min(a.first_found, b.first_found) : b.first_found;
-  a.penalty_proven = least && a.best && a.best->penalty == *least;
-  a.infeasible = a.infeasible || b.infeasible;
-  a.lower = std::max(a.lower, b.lower);
-}
-
-/// One worker: its part solvers, its node meter and its limits.
+/// The search's part solvers, node meter and limits.
 struct Worker {
   std::vector<PartSolver> solvers;
   NodeMeter meter;
   Limits limits;
-  bool done = false;  ///< finished (set before it leaves the meetings)
-  /// The part it is solving (read at meetings, while it waits there).
-  std::size_t current = SIZE_MAX;
+  bool finished = false;  ///< ended by itself: everything settled or nothing left to try
 };
 
 /// Nothing is left to do for a part under the goal: proved infeasible, or a
@@ -163,21 +145,16 @@ struct Worker {
   return s.closed() || (goal == Goal::fit && s.best && s.penalty_proven);
 }
 
-/// The part worker `w` works on now is settled (by the workers together): its
-/// run stops at once and the worker moves on.
-inline void start_part(Worker& w, std::size_t k) noexcept {
-  w.current = k;
-  w.meter.yield = false;
-}
-
-/// Runs one worker: every part, fit then penalty then (minimise) peak.
-inline void run_worker(const Problem& p, const std::vector<Subproblem>& parts, const std::vector<Addr>& arena_lb,
-                       const ExactOptions& o, Worker& w, std::size_t rotation) {
+/// Runs the search: every part, fit then penalty then (minimise) peak.
+/// Returns true when it ended by itself (not by a limit or the caller).
+/// With `lanes`, each probe splits its restarts over two threads (part_solver.hpp).
+inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, const std::vector<Addr>& arena_lb,
+                       const ExactOptions& o, Worker& w, LanePool* lanes) {
   const Limits& limits = w.limits;
   auto& solvers = w.solvers;
-  solvers.reserve(parts.size());  // never reallocated: meetings read it
+  solvers.reserve(parts.size());
   for (const auto& sp : parts) {
-    solvers.emplace_back(sp, rotation);
+    solvers.emplace_back(sp, 0, lanes);
     auto& s = solvers.back();
     if (o.incumbent)
       if (auto seed = restrict_to(sp, *o.incumbent)) s.offer(std::move(*seed));
@@ -189,89 +166,54 @@ inline void run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
       }
     }
   }
-  bool stopped_early = false;
-  for (std::size_t k = 0; k < solvers.size(); ++k) {
-    start_part(w, k);
-    auto& s = solvers[k];
-    if (part_settled(s.state(), o.mode)) continue;  // another worker settled it
-    if (!s.fit_and_penalty(limits)) {
-      if (w.meter.yield && part_settled(s.state(), o.mode)) continue;  // settled meanwhile by the other worker
-      stopped_early = true;
-      break;
-    }
+  for (auto& s : solvers) {
+    if (part_settled(s.state(), o.mode)) continue;
+    if (!s.fit_and_penalty(limits)) return false;  // the limits ended it
+    if (s.state().infeasible) return true;         // nothing fits: that settles the answer
   }
-  start_part(w, SIZE_MAX);
-  // A part proved infeasible settles the answer; a part without a fit leaves nothing to tighten.
-  const bool settled = std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) {
-    return s.state().infeasible || !s.state().best;
-  });
-  if (o.mode == ExactMode::minimise && !settled && !stopped_early) {
-    // Per arena, tighten the part that sets the arena's peak, round robin.
-    const std::size_t na = p.arenas.size();
-    std::vector<bool> done(na, false);
-    while (!limits.exhausted()) {
-      bool progress = false;
-      for (std::size_t a = 0; a < na && !limits.exhausted(); ++a) {
-        if (done[a]) continue;
-        Addr lower = arena_lb[a], peak = 0;
-        PartSolver* top = nullptr;
-        for (auto& s : solvers) {
-          if (parts[static_cast<std::size_t>(&s - solvers.data())].arena != a) continue;
-          lower = std::max(lower, s.state().lower);
-          if (!top || s.state().best->peak > top->state().best->peak) top = &s;
-          peak = std::max(peak, s.state().best->peak);
-        }
-        if (!top || peak <= lower) {
-          done[a] = true;
-          continue;
-        }
-        start_part(w, static_cast<std::size_t>(top - solvers.data()));
-        if (top->tighten(limits, lower)) progress = true;
-        else done[a] = true;
+  // A part without a fit leaves nothing to tighten.
+  const bool no_fit = std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) { return !s.state().best; });
+  if (o.mode != ExactMode::minimise || no_fit) return !limits.exhausted() || no_fit;
+  // Per arena, tighten the part that sets the arena's peak, round robin.
+  const std::size_t na = p.arenas.size();
+  std::vector<bool> done(na, false);
+  for (;;) {
+    if (limits.exhausted()) return false;
+    bool progress = false;
+    for (std::size_t a = 0; a < na && !limits.exhausted(); ++a) {
+      if (done[a]) continue;
+      Addr lower = arena_lb[a], peak = 0;
+      PartSolver* top = nullptr;
+      for (auto& s : solvers) {
+        if (parts[static_cast<std::size_t>(&s - solvers.data())].arena != a) continue;
+        lower = std::max(lower, s.state().lower);
+        if (!top || s.state().best->peak > top->state().best->peak) top = &s;
+        peak = std::max(peak, s.state().best->peak);
       }
-      if (progress && o.progress && rotation == 0) {  // worker 0 runs on the caller's thread
-        SearchProgress sp;
-        std::vector<Addr> peak(na, 0), low(arena_lb);
-        for (std::size_t k = 0; k < solvers.size(); ++k) {
-          const auto a = parts[k].arena;
-          if (solvers[k].state().best) peak[a] = std::max(peak[a], solvers[k].state().best->peak);
-          low[a] = std::max(low[a], solvers[k].state().lower);
-        }
-        for (std::size_t a = 0; a < na; ++a) {
-          sp.best_peak = saturating_add(sp.best_peak, peak[a]);
-          sp.proved_bound = saturating_add(sp.proved_bound, low[a]);
-        }
-        sp.elapsed_s = std::chrono::duration<double>(Clock::now() - o.started.value_or(Clock::now())).count();
-        o.progress(sp);
+      if (!top || peak <= lower) {
+        done[a] = true;
+        continue;
       }
-      if (!progress) break;
+      if (top->tighten(limits, lower)) progress = true;
+      else done[a] = true;
     }
-  }
-}
-
-/// Nodes between two meetings of the workers: long enough that waiting for
-/// each other costs little, short enough that a proof found by one worker
-/// stops the other soon.
-inline constexpr std::uint64_t epoch_nodes = 2048;
-
-/// What the workers know together, part by part, merged in worker order.
-[[nodiscard]] inline std::vector<PartState> merged_states(const std::vector<std::unique_ptr<Worker>>& workers) {
-  std::vector<PartState> states;
-  for (const auto& w : workers) {
-    if (states.empty()) {
-      for (const auto& s : w->solvers) states.push_back(s.state());
-      continue;
+    if (progress && o.progress) {
+      SearchProgress sp;
+      std::vector<Addr> peak(na, 0), low(arena_lb);
+      for (std::size_t k = 0; k < solvers.size(); ++k) {
+        const auto a = parts[k].arena;
+        if (solvers[k].state().best) peak[a] = std::max(peak[a], solvers[k].state().best->peak);
+        low[a] = std::max(low[a], solvers[k].state().lower);
+      }
+      for (std::size_t a = 0; a < na; ++a) {
+        sp.best_peak = saturating_add(sp.best_peak, peak[a]);
+        sp.proved_bound = saturating_add(sp.proved_bound, low[a]);
+      }
+      sp.elapsed_s = std::chrono::duration<double>(Clock::now() - o.started.value_or(Clock::now())).count();
+      o.progress(sp);
     }
-    for (std::size_t k = 0; k < states.size() && k < w->solvers.size(); ++k) merge_part(states[k], w->solvers[k].state());
+    if (!progress) return !limits.exhausted();
   }
-  return states;
-}
-
-/// True when nothing is left to search under the goal: every part settled,
-/// or one infeasible.
-[[nodiscard]] inline bool settled(const std::vector<PartState>& states, Goal goal) {
-  return std::all_of(states.begin(), states.end(), [&](const PartState& s) { return part_settled(s, goal); }) ||
-         std::any_of(states.begin(), states.end(), [](const PartState& s) { return s.infeasible; });
 }
 
 }  // namespace exact
@@ -293,73 +235,23 @@ inline constexpr std::uint64_t epoch_nodes = 2048;
   std::vector<Addr> arena_lb;
   for (const auto& l : arena_loads(p)) arena_lb.push_back(l.lower_bound);
 
+  // A second lane for the probes when asked and the machine has more than one core.
   const bool two = !parts.empty() && (o.threads >= 2 || (o.threads == 0 && std::thread::hardware_concurrency() > 1));
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int k = 0; k < (two ? 2 : 1); ++k) {
-    auto w = std::make_unique<Worker>();
-    if (o.time_limit_s > 0)
-      w->limits.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
-    w->limits.stop = o.stop;
-    w->limits.node_limit = o.node_limit;
-    w->limits.meter = &w->meter;
-    workers.push_back(std::move(w));
-  }
-  if (two) {
-    // Deterministic parallel search: the workers meet every epoch_nodes of
-    // their own nodes. At a meeting (all of them waiting) they exchange
-    // placements, bounds and proofs and decide together whether to stop, so
-    // the answer never depends on which thread ran faster; only a deadline
-    // or a caller's stop can cut the search at a time-dependent point.
-    auto meeting = [&]() noexcept {
-      std::uint64_t total = 0;
-      for (const auto& w : workers) total += w->meter.own;
-      for (auto& w : workers) w->meter.others = total - w->meter.own;
-      bool complete = true;
-      for (const auto& w : workers) complete = complete && w->solvers.size() == parts.size();
-      bool halt = o.node_limit != 0 && total >= o.node_limit;
-      if (complete) {
-        const std::vector<PartState> states = merged_states(workers);
-        for (auto& w : workers) {
-          if (w->done) continue;
-          for (std::size_t k = 0; k < states.size(); ++k) w->solvers[k].share(states[k]);
-          // A worker searching a part the others settled drops that run now.
-          if (w->current < states.size() && part_settled(states[w->current], o.mode)) w->meter.yield = true;
-        }
-        halt = halt || settled(states, o.mode);
-      }
-      if (halt)
-        for (auto& w : workers) w->meter.halted = true;
-    };
-    std::barrier sync(static_cast<std::ptrdiff_t>(workers.size()), meeting);
-    for (auto& w : workers) {
-      w->meter.epoch = epoch_nodes;
-      w->meter.next_meeting = epoch_nodes;
-      w->meter.meet = [&sync] { sync.arrive_and_wait(); };
-    }
-    auto work = [&](std::size_t k) {
-      run_worker(p, parts, arena_lb, o, *workers[k], k);
-      workers[k]->done = true;
-      sync.arrive_and_drop();
-    };
-    {
-      // The second worker starts one order further down the lists.
-      std::jthread side([&] { work(1); });
-      work(0);
-    }
-  } else {
-    run_worker(p, parts, arena_lb, o, *workers[0], 0);
-  }
-
-  // What the workers know together: per part, the better placement and the
-  // stronger proofs, merged in worker order.
-  const std::vector<PartState> states = merged_states(workers);
-  std::uint64_t nodes = 0, probes = 0, proofs = 0;
-  for (const auto& w : workers) {
-    nodes += w->meter.own;
-    for (const auto& s : w->solvers) {
-      probes += s.state().probes;
-      proofs += s.state().proofs;
-    }
+  std::optional<LanePool> pool;
+  if (two) pool.emplace();
+  Worker worker;
+  if (o.time_limit_s > 0)
+    worker.limits.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+  worker.limits.stop = o.stop;
+  worker.limits.node_limit = o.node_limit;
+  worker.limits.meter = &worker.meter;
+  worker.finished = run_worker(p, parts, arena_lb, o, worker, pool ? &*pool : nullptr);
+  std::vector<PartState> states;
+  std::uint64_t nodes = worker.meter.own, probes = 0, proofs = 0;
+  for (const auto& s : worker.solvers) {
+    states.push_back(s.state());
+    probes += s.state().probes;
+    proofs += s.state().proofs;
   }
 
   auto& st = r.statistics;
@@ -367,7 +259,8 @@ inline constexpr std::uint64_t epoch_nodes = 2048;
   st.set("exact_nodes", static_cast<std::int64_t>(nodes));
   st.set("exact_probes", static_cast<std::int64_t>(probes));
   st.set("exact_proofs", static_cast<std::int64_t>(proofs));
-  st.set("exact_workers", static_cast<std::int64_t>(workers.size()));
+  st.set("exact_workers", two ? 2 : 1);
+  st.set("exact_critical_nodes", static_cast<std::int64_t>(worker.meter.critical));
   {
     // When a whole placement first existed, and when the returned one was
     // complete: the latest part's first and best.

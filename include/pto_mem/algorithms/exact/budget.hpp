@@ -1,12 +1,12 @@
 // What a search run may spend: nodes, wall time, and a caller's stop
-// request; and, when several workers search together, the meeting points
-// where they exchange what they know. A run that hits any limit reports
-// `aborted` and proves nothing.
+// request; and, when several workers search side by side, the horizon past
+// which a worker stops. A run that hits any limit reports `aborted` and
+// proves nothing.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <stop_token>
 
@@ -21,34 +21,31 @@ enum class Outcome {
   aborted,     ///< a limit cut the run short: nothing is proved
 };
 
-/// One worker's node count. Workers of one solve meet whenever their own
-/// count reaches a multiple of the epoch length -- a point fixed by the
-/// worker's own, deterministic work, never by the clock. Everything one
-/// worker learns from the others (their node counts, incumbents, bounds,
-/// proofs, the decision to stop) is written at a meeting while every worker
-/// waits there, so what a worker does is a function of the input alone.
+/// A worker's (or a probe lane's) node count, a function of the input alone.
+/// A lane of a probe (part_solver.hpp) also stops when an attempt with a
+/// lower index than its own ended the probe.
 struct NodeMeter {
-  std::uint64_t own = 0;     ///< nodes this worker searched
-  std::uint64_t others = 0;  ///< the other workers' nodes, as of the last meeting
-  bool halted = false;       ///< a meeting decided that the solve is over
-  /// A meeting found the part this worker is searching settled by what the
-  /// workers know together: the run in progress stops (the worker clears it).
-  bool yield = false;
-  std::uint64_t next_meeting = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t epoch = 0;
-  std::function<void()> meet;  ///< waits at the meeting (set with epoch > 0)
+  std::uint64_t own = 0;  ///< nodes searched
+  /// Of those, the nodes of the busier lane of each probe (with one lane,
+  /// all of them): the length of the work if both lanes had a core each.
+  std::uint64_t critical = 0;
+  bool halted = false;    ///< told to stop
+  const std::atomic<std::uint64_t>* best_attempt = nullptr;
+  std::uint64_t attempt = 0;  ///< the attempt this lane runs now
 
-  /// Counts one node; meets the others when the count says so.
-  void count() {
-    if (++own == next_meeting) {
-      next_meeting += epoch;
-      meet();
-    }
+  [[nodiscard]] bool beaten() const noexcept {
+    return best_attempt && best_attempt->load(std::memory_order_relaxed) < attempt;
+  }
+  /// Counts one node (a dive counts one per 1024 buffers it pops).
+  void count() noexcept {
+    ++own;
+    ++critical;
+    if ((own & 255u) == 0 && beaten()) halted = true;
   }
 };
 
 /// Shared by every run of one worker: the deadline, the caller's stop
-/// request, the total node budget (0 = none, counted over all workers).
+/// request, the worker's node budget (0 = none).
 struct Limits {
   Clock::time_point deadline = Clock::time_point::max();
   std::stop_token stop;
@@ -56,11 +53,11 @@ struct Limits {
   NodeMeter* meter = nullptr;  ///< without one, nodes are not counted across runs
 
   /// A reason to stop that is not the node count: the caller, the clock, or
-  /// a meeting that ended the solve.
+  /// (a probe's lane) a lower attempt that ended the probe.
   [[nodiscard]] bool out_of_time() const {
-    return (meter && meter->halted) || stop.stop_requested() || Clock::now() >= deadline;
+    return (meter && (meter->halted || meter->beaten())) || stop.stop_requested() || Clock::now() >= deadline;
   }
-  [[nodiscard]] std::uint64_t nodes_spent() const noexcept { return meter ? meter->own + meter->others : 0; }
+  [[nodiscard]] std::uint64_t nodes_spent() const noexcept { return meter ? meter->own : 0; }
   [[nodiscard]] bool out_of_nodes() const noexcept { return node_limit != 0 && nodes_spent() >= node_limit; }
   [[nodiscard]] bool exhausted() const { return out_of_nodes() || out_of_time(); }
 };
@@ -91,11 +88,8 @@ class Budget {
       return stop(cap_is_shared_);
     }
     if (NodeMeter* m = limits_->meter) {
-      const std::uint64_t before = m->others;
       m->count();
-      if (m->halted || m->yield) return stop(true);
-      // A meeting told us what the others spent: the node budget may be gone.
-      if (m->others != before && limits_->out_of_nodes()) return stop(true);
+      if (m->halted) return stop(true);
     }
     if ((used_ & 1023u) == 0 && limits_->out_of_time()) return stop(true);
     return true;

@@ -58,6 +58,17 @@ struct StateHash {
 /// safe), so the table never grows; it is allocated at the first store.
 class FailureMemo {
  public:
+  /// One stored failure, as a log keeps it (part_solver.hpp hands the
+  /// failures one lane learned to the other).
+  struct Entry {
+    StateHash hash;
+    Addr x;
+    std::uint64_t order;
+    std::int32_t r;
+  };
+  /// When set, every failure stored is also appended here.
+  std::vector<Entry>* log = nullptr;
+
   /// Sized for a part of `items` buffers: 64 slots a buffer, 2^10 to 2^18
   /// slots (32 bytes each).
   explicit FailureMemo(std::size_t items = 0) {
@@ -70,7 +81,7 @@ class FailureMemo {
   [[nodiscard]] bool failed(const StateHash& h, Addr x, std::int64_t r, std::uint64_t order) const noexcept {
     if (slots_.empty()) return false;
     const Slot& s = slots_[h.a & mask_];
-    return s.used && s.hash == h && covers(s, x, r, order);
+    return s.epoch == epoch_ && s.hash == h && covers(s, x, r, order);
   }
 
   /// State `h`'s subtree below the key (x, r) of order `order` was searched
@@ -78,9 +89,14 @@ class FailureMemo {
   void store(const StateHash& h, Addr x, std::int64_t r, std::uint64_t order) {
     if (slots_.empty()) slots_.resize(mask_ + 1);
     Slot& s = slots_[h.a & mask_];
-    if (s.used && s.hash == h && covers(s, x, r, order)) return;  // already knows as much
-    s = {h, x, order, static_cast<std::int32_t>(r), true};
+    if (s.epoch == epoch_ && s.hash == h && covers(s, x, r, order)) return;  // already knows as much
+    s = {h, x, order, static_cast<std::int32_t>(r), epoch_};
+    if (log) log->push_back({h, x, order, static_cast<std::int32_t>(r)});
   }
+  void store(const Entry& e) { store(e.hash, e.x, e.r, e.order); }
+
+  /// Forgets everything (in O(1): entries of older epochs are ignored).
+  void clear() noexcept { ++epoch_; }
 
  private:
   struct Slot {
@@ -88,13 +104,14 @@ class FailureMemo {
     Addr x = 0;
     std::uint64_t order = 0;
     std::int32_t r = 0;  // ranks are below the part's size (at most 20000 buffers) or -1
-    bool used = false;
+    std::uint32_t epoch = 0;  // the entry holds only when this is the table's epoch
   };
   [[nodiscard]] static bool covers(const Slot& s, Addr x, std::int64_t r, std::uint64_t order) noexcept {
     return s.x < x || (s.x == x && s.order == order && s.r <= r);
   }
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
+  std::uint32_t epoch_ = 1;
 };
 
 }  // namespace pto_mem::exact

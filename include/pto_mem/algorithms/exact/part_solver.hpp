@@ -7,6 +7,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <cstdint>
 #include <numeric>
 #include <optional>
@@ -14,10 +20,13 @@
 
 #include "pto_mem/algorithms/exact/budget.hpp"
 #include "pto_mem/algorithms/exact/first_fit.hpp"
+#include "pto_mem/algorithms/exact/floor_search.hpp"
+#include "pto_mem/algorithms/exact/lanes.hpp"
 #include "pto_mem/algorithms/exact/preorder.hpp"
 #include "pto_mem/algorithms/exact/search.hpp"
 #include "pto_mem/algorithms/exact/skyline_dive.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
+#include "pto_mem/algorithms/exact/window_lns.hpp"
 
 namespace pto_mem::exact {
 
@@ -36,42 +45,16 @@ struct PartState {
   }
 };
 
-/// Every canonical offset and peak of `sp` is a multiple of this granule g,
-/// so proved lower bounds round up to it. g divides every size and window
-/// bound, and every alignment a either divides g or is a multiple of it:
-/// then align_up(h, a) of a multiple h of g is h itself (a | g) or a
-/// multiple of a (g | a) -- a multiple of g either way -- and sums of
-/// multiples of g stay multiples of g.
-[[nodiscard]] inline Addr granule(const Subproblem& sp) {
-  auto gcd = [](Addr a, Addr b) {
-    while (b != 0) {
-      const Addr t = a % b;
-      a = b;
-      b = t;
-    }
-    return a;
-  };
-  Addr g = 0;
-  for (const auto& it : sp.items) g = gcd(g, it.size);
-  for (const auto& w : sp.space.windows()) g = gcd(gcd(g, w.begin), w.end);
-  if (g == 0) return 1;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const auto& it : sp.items)
-      if (g % it.alignment != 0 && it.alignment % g != 0) {
-        g = gcd(g, it.alignment);
-        changed = true;
-      }
-  }
-  return g;
-}
-
 [[nodiscard]] inline Addr round_up(Addr x, Addr g) { return align_up(x, g).value_or(max_addr); }
 
 /// Parts up to these sizes get the complete search (its conflict lists and
 /// section member lists grow with the interfering pairs).
 inline constexpr std::size_t searchable_buffers = 20000;
 inline constexpr std::uint64_t searchable_pairs = 2000000;
+
+/// Windows of a window search hold at most this many buffers (and the
+/// search's pair limit), so that each stays a search of a moment.
+inline constexpr std::size_t lns_largest = 1536;
 
 /// The orders of the canonical dives, best first on the instance suites
 /// (area first wins on the large idealloc traces).
@@ -82,13 +65,15 @@ inline constexpr std::uint64_t searchable_pairs = 2000000;
 
 class PartSolver {
  public:
+  /// `lanes`: a second thread for the probes' restarts, or none.
   /// `rotation` shifts the list of static orders (the portfolio's second
   /// worker starts elsewhere, so the two explore different trees).
-  PartSolver(const Subproblem& sp, std::size_t rotation)
+  PartSolver(const Subproblem& sp, std::size_t rotation, LanePool* lanes = nullptr)
       : sp_(&sp),
         granule_(granule(sp)),
-        searchable_(sp.items.size() <= searchable_buffers && count_interfering_pairs(sp, searchable_pairs) <= searchable_pairs) {
-    if (searchable_) search_.emplace(sp);
+        searchable_(sp.items.size() <= searchable_buffers && count_interfering_pairs(sp, searchable_pairs) <= searchable_pairs),
+        pool_(lanes) {
+    if (searchable_) search_[0].emplace(sp);
     const auto& names = search_orders();
     for (std::size_t k = 0; k < names.size(); ++k) orders_.push_back(names[(k + rotation) % names.size()]);
     const auto& dives = dive_orders();
@@ -104,7 +89,7 @@ class PartSolver {
   bool dive(const Limits& limits) {
     if (next_dive_ >= dives_.size() || limits.out_of_time()) return false;
     if (!dive_sections_) {
-      if (search_) dive_sections_ = search_->sections();
+      if (search_[0]) dive_sections_ = search_[0]->sections();
       else {
         std::vector<Interval> ls;
         ls.reserve(sp_->items.size());
@@ -123,15 +108,6 @@ class PartSolver {
   [[nodiscard]] const PartState& state() const noexcept { return state_; }
   [[nodiscard]] Addr granule_size() const noexcept { return granule_; }
 
-  /// Takes over what all workers know about this part (a meeting of the
-  /// workers merged it); keeps this worker's own counters.
-  void share(const PartState& merged) {
-    const auto probes = state_.probes, proofs = state_.proofs;
-    state_ = merged;
-    state_.probes = probes;
-    state_.proofs = proofs;
-  }
-
   /// Offers a placement found elsewhere (a greedy); kept when it fits and is better.
   void offer(PartPlacement p) {
     if (!fits(*sp_, p.offsets, sp_->space)) return;
@@ -142,55 +118,233 @@ class PartSolver {
     }
   }
 
-  /// Is there a placement with peak <= capacity paying <= penalty? Runs the
-  /// orders in turn under a node cap doubling from 2n, within `effort` nodes
-  /// in all (0 = until the limits end it). Keeps what it finds.
+  /// Is there a placement with peak <= capacity paying <= penalty? Runs a
+  /// sequence of *attempts* -- the static orders in turn (on tight parts each
+  /// followed by a floor search run, floor_search.hpp) under a node cap that
+  /// doubles each round from 2n -- within `effort` nodes in all (0 = until
+  /// the limits end it). Any attempt that completes is a proof, whatever its
+  /// order. Keeps what it finds.
+  ///
+  /// With two lanes, lane 0 runs the even attempts and lane 1 the odd ones,
+  /// each with its own search objects (and failure memos), and the answer is
+  /// that of the attempt with the least index that found a fit or a proof:
+  /// the same on every run, whichever lane is faster. A lane stops once an
+  /// attempt below its own has ended the probe; a lane that started an
+  /// attempt above the winning one forgets what its memos learned (what it
+  /// learned depended on when it stopped). Each lane spends half the effort
+  /// and half of what is left of the node limit.
   Outcome probe(Addr capacity, Weight penalty, const Limits& limits, std::uint64_t effort) {
-    if (!search_) return Outcome::aborted;
+    if (!search_[0]) return Outcome::aborted;
     ++state_.probes;
+    const std::size_t lanes = pool_ ? 2 : 1;
     // A probe asked again (the schedule returns to the lower bound with more
-    // effort) resumes where the last one stopped: the runs it finished are
-    // exhausted and need not be repeated.
-    std::uint64_t cap = std::max<std::uint64_t>(64, 2 * sp_->items.size());
-    std::size_t first = 0;
+    // effort) resumes where the last one stopped: the attempts it finished
+    // are exhausted and need not be repeated.
+    std::array<std::uint64_t, 2> next{0, 1};
+    if (lanes == 1) next[1] = UINT64_MAX;
     auto memo = std::find_if(memo_.begin(), memo_.end(), [&](const ProbeMemo& m) {
       return m.capacity == capacity && m.penalty == penalty;
     });
     if (memo != memo_.end()) {
-      cap = memo->cap;
-      first = memo->order;
+      next = memo->next;
       memo_.erase(memo);
     }
-    std::uint64_t spent = 0;
-    auto remember = [&](std::size_t order) {
-      if (memo_.size() >= 16) memo_.erase(memo_.begin());
-      memo_.push_back({capacity, penalty, cap, order});
-      return Outcome::aborted;
+    const bool floor = use_floor(capacity);
+    const std::uint64_t steps = orders_.size() * (floor ? 2 : 1);
+    const std::uint64_t base = std::max<std::uint64_t>(64, 2 * sp_->items.size());
+    // What the lanes report; the attempt with the least index that ended the probe wins.
+    struct Board {
+      std::mutex m;
+      std::atomic<std::uint64_t> best{UINT64_MAX};
+      Outcome outcome = Outcome::aborted;
+      std::vector<Addr> solution;
+      bool by_floor = false;
+    } board;
+    struct Log {
+      std::uint64_t attempt;
+      std::vector<FailureMemo::Entry> canon, floor;
     };
-    for (;;) {
-      for (std::size_t k = first; k < orders_.size(); ++k) {
-        std::uint64_t run_cap = cap;
-        if (effort != 0) {
-          if (spent >= effort) return remember(k);
-          run_cap = std::min(run_cap, effort - spent);
-        }
-        Budget b(limits, run_cap);
-        const Outcome o = search_->run(capacity, penalty, orders_[k], b);
-        spent += b.used();
-        if (o == Outcome::found) {
-          offer(score(*sp_, search_->solution()));
-          return o;
-        }
-        if (o == Outcome::infeasible) {
-          ++state_.proofs;
-          return o;
-        }
-        // A run cut short of its cap (effort or shared limits) is repeated next time.
-        if (b.shared_limit_hit() || limits.exhausted() || run_cap < cap) return remember(k);
-      }
-      first = 0;
-      cap = cap > UINT64_MAX / 2 ? UINT64_MAX : cap * 2;
+    struct Lane {
+      std::mutex m;
+      std::condition_variable cv;
+      std::deque<Log> logs;     // per attempt run, the failures it stored
+      std::int64_t done = -2;   // the last attempt it finished
+      bool exited = false;      // left the probe
+      std::int64_t imported = -1;  // the other lane's attempts up to this one are learned
+      NodeMeter meter;
+      Limits limits;
+      std::uint64_t next = UINT64_MAX;  // attempt to resume from
+      std::uint64_t highest = 0;        // highest attempt started
+      bool started = false;
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> spent;  // (attempt, nodes)
+    };
+    std::array<Lane, 2> lane;
+    const std::uint64_t limit_left =
+        limits.node_limit == 0 ? 0 : limits.node_limit - std::min(limits.node_limit, limits.nodes_spent());
+    for (std::size_t l = 0; l < lanes; ++l) {
+      lane[l].limits = limits;
+      lane[l].limits.meter = &lane[l].meter;
+      lane[l].limits.node_limit = limits.node_limit == 0 ? 0 : std::max<std::uint64_t>(1, limit_left / lanes);
+      lane[l].meter.best_attempt = lanes > 1 ? &board.best : nullptr;
+      lane[l].done = static_cast<std::int64_t>(next[l]) - 2;
     }
+    const std::uint64_t share = effort == 0 ? 0 : std::max<std::uint64_t>(1, effort / lanes);
+    // The failures a lane learned in attempt j reach the other lane before
+    // its attempt j + 3 (it waits for j to end if need be): nearly all of
+    // what one lane learns, at fixed points, so what each lane does is a
+    // function of the input alone.
+    auto learn_from_other = [&](std::size_t l, std::uint64_t a) {
+      if (a < 3) return;
+      Lane& other = lane[1 - l];
+      const auto upto = static_cast<std::int64_t>(a - 3);
+      std::unique_lock lock(other.m);
+      other.cv.wait(lock, [&] { return other.exited || other.done + 2 > upto || board.best.load() <= a; });
+      for (auto& log : other.logs) {
+        const auto at = static_cast<std::int64_t>(log.attempt);
+        if (at > upto || at <= lane[l].imported) continue;
+        if (at > other.done) break;  // not finished
+        for (const auto& e : log.canon) search_[l]->failure_memo().store(e);
+        if (floor_[l])
+          for (const auto& e : log.floor) floor_[l]->failure_memo().store(e);
+        lane[l].imported = at;
+      }
+    };
+    std::function<void(std::size_t)> run_attempts;
+    auto run_lane = [&](std::size_t l) {
+      run_attempts(l);
+      std::lock_guard lock(lane[l].m);
+      lane[l].exited = true;
+      lane[l].cv.notify_all();
+    };
+    run_attempts = [&](std::size_t l) {
+      Lane& me = lane[l];
+      if (!search_[l]) search_[l].emplace(*sp_);
+      if (floor && !floor_[l]) floor_[l].emplace(*sp_);
+      std::uint64_t used = 0;
+      for (std::uint64_t a = next[l];; a += lanes) {
+        if (board.best.load() <= a) return;  // a lower attempt ended the probe
+        const std::uint64_t round = a / steps, step = a % steps;
+        const std::uint64_t cap = round >= 40 ? UINT64_MAX : base << round;
+        std::uint64_t run_cap = cap;
+        if (share != 0) {
+          if (used >= share) {
+            me.next = a;
+            return;
+          }
+          run_cap = std::min(run_cap, share - used);
+        }
+        me.meter.attempt = a;
+        me.highest = a;
+        me.started = true;
+        const bool by_floor = floor && step % 2 == 1;
+        const std::string_view order = orders_[floor ? step / 2 : step];
+        if (lanes > 1) {
+          learn_from_other(l, a);
+          if (board.best.load() <= a) return;
+        }
+        Budget b(me.limits, run_cap);
+        std::vector<FailureMemo::Entry>* canon_log = nullptr;
+        std::vector<FailureMemo::Entry>* floor_log = nullptr;
+        if (lanes > 1) {
+          std::lock_guard lock(me.m);
+          me.logs.push_back({a, {}, {}});
+          canon_log = &me.logs.back().canon;
+          floor_log = &me.logs.back().floor;
+        }
+        search_[l]->failure_memo().log = canon_log;
+        if (floor_[l]) floor_[l]->failure_memo().log = floor_log;
+        const Outcome o = by_floor ? floor_[l]->run(capacity, floor_ranks(order, round, step), b)
+                                   : search_[l]->run(capacity, penalty, order, b);
+        search_[l]->failure_memo().log = nullptr;
+        if (floor_[l]) floor_[l]->failure_memo().log = nullptr;
+        if (lanes > 1) {
+          std::lock_guard lock(me.m);
+          me.done = static_cast<std::int64_t>(a);
+          me.cv.notify_all();
+        }
+        used += b.used();
+        me.spent.emplace_back(a, b.used());
+        if (o != Outcome::aborted) {
+          std::lock_guard lock(board.m);
+          if (a < board.best.load()) {
+            board.best.store(a);
+            board.outcome = o;
+            board.by_floor = by_floor;
+            if (o == Outcome::found) board.solution = by_floor ? floor_[l]->solution() : search_[l]->solution();
+          }
+          return;
+        }
+        // Cut by a shared limit, the effort, or a lower attempt's win: the
+        // attempt is repeated when the probe resumes.
+        if (b.shared_limit_hit() || run_cap < cap) {
+          me.next = a;
+          return;
+        }
+      }
+    };
+    if (lanes == 1) run_lane(0);
+    else pool_->both([&] { run_lane(0); }, [&] { run_lane(1); });
+
+    const std::uint64_t best = board.best.load();
+    // Nodes of the attempts up to the winning one (the rest depends on timing).
+    std::uint64_t nodes = 0, longest = 0;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      std::uint64_t mine = 0;
+      for (const auto& [a, n] : lane[l].spent)
+        if (a <= best) mine += n;
+      nodes += mine;
+      longest = std::max(longest, mine);
+    }
+    if (limits.meter) {
+      limits.meter->own += nodes;
+      limits.meter->critical += longest;
+    }
+    if (best != UINT64_MAX) {
+      for (std::size_t l = 0; l < lanes; ++l)
+        if (lane[l].started && lane[l].highest > best) {
+          search_[l]->forget();
+          if (floor_[l]) floor_[l]->forget();
+        }
+      if (board.outcome == Outcome::found) {
+        offer(score(*sp_, std::move(board.solution)));
+        return Outcome::found;
+      }
+      ++state_.proofs;
+      return Outcome::infeasible;
+    }
+    if (memo_.size() >= 16) memo_.erase(memo_.begin());
+    std::array<std::uint64_t, 2> resume{lane[0].next, lanes > 1 ? lane[1].next : UINT64_MAX};
+    memo_.push_back({capacity, penalty, resume});
+    return Outcome::aborted;
+  }
+
+  /// The floor search joins the probes on parts without penalties where at
+  /// least three quarters of the sections have less than a granule of slack
+  /// under `capacity` (perfect packings: all of them; minimalloc B at its
+  /// capacity: two thirds, where the canonical runs alone fit it about 4x
+  /// faster than with floor runs interleaved; the other challenging
+  /// instances: fewer).
+  bool use_floor(Addr capacity) {
+    if (sp_->has_penalties() || floor_off_) return false;
+    if (!floor_[0]) floor_[0].emplace(*sp_);
+    return floor_[0]->tight_sections(capacity) * 4 >= floor_[0]->section_count() * 3;
+  }
+  /// The static order's ranks, perturbed at random after the first floor
+  /// attempt: restarts with the memo kept (floor_search.hpp). A function of
+  /// the attempt alone, so that a lane's runs do not depend on the other's.
+  std::vector<std::uint32_t> floor_ranks(std::string_view order, std::uint64_t round, std::uint64_t step) const {
+    auto rank = preorder_ranks(floor_[0]->features(), order);
+    if (round == 0 && step <= 1) return rank;
+    std::uint64_t z = mix64(round * 0x9E3779B97F4A7C15ull + step);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> key(rank.size());
+    for (std::uint32_t i = 0; i < rank.size(); ++i) {
+      z = mix64(z);
+      // A rank moves by up to half the part's size.
+      key[i] = {2 * std::uint64_t{rank[i]} + z % (rank.size() + 1), i};
+    }
+    std::sort(key.begin(), key.end());
+    for (std::uint32_t k = 0; k < key.size(); ++k) rank[key[k].second] = k;
+    return rank;
   }
 
   /// Fit under the arena capacity, then the least penalty. Returns false when
@@ -234,15 +388,31 @@ class PartSolver {
   /// penalty-optimal one. Returns false when there is nothing left to try.
   bool tighten(const Limits& limits, Addr floor = 0) {
     if (!state_.best || state_.closed()) return false;
-    if (!searchable_) return dive(limits);
+    if (!searchable_) {
+      // Too large to search: the canonical dives (each order once), then
+      // window searches on the best placement they left.
+      if (dives_left()) return dive(limits);
+      return lns_step(limits, floor);
+    }
     const Weight penalty = state_.best->penalty;
     // Every penalty-optimal placement pays at most the incumbent's penalty,
     // so the pairs heavier than that are hard for it: their cliques bound it.
-    state_.lower = std::max(state_.lower, round_up(search_->clique_bound(penalty), granule_));
+    state_.lower = std::max(state_.lower, round_up(search_[0]->clique_bound(penalty), granule_));
     if (state_.closed()) return false;
     const Addr hi = state_.best->peak;
     const Addr lo = std::max(state_.lower, round_up(floor, granule_));
     if (lo >= hi) return false;
+    // Parts without penalties cycle through three steps: a probe at the
+    // lower bound, a probe between the bounds, and a window search on the
+    // incumbent.
+    if (!sp_->has_penalties()) {
+      phase_ = (phase_ + 1) % 3;
+      if (phase_ == 2) {
+        lns_step(limits, floor);
+        return true;
+      }
+      at_bound_ = phase_ == 1;  // flipped below: phase 0 probes at the bound
+    }
     Addr target = lo;
     at_bound_ = !at_bound_;
     if (!at_bound_) {
@@ -263,11 +433,71 @@ class PartSolver {
     return true;
   }
 
+  /// One step of large-neighbourhood search (window_lns.hpp) on a working
+  /// copy of the incumbent: aim a little below its peak (half the way to
+  /// the bound at first, closer after each failure, down to a granule) and
+  /// search windows of about `lns_size_` buffers -- in time around the
+  /// buffers above the aim, or (every other step) the top band. Windows it
+  /// solved stay in the working copy even when the peak does not drop, so
+  /// progress across several peaks accumulates. When a granule's step fails
+  /// the windows double (back to 48 buffers after the whole part). False
+  /// when there is nothing to do (penalties, or the peak is at the bound).
+  bool lns_step(const Limits& limits, Addr floor) {
+    if (!state_.best || sp_->has_penalties()) return false;
+    if (!lns_) {
+      lns_.emplace(*sp_);
+      lns_off_ = state_.best->offsets;
+    }
+    Addr peak = 0;
+    for (std::size_t i = 0; i < lns_off_.size(); ++i) peak = std::max(peak, lns_off_[i] + sp_->items[i].size);
+    if (peak > state_.best->peak) {  // the incumbent came from elsewhere since
+      lns_off_ = state_.best->offsets;
+      peak = state_.best->peak;
+    }
+    const Addr lo = std::max(state_.lower, round_up(floor, granule_));
+    if (peak <= lo) return false;
+    const Addr step = std::max(granule_, (((peak - lo) >> std::min<std::uint32_t>(lns_shift_, 63)) / granule_) * granule_);
+    const Addr target = peak - std::min(step, peak - lo);
+    const auto& names = search_orders();
+    const std::string_view order = names[lns_round_ % names.size()];
+    const std::uint64_t cap = std::max<std::uint64_t>(4096, 32 * lns_size_);
+    const bool band = lns_round_++ % 2 == 1;
+    const bool ok = band ? lns_->lower_band(lns_off_, target, limits, lns_size_, cap, order)
+                         : lns_->lower_to(lns_off_, target, limits, lns_size_, cap, order);
+    offer(score(*sp_, lns_off_));  // kept when it fits and is better
+    if (ok) {
+      lns_shift_ = std::max<std::uint32_t>(1, lns_shift_ - 1);
+      lns_wraps_ = 0;
+    } else if (step == granule_ || lns_shift_ > 62) {
+      lns_shift_ = 1;
+      if (lns_size_ >= std::min(sp_->items.size(), lns_largest)) {
+        lns_size_ = 48;
+        // Windows as large as the part twice over without a gain: nothing
+        // left that this search would find (a time limit is not required to end).
+        if (++lns_wraps_ >= 2) return false;
+      } else {
+        lns_size_ *= 2;
+      }
+    } else {
+      ++lns_shift_;
+    }
+    return true;
+  }
+
  private:
   const Subproblem* sp_;
   Addr granule_;
   bool searchable_;
-  std::optional<CanonicalSearch> search_;
+  // Per lane: the canonical search and (made when a probe first finds the
+  // part tight) the floor search.
+  std::array<std::optional<CanonicalSearch>, 2> search_;
+  std::array<std::optional<FloorSearch>, 2> floor_;
+  LanePool* pool_ = nullptr;
+
+ public:
+  bool floor_off_ = false;  ///< benchmarks: canonical runs only
+
+ private:
   std::vector<std::string_view> dives_;
   std::size_t next_dive_ = 0;
   std::optional<Sections> dive_sections_;
@@ -276,13 +506,20 @@ class PartSolver {
   struct ProbeMemo {
     Addr capacity;
     Weight penalty;
-    std::uint64_t cap;
-    std::size_t order;
+    std::array<std::uint64_t, 2> next;  // per lane, the attempt to resume from
   };
   std::vector<ProbeMemo> memo_;  // aborted probes, to resume
   PartState state_;
   std::uint32_t step_ = 1;   // next probe between the bounds: hi - (hi - lo) / 2^step
   bool at_bound_ = false;    // the last probe was at the lower bound
+  // Window search (lns_step): the working placement and its schedule.
+  std::optional<WindowLns> lns_;
+  std::vector<Addr> lns_off_;
+  std::size_t lns_size_ = 48;
+  std::uint32_t lns_shift_ = 1;
+  std::uint64_t lns_round_ = 0;
+  std::uint32_t lns_wraps_ = 0;
+  std::uint32_t phase_ = 2;  // bound probe, probe between, window search
   std::uint64_t effort_ = 1u << 14;
 };
 

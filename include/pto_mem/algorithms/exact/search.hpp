@@ -176,6 +176,9 @@ class CanonicalSearch {
   void use_failure_memo(bool on) noexcept { use_memo_ = on && !sp_->has_penalties(); }
   /// Nodes the failure memo answered, over every run so far.
   [[nodiscard]] std::uint64_t memo_hits() const noexcept { return memo_hits_; }
+  /// Forgets what the failure memo learned (its contents depended on timing).
+  void forget() noexcept { memo_.clear(); }
+  [[nodiscard]] FailureMemo& failure_memo() noexcept { return memo_; }
   /// Offsets (per item) of the last `found` run.
   [[nodiscard]] const std::vector<Addr>& solution() const noexcept { return sol_; }
 
@@ -194,7 +197,7 @@ class CanonicalSearch {
     m_.assign(n_, none);
     sol_.assign(n_, none);
     for (std::uint32_t i = 0; i < n_; ++i) {
-      m_[i] = space_.lowest_fit_or_max(0, size_[i], align_[i]);
+      m_[i] = fit(i, 0);
       if (m_[i] == none) return Outcome::infeasible;  // does not fit anywhere
     }
     // Penalty pairs heavier than the budget can never overlap in this run:
@@ -302,6 +305,7 @@ class CanonicalSearch {
       return key(a) != key(b) ? key(a) < key(b) : a < b;
     });
     auto same_links = [&](std::uint32_t a, std::uint32_t b) {
+      if (!sp_->blocked.empty() && sp_->blocked[a] != sp_->blocked[b]) return false;
       if (sp_->separated[a].empty() && sp_->separated[b].empty() && pen_begin_[a] == pen_begin_[a + 1] &&
           pen_begin_[b] == pen_begin_[b + 1])
         return true;
@@ -419,6 +423,21 @@ class CanonicalSearch {
 
   [[nodiscard]] Addr end_of(std::uint32_t i) const noexcept { return off_[i] + size_[i]; }
 
+  /// The lowest offset at or above h where item i fits: aligned, under the
+  /// capacity, clear of the reserved windows and of its blocked ranges (a
+  /// window search's fixed buffers, window_lns.hpp; none for a whole part).
+  [[nodiscard]] Addr fit(std::uint32_t i, Addr h) const noexcept {
+    Addr x = space_.lowest_fit_or_max(h, size_[i], align_[i]);
+    if (sp_->blocked.empty()) return x;
+    const auto& bl = sp_->blocked[i];
+    while (x != none && !bl.empty()) {
+      auto it = std::upper_bound(bl.begin(), bl.end(), x, [](Addr v, const AddrRange& r) { return v < r.end; });
+      if (it == bl.end() || it->begin >= x + size_[i]) return x;
+      x = space_.lowest_fit_or_max(it->end, size_[i], align_[i]);
+    }
+    return x;
+  }
+
   /// usable bytes above `h` hold `bytes`?
   [[nodiscard]] bool room(Addr h, Addr bytes) const noexcept {
     if (h == none) return false;
@@ -484,11 +503,11 @@ class CanonicalSearch {
       const std::uint32_t c = pen_[e].other;
       if (off_[c] == none || end_of(c) <= thr_[b]) continue;
       all = std::max(all, end_of(c));
-      if (auto x = space_.lowest_fit(end_of(c), size_[b], align_[b])) out.push_back(*x);
+      if (const Addr x = fit(b, end_of(c)); x != none) out.push_back(x);
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
-    return all == thr_[b] ? m_[b] : space_.lowest_fit_or_max(all, size_[b], align_[b]);
+    return all == thr_[b] ? m_[b] : fit(b, all);
   }
 
   /// Places b at x. Returns false when the section inference fails (the
@@ -514,7 +533,7 @@ class CanonicalSearch {
       trail_.push_back({v, thr_[v], m_[v]});
       thr_[v] = h;
       const Addr old = m_[v];
-      m_[v] = space_.lowest_fit_or_max(h, size_[v], align_[v]);
+      m_[v] = fit(v, h);
       if (m_[v] != old) {
         zob_.sub(state_term(1, v, old));
         zob_.add(term(v));
@@ -528,7 +547,7 @@ class CanonicalSearch {
       trail_.push_back({v, thr_[v], m_[v]});
       thr_[v] = h;
       const Addr old = m_[v];
-      m_[v] = space_.lowest_fit_or_max(h, size_[v], align_[v]);
+      m_[v] = fit(v, h);
       if (m_[v] != old) {
         zob_.sub(state_term(1, v, old));
         zob_.add(term(v));

@@ -136,7 +136,11 @@ class KeyHeap {
   KeyHeap heap(std::move(init));
   std::uint64_t pops = 0;
   while (!heap.empty()) {
-    if ((++pops & 0xFFFFu) == 0 && limits.out_of_time()) return std::nullopt;
+    if ((++pops & 0x3FFu) == 0) {
+      // A dive counts as one node per 1024 pops (the workers' clock, exact.hpp).
+      if (limits.meter) limits.meter->count();
+      if ((pops & 0xFFFFu) == 0 && limits.out_of_time()) return std::nullopt;
+    }
     const auto [key, r] = heap.top();
     const std::uint32_t i = by_rank[r];
     const Addr m = lowest(i);  // keys only grow: a stale key is a lower bound

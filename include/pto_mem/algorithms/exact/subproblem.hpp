@@ -42,6 +42,10 @@ struct Subproblem {
   std::vector<std::vector<std::uint32_t>> separated;
   /// Soft penalties (always between lifetime-disjoint buffers). Symmetric.
   std::vector<std::vector<PenaltyLink>> penalties;
+  /// Per item, byte ranges it must not touch (sorted, disjoint): the buffers
+  /// that stay where they are while a window of a placement is searched
+  /// again (window_lns.hpp). Empty for the parts of a problem.
+  std::vector<std::vector<AddrRange>> blocked;
   Addr max_load = 0;      ///< largest total size live at one instant
   /// No placement of this part has a lower peak: max(highest reserved end,
   /// max load + reserved bytes).
@@ -190,6 +194,36 @@ inline Addr max_load(const std::vector<Item>& items) {
     sp.lower_bound = std::max(reserved_end, saturating_add(sp.max_load, reserved_bytes));
   }
   return parts;
+}
+
+/// Every canonical offset and peak of `sp` is a multiple of this granule g,
+/// so proved lower bounds round up to it. g divides every size and window
+/// bound, and every alignment a either divides g or is a multiple of it:
+/// then align_up(h, a) of a multiple h of g is h itself (a | g) or a
+/// multiple of a (g | a) -- a multiple of g either way -- and sums of
+/// multiples of g stay multiples of g.
+[[nodiscard]] inline Addr granule(const Subproblem& sp) {
+  auto gcd = [](Addr a, Addr b) {
+    while (b != 0) {
+      const Addr t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  };
+  Addr g = 0;
+  for (const auto& it : sp.items) g = gcd(g, it.size);
+  for (const auto& w : sp.space.windows()) g = gcd(gcd(g, w.begin), w.end);
+  if (g == 0) return 1;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& it : sp.items)
+      if (g % it.alignment != 0 && it.alignment % g != 0) {
+        g = gcd(g, it.alignment);
+        changed = true;
+      }
+  }
+  return g;
 }
 
 }  // namespace pto_mem::exact

@@ -312,6 +312,15 @@ struct UnknownType final : Type {
   return t;
 }
 
+/// `t` with MemRef `m` and, for a tile, space `s` (nullopt: none): one new
+/// type, not two.
+[[nodiscard]] inline TypePtr with_memref_and_space(const TypePtr& t, MemRefPtr m, std::optional<MemorySpace> s) {
+  const auto* tile = as_tile(t);
+  if (!tile) return with_memref(t, std::move(m));
+  if (tile->memref == m && tile->space == s) return t;
+  return tile_type(tile->shape, tile->dtype, s, std::move(m), tile->view);
+}
+
 [[nodiscard]] inline TypePtr with_view(const TypePtr& t, TileView v) {
   const auto* tile = as_tile(t);
   if (!tile) return t;

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -25,6 +27,10 @@ struct PathEntry {
   const Stmt* stmt = nullptr;
   std::size_t child = 0;
 };
+
+/// A chain of enclosing statements, outermost first (a view: IRVisitor's
+/// path() while it walks, or a path an index stored).
+using StmtPath = std::span<const PathEntry>;
 
 class IRVisitor {
  public:
@@ -182,11 +188,25 @@ class IRMutator {
     return s;
   }
 
+  /// Copies the statements only from the first child that changed on (a
+  /// walk that changes nothing allocates nothing).
   virtual StmtPtr mutate_seq(const SeqStmts& s, const StmtPtr& self) {
+    std::vector<StmtPtr> one;  // what replaces the current child
     std::vector<StmtPtr> out;
-    out.reserve(s.stmts.size());
-    for (const auto& c : s.stmts) mutate_seq_child(c, out);
-    if (out.size() == s.stmts.size() && std::equal(out.begin(), out.end(), s.stmts.begin())) return self;
+    bool copied = false;
+    for (std::size_t i = 0; i < s.stmts.size(); ++i) {
+      one.clear();
+      mutate_seq_child(s.stmts[i], one);
+      if (!copied) {
+        if (one.size() == 1 && one.front() == s.stmts[i]) continue;
+        out.reserve(s.stmts.size() + one.size());
+        out.assign(s.stmts.begin(), s.stmts.begin() + static_cast<std::ptrdiff_t>(i));
+        copied = true;
+      }
+      for (auto& x : one) out.push_back(std::move(x));
+    }
+    if (!copied || (out.size() == s.stmts.size() && std::equal(out.begin(), out.end(), s.stmts.begin())))
+      return self;
     return seq(std::move(out), s.loc, s.scope);
   }
   /// Appends what replaces `child` in its sequence: override to insert
@@ -220,34 +240,52 @@ class IRMutator {
       return r;
     };
     auto start = m(s.start), stop = m(s.stop), step = m(s.step);
-    std::vector<IterArg> iter_args = s.iter_args;
-    for (auto& ia : iter_args) ia.init = m(ia.init);
-    std::vector<Kwarg> attrs = s.attrs;
-    for (auto& kw : attrs) kw.value = m(kw.value);
+    // The carries and attributes are copied only when one of them changes.
+    std::optional<std::vector<IterArg>> iter_args;
+    for (std::size_t k = 0; k < s.iter_args.size(); ++k) {
+      auto e = mutate_expr(s.iter_args[k].init);
+      if (e == s.iter_args[k].init) continue;
+      changed = true;
+      if (!iter_args) iter_args = s.iter_args;
+      (*iter_args)[k].init = std::move(e);
+    }
+    std::optional<std::vector<Kwarg>> attrs;
+    for (std::size_t k = 0; k < s.attrs.size(); ++k) {
+      auto e = mutate_expr(s.attrs[k].value);
+      if (e == s.attrs[k].value) continue;
+      changed = true;
+      if (!attrs) attrs = s.attrs;
+      (*attrs)[k].value = std::move(e);
+    }
     auto loop_var = mutate_var_def(s.loop_var);
     changed |= loop_var != s.loop_var;
-    for (auto& ia : iter_args) {
-      auto v = mutate_var_def(ia.var);
-      changed |= v != ia.var;
-      ia.var = std::move(v);
+    for (std::size_t k = 0; k < s.iter_args.size(); ++k) {
+      auto v = mutate_var_def(s.iter_args[k].var);
+      if (v == s.iter_args[k].var) continue;
+      changed = true;
+      if (!iter_args) iter_args = s.iter_args;
+      (*iter_args)[k].var = std::move(v);
     }
     auto body = mutate_stmt(s.body);
     changed |= body != s.body;
-    auto return_vars = mutate_var_defs(s.return_vars, changed);
+    bool rv_changed = false;
+    auto return_vars = mutate_var_defs(s.return_vars, rv_changed);
+    changed |= rv_changed;
     if (!changed) return self;
     return std::make_shared<const ForStmt>(std::move(loop_var), std::move(start), std::move(stop), std::move(step),
-                                           std::move(iter_args), std::move(body), std::move(return_vars),
-                                           s.for_kind, s.stage, std::move(attrs), s.loc);
+                                           iter_args ? std::move(*iter_args) : s.iter_args, std::move(body),
+                                           rv_changed ? std::move(return_vars) : s.return_vars, s.for_kind, s.stage,
+                                           attrs ? std::move(*attrs) : s.attrs, s.loc);
   }
   virtual StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) {
     auto cond = mutate_expr(s.condition);
     auto then_body = mutate_stmt(s.then_body);
     auto else_body = mutate_stmt(s.else_body);
-    bool changed = cond != s.condition || then_body != s.then_body || else_body != s.else_body;
-    auto return_vars = mutate_var_defs(s.return_vars, changed);
-    if (!changed) return self;
+    bool rv_changed = false;
+    auto return_vars = mutate_var_defs(s.return_vars, rv_changed);
+    if (!rv_changed && cond == s.condition && then_body == s.then_body && else_body == s.else_body) return self;
     return std::make_shared<const IfStmt>(std::move(cond), std::move(then_body), std::move(else_body),
-                                          std::move(return_vars), s.loc);
+                                          rv_changed ? std::move(return_vars) : s.return_vars, s.loc);
   }
   virtual StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) {
     bool changed = false;
@@ -265,10 +303,12 @@ class IRMutator {
     auto cond = mutate_expr(s.condition);
     auto body = mutate_stmt(s.body);
     changed |= cond != s.condition || body != s.body;
-    auto return_vars = mutate_var_defs(s.return_vars, changed);
+    bool rv_changed = false;
+    auto return_vars = mutate_var_defs(s.return_vars, rv_changed);
+    changed |= rv_changed;
     if (!changed) return self;
     return std::make_shared<const WhileStmt>(std::move(cond), std::move(iter_args), std::move(body),
-                                             std::move(return_vars), s.loc);
+                                             rv_changed ? std::move(return_vars) : s.return_vars, s.loc);
   }
   virtual StmtPtr mutate_yield(const YieldStmt& s, const StmtPtr& self) {
     bool changed = false;
@@ -319,16 +359,19 @@ class IRMutator {
     }
   }
   virtual ExprPtr mutate_call(const Call& c, const ExprPtr& self) {
-    bool changed = false;
-    auto args = mutate_exprs(c.args, changed);
-    std::vector<Kwarg> kwargs = c.kwargs;
-    for (auto& kw : kwargs) {
-      auto v = mutate_expr(kw.value);
-      changed |= v != kw.value;
-      kw.value = std::move(v);
+    bool args_changed = false;
+    auto args = mutate_exprs(c.args, args_changed);
+    bool changed = args_changed;
+    std::optional<std::vector<Kwarg>> kwargs;  // copied only when a value changes
+    for (std::size_t k = 0; k < c.kwargs.size(); ++k) {
+      auto v = mutate_expr(c.kwargs[k].value);
+      if (v == c.kwargs[k].value) continue;
+      changed = true;
+      if (!kwargs) kwargs = c.kwargs;
+      (*kwargs)[k].value = std::move(v);
     }
     if (!changed) return self;
-    return call(c.op, std::move(args), std::move(kwargs));
+    return call(c.op, args_changed ? std::move(args) : c.args, kwargs ? std::move(*kwargs) : c.kwargs);
   }
   virtual ExprPtr mutate_var_use(const VarExpr& e, const ExprPtr& self) {
     auto v = mutate_var(e.var);
@@ -341,22 +384,36 @@ class IRMutator {
   virtual VarPtr mutate_var(const VarPtr& v) { return v; }
 
  protected:
+  /// The mutated elements, when one differs (then `changed` is set);
+  /// otherwise empty, nothing copied. Pass a flag that is false before, and
+  /// use the result only when it is set.
   std::vector<ExprPtr> mutate_exprs(const std::vector<ExprPtr>& in, bool& changed) {
     std::vector<ExprPtr> out;
-    out.reserve(in.size());
-    for (const auto& e : in) {
-      out.push_back(mutate_expr(e));
-      changed |= out.back() != e;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      ExprPtr r = mutate_expr(in[i]);
+      if (out.empty() && r == in[i]) continue;
+      if (out.empty()) {
+        out.reserve(in.size());
+        out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      out.push_back(std::move(r));
     }
+    if (!out.empty()) changed = true;
     return out;
   }
+  /// As mutate_exprs, for variable definitions.
   std::vector<VarPtr> mutate_var_defs(const std::vector<VarPtr>& in, bool& changed) {
     std::vector<VarPtr> out;
-    out.reserve(in.size());
-    for (const auto& v : in) {
-      out.push_back(mutate_var_def(v));
-      changed |= out.back() != v;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      VarPtr r = mutate_var_def(in[i]);
+      if (out.empty() && r == in[i]) continue;
+      if (out.empty()) {
+        out.reserve(in.size());
+        out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      out.push_back(std::move(r));
     }
+    if (!out.empty()) changed = true;
     return out;
   }
 };

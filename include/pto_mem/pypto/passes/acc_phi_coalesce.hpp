@@ -26,6 +26,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "pto_mem/pypto/passes/def_sites.hpp"
 #include "pto_mem/pypto/passes/observation.hpp"
@@ -37,10 +39,17 @@ namespace pto_mem::pypto::passes {
 /// here (normalise afterwards).
 inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p, PassContext& ctx,
                                              std::string_view pass_name) {
-  const DefSites defs(f);
-  const auto iter_args = iter_arg_set(f);
-  const auto relations = capture_identity_relations(f, ctx);
-  // Built when the first candidate needs them (most functions have none).
+  // Built when the first slot with an Acc value needs them (most functions
+  // have none).
+  std::optional<DefSites> defs_built;
+  PointerSet<const Var*> iter_args;
+  std::vector<DerivedValue> relations;
+  auto analyse = [&] {
+    if (defs_built) return;
+    defs_built.emplace(f);
+    iter_args = iter_arg_set(f);
+    relations = capture_identity_relations(f, ctx);
+  };
   std::optional<UseIndex> uses;  // not const: it follows set_memref (MemRefObserver)
   std::optional<ValueChains> chains;
   LaterTouches touches;
@@ -52,7 +61,7 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
     return is_planned_tile(v) && !iter_args.contains(v.get()) ? v : nullptr;
   };
   auto in_place_accumulator = [&](const VarPtr& v) {
-    const DefSite* d = defs.find(v.get());
+    const DefSite* d = defs_built->find(v.get());
     if (!d || d->kind != DefSite::Kind::assign) return false;
     const Call* c = call_of(d->stmt->as<AssignStmt>()->value);
     const OpSpec* spec = c ? spec_of(ctx, *c) : nullptr;
@@ -68,6 +77,13 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
     const YieldStmt* ty = terminating_yield(i->then_body);
     const YieldStmt* ey = terminating_yield(i->else_body);
     for (std::size_t k = 0; k < i->return_vars.size() && !failed; ++k) {
+      // The accumulator is one of the two values, in Acc: nothing else can match.
+      auto acc_value = [&](const YieldStmt* y) {
+        return y && k < y->values.size() && var_space(as_var(y->values[k])) == MemorySpace::Acc;
+      };
+      if (!acc_value(ty) && !acc_value(ey)) continue;
+      analyse();
+      const DefSites& defs = *defs_built;
       const VarPtr t = plain(ty, k), e = plain(ey, k);
       if (!t || !e) continue;
       const bool t_acc = in_place_accumulator(t), e_acc = in_place_accumulator(e);
@@ -88,7 +104,7 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
         const VarPtr src = arg_var(*ac, *spec_of(ctx, *ac)->reuses_input);
         if (!uses) uses.emplace(f), chains.emplace(f, relations);
         const auto* at = uses->def(i->return_vars[k].get());
-        if (!at || uses->observed(i, *at->path, *var_memref(src),
+        if (!at || uses->observed(i, at->path, *var_memref(src),
                                   chains->of({i->return_vars[k].get(), acc.get()}), false))
           continue;
       }

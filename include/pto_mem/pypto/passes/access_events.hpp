@@ -63,7 +63,7 @@ class AccessTrace {
  public:
   /// `allocation_of` maps each planned base to its allocation index,
   /// `allocation_bytes` gives each allocation's full planned size.
-  AccessTrace(const Function& f, const PassContext& ctx, const std::unordered_map<const Var*, std::size_t>& allocation_of,
+  AccessTrace(const Function& f, const PassContext& ctx, const PointerMap<const Var*, std::size_t>& allocation_of,
               const std::vector<Addr>& allocation_bytes)
       : ctx_(ctx), alloc_(allocation_of), bytes_(allocation_bytes), route_{ctx.soc} {
     for_each_statement(f.body, [&](const Stmt& s) {
@@ -73,7 +73,7 @@ class AccessTrace {
       auto t = as_var(sub->value);
       auto k = as_const_int(sub->index);
       if (!t || !k || *k < 0 || !t->type || !t->type->is<TupleType>()) return;
-      auto& elems = elements_[t.get()];
+      auto& elems = elements_[t.get()];  // (tuples are few)
       if (elems.size() <= static_cast<std::size_t>(*k)) elems.resize(static_cast<std::size_t>(*k) + 1);
       elems[static_cast<std::size_t>(*k)] = a->var;
     });
@@ -134,9 +134,9 @@ class AccessTrace {
   std::optional<std::size_t> allocation(const VarPtr& v) const {
     if (!tile_of(v)) return std::nullopt;
     const Var* b = var_base(v);
-    auto it = b ? alloc_.find(b) : alloc_.end();
-    if (it == alloc_.end()) return std::nullopt;
-    return it->second;
+    const std::size_t* a = b ? alloc_.find(b) : nullptr;
+    if (!a) return std::nullopt;
+    return *a;
   }
 
   OperandAccess access(const VarPtr& v, std::size_t a) const {
@@ -177,7 +177,9 @@ class AccessTrace {
   }
 
   void site(const Call& c, const VarPtr& lhs, std::uint64_t at) {
-    std::vector<VarPtr> results;
+    // The site's vectors are the walk's own, cleared per site (no allocation per statement).
+    std::vector<VarPtr>& results = results_;
+    results.clear();
     if (lhs) {
       if (lhs->type && lhs->type->is<TupleType>()) {
         if (auto it = elements_.find(lhs.get()); it != elements_.end())
@@ -187,7 +189,9 @@ class AccessTrace {
         results.push_back(lhs);
       }
     }
-    TileOpSite op;
+    TileOpSite& op = op_;
+    op.argument_spaces.clear();
+    op.result.reset();
     op.call = &c;
     op.spec = spec_of(ctx_, c);
     const bool assemble = whole_assemble(c, results.size() == 1 && lhs && !lhs->type->is<TupleType>() ? lhs : nullptr);
@@ -195,7 +199,9 @@ class AccessTrace {
                        fully_valid(*tile_of(arg_var(c, 0)));
     op.whole_transfer = assemble || store;
 
-    OpAccesses where;
+    OpAccesses& where = where_;
+    where.reads.clear();
+    where.writes.clear();
     where.order = at;
     where.region = region_;
     where.in_loop = in_loop_;
@@ -209,7 +215,8 @@ class AccessTrace {
     for (const auto& r : results)
       if (auto a = allocation(r)) where.writes.push_back(access(r, *a));
     if (where.reads.empty() && where.writes.empty()) return;
-    std::vector<MemorySpace> result_spaces;
+    std::vector<MemorySpace>& result_spaces = result_spaces_;
+    result_spaces.clear();
     if (lhs) spaces_of(lhs->type, result_spaces);
     if (!result_spaces.empty() &&
         std::all_of(result_spaces.begin(), result_spaces.end(), [&](MemorySpace s) { return s == result_spaces[0]; }))
@@ -218,11 +225,16 @@ class AccessTrace {
   }
 
   const PassContext& ctx_;
-  const std::unordered_map<const Var*, std::size_t>& alloc_;
+  const PointerMap<const Var*, std::size_t>& alloc_;
   const std::vector<Addr>& bytes_;
   TileOpRoute route_;
   std::unordered_map<const Var*, std::vector<VarPtr>> elements_;
   std::vector<AccessEvent<Pipe>> events_;
+  // Reused by every site.
+  std::vector<VarPtr> results_;
+  TileOpSite op_;
+  OpAccesses where_;
+  std::vector<MemorySpace> result_spaces_;
   std::uint64_t order_ = 0;
   std::uint32_t region_ = 0;
   std::uint32_t next_region_ = 1;

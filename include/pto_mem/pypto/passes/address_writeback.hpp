@@ -44,46 +44,53 @@ struct PlannedBase {
   }
 };
 
+/// The new MemRef of every window AllocateMemoryAddr addresses, by the old
+/// MemRef's identity.
+using MemRefReplacements = PointerMap<const MemRef*, MemRefPtr>;
+
 /// The on-chip allocations of `f` in first-appearance order (the policy's
 /// unplanned spaces, DDR and ScalarLocal, are skipped).
-[[nodiscard]] inline std::vector<PlannedBase> planned_bases(const Function& f, const PassContext& ctx) {
-  const auto allocs = alloc_statements(f);
+[[nodiscard]] inline std::vector<PlannedBase> planned_bases(const Function& f, const PassContext& ctx,
+                                                          const AllocTable& allocs) {
   std::vector<PlannedBase> out;
-  std::unordered_map<const Var*, std::size_t> at;
-  std::unordered_map<const MemRef*, bool> seen;
+  PointerMap<const Var*, std::size_t> at;
+  PointerSet<const MemRef*> seen;
   for_each_var_def(f, [&](const VarPtr& v) {
     const TileType* t = tile_of(v);
     if (!t || !t->memref || !t->memref->base || !t->space) return;
     if (ctx.soc ? !ctx.soc->planned(*t->space) : (*t->space == MemorySpace::DDR || *t->space == MemorySpace::ScalarLocal))
       return;
-    auto [it, fresh] = at.try_emplace(t->memref->base.get(), out.size());
+    auto [k, fresh] = at.try_emplace(t->memref->base.get(), out.size());
     if (fresh) {
       PlannedBase b;
       b.base = t->memref->base;
       b.space = *t->space;
-      if (auto a = allocs.find(b.base.get()); a != allocs.end() && a->second->pinned) {
+      if (const AllocStmt* a = allocs.find(b.base.get()); a && a->pinned) {
         b.declared = true;
-        b.declared_size = a->second->size;
+        b.declared_size = a->size;
       }
       out.push_back(std::move(b));
     }
-    if (!seen.emplace(t->memref.get(), true).second) return;
-    PlannedBase& b = out[it->second];
+    if (!seen.insert(t->memref.get())) return;
+    PlannedBase& b = out[*k];
     b.memrefs.push_back(t->memref);
     b.largest = std::max(b.largest, t->memref->size);
     if (t->memref->slot_count > 1 && !b.slotted)
-      if (auto a = allocs.find(b.base.get()); a != allocs.end()) {
+      if (const AllocStmt* a = allocs.find(b.base.get())) {
         b.slotted = true;
-        b.slotted_size = a->second->size;
+        b.slotted_size = a->size;
       }
   });
   return out;
+}
+[[nodiscard]] inline std::vector<PlannedBase> planned_bases(const Function& f, const PassContext& ctx) {
+  return planned_bases(f, ctx, AllocTable(f));
 }
 
 /// Addresses every window of `b` placed at `at` into `replace`; an error
 /// message when an address would be negative or beyond INT64_MAX.
 [[nodiscard]] inline std::optional<std::string> address_windows(const PlannedBase& b, Addr at,
-                                                                std::unordered_map<const MemRef*, MemRefPtr>& replace) {
+                                                                MemRefReplacements& replace) {
   constexpr Addr int64_max = static_cast<Addr>(std::numeric_limits<std::int64_t>::max());
   if (at > int64_max) return "allocation '" + b.base->name + "' was placed beyond INT64_MAX";
   for (const auto& m : b.memrefs) {
@@ -105,12 +112,12 @@ struct PlannedBase {
 }
 
 /// Replaces, by object identity, every MemRef of a variable of `f` found in `replace`.
-inline void apply_memref_replacements(const Function& f, const std::unordered_map<const MemRef*, MemRefPtr>& replace) {
+inline void apply_memref_replacements(const Function& f, const MemRefReplacements& replace) {
   if (replace.empty()) return;
   for_each_var_def(f, [&](const VarPtr& v) {
     const MemRefPtr m = var_memref(v);
     if (!m) return;
-    if (auto it = replace.find(m.get()); it != replace.end()) set_memref(v, it->second);
+    if (const MemRefPtr* r = replace.find(m.get())) set_memref(v, *r);
   });
 }
 

@@ -35,7 +35,7 @@ namespace passes {
     ctx.diagnostics.insert(ctx.diagnostics.end(), reserve.errors.begin(), reserve.errors.end());
     return f;
   }
-  std::unordered_map<const MemRef*, MemRefPtr> replace;
+  MemRefReplacements replace;
   if (ctx.planner == Planner::dsa_rp) {
     DsaProblem model;
     if (!build_dsa_problem(f, p, ctx, reserve, model)) return f;

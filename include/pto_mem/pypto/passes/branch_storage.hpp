@@ -72,7 +72,7 @@ class BranchStorage : public IRMutator {
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
     });
-    for (const auto& d : relations) derived_.emplace(d.var.get(), &d);
+    for (const auto& d : relations) derived_.try_emplace(d.var.get(), &d);
   }
 
   /// The logical tile selections made, in the order the ifs were finished.
@@ -81,7 +81,7 @@ class BranchStorage : public IRMutator {
   /// A derived value follows its source at once (a phi chosen earlier may
   /// have moved it), so a later if sees its current window.
   StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
-    if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
+    if (const DerivedValue* const* d = derived_.find(s.var.get())) normalize_identity(**d);
     return self;
   }
 
@@ -299,9 +299,9 @@ class BranchStorage : public IRMutator {
     if (from[0] == from[1]) return false;
     Addr extent = 0;
     for (const Var* base : from) {
-      auto al = allocs_.find(base);
-      if (al == allocs_.end() || al->second->pinned || al->second->space != *ta.space) return false;
-      extent = std::max(extent, al->second->size);
+      const AllocStmt* al = allocs_.find(base);
+      if (!al || al->pinned || al->space != *ta.space) return false;
+      extent = std::max(extent, al->size);
     }
     // The other results of this if keep off both allocations.
     auto on = [&](const MemRefPtr& m) { return m && (m->base.get() == from[0] || m->base.get() == from[1]); };
@@ -326,11 +326,11 @@ class BranchStorage : public IRMutator {
     bool clobbered = false;
     for_each_var_def(f_, [&](const VarPtr& v) {
       if (clobbered || !on(var_memref(v)) || chain->contains(v.get())) return;
-      if (auto d = derived_.find(v.get()); d != derived_.end() && !d->second->writes_over_source()) return;
-      if (!uses_->defined_after(v.get(), &s, *at->path)) return;
+      if (const DerivedValue* const* d = derived_.find(v.get()); d && !(*d)->writes_over_source()) return;
+      if (!uses_->defined_after(v.get(), &s, at->path)) return;
       const auto* w = uses_->def(v.get());
       for (const Var* c : *chain)
-        if (uses_->read_observes(c, w->holder, *w->path, true)) clobbered = true;
+        if (uses_->read_observes(c, w->holder, w->path, true)) clobbered = true;
     });
     if (clobbered) return false;
 
@@ -369,8 +369,8 @@ class BranchStorage : public IRMutator {
     const Var* b = var_base(v);
     std::size_t own = 1;  // v, and this if's phis InitMemRef put on v's MemRef
     for (const auto& phi : i->return_vars) own += var_base(phi) == b;
-    if (auto h = holders_.find(b); h == holders_.end() || h->second != own) return false;
-    if (auto a = allocs_.find(b); a != allocs_.end() && a->second->pinned) return false;
+    if (const std::size_t* h = holders_.find(b); !h || *h != own) return false;
+    if (allocs_.pinned(b)) return false;
     std::size_t yielded = 0;
     for (const auto& x : y->values)
       if (as_var(x) == v) ++yielded;
@@ -387,7 +387,7 @@ class BranchStorage : public IRMutator {
     if (!kept || !prod || kept == prod) return false;
     const MemRefPtr w = var_memref(kept);
     if (!w || !w->base || windows_overlap(var_memref(prod), w)) return false;
-    if (auto a = allocs_.find(w->base.get()); a != allocs_.end() && a->second->pinned) return false;
+    if (allocs_.pinned(w->base.get())) return false;
     if (!redirectable(prod, &i, arm, y, w, var_space(kept))) return false;
     const DefSite* d = defs_.find(prod.get());
     // From the producer out to the if: only sequences and ifs (no loop repeats the arm's tail), and
@@ -410,7 +410,7 @@ class BranchStorage : public IRMutator {
     if (!reached) return false;
     if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_);
     const auto* at = uses_->def(prod.get());
-    return at && !uses_->observed(at->holder, *at->path, *w, chains_->of({prod.get()}), false);
+    return at && !uses_->observed(at->holder, at->path, *w, chains_->of({prod.get()}), false);
   }
 
   /// An unaliased producer that may write `dest` instead of its own storage.
@@ -435,9 +435,9 @@ class BranchStorage : public IRMutator {
   const PassContext& ctx_;
   TransferBuilder& tb_;
   DefSites defs_;
-  std::unordered_map<const Var*, const AllocStmt*> allocs_;
-  std::unordered_map<const Var*, std::size_t> holders_;
-  std::unordered_map<const Var*, const DerivedValue*> derived_;
+  AllocTable allocs_;
+  PointerMap<const Var*, std::size_t> holders_;
+  PointerMap<const Var*, const DerivedValue*> derived_;
 };
 
 }  // namespace pto_mem::pypto::passes

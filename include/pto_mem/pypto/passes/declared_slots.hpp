@@ -25,18 +25,18 @@
 namespace pto_mem::pypto::passes {
 
 /// Returns false (and adds the error) when two tiles share a slot while live.
-inline bool check_declared_slots(const Function& f, const Program& p, const Lifetimes& lt, PassContext& ctx) {
-  const auto allocs = alloc_statements(f);
+inline bool check_declared_slots(const Function& f, const Program& p, const Lifetimes& lt, PassContext& ctx,
+                                 const AllocTable& allocs) {
+  if (!allocs.any_pinned()) return true;  // no declared allocation: no slot to share
   std::unordered_set<std::string> inserted;
   for (const auto& m : ctx.moves)
     if (m.function == f.name) inserted.insert(m.name);
   std::map<std::pair<std::size_t, std::int64_t>, std::vector<std::size_t>> slots;  // (base rank, offset) -> tiles
-  std::unordered_map<const Var*, std::size_t> base_rank;
+  PointerMap<const Var*, std::size_t> base_rank;
   for (std::size_t i = 0; i < lt.size(); ++i) {
     const MemRefPtr m = var_memref(lt.vars[i]);
     if (!m || !m->base) continue;
-    auto a = allocs.find(m->base.get());
-    if (a == allocs.end() || !a->second->pinned) continue;
+    if (!allocs.pinned(m->base.get())) continue;
     const auto offset = m->const_offset();
     if (!offset) continue;  // slot chosen at run time
     if (const AssignStmt* s = lt.def_stmt[i]) {
@@ -45,8 +45,8 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
       if (const Call* c = call_of(s->value))
         if (const OpSpec* spec = spec_of(ctx, *c); spec && spec->lands_in_source()) continue;
     }
-    auto [r, fresh] = base_rank.try_emplace(m->base.get(), base_rank.size());
-    slots[{r->second, *offset}].push_back(i);
+    const std::size_t rank = *base_rank.try_emplace(m->base.get(), base_rank.size()).first;
+    slots[{rank, *offset}].push_back(i);
   }
   for (auto& [key, tiles] : slots) {
     std::stable_sort(tiles.begin(), tiles.end(), [&](std::size_t a, std::size_t b) { return lt.def[a] < lt.def[b]; });
@@ -73,6 +73,10 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
     }
   }
   return true;
+}
+
+inline bool check_declared_slots(const Function& f, const Program& p, const Lifetimes& lt, PassContext& ctx) {
+  return check_declared_slots(f, p, lt, ctx, AllocTable(f));
 }
 
 }  // namespace pto_mem::pypto::passes

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "pto_mem/pypto/passes/pass_support.hpp"
+#include "pto_mem/pypto/passes/path_pool.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -20,54 +22,95 @@ struct DefSite {
   Kind kind = Kind::other;
   const Stmt* stmt = nullptr;  ///< the AssignStmt, IfStmt, ForStmt or WhileStmt
   std::size_t index = 0;       ///< phi / carry slot
-  std::vector<PathEntry> path;
+  StmtPath path;
 };
 
 class DefSites {
  public:
   explicit DefSites(const Function& f) {
-    struct Walk : IRVisitor {
-      DefSites* out;
-      explicit Walk(DefSites* o) : out(o) {}
-      void visit_expr(const ExprPtr&) override {}  // definitions only: skip the expressions
-      void visit_function(const Function& fn) override {
-        for (const auto& p : fn.params) out->map_[p.var.get()] = DefSite{DefSite::Kind::param, nullptr, 0, {}};
-        if (fn.body) visit_stmt(fn.body);
-      }
-      void visit_assign(const AssignStmt& s) override {
-        IRVisitor::visit_assign(s);
-        out->map_[s.var.get()] = DefSite{DefSite::Kind::assign, &s, 0, path()};
-      }
-      void visit_for(const ForStmt& s) override {
-        IRVisitor::visit_for(s);
-        carries(s, s.iter_args, s.return_vars);
-      }
-      void visit_while(const WhileStmt& s) override {
-        IRVisitor::visit_while(s);
-        carries(s, s.iter_args, s.return_vars);
-      }
-      void visit_if(const IfStmt& s) override {
-        IRVisitor::visit_if(s);
-        for (std::size_t i = 0; i < s.return_vars.size(); ++i)
-          out->map_[s.return_vars[i].get()] = DefSite{DefSite::Kind::phi, &s, i, {}};
-      }
-      void carries(const Stmt& s, const std::vector<IterArg>& ia, const std::vector<VarPtr>& rv) {
-        for (std::size_t i = 0; i < ia.size(); ++i)
-          out->map_[ia[i].var.get()] = DefSite{DefSite::Kind::iter_arg, &s, i, {}};
-        for (std::size_t i = 0; i < rv.size(); ++i)
-          out->map_[rv[i].get()] = DefSite{DefSite::Kind::loop_return, &s, i, {}};
-      }
-    } w(this);
-    w.visit_function(f);
+    index_.reserve(defined_estimate(f));
+    for (const auto& p : f.params) set(p.var.get(), DefSite{DefSite::Kind::param, nullptr, 0, {}});
+    std::vector<PathEntry> path;
+    walk(f.body, path);
+    for (std::size_t i = 0; i < sites_.size(); ++i)
+      if (sites_[i].kind == DefSite::Kind::assign) sites_[i].path = pool_[handles_[i]];
+    handles_ = {};
   }
 
   [[nodiscard]] const DefSite* find(const Var* v) const {
-    auto it = map_.find(v);
-    return it == map_.end() ? nullptr : &it->second;
+    const std::uint32_t* i = index_.find(v);
+    return i ? &sites_[*i] : nullptr;
   }
 
  private:
-  std::unordered_map<const Var*, DefSite> map_;
+  /// The last definition of a variable wins (as a map assignment would).
+  void set(const Var* v, DefSite d, PathPool::Handle h = {}) {
+    auto [i, fresh] = index_.try_emplace(v, static_cast<std::uint32_t>(sites_.size()));
+    if (fresh) {
+      sites_.push_back(d);
+      handles_.push_back(h);
+    } else {
+      sites_[*i] = d;
+      handles_[*i] = h;
+    }
+  }
+  void carries(const Stmt& s, const std::vector<IterArg>& ia, const std::vector<VarPtr>& rv) {
+    for (std::size_t i = 0; i < ia.size(); ++i) set(ia[i].var.get(), DefSite{DefSite::Kind::iter_arg, &s, i, {}});
+    for (std::size_t i = 0; i < rv.size(); ++i) set(rv[i].get(), DefSite{DefSite::Kind::loop_return, &s, i, {}});
+  }
+  /// IRVisitor's order and paths, definitions only.
+  void walk(const StmtPtr& sp, std::vector<PathEntry>& path) {
+    if (!sp) return;
+    const Stmt* s = sp.get();
+    switch (s->kind) {
+      case StmtKind::Seq: {
+        const auto& stmts = s->as<SeqStmts>()->stmts;
+        path.push_back({s, 0});
+        for (std::size_t i = 0; i < stmts.size(); ++i) {
+          path.back().child = i;
+          walk(stmts[i], path);
+        }
+        path.pop_back();
+        break;
+      }
+      case StmtKind::Assign:
+        set(s->as<AssignStmt>()->var.get(), DefSite{DefSite::Kind::assign, s, 0, {}}, pool_.intern(path));
+        break;
+      case StmtKind::For: {
+        const auto* l = s->as<ForStmt>();
+        path.push_back({s, 0});
+        walk(l->body, path);
+        path.pop_back();
+        carries(*s, l->iter_args, l->return_vars);
+        break;
+      }
+      case StmtKind::While: {
+        const auto* l = s->as<WhileStmt>();
+        path.push_back({s, 0});
+        walk(l->body, path);
+        path.pop_back();
+        carries(*s, l->iter_args, l->return_vars);
+        break;
+      }
+      case StmtKind::If: {
+        const auto* i = s->as<IfStmt>();
+        path.push_back({s, 0});
+        walk(i->then_body, path);
+        path.back().child = 1;
+        walk(i->else_body, path);
+        path.pop_back();
+        for (std::size_t k = 0; k < i->return_vars.size(); ++k)
+          set(i->return_vars[k].get(), DefSite{DefSite::Kind::phi, s, k, {}});
+        break;
+      }
+      default: break;
+    }
+  }
+
+  PathPool pool_;
+  std::vector<DefSite> sites_;
+  std::vector<PathPool::Handle> handles_;  // while building
+  PointerMap<const Var*, std::uint32_t> index_;
 };
 
 /// The loop's carries: iter-args, body and return vars of a For or While.
@@ -111,7 +154,7 @@ class LaterTouches {
   /// enclosing sequence touches `base`, or one of `vars`, after the path's
   /// element. The walk stops at `stop` (when given) or at the first
   /// enclosing loop; sibling branches of an enclosing if are never scanned.
-  [[nodiscard]] bool live_after(const std::vector<PathEntry>& path, const Var* base, const Stmt* stop = nullptr,
+  [[nodiscard]] bool live_after(StmtPath path, const Var* base, const Stmt* stop = nullptr,
                                 const std::vector<const Var*>& vars = {}) {
     for (auto e = path.rbegin(); e != path.rend(); ++e) {
       if (stop && e->stmt == stop) return false;

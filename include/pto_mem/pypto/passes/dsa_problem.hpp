@@ -71,28 +71,31 @@ struct DsaProblem {
 inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
                               DsaProblem& out) {
   const Lifetimes lt = compute_lifetimes(f, {true});
-  if (!check_declared_slots(f, p, lt, ctx)) return false;
+  const AllocTable allocs(f);
+  if (!check_declared_slots(f, p, lt, ctx, allocs)) return false;
 
-  // Bases in interval order: by their first tracked tile, then the rest.
-  std::vector<PlannedBase> all = planned_bases(f, ctx);
-  std::unordered_map<const Var*, std::size_t> first_tile;
+  // Bases in interval order: by their first tracked tile, then the rest
+  // (a stable sort of (first tile, position) keys).
+  std::vector<PlannedBase> all = planned_bases(f, ctx, allocs);
+  PointerMap<const Var*, std::size_t> first_tile(lt.size());
   for (std::size_t i = 0; i < lt.size(); ++i) first_tile.try_emplace(var_base(lt.vars[i]), i);
-  std::stable_sort(all.begin(), all.end(), [&](const PlannedBase& a, const PlannedBase& b) {
-    auto fa = first_tile.find(a.base.get()), fb = first_tile.find(b.base.get());
-    const std::size_t ka = fa == first_tile.end() ? lt.size() : fa->second;
-    const std::size_t kb = fb == first_tile.end() ? lt.size() : fb->second;
-    return ka < kb;
-  });
-  out.bases = std::move(all);
-  std::unordered_map<const Var*, std::size_t> index;
-  for (std::size_t k = 0; k < out.bases.size(); ++k) index.emplace(out.bases[k].base.get(), k);
+  std::vector<std::pair<std::size_t, std::size_t>> keys(all.size());  // (first tile, position)
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const std::size_t* t = first_tile.find(all[k].base.get());
+    keys[k] = {t ? *t : lt.size(), k};
+  }
+  std::sort(keys.begin(), keys.end());
+  out.bases.reserve(all.size());
+  for (const auto& [t, k] : keys) out.bases.push_back(std::move(all[k]));
+  PointerMap<const Var*, std::size_t> index(out.bases.size());
+  for (std::size_t k = 0; k < out.bases.size(); ++k) index.try_emplace(out.bases[k].base.get(), k);
 
   // Group lifetimes; a base no tracked tile holds lives over the whole function.
   std::vector<Tick> def(out.bases.size(), -1), last(out.bases.size(), 0);
   for (std::size_t i = 0; i < lt.size(); ++i) {
-    auto it = index.find(var_base(lt.vars[i]));
-    if (it == index.end()) continue;
-    const std::size_t k = it->second;
+    const std::size_t* at = index.find(var_base(lt.vars[i]));
+    if (!at) continue;
+    const std::size_t k = *at;
     def[k] = def[k] < 0 ? lt.def[i] : std::min(def[k], lt.def[i]);
     last[k] = std::max(last[k], lt.last[i]);
   }
@@ -138,10 +141,11 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
   // Typed separations, then declared allocations closed by the unification.
   std::map<std::pair<std::size_t, std::size_t>, std::uint8_t> separated;
   for (const auto& pair : hard_base_pairs(f, lt, ctx)) {
-    auto a = index.find(pair.a), b = index.find(pair.b);
-    if (a == index.end() || b == index.end() || a->second == b->second) continue;
-    if (out.bases[a->second].space != out.bases[b->second].space) continue;
-    auto& r = separated[{std::min(a->second, b->second), std::max(a->second, b->second)}];
+    const std::size_t *pa = index.find(pair.a), *pb = index.find(pair.b);
+    if (!pa || !pb || *pa == *pb) continue;
+    const std::size_t a = *pa, b = *pb;
+    if (out.bases[a].space != out.bases[b].space) continue;
+    auto& r = separated[{std::min(a, b), std::max(a, b)}];
     r = static_cast<std::uint8_t>(r | pair.reasons);
   }
   // Pipeline clones of one group at different stages (§1.4 PipelineStage):
@@ -149,11 +153,12 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
   const std::vector<BaseStages> staged = base_stages(lt);
   for (std::size_t i = 0; i < staged.size(); ++i)
     for (std::size_t j = i + 1; j < staged.size(); ++j) {
-      auto a = index.find(staged[i].base), b = index.find(staged[j].base);
-      if (a == index.end() || b == index.end() || a->second == b->second) continue;
-      if (out.bases[a->second].space != out.bases[b->second].space) continue;
+      const std::size_t *pa = index.find(staged[i].base), *pb = index.find(staged[j].base);
+      if (!pa || !pb || *pa == *pb) continue;
+      const std::size_t a = *pa, b = *pb;
+      if (out.bases[a].space != out.bases[b].space) continue;
       if (!stages_conflict(staged[i].tags, staged[j].tags)) continue;
-      auto& r = separated[{std::min(a->second, b->second), std::max(a->second, b->second)}];
+      auto& r = separated[{std::min(a, b), std::max(a, b)}];
       r = static_cast<std::uint8_t>(r | reason_pipeline_stage);
     }
   for (const auto& [pair, reasons] : separated)
@@ -188,16 +193,25 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
 
 /// Solves `model` and fills `replace`; false with the error reported.
 inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
-                              const DsaProblem& model, std::unordered_map<const MemRef*, MemRefPtr>& replace) {
-  GreedyOptions options;
-  options.compat_pypto = true;  // PyPTO's placements: seed 0, 4 restarts
-  const DsaRpResult solved = plan_dsa_rp(model.problem, options);
-  const GreedyResult& r = solved.greedy;
+                              const DsaProblem& model, MemRefReplacements& replace) {
   auto first = [](const Diagnostics& ds) {
     for (const auto& d : ds)
       if (d.severity == Severity::error) return d.message;
     return ds.empty() ? std::string("no diagnostic") : ds.front().message;
   };
+  // The problem is validated here, once, and the placement below: the solver
+  // need not check either again (GreedyOptions::trusted; a relaxed problem
+  // the solver builds itself, it still validates).
+  if (Diagnostics bad = validate(model.problem); has_errors(bad)) {
+    ctx.diagnostics.push_back(pass_error(
+        p, f.loc, "DSA-RP built an invalid problem for function '" + f.name + "': " + first(bad), code::internal));
+    return false;
+  }
+  GreedyOptions options;
+  options.compat_pypto = true;  // PyPTO's placements: seed 0, 4 restarts
+  options.trusted = true;
+  const DsaRpResult solved = plan_dsa_rp(model.problem, options);
+  const GreedyResult& r = solved.greedy;
   if (is_error(r.status)) {
     ctx.diagnostics.push_back(pass_error(
         p, f.loc, "DSA-RP built an invalid problem for function '" + f.name + "': " + first(r.diagnostics),
@@ -226,7 +240,9 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
     ctx.diagnostics.push_back(pass_error(p, f.loc, std::move(msg), code::capacity));
     return false;
   }
-  if (auto errors = validate(solved.solved(model.problem), *r.placement); has_errors(errors)) {
+  const Diagnostics errors = solved.relaxed ? validate(*solved.relaxed, *r.placement)
+                                            : validate_placement(model.problem, *r.placement);
+  if (has_errors(errors)) {
     ctx.diagnostics.push_back(pass_error(p, f.loc,
                                          "independent validation rejected the DSA-RP placement for function '" +
                                              f.name + "': " + first(errors),

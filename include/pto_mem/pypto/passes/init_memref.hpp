@@ -62,34 +62,29 @@ class Normaliser : public IRMutator {
  public:
   ExprPtr mutate_expr(const ExprPtr& e) override { return e; }  // statements only
   StmtPtr mutate_seq(const SeqStmts& s, const StmtPtr& self) override {
-    std::vector<StmtPtr> out;
-    out.reserve(s.stmts.size());
+    std::vector<StmtPtr> out;  // copied from the first child that changes on
     bool changed = false;
-    for (const auto& c : s.stmts) {
+    for (std::size_t i = 0; i < s.stmts.size(); ++i) {
+      const StmtPtr& c = s.stmts[i];
       StmtPtr r = mutate_stmt(c);
-      changed |= r != c;
-      if (!r) continue;
-      if (const auto* inner = r->as<SeqStmts>(); inner && inner->scope.empty()) {  // a with-scope stays
-        out.insert(out.end(), inner->stmts.begin(), inner->stmts.end());
+      const auto* inner = r ? r->as<SeqStmts>() : nullptr;
+      const bool splice = inner && inner->scope.empty();  // a with-scope stays
+      if (!changed && r == c && !splice) continue;
+      if (!changed) {
+        out.reserve(s.stmts.size());
+        out.assign(s.stmts.begin(), s.stmts.begin() + static_cast<std::ptrdiff_t>(i));
         changed = true;
-      } else {
-        out.push_back(std::move(r));
       }
+      if (!r) continue;
+      if (splice) out.insert(out.end(), inner->stmts.begin(), inner->stmts.end());
+      else out.push_back(std::move(r));
     }
+    if (!changed) return s.stmts.size() == 1 && s.scope.empty() ? s.stmts.front() : self;
     if (out.size() == 1 && s.scope.empty()) return out.front();
-    if (!changed) return self;
     return seq(std::move(out), s.loc, s.scope);
   }
   StmtPtr mutate_alloc(const AllocStmt&, const StmtPtr&) override { return nullptr; }
 };
-
-/// `t` with MemRef `m` and, for a tile, space `s`: one new type, not two.
-[[nodiscard]] inline TypePtr with_memref_and_space(const TypePtr& t, MemRefPtr m, std::optional<MemorySpace> s) {
-  const auto* tile = as_tile(t);
-  if (!tile) return with_memref(t, std::move(m));
-  if (tile->memref == m && tile->space == s) return t;
-  return tile_type(tile->shape, tile->dtype, s, std::move(m), tile->view);
-}
 
 /// A tile.tpop result lives in the cross-core slot: no MemRef (§4.3 rule 0).
 [[nodiscard]] inline bool is_cross_core_receive(const std::string& op) noexcept {

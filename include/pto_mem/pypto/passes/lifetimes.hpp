@@ -51,6 +51,7 @@
 #include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/numeric.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -66,15 +67,15 @@ struct Lifetimes {
   Tick points = 0;  ///< statement points used (the next free point)
 
   [[nodiscard]] std::optional<std::size_t> find(const Var* v) const {
-    auto it = index_.find(v);
-    if (it == index_.end()) return std::nullopt;
-    return it->second;
+    const std::size_t* i = index_.find(v);
+    if (!i) return std::nullopt;
+    return *i;
   }
   [[nodiscard]] std::size_t size() const noexcept { return vars.size(); }
 
  private:
   friend class LifetimeWalk;
-  std::unordered_map<const Var*, std::size_t> index_;
+  PointerMap<const Var*, std::size_t> index_;
 };
 
 struct LifetimeOptions {
@@ -87,6 +88,14 @@ class LifetimeWalk {
   explicit LifetimeWalk(Lifetimes& out) : out_(out) {}
 
   void run(const Function& f, const LifetimeOptions& options) {
+    const std::size_t expected = defined_estimate(f);
+    serial_.reserve(expected);
+    out_.index_.reserve(expected);
+    out_.vars.reserve(expected);
+    out_.def.reserve(expected);
+    out_.last.reserve(expected);
+    out_.families.reserve(expected);
+    out_.def_stmt.reserve(expected);
     for (const auto& p : f.params) {
       note_def(p.var.get());
       if (options.params_at_zero && tile_of(p.var) && var_space(p.var) != MemorySpace::DDR) track(p.var, 0, nullptr);
@@ -98,23 +107,22 @@ class LifetimeWalk {
 
  private:
   void track(const VarPtr& v, Tick at, const AssignStmt* s) {
-    if (out_.index_.contains(v.get())) return;
-    out_.index_.emplace(v.get(), out_.vars.size());
+    if (!out_.index_.try_emplace(v.get(), out_.vars.size()).second) return;
     out_.vars.push_back(v);
     out_.def.push_back(at);
     out_.last.push_back(at);
     out_.families.emplace_back();
     out_.def_stmt.push_back(s);
   }
-  void note_def(const Var* v) { serial_.emplace(v, next_serial_++); }
+  void note_def(const Var* v) { serial_.try_emplace(v, next_serial_++); }
 
   void use_var(const Var* v, Tick at) {
     if (auto i = out_.find(v)) {
       out_.last[*i] = std::max(out_.last[*i], at);
       return;
     }
-    if (auto it = redirect_.find(v); it != redirect_.end())
-      for (std::size_t i : it->second) out_.last[i] = std::max(out_.last[i], at);
+    if (const auto* r = redirect_.find(v))
+      for (std::size_t i : *r) out_.last[i] = std::max(out_.last[i], at);
   }
 
   void use_expr(const ExprPtr& e, Tick at) {
@@ -149,18 +157,18 @@ class LifetimeWalk {
   /// The tracked values whose buffers `v` lives in.
   std::vector<std::size_t> resolve(const Var* v) const {
     if (auto i = out_.find(v)) return {*i};
-    if (auto it = redirect_.find(v); it != redirect_.end()) return it->second;
+    if (const auto* r = redirect_.find(v)) return *r;
     return {};
   }
   /// The branch-local family members `v` stands for.
   std::vector<std::size_t> family_of(const Var* v) const {
     if (auto i = out_.find(v)) return {*i};
-    if (auto it = family_members_.find(v); it != family_members_.end()) return it->second;
+    if (const auto* m = family_members_.find(v)) return *m;
     return {};
   }
   bool defined_between(const Var* v, std::uint64_t from, std::uint64_t to) const {
-    auto it = serial_.find(v);
-    return it != serial_.end() && it->second >= from && it->second < to;
+    const std::uint64_t* s = serial_.find(v);
+    return s && *s >= from && *s < to;
   }
 
   static void unique(std::vector<std::size_t>& xs) {
@@ -314,9 +322,9 @@ class LifetimeWalk {
   Tick order_ = 0;
   std::uint64_t next_serial_ = 0;
   std::uint32_t next_family_ = 0;
-  std::unordered_map<const Var*, std::uint64_t> serial_;
-  std::unordered_map<const Var*, std::vector<std::size_t>> redirect_;
-  std::unordered_map<const Var*, std::vector<std::size_t>> family_members_;
+  PointerMap<const Var*, std::uint64_t> serial_;
+  PointerMap<const Var*, std::vector<std::size_t>> redirect_;
+  PointerMap<const Var*, std::vector<std::size_t>> family_members_;
 };
 
 [[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options = {});

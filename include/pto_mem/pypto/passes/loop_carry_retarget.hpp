@@ -52,7 +52,7 @@ namespace pto_mem::pypto::passes {
 class LoopCarryRetarget {
  public:
   LoopCarryRetarget(const Function& f, const PassContext& ctx)
-      : f_(f), ctx_(ctx), defs_(f), uses_(f), allocs_(alloc_statements(f)) {}
+      : f_(f), ctx_(ctx), defs_(f), allocs_(alloc_statements(f)) {}
 
   /// Plans every loop carry of the function, outermost loops first.
   void run() {
@@ -73,8 +73,7 @@ class LoopCarryRetarget {
         // A carry typed without a space (a space-less Tile parameter, which InitMemRef puts in DDR) is in
         // its allocation's space: the op-space rules below must see it, or a Vec-only producer would be
         // moved onto a DDR buffer (PyPTO's InitMemRef writes that space into the type).
-        const auto a = allocs_.find(t.memref->base.get());
-        const AllocStmt* alloc = a != allocs_.end() ? a->second : nullptr;
+        const AllocStmt* alloc = allocs_.find(t.memref->base.get());
         if (!t.space && alloc) t.space = alloc->space;
         // A declared carry keeps its own binding: what the body yields is copied into it.
         if (alloc && alloc->pinned) continue;
@@ -111,9 +110,11 @@ class LoopCarryRetarget {
     std::optional<MemorySpace> space;
   };
 
-  const Var* current_base(const VarPtr& v) const {
-    if (auto p = plans_.find(v.get()); p != plans_.end()) return p->second.memref->base.get();
-    return var_base(v);
+  const Var* current_base(const VarPtr& v) const { return current_base(v.get()); }
+  const Var* current_base(const Var* v) const {
+    if (auto p = plans_.find(v); p != plans_.end()) return p->second.memref->base.get();
+    const MemRef* m = v ? memref_ptr(v->type) : nullptr;
+    return m ? m->base.get() : nullptr;
   }
   MemRefPtr current_memref(const VarPtr& v) const {
     if (auto p = plans_.find(v.get()); p != plans_.end()) return p->second.memref;
@@ -123,21 +124,35 @@ class LoopCarryRetarget {
   /// A loop between the definition at `path` and the carry's loop (that loop
   /// included; only the innermost one when the carry's loop does not enclose
   /// it) whose body reads a value on `base` defined outside that loop.
-  bool read_again_by_a_loop(const std::vector<PathEntry>& path, const Var* base) const {
+  bool read_again_by_a_loop(StmtPath path, const Var* base) const {
     bool root_inside = false;
     for (const auto& e : path) root_inside |= e.stmt == root_;
     for (auto e = path.rbegin(); e != path.rend(); ++e) {
       const Stmt* l = e->stmt;
       if (!l->is<ForStmt>() && !l->is<WhileStmt>()) continue;
-      if (loop_repeats(*l))  // a loop of at most one trip reads nothing again
-        for (const auto& u : uses_.uses()) {
-          if (current_base(u.var) != base || !uses_.defined_outside(u.var.get(), l)) continue;
-          bool in_body = false;
-          for (const auto& p : *u.path) in_body |= p.stmt == l;
-          if (in_body) return true;
-        }
+      // A loop of at most one trip reads nothing again.
+      if (loop_repeats(*l) && read_in_loop(l, base)) return true;
       if (!root_inside || l == root_) break;
     }
+    return false;
+  }
+
+  /// Whether loop `l`'s body reads a variable defined outside `l` whose
+  /// current base is `base`: one typed on `base` and not planned away, or
+  /// one planned onto it. The index of reads is built on the first question
+  /// (most kernels ask none: no definition they retarget is inside a loop).
+  bool read_in_loop(const Stmt* l, const Var* base) const {
+    if (!uses_) uses_.emplace(f_);
+    auto hit = [&](const UseIndex::Use& u) {
+      if (current_base(u.var) != base || !uses_->defined_outside(u.var, l)) return false;
+      for (const auto& p : u.path)
+        if (p.stmt == l) return true;
+      return false;
+    };
+    if (uses_->any_use_on(base, hit)) return true;
+    if (auto it = planned_onto_.find(base); it != planned_onto_.end())
+      for (const Var* v : it->second)
+        if (uses_->any_use_of(v, hit)) return true;
     return false;
   }
 
@@ -234,7 +249,7 @@ class LoopCarryRetarget {
     const Call* c = call_of(d.stmt->as<AssignStmt>()->value);
     const OpSpec* spec = c ? spec_of(ctx_, *c) : nullptr;
     if (!spec) return false;  // a bare alias or an unregistered op
-    if (auto a = allocs_.find(current_base(v)); a != allocs_.end() && a->second->pinned) return false;  // declared
+    if (allocs_.pinned(current_base(v))) return false;  // declared
     // 1. In place: the input's buffer is the output's.
     if (spec->reuses_input) {
       auto src = arg_var(*c, *spec->reuses_input);
@@ -268,8 +283,8 @@ class LoopCarryRetarget {
   const Function& f_;
   const PassContext& ctx_;
   DefSites defs_;
-  UseIndex uses_;
-  std::unordered_map<const Var*, const AllocStmt*> allocs_;
+  mutable std::optional<UseIndex> uses_;  // built on first use; LoopCarryRetarget changes no statement
+  AllocTable allocs_;
   const Stmt* root_ = nullptr;
   LaterTouches touches_;
   std::unordered_map<const Var*, Plan> plans_;

@@ -85,13 +85,13 @@ struct CurrentWindowsWalk : IRVisitor {
  protected:
   /// `v`'s aliases-and-views relations re-derived from their sources' current windows.
   void follow_source(const VarPtr& v, bool in_place_too = true) {
-    if (auto it = derived_.find(v.get()); it != derived_.end())
-      for (const DerivedValue* d : it->second)
+    if (const auto* ds = derived_.find(v.get()))
+      for (const DerivedValue* d : *ds)
         if (in_place_too || d->kind != DerivedValue::Kind::in_place) normalize_identity(*d);
   }
 
  private:
-  std::unordered_map<const Var*, std::vector<const DerivedValue*>> derived_;
+  PointerMap<const Var*, std::vector<const DerivedValue*>> derived_;
 };
 
 /// Whether a variable's bytes were all written after statement `at`, so
@@ -269,23 +269,17 @@ namespace pto_mem::pypto::passes {
 /// isolate_in_place_inputs(..., other_spaces = true) can find anything its
 /// way (an accumulator is usually read by its matmul_acc alone).
 inline bool in_place_input_read_again(const Function& f, const std::vector<DerivedValue>& relations) {
-  std::unordered_map<const Var*, int> reads;
+  PointerMap<const Var*, int> reads;
   for (const auto& d : relations)
     if (d.writes_over_source())
       if (const auto sp = var_space(d.var); sp && *sp != MemorySpace::Vec && *sp != MemorySpace::DDR)
-        reads.emplace(d.source.get(), 0);
+        reads.try_emplace(d.source.get(), 0);
   if (reads.empty()) return false;
-  struct Count : IRVisitor {
-    std::unordered_map<const Var*, int>* reads = nullptr;
-    void visit_var_use(const VarPtr& v) override {
-      if (auto it = reads->find(v.get()); it != reads->end()) ++it->second;
-    }
-  } count;
-  count.reads = &reads;
-  count.visit_function(f);
-  for (const auto& [v, n] : reads)
-    if (n > 1) return true;
-  return false;
+  bool again = false;
+  for_each_var_use(f.body, [&](const VarPtr& v) {
+    if (int* n = reads.find(v.get())) again = again || ++*n > 1;
+  });
+  return again;
 }
 
 /// In-place input isolation (seed "MaterializeSemanticAliases": in-place
@@ -328,20 +322,21 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
     }
   } w(relations);
   // In place at InitMemRef: the result followed its input's window.
-  std::unordered_map<const Var*, const DerivedValue*> in_place;
+  PointerMap<const Var*, const DerivedValue*> in_place;
   for (const auto& d : relations)
     if (d.writes_over_source())
-      in_place.emplace(d.var.get(), &d);
+      in_place.try_emplace(d.var.get(), &d);
   w.assign_hook = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
     if (tb.failed()) return;
-    auto ip = in_place.find(s.var.get());
-    if (ip == in_place.end()) return;
+    const DerivedValue* const* found = in_place.find(s.var.get());
+    if (!found) return;
+    const DerivedValue* ip = *found;
     if (const auto sp = var_space(s.var); !sp || *sp == MemorySpace::DDR || (*sp == MemorySpace::Vec) == other_spaces)
       return;
-    const VarPtr src = ip->second->source;
+    const VarPtr src = ip->source;
     // An in-place result follows its input, which may itself be a copy now
     // (a view followed it already, in follow_source).
-    if (ip->second->kind == DerivedValue::Kind::in_place && !other_spaces) set_memref(s.var, var_memref(src));
+    if (ip->kind == DerivedValue::Kind::in_place && !other_spaces) set_memref(s.var, var_memref(src));
     const Call* c = call_of(s.value);
     const OpSpec* spec = c ? spec_of(ctx, *c) : nullptr;
     if (!spec) return;
@@ -349,9 +344,9 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
     // source (argument 0), only when the view covers its source's whole
     // window (the copy then takes the view's place one for one).
     std::optional<std::size_t> written = spec->reuses_input;
-    if (ip->second->kind == DerivedValue::Kind::view) {
+    if (ip->kind == DerivedValue::Kind::view) {
       const MemRefPtr vm = var_memref(s.var), sm = var_memref(src);
-      if (as_const_int(ip->second->rel) != 0 || !vm || !sm || vm->size != sm->size) return;
+      if (as_const_int(ip->rel) != 0 || !vm || !sm || vm->size != sm->size) return;
       written = 0;
     }
     if (!written || arg_var(*c, *written) != src) return;

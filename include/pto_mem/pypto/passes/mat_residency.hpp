@@ -546,6 +546,15 @@ class Hoister : public IRMutator {
 /// each loop that lost statements gets a hint (`mat-residency`) naming them.
 [[nodiscard]] inline StmtPtr hoist_loop_invariant_mat(const Program& program, const Function& f, PassContext& ctx) {
   if (!f.body || !ctx.soc) return f.body;
+  // Only a marked bridge load assigned to a variable can move: a kernel
+  // without one (most) needs none of the analysis.
+  bool bridge = false;
+  for_each_statement(f.body, [&](const Stmt& s) {
+    const auto* a = s.as<AssignStmt>();
+    const Call* c = a && a->value ? a->value->as<Call>() : nullptr;
+    bridge = bridge || (c && detail::residency::is_marked_bridge(*c));
+  });
+  if (!bridge) return f.body;
   detail::residency::Hoister h(program, f, ctx.ops ? *ctx.ops : default_registry(), *ctx.soc);
   StmtPtr body = h.mutate_stmt(f.body);
   for (auto& [loc, names] : h.moves)
@@ -571,7 +580,11 @@ class Hoister : public IRMutator {
       return call(m->op, m->args, std::move(kwargs));
     }
   };
-  if (!body) return body;
+  const bool marked = any_expr(body, [](const Expr& e) {
+    const auto* c = e.as<Call>();
+    return c && c->kwarg(detail::residency::bridge_marker);
+  });
+  if (!marked) return body;  // most kernels: no walk that rebuilds anything
   Stripper s;
   return s.mutate_stmt(body);
 }

@@ -37,6 +37,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,6 +53,7 @@
 #include "pto_mem/pypto/passes/no_alias.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pipeline_stages.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/reserve_buffer.hpp"
 #include "pto_mem/pypto/passes/yield_fixup.hpp"
 
@@ -77,26 +79,52 @@ struct BaseGroup {
 /// Base groups of the planned on-chip tiles of `lt`, in order of their first tile.
 [[nodiscard]] inline std::vector<BaseGroup> base_groups(const Lifetimes& lt) {
   std::vector<BaseGroup> out;
-  std::unordered_map<const Var*, std::size_t> at;
+  PointerMap<const Var*, std::size_t> at(lt.size());
   for (std::size_t i = 0; i < lt.size(); ++i) {
     const VarPtr& v = lt.vars[i];
     const auto space = var_space(v);
     if (!is_planned_tile(v) || !space || *space == MemorySpace::DDR || *space == MemorySpace::ScalarLocal) continue;
-    auto [it, fresh] = at.try_emplace(var_base(v), out.size());
+    auto [g, fresh] = at.try_emplace(var_base(v), out.size());
     if (fresh) out.push_back({var_base(v), {}});
-    out[it->second].tiles.push_back(i);
+    out[*g].tiles.push_back(i);
   }
   return out;
 }
 
-/// Every variable of `f` holding a MemRef, by base.
-[[nodiscard]] inline std::unordered_map<const Var*, std::vector<VarPtr>> vars_by_base(const Function& f) {
-  std::unordered_map<const Var*, std::vector<VarPtr>> out;
-  for_each_var_def(f, [&](const VarPtr& v) {
-    if (const Var* b = var_base(v)) out[b].push_back(v);
-  });
-  return out;
-}
+/// Every variable of `f` holding a MemRef, by base, in definition order
+/// (pointers to the IR's own VarPtrs: `f` must outlive it and keep its
+/// statements).
+class VarsByBase {
+ public:
+  explicit VarsByBase(const Function& f) {
+    std::vector<std::pair<std::uint32_t, const VarPtr*>> found;
+    for_each_var_def(f, [&](const VarPtr& v) {
+      const Var* b = var_base(v);
+      if (!b) return;
+      auto [k, fresh] = index_.try_emplace(b, static_cast<std::uint32_t>(start_.size()));
+      if (fresh) start_.push_back(0);
+      ++start_[*k];
+      found.emplace_back(*k, &v);
+    });
+    std::uint32_t at = 0;
+    for (auto& s : start_) at += std::exchange(s, at);
+    start_.push_back(at);
+    vars_.resize(found.size());
+    std::vector<std::uint32_t> next(start_.begin(), start_.end() - 1);
+    for (const auto& [k, v] : found) vars_[next[k]++] = v;
+  }
+  /// The variables on `base` (empty when none).
+  [[nodiscard]] std::span<const VarPtr* const> of(const Var* base) const {
+    const std::uint32_t* k = index_.find(base);
+    if (!k) return {};
+    return {vars_.data() + start_[*k], start_[*k + 1] - start_[*k]};
+  }
+
+ private:
+  PointerMap<const Var*, std::uint32_t> index_;
+  std::vector<std::uint32_t> start_;
+  std::vector<const VarPtr*> vars_;
+};
 
 /// SPEC.md §6.5: every iter-arg and return var whose base differs from its
 /// init's takes the init's MemRef and space, outer loops first.
@@ -155,19 +183,16 @@ inline void realign_loop_carries(const Function& f) {
                                                  &relations);
   if (ctx.failed()) return in;
   const Lifetimes lt = compute_lifetimes(f);
-  if (!check_declared_slots(f, p, lt, ctx)) return f;
-  const auto allocs = alloc_statements(f);
-  auto declared = [&](const Var* base) {
-    auto a = allocs.find(base);
-    return a != allocs.end() && a->second->pinned;
-  };
+  const AllocTable allocs(f);
+  if (!check_declared_slots(f, p, lt, ctx, allocs)) return f;
+  auto declared = [&](const Var* base) { return allocs.pinned(base); };
   // A logical tile selection's allocation (its windows name one of several
   // slots) is every slot at once: its alloc statement's size, shared with
   // nothing (the phi's run-time window may be either slot).
   std::unordered_map<const Var*, Addr> slotted;
   for (std::size_t i = 0; i < lt.size(); ++i)
     if (const MemRefPtr m = var_memref(lt.vars[i]); m && m->slot_count > 1 && !declared(m->base.get()))
-      if (auto a = allocs.find(m->base.get()); a != allocs.end()) slotted.emplace(m->base.get(), a->second->size);
+      if (const AllocStmt* a = allocs.find(m->base.get())) slotted.emplace(m->base.get(), a->size);
 
   // Items and rules of the generic reuse.
   const std::vector<BaseGroup> groups = base_groups(lt);
@@ -175,7 +200,7 @@ inline void realign_loop_carries(const Function& f) {
   ReuseRules rules;
   rules.closed.resize(groups.size());
   rules.parts.resize(groups.size());
-  std::unordered_map<const Var*, std::size_t> group_of;
+  PointerMap<const Var*, std::size_t> group_of(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const VarPtr& first = lt.vars[groups[g].tiles.front()];
     items[g] = ReuseItem{g, var_memref(first)->size, 1, *var_space(first), {lt.def[groups[g].tiles.front()], 0}};
@@ -186,24 +211,24 @@ inline void realign_loop_carries(const Function& f) {
       rules.parts[g].push_back(LivePart{Interval{lt.def[i], lt.last[i]}, lt.families[i]});
     }
     rules.closed[g] = declared(groups[g].base) || slotted.contains(groups[g].base);
-    group_of.emplace(groups[g].base, g);
+    group_of.try_emplace(groups[g].base, g);
   }
   for (const auto& pair : hard_base_pairs(f, lt, ctx)) {
-    auto a = group_of.find(pair.a), b = group_of.find(pair.b);
-    if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
+    const std::size_t *a = group_of.find(pair.a), *b = group_of.find(pair.b);
+    if (a && b) rules.forbidden.emplace_back(*a, *b);
   }
   if (!ctx.buffer_ir)
     for (const auto& [x, y] : then_arm_copies(f)) {
-    auto a = group_of.find(x), b = group_of.find(y);
-    if (a != group_of.end() && b != group_of.end()) rules.forbidden.emplace_back(a->second, b->second);
-  }
+      const std::size_t *a = group_of.find(x), *b = group_of.find(y);
+      if (a && b) rules.forbidden.emplace_back(*a, *b);
+    }
 
   // Pipeline clones (pipeline_stages.hpp): kept apart up to the affordable
   // depth where the capacity is known, by the legacy rule elsewhere.
   std::vector<StageGate::Entry> staged;
   for (const auto& b : base_stages(lt))
-    if (auto g = group_of.find(b.base); g != group_of.end())
-      staged.push_back({g->second, items[g->second].arena, items[g->second].size, b.tags, b.load, b.loc});
+    if (const std::size_t* g = group_of.find(b.base))
+      staged.push_back({*g, items[*g].arena, items[*g].size, b.tags, b.load, b.loc});
   StageGate stages(std::move(staged), [&](MemorySpace space) -> std::optional<Addr> {
     if (!ctx.soc || !ctx.soc->configured) return std::nullopt;
     return ctx.soc->capacity(space);
@@ -228,8 +253,8 @@ inline void realign_loop_carries(const Function& f) {
       for (const auto& slot : packed.slots) {
         const ReuseItem& r = items[slot.representative];
         Addr bytes = slot.size;
-        if (auto a = allocs.find(groups[slot.representative].base); a != allocs.end() && a->second->pinned)
-          bytes = std::max(bytes, a->second->size);
+        if (const AllocStmt* a = allocs.find(groups[slot.representative].base); a && a->pinned)
+          bytes = std::max(bytes, a->size);
         auto [it, fresh] = use.try_emplace(r.arena, reserve.floor(r.arena), reserve.floor(r.arena));
         it->second.first = saturating_add(it->second.first, align(bytes, r.arena));
         it->second.second = std::max(it->second.second, saturating_add(reserve.floor(r.arena), align(bytes, r.arena)));
@@ -287,7 +312,7 @@ inline void realign_loop_carries(const Function& f) {
 
   // Sharing: each joining base moves onto its representative's base.
   bool shared = false;
-  const auto on_base = vars_by_base(f);
+  const VarsByBase on_base(f);
   for (const auto& slot : packed.slots) {
     if (slot.members.size() < 2) continue;
     const VarPtr& rep = lt.vars[groups[slot.representative].tiles.front()];
@@ -297,9 +322,8 @@ inline void realign_loop_carries(const Function& f) {
       if (c == slot.representative) continue;
       shared = true;
       const MemRefPtr c_m = var_memref(lt.vars[groups[c].tiles.front()]);
-      auto vars = on_base.find(groups[c].base);
-      if (vars == on_base.end()) continue;
-      for (const VarPtr& w : vars->second) {
+      for (const VarPtr* wp : on_base.of(groups[c].base)) {
+        const VarPtr& w = *wp;
         const MemRefPtr m = var_memref(w);
         if (m == c_m) {
           set_memref(w, rep_m, rep_space);

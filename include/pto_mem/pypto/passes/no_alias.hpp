@@ -27,6 +27,7 @@
 
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/pypto/passes/lifetimes.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -59,29 +60,29 @@ struct BasePair {
 [[nodiscard]] inline std::vector<BasePair> hard_base_pairs(const Function& f, const Lifetimes& lt,
                                                            const PassContext& ctx) {
   // Calls that define tuples, for `x = t[k]`.
-  std::unordered_map<const Var*, const Call*> tuple_call;
+  PointerMap<const Var*, const Call*> tuple_call;
   for_each_statement(f.body, [&](const Stmt& s) {
     if (const auto* a = s.as<AssignStmt>())
       if (a->var && a->var->type && a->var->type->is<TupleType>())
-        if (const Call* c = call_of(a->value)) tuple_call.emplace(a->var.get(), c);
+        if (const Call* c = call_of(a->value)) tuple_call.try_emplace(a->var.get(), c);
   });
   auto defining_call = [&](const AssignStmt& a) -> const Call* {
     if (const Call* c = call_of(a.value)) return c;
     if (const auto* sub = a.value ? a.value->as<SubscriptExpr>() : nullptr)
       if (auto t = as_var(sub->value))
-        if (auto it = tuple_call.find(t.get()); it != tuple_call.end()) return it->second;
+        if (const Call* const* c = tuple_call.find(t.get())) return *c;
     return nullptr;
   };
 
   std::vector<BasePair> out;
   std::unordered_map<std::uint64_t, std::size_t> seen;  // (writer index, operand base) dedup
-  std::unordered_map<const Var*, std::size_t> base_rank;  // first tracked tile on each base, for keys
+  PointerMap<const Var*, std::size_t> base_rank(lt.size());  // first tracked tile on each base, for keys
   for (std::size_t i = 0; i < lt.size(); ++i) base_rank.try_emplace(var_base(lt.vars[i]), i);
   auto add = [&](const Var* a, const Var* b, std::uint8_t why) {
     if (!a || !b || a == b) return;
-    auto ra = base_rank.find(a), rb = base_rank.find(b);
-    if (ra == base_rank.end() || rb == base_rank.end()) return;
-    std::size_t x = ra->second, y = rb->second;
+    const std::size_t *ra = base_rank.find(a), *rb = base_rank.find(b);
+    if (!ra || !rb) return;
+    std::size_t x = *ra, y = *rb;
     if (x > y) std::swap(x, y), std::swap(a, b);
     const std::uint64_t key = (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint64_t>(y);
     auto [it, fresh] = seen.try_emplace(key, out.size());

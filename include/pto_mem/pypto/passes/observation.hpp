@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <deque>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,67 +29,79 @@
 
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
+#include "pto_mem/pypto/passes/path_pool.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 
 namespace pto_mem::pypto::passes {
 
 class UseIndex : public MemRefObserver {
  public:
   explicit UseIndex(const Function& f) {
-    struct Walk : IRVisitor {
-      UseIndex* out;
-      const Stmt* holder = nullptr;
-      explicit Walk(UseIndex* o) : out(o) {}
-      void visit_stmt(const StmtPtr& s) override {
-        const Stmt* before = holder;
-        holder = s.get();
-        IRVisitor::visit_stmt(s);
-        holder = before;
-      }
-      void visit_var_use(const VarPtr& v) override {
-        if (v) out->uses_.push_back(Use{v, holder, interned()});
-      }
-      void visit_var_def(const VarPtr& v) override {
-        if (v) out->defs_.emplace(v.get(), Def{holder, interned()});
-      }
-      /// The current path, stored once for the reads and definitions that share it.
-      const std::vector<PathEntry>* interned() {
-        auto& pool = out->paths_;
-        const auto& p = path();
-        if (!pool.empty()) {
-          const auto& last = pool.back();
-          bool same = last.size() == p.size();
-          for (std::size_t i = 0; same && i < p.size(); ++i)
-            same = last[i].stmt == p[i].stmt && last[i].child == p[i].child;
-          if (same) return &last;
-        }
-        return &pool.emplace_back(p);
-      }
-    } w(this);
-    w.visit_function(f);
-    // The reads of each variable, and the variables on each base.
+    defs_.reserve(defined_estimate(f));
+    group_of_.reserve(defined_estimate(f));
+    Walk w{*this};
+    for (const auto& p : f.params) w.def(p.var.get());
+    w.stmt(f.body);
+    // The paths are final now: point every record at its own.
+    for (std::size_t i = 0; i < uses_.size(); ++i) uses_[i].path = pool_[use_paths_[i]];
+    for (auto& d : def_list_) d.path = pool_[d.handle];
+    use_paths_ = {};
+    // The reads of each variable (one array, grouped by variable in order
+    // of first read), and the variables on each base.
+    std::vector<std::uint32_t> group_of_use(uses_.size());
     for (std::uint32_t i = 0; i < uses_.size(); ++i) {
-      const Var* v = uses_[i].var.get();
-      auto [it, fresh] = group_of_.try_emplace(v, static_cast<std::uint32_t>(groups_.size()));
-      if (fresh) groups_.push_back(Group{uses_[i].var.get(), nullptr, 0, {}});
-      groups_[it->second].uses.push_back(i);
+      const Var* v = uses_[i].var;
+      auto [g, fresh] = group_of_.try_emplace(v, static_cast<std::uint32_t>(groups_.size()));
+      if (fresh) groups_.push_back(Group{v});
+      group_of_use[i] = *g;
+      ++groups_[*g].end;  // a count for now
     }
+    std::uint32_t at = 0;
+    for (auto& g : groups_) {
+      g.begin = at;
+      at += g.end;
+      g.end = g.begin;
+    }
+    use_order_.resize(uses_.size());
+    for (std::uint32_t i = 0; i < uses_.size(); ++i) use_order_[groups_[group_of_use[i]].end++] = i;
     for (std::uint32_t g = 0; g < groups_.size(); ++g) file(g, base_of(*groups_[g].var));
   }
 
   struct Use {
-    VarPtr var;
-    const Stmt* holder;                  ///< the innermost statement holding the read
-    const std::vector<PathEntry>* path;  ///< its enclosing statements, outermost first
+    const Var* var;
+    const Stmt* holder;  ///< the innermost statement holding the read
+    StmtPath path;       ///< its enclosing statements, outermost first
   };
   struct Def {
-    const Stmt* holder;
-    const std::vector<PathEntry>* path;
+    const Stmt* holder = nullptr;
+    StmtPath path;
+    PathPool::Handle handle;  ///< where `path` is in the pool
   };
 
   [[nodiscard]] const std::vector<Use>& uses() const noexcept { return uses_; }
+
+  /// Calls fn(const Use&) on every read of a variable now on `base`, until
+  /// fn returns true; returns whether one did.
+  template <class F>
+  bool any_use_on(const Var* base, F&& fn) const {
+    const std::uint32_t* head = on_base_.find(base);
+    for (std::uint32_t g = head ? *head : none; g != none; g = groups_[g].next)
+      for (std::uint32_t k = groups_[g].begin; k < groups_[g].end; ++k)
+        if (fn(uses_[use_order_[k]])) return true;
+    return false;
+  }
+  /// Same, over the reads of variable `v`.
+  template <class F>
+  bool any_use_of(const Var* v, F&& fn) const {
+    const std::uint32_t* g = group_of_.find(v);
+    if (!g) return false;
+    for (std::uint32_t k = groups_[*g].begin; k < groups_[*g].end; ++k)
+      if (fn(uses_[use_order_[k]])) return true;
+    return false;
+  }
   [[nodiscard]] const Def* def(const Var* v) const {
-    auto it = defs_.find(v);
-    return it == defs_.end() ? nullptr : &it->second;
+    const std::uint32_t* i = defs_.find(v);
+    return i ? &def_list_[*i] : nullptr;
   }
 
   /// Whether `v` was defined outside loop `loop` (its definition is not
@@ -99,7 +110,7 @@ class UseIndex : public MemRefObserver {
     const Def* d = def(v);
     if (!d) return true;  // a parameter
     if (d->holder == loop) return false;
-    for (const auto& e : *d->path)
+    for (const auto& e : d->path)
       if (e.stmt == loop) return false;
     return true;
   }
@@ -108,10 +119,10 @@ class UseIndex : public MemRefObserver {
   /// `at_path`) in an enclosing sequence: not at or inside `at`, not before
   /// it, not in an if-arm exclusive with it (a parameter or a variable added
   /// after the index was built: no).
-  [[nodiscard]] bool defined_after(const Var* v, const Stmt* at, const std::vector<PathEntry>& at_path) const {
+  [[nodiscard]] bool defined_after(const Var* v, const Stmt* at, StmtPath at_path) const {
     const Def* d = def(v);
     if (!d || d->holder == at) return false;
-    const std::vector<PathEntry>& dp = *d->path;
+    const StmtPath dp = d->path;
     std::size_t k = 0;
     while (k < at_path.size() && k < dp.size() && at_path[k].stmt == dp[k].stmt && at_path[k].child == dp[k].child)
       ++k;
@@ -130,26 +141,27 @@ class UseIndex : public MemRefObserver {
   /// so a lazily built chain is built only when a read of the window does
   /// observe `at`.
   template <class Exclusion>
-  [[nodiscard]] bool observed(const Stmt* at, const std::vector<PathEntry>& at_path, const MemRef& window,
-                              const Exclusion& exclude, bool inside) const {
+  [[nodiscard]] bool observed(const Stmt* at, StmtPath at_path, const MemRef& window, const Exclusion& exclude,
+                              bool inside) const {
     bool found = false;
-    if (auto b = on_base_.find(window.base.get()); b != on_base_.end())
-      for (std::uint32_t g : b->second) {
-        const MemRef* m = memref_ptr(groups_[g].var->type);
-        if (!m || !windows_overlap(*m, window)) continue;
-        for (std::uint32_t i : groups_[g].uses)
-          if (observes(uses_[i], at, at_path, inside) && !exclude.contains(uses_[i].var.get())) {
-            found = true;
-            break;
-          }
-        if (found) break;
+    const std::uint32_t* head = on_base_.find(window.base.get());
+    for (std::uint32_t g = head ? *head : none; g != none && !found; g = groups_[g].next) {
+      const MemRef* m = memref_ptr(groups_[g].var->type);
+      if (!m || !windows_overlap(*m, window)) continue;
+      for (std::uint32_t k = groups_[g].begin; k < groups_[g].end; ++k) {
+        const Use& u = uses_[use_order_[k]];
+        if (observes(u, at, at_path, inside) && !exclude.contains(u.var)) {
+          found = true;
+          break;
+        }
       }
+    }
 #ifndef NDEBUG
     // Debug builds (the sanitizer run) prove the index against a full scan.
     bool scanned = false;
     for (const Use& u : uses_) {
       const MemRef* m = memref_ptr(u.var->type);
-      if (m && windows_overlap(*m, window) && observes(u, at, at_path, inside) && !exclude.contains(u.var.get())) {
+      if (m && windows_overlap(*m, window) && observes(u, at, at_path, inside) && !exclude.contains(u.var)) {
         scanned = true;
         break;
       }
@@ -164,27 +176,25 @@ class UseIndex : public MemRefObserver {
 
   /// Whether some read of `v` itself observes statement `at` (as observed()
   /// counts reads; inside `at` when `inside`).
-  [[nodiscard]] bool read_observes(const Var* v, const Stmt* at, const std::vector<PathEntry>& at_path,
-                                   bool inside) const {
-    auto g = group_of_.find(v);
-    if (g == group_of_.end()) return false;
-    for (std::uint32_t i : groups_[g->second].uses)
-      if (observes(uses_[i], at, at_path, inside)) return true;
-    return false;
+  [[nodiscard]] bool read_observes(const Var* v, const Stmt* at, StmtPath at_path, bool inside) const {
+    return any_use_of(v, [&](const Use& u) { return observes(u, at, at_path, inside); });
   }
 
   void memref_changed(const Var& v) override {
-    auto it = group_of_.find(&v);
-    if (it == group_of_.end()) return;  // never read (or defined after the index was built)
-    file(it->second, base_of(v));
+    const std::uint32_t* g = group_of_.find(&v);
+    if (!g) return;  // never read (or defined after the index was built)
+    file(*g, base_of(v));
   }
 
  private:
+  static constexpr std::uint32_t none = ~std::uint32_t{0};
+  /// The reads of one variable, and its place in the list of its base.
   struct Group {
     const Var* var;
-    const Var* base;                  ///< the base it is filed under (null: none)
-    std::uint32_t slot = 0;           ///< its position in on_base_[base]
-    std::vector<std::uint32_t> uses;  ///< into uses_
+    const Var* base = nullptr;     ///< the base it is filed under (null: none)
+    std::uint32_t prev = none;     ///< the list of the variables on `base`
+    std::uint32_t next = none;
+    std::uint32_t begin = 0, end = 0;  ///< its reads: use_order_[begin, end)
   };
   static const Var* base_of(const Var& v) noexcept {
     const MemRef* m = memref_ptr(v.type);
@@ -192,24 +202,25 @@ class UseIndex : public MemRefObserver {
   }
   /// Files group `g` under `base` (moving it from where it was, O(1)).
   void file(std::uint32_t g, const Var* base) {
-    if (groups_[g].base == base) return;
-    if (groups_[g].base) {
-      auto& old = on_base_[groups_[g].base];
-      const std::uint32_t last = old.back();
-      old[groups_[g].slot] = last;
-      groups_[last].slot = groups_[g].slot;
-      old.pop_back();
+    Group& x = groups_[g];
+    if (x.base == base) return;
+    if (x.base) {  // unlink
+      if (x.prev != none) groups_[x.prev].next = x.next;
+      else *on_base_.find(x.base) = x.next;
+      if (x.next != none) groups_[x.next].prev = x.prev;
     }
-    groups_[g].base = base;
-    if (base) {
-      auto& now = on_base_[base];
-      groups_[g].slot = static_cast<std::uint32_t>(now.size());
-      now.push_back(g);
+    x.base = base;
+    x.prev = x.next = none;
+    if (base) {  // push front
+      std::uint32_t* head = on_base_.try_emplace(base, none).first;
+      x.next = *head;
+      if (x.next != none) groups_[x.next].prev = g;
+      *head = g;
     }
   }
 
-  [[nodiscard]] bool observes(const Use& u, const Stmt* at, const std::vector<PathEntry>& at_path, bool inside) const {
-    const std::vector<PathEntry>& up = *u.path;
+  [[nodiscard]] bool observes(const Use& u, const Stmt* at, StmtPath at_path, bool inside) const {
+    const StmtPath up = u.path;
     // Common prefix of the two chains.
     std::size_t k = 0;
     while (k < at_path.size() && k < up.size() && at_path[k].stmt == up[k].stmt &&
@@ -218,7 +229,7 @@ class UseIndex : public MemRefObserver {
     // Repeated by an enclosing loop the value was defined outside of.
     for (std::size_t i = 0; i < k; ++i) {
       const Stmt* s = at_path[i].stmt;
-      if ((s->is<ForStmt>() || s->is<WhileStmt>()) && loop_repeats(*s) && defined_outside(u.var.get(), s))
+      if ((s->is<ForStmt>() || s->is<WhileStmt>()) && loop_repeats(*s) && defined_outside(u.var, s))
         return true;
     }
     if (k == at_path.size()) {  // the read is at or below `at`
@@ -234,12 +245,147 @@ class UseIndex : public MemRefObserver {
     return false;
   }
 
-  std::deque<std::vector<PathEntry>> paths_;  // stable addresses
+  /// The index's walk: IRVisitor's order, holders and paths (a read in a
+  /// loop header or an if condition is held by that statement, a while's
+  /// condition inside the loop's path), without its virtual calls.
+  struct Walk {
+    UseIndex& out;
+    std::vector<PathEntry> path{};
+    const Stmt* holder = nullptr;
+    PathPool::Handle here_{};
+    bool dirty = true;  // the path changed since `here_` was interned
+
+    PathPool::Handle here() {
+      if (dirty) here_ = out.pool_.intern(path), dirty = false;
+      return here_;
+    }
+    void push(const Stmt* s, std::size_t child) {
+      path.push_back({s, child});
+      dirty = true;
+    }
+    void pop() {
+      path.pop_back();
+      dirty = true;
+    }
+    void use(const Var* v) {
+      if (!v) return;
+      out.uses_.push_back(Use{v, holder, {}});
+      out.use_paths_.push_back(here());
+    }
+    void def(const Var* v) {
+      if (!v) return;
+      auto [i, fresh] = out.defs_.try_emplace(v, static_cast<std::uint32_t>(out.def_list_.size()));
+      if (fresh) out.def_list_.push_back(Def{holder, {}, here()});
+    }
+    void expr(const ExprPtr& e) {
+      if (!e) return;
+      switch (e->kind) {
+        case ExprKind::Var: use(e->as<VarExpr>()->var.get()); break;
+        case ExprKind::Call: {
+          const auto* c = e->as<Call>();
+          for (const auto& a : c->args) expr(a);
+          for (const auto& kw : c->kwargs) expr(kw.value);
+          break;
+        }
+        case ExprKind::List:
+          for (const auto& x : e->as<ListExpr>()->elems) expr(x);
+          break;
+        case ExprKind::Tuple:
+          for (const auto& x : e->as<TupleExpr>()->elems) expr(x);
+          break;
+        case ExprKind::Binary:
+          expr(e->as<BinaryExpr>()->lhs);
+          expr(e->as<BinaryExpr>()->rhs);
+          break;
+        case ExprKind::Unary: expr(e->as<UnaryExpr>()->operand); break;
+        case ExprKind::Subscript:
+          expr(e->as<SubscriptExpr>()->value);
+          expr(e->as<SubscriptExpr>()->index);
+          break;
+        default: break;
+      }
+    }
+    void stmt(const StmtPtr& sp) {
+      if (!sp) return;
+      const Stmt* s = sp.get();
+      const Stmt* before = holder;
+      holder = s;
+      switch (s->kind) {
+        case StmtKind::Seq: {
+          const auto& stmts = s->as<SeqStmts>()->stmts;
+          push(s, 0);
+          for (std::size_t i = 0; i < stmts.size(); ++i) {
+            path.back().child = i;
+            dirty = true;
+            stmt(stmts[i]);
+          }
+          pop();
+          break;
+        }
+        case StmtKind::Assign:
+          expr(s->as<AssignStmt>()->value);
+          def(s->as<AssignStmt>()->var.get());
+          break;
+        case StmtKind::Eval: expr(s->as<EvalStmt>()->value); break;
+        case StmtKind::Alloc: def(s->as<AllocStmt>()->var.get()); break;
+        case StmtKind::For: {
+          const auto* l = s->as<ForStmt>();
+          expr(l->start);
+          expr(l->stop);
+          expr(l->step);
+          for (const auto& ia : l->iter_args) expr(ia.init);
+          for (const auto& kw : l->attrs) expr(kw.value);
+          def(l->loop_var.get());
+          for (const auto& ia : l->iter_args) def(ia.var.get());
+          push(s, 0);
+          stmt(l->body);
+          pop();
+          for (const auto& rv : l->return_vars) def(rv.get());
+          break;
+        }
+        case StmtKind::If: {
+          const auto* i = s->as<IfStmt>();
+          expr(i->condition);
+          push(s, 0);
+          stmt(i->then_body);
+          path.back().child = 1;
+          dirty = true;
+          stmt(i->else_body);
+          pop();
+          for (const auto& rv : i->return_vars) def(rv.get());
+          break;
+        }
+        case StmtKind::While: {
+          const auto* l = s->as<WhileStmt>();
+          for (const auto& ia : l->iter_args) expr(ia.init);
+          for (const auto& ia : l->iter_args) def(ia.var.get());
+          push(s, 0);
+          expr(l->condition);
+          stmt(l->body);
+          pop();
+          for (const auto& rv : l->return_vars) def(rv.get());
+          break;
+        }
+        case StmtKind::Yield:
+          for (const auto& v : s->as<YieldStmt>()->values) expr(v);
+          break;
+        case StmtKind::Return:
+          for (const auto& v : s->as<ReturnStmt>()->values) expr(v);
+          break;
+      }
+      holder = before;
+    }
+  };
+
+  PathPool pool_;
   std::vector<Use> uses_;
-  std::unordered_map<const Var*, Def> defs_;
+  std::vector<PathPool::Handle> use_paths_;  // while building
+  PointerMap<const Var*, std::uint32_t> defs_;  // into def_list_
+  std::vector<Def> def_list_;
   std::vector<Group> groups_;
-  std::unordered_map<const Var*, std::uint32_t> group_of_;
-  std::unordered_map<const Var*, std::vector<std::uint32_t>> on_base_;
+  std::vector<std::uint32_t> use_order_;  // uses_ indices, grouped by variable
+  PointerMap<const Var*, std::uint32_t> group_of_;
+  PointerMap<const Var*, std::uint32_t> on_base_;  // the first group of each base's list
 };
 
 /// The variables that stand for the value of one of the seeds or for a
@@ -312,11 +458,11 @@ class ValueChains {
       const Var* v = todo.back();
       todo.pop_back();
       if (!v || !out.insert(v).second) continue;
-      if (auto it = next_.find(v); it != next_.end())
-        for (const Var* w : it->second) todo.push_back(w);
+      if (const auto* next = next_.find(v))
+        for (const Var* w : *next) todo.push_back(w);
     }
   }
-  std::unordered_map<const Var*, std::vector<const Var*>> next_;
+  PointerMap<const Var*, std::vector<const Var*>> next_;
 };
 
 }  // namespace pto_mem::pypto::passes

@@ -22,6 +22,7 @@
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -129,9 +130,7 @@ class MemRefObserver {
 /// change a variable's window only through here (MemRefObserver).
 inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> s = std::nullopt) {
   if (!v) return;
-  TypePtr t = with_memref(v->type, std::move(m));
-  if (s) t = with_memory_space(t, s);
-  v->type = std::move(t);
+  v->type = s ? with_memref_and_space(v->type, std::move(m), s) : with_memref(v->type, std::move(m));
   MemRefObserver::notify(*v);
 }
 
@@ -214,10 +213,17 @@ void for_each_var_def(const Function& f, F&& fn) {
   });
 }
 
+/// About how many variables `f` defines, without a walk (its parameters
+/// and top-level statements): a size to reserve per-variable tables with.
+[[nodiscard]] inline std::size_t defined_estimate(const Function& f) noexcept {
+  const auto* s = f.body ? f.body->as<SeqStmts>() : nullptr;
+  return f.params.size() + (s ? s->stmts.size() : 1);
+}
+
 /// The iter-args of every loop of `f` (they are not "plain" variables for
 /// YieldFixup and the phi rules).
-[[nodiscard]] inline std::unordered_set<const Var*> iter_arg_set(const Function& f) {
-  std::unordered_set<const Var*> out;
+[[nodiscard]] inline PointerSet<const Var*> iter_arg_set(const Function& f) {
+  PointerSet<const Var*> out;
   for_each_statement(f.body, [&](const Stmt& s) {
     if (const auto* l = s.as<ForStmt>())
       for (const auto& ia : l->iter_args) out.insert(ia.var.get());
@@ -228,8 +234,8 @@ void for_each_var_def(const Function& f, F&& fn) {
 }
 
 /// Bases that some Tile or Tensor MemRef of a variable of `f` still uses.
-[[nodiscard]] inline std::unordered_set<const Var*> referenced_bases(const Function& f) {
-  std::unordered_set<const Var*> out;
+[[nodiscard]] inline PointerSet<const Var*> referenced_bases(const Function& f) {
+  PointerSet<const Var*> out;
   for_each_var_def(f, [&](const VarPtr& v) {
     if (auto m = var_memref(v); m && m->base) out.insert(m->base.get());
   });
@@ -259,14 +265,37 @@ void for_each_var_def(const Function& f, F&& fn) {
   return out;
 }
 
-/// The declared (pinned) allocation bases of `f`: their alloc statements
-/// carry pinned=True after InitMemRef.
-[[nodiscard]] inline std::unordered_map<const Var*, const AllocStmt*> alloc_statements(const Function& f) {
-  std::unordered_map<const Var*, const AllocStmt*> out;
-  for_each_statement(f.body, [&](const Stmt& s) {
-    if (const auto* a = s.as<AllocStmt>()) out.emplace(a->var.get(), a);
-  });
-  return out;
-}
+/// The alloc statement of every allocation base of a function (the first
+/// one, at any depth). Declared (pinned) bases carry pinned=True after
+/// InitMemRef.
+class AllocTable {
+ public:
+  explicit AllocTable(const Function& f) {
+    for_each_statement(f.body, [&](const Stmt& s) {
+      if (const auto* a = s.as<AllocStmt>()) {
+        map_.try_emplace(a->var.get(), a);
+        any_pinned_ = any_pinned_ || a->pinned;
+      }
+    });
+  }
+  /// Whether some alloc statement is a declared one.
+  [[nodiscard]] bool any_pinned() const noexcept { return any_pinned_; }
+  /// The alloc statement of `base`, or null.
+  [[nodiscard]] const AllocStmt* find(const Var* base) const {
+    const AllocStmt* const* a = map_.find(base);
+    return a ? *a : nullptr;
+  }
+  /// Whether `base` is a declared allocation.
+  [[nodiscard]] bool pinned(const Var* base) const {
+    const AllocStmt* a = find(base);
+    return a && a->pinned;
+  }
+
+ private:
+  PointerMap<const Var*, const AllocStmt*> map_;
+  bool any_pinned_ = false;
+};
+
+[[nodiscard]] inline AllocTable alloc_statements(const Function& f) { return AllocTable(f); }
 
 }  // namespace pto_mem::pypto::passes

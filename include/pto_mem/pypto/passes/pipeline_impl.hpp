@@ -65,7 +65,7 @@ void for_each_window(const Function& f, F&& fn) {
   for (const auto& f : p.functions) {
     auto& m = out[f.name];
     for_each_window(f, [&](const Var& v, const MemRef& r) {
-      if (r.byte_offset) m.emplace(v.name, r.byte_offset);
+      if (r.byte_offset) m.try_emplace(v.name, r.byte_offset);
     });
   }
   return out;
@@ -90,13 +90,20 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
   for (const auto& f : p.functions) {
     auto fr = rel.find(f.name);
     if (fr == rel.end()) continue;
-    auto& out = r.allocation_addresses[f.name];
+    // (allocation, start) in window order; the first window of an
+    // allocation gives its start. Sorted by name (stably) and inserted at
+    // the map's end: no search per window.
+    std::vector<std::pair<std::string_view, std::int64_t>> found;
     for_each_window(f, [&](const Var& v, const MemRef& m) {
       auto it = fr->second.find(v.name);
       if (it == fr->second.end()) return;
-      if (auto a = start_address(m.byte_offset, it->second)) out.emplace(m.name(), *a);
+      if (auto a = start_address(m.byte_offset, it->second)) found.emplace_back(m.name(), *a);
     });
-    if (out.empty()) r.allocation_addresses.erase(f.name);
+    if (found.empty()) continue;
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto& out = r.allocation_addresses[f.name];
+    for (std::size_t k = 0; k < found.size(); ++k)
+      if (k == 0 || found[k].first != found[k - 1].first) out.emplace_hint(out.end(), found[k].first, found[k].second);
   }
 }
 

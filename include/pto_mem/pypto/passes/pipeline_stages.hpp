@@ -47,6 +47,7 @@
 #include "pto_mem/pypto/passes/lifetimes.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
 #include "pto_mem/pypto/passes/reserve_buffer.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -299,6 +300,11 @@ void report_pipeline_depths(const Function& f, const Program& p, PassContext& ct
       return pypto::call(mutated->op, mutated->args, std::move(kwargs));
     }
   };
+  const bool tagged = any_expr(f.body, [](const Expr& e) {
+    const auto* c = e.as<Call>();
+    return c && membership_attr(*c);
+  });
+  if (!tagged) return f;  // most kernels: nothing to strip, no walk that rebuilds
   Strip s;
   return s.mutate_function(f);
 }

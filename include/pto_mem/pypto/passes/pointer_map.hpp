@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -23,8 +24,8 @@ class PointerMap {
   PointerMap() = default;
   explicit PointerMap(std::size_t expected) { reserve(expected); }
 
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_ + (null_ ? 1 : 0); }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
 
   void reserve(std::size_t n) {
     std::size_t cap = 16;
@@ -34,7 +35,8 @@ class PointerMap {
 
   /// The value of `k`, or null.
   [[nodiscard]] V* find(K k) noexcept {
-    if (slots_.empty() || !k) return nullptr;
+    if (!k) return null_ ? &*null_ : nullptr;
+    if (slots_.empty()) return nullptr;
     for (std::size_t i = index(k);; i = (i + 1) & mask()) {
       if (slots_[i].first == k) return &slots_[i].second;
       if (!slots_[i].first) return nullptr;
@@ -45,6 +47,11 @@ class PointerMap {
 
   /// Inserts (k, v) unless k is present; the entry and whether it is new.
   std::pair<V*, bool> try_emplace(K k, V v = V{}) {
+    if (!k) {  // the null key lives beside the table (a null slot marks a free one)
+      if (null_) return {&*null_, false};
+      null_.emplace(std::move(v));
+      return {&*null_, true};
+    }
     if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
     for (std::size_t i = index(k);; i = (i + 1) & mask()) {
       if (slots_[i].first == k) return {&slots_[i].second, false};
@@ -62,6 +69,7 @@ class PointerMap {
   /// Calls fn(key, value) on every entry.
   template <class F>
   void for_each(F&& fn) const {
+    if (null_) fn(K{}, *null_);
     for (const auto& s : slots_)
       if (s.first) fn(s.first, s.second);
   }
@@ -82,7 +90,8 @@ class PointerMap {
   }
 
   std::vector<std::pair<K, V>> slots_;
-  std::size_t size_ = 0;
+  std::size_t size_ = 0;  ///< entries in slots_
+  std::optional<V> null_;  ///< the null key's value
 };
 
 /// A set of pointers.

@@ -41,6 +41,7 @@
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
 
 namespace pto_mem::pypto::passes {
@@ -98,6 +99,10 @@ class AliasClassWriter {
       : f_(f), p_(p), ctx_(ctx), pass_(pass) {}
 
   bool run(const std::vector<ShareRelation>& relations, const std::vector<Placed>& placed) {
+    // Every relation and placement already holding (most write-backs follow
+    // a step that moved nothing) leaves nothing to write: asked first, before
+    // any node is made.
+    if (all_hold(relations, placed)) return true;
     // Nodes: every value a relation or a placement names, then the bases of
     // the anchors with a constant offset.
     for (const auto& r : relations) {
@@ -109,16 +114,16 @@ class AliasClassWriter {
     }
     for (const auto& pl : placed)
       if (is_planned_tile(pl.var) && pl.memref) info_[node(pl.var)].placed = &pl;
-    if (vars_.empty() || all_hold(relations, placed)) return true;
+    if (vars_.empty()) return true;  // (all_hold would have said so)
 
     // Program order: a source and an anchor come before what follows them.
     std::vector<std::size_t> order;
     order.reserve(vars_.size());
     std::vector<bool> seen(vars_.size(), false);
     for_each_def(f_, [&](const VarPtr& v) {
-      if (auto it = index_.find(v.get()); it != index_.end() && !seen[it->second]) {
-        seen[it->second] = true;
-        order.push_back(it->second);
+      if (const std::size_t* i = index_.find(v.get()); i && !seen[*i]) {
+        seen[*i] = true;
+        order.push_back(*i);
       }
     });
     // (A value no longer defined in the function is not written.)
@@ -149,7 +154,7 @@ class AliasClassWriter {
     for (std::size_t i = 0; i < n; ++i) {
       const ShareRelation* r = info_[i].follows;
       if (!r || !constant_rel(*r)) continue;  // a run-time view starts a class
-      problem.must_alias.push_back({{{problem.buffers[index_.at(r->source.get())].id, 0},
+      problem.must_alias.push_back({{{problem.buffers[*index_.find(r->source.get())].id, 0},
                                      {problem.buffers[i].id, static_cast<Addr>(*rel_offset(*r))}}});
     }
     unified_ = unify_aliases(problem);
@@ -220,12 +225,12 @@ class AliasClassWriter {
   }
 
   std::size_t node(const VarPtr& v) {
-    auto [it, fresh] = index_.try_emplace(v.get(), vars_.size());
+    auto [i, fresh] = index_.try_emplace(v.get(), vars_.size());
     if (fresh) {
       vars_.push_back(v);
       info_.emplace_back();
     }
-    return it->second;
+    return *i;
   }
 
   static BufferSpec spec(std::string id, const MemRefPtr& m) {
@@ -286,7 +291,7 @@ class AliasClassWriter {
       if (!constant_rel(*r)) {  // a run-time view: from its source, starting a class
         if (tied) return fail(v, "it is a view at a run-time offset in a class with constant addresses");
         followed = make_memref(src->base, add(src->byte_offset, r->rel), size, src->slot_count, src->slot_index, false);
-      } else if (position(i) == position(index_.at(r->source.get())) && size == src->size) {
+      } else if (position(i) == position(*index_.find(r->source.get())) && size == src->size) {
         followed = src;  // the source's window: its very MemRef
       } else {
         followed = at_position(cls, position(i), size, src);
@@ -328,7 +333,7 @@ class AliasClassWriter {
   std::string_view pass_;
   std::vector<VarPtr> vars_;
   std::vector<Info> info_;
-  std::unordered_map<const Var*, std::size_t> index_;
+  PointerMap<const Var*, std::size_t> index_;
   std::unordered_map<std::size_t, std::size_t> base_of_class_;  // class -> its base node
   std::unordered_map<std::size_t, std::pair<MemRefPtr, std::int64_t>> roots_;  // class -> first window, position
   AliasUnification unified_;

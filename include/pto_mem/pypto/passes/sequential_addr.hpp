@@ -44,7 +44,7 @@ namespace pto_mem::pypto::passes {
 /// Places `bases`; fills `replace` and returns true, or reports and returns false.
 inline bool place_bases_sequentially(const Function& f, const Program& p, PassContext& ctx,
                                      const ReserveResolution& reserve, const std::vector<PlannedBase>& bases,
-                                     std::unordered_map<const MemRef*, MemRefPtr>& replace) {
+                                     MemRefReplacements& replace) {
   Problem problem;
   std::map<MemorySpace, std::size_t> arena_of;
   for (const auto& b : bases) arena_of.emplace(b.space, 0);

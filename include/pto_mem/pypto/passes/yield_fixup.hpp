@@ -55,16 +55,16 @@ class YieldFixupMutator : public IRMutator {
  public:
   YieldFixupMutator(const Function& f, const Program& p, PassContext& ctx, const YieldFixupOptions& o,
                     const std::vector<DerivedValue>* relations)
-      : f_(f), p_(p), ctx_(ctx), options_(o), iter_args_(iter_arg_set(f)), tb_(f, p, ctx, o.pass_name) {
+      : f_(f), p_(p), ctx_(ctx), options_(o), tb_(f, p, ctx, o.pass_name) {
     if (relations)
-      for (const auto& d : *relations) derived_.emplace(d.var.get(), &d);
+      for (const auto& d : *relations) derived_.try_emplace(d.var.get(), &d);
   }
 
   /// A value derived from another (alias, in-place result, view) follows it
   /// at once: a phi or loop result re-pointed above must not leave a later
   /// loop's init behind.
   StmtPtr mutate_assign(const AssignStmt& s, const StmtPtr& self) override {
-    if (auto it = derived_.find(s.var.get()); it != derived_.end()) normalize_identity(*it->second);
+    if (const DerivedValue* const* d = derived_.find(s.var.get())) normalize_identity(**d);
     return self;  // nothing inside a statement other than a loop or an if changes: skip its expressions
   }
   StmtPtr mutate_eval(const EvalStmt&, const StmtPtr& self) override { return self; }
@@ -234,8 +234,7 @@ class YieldFixupMutator : public IRMutator {
   const Program& p_;
   PassContext& ctx_;
   YieldFixupOptions options_;
-  std::unordered_set<const Var*> iter_args_;
-  std::unordered_map<const Var*, const DerivedValue*> derived_;
+  PointerMap<const Var*, const DerivedValue*> derived_;
   TransferBuilder tb_;
   bool failed_ = false;
 };

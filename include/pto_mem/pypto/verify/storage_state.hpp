@@ -7,14 +7,19 @@
 // its own, keyed by the slot expression, and any write that may touch its
 // allocation's footprint forgets it.
 //
+// A region's bytes are a sorted vector of segments with their value sets
+// (a few ids inline): a write is a binary search and a splice, where an
+// interval map of std::sets allocated a tree node and a set node or two.
+//
 // Shares no code with the passes (pypto/passes/): it is their independent check.
 #pragma once
 
-#include <boost/icl/interval_map.hpp>
-
 #include <algorithm>
+#include <array>
 #include <compare>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -31,10 +36,244 @@ namespace pto_mem::pypto::verify {
 
 /// A dense id per SSA value the verifier tracks.
 using ValueId = std::uint32_t;
-/// The values a byte definitely holds.
-using Names = std::set<ValueId>;
-using ByteMap = boost::icl::interval_map<std::int64_t, Names>;
-using ByteRange = boost::icl::discrete_interval<std::int64_t>;
+
+/// The values a byte definitely holds: a sorted set of ids, up to three of
+/// them inline (a byte is usually named by its value and a view or two).
+class Names {
+ public:
+  Names() = default;
+  Names(std::initializer_list<ValueId> ids) {
+    for (ValueId v : ids) insert(v);
+  }
+
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] const ValueId* begin() const noexcept { return heap_.empty() ? inline_.data() : heap_.data(); }
+  [[nodiscard]] const ValueId* end() const noexcept { return begin() + size_; }
+  [[nodiscard]] std::size_t count(ValueId v) const noexcept { return std::binary_search(begin(), end(), v) ? 1 : 0; }
+
+  void insert(ValueId v) {
+    const ValueId* at = std::lower_bound(begin(), end(), v);
+    if (at != end() && *at == v) return;
+    const auto k = static_cast<std::size_t>(at - begin());
+    if (heap_.empty() && size_ < inline_.size()) {
+      for (std::size_t i = size_; i > k; --i) inline_[i] = inline_[i - 1];
+      inline_[k] = v;
+      ++size_;
+      return;
+    }
+    if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + size_);
+    heap_.insert(heap_.begin() + static_cast<std::ptrdiff_t>(k), v);
+    ++size_;
+  }
+  void erase(ValueId v) {
+    const ValueId* at = std::lower_bound(begin(), end(), v);
+    if (at == end() || *at != v) return;
+    const auto k = static_cast<std::size_t>(at - begin());
+    --size_;
+    if (heap_.empty()) {
+      for (std::size_t i = k; i < size_; ++i) inline_[i] = inline_[i + 1];
+      return;
+    }
+    heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(k));
+    if (size_ <= inline_.size()) {  // back inline
+      std::copy(heap_.begin(), heap_.end(), inline_.begin());
+      heap_ = {};
+    }
+  }
+  /// The union with `o`.
+  void merge(const Names& o) {
+    for (ValueId v : o) insert(v);
+  }
+  /// The ids both hold.
+  [[nodiscard]] static Names common(const Names& a, const Names& b) {
+    Names out;
+    for (ValueId v : a)
+      if (b.count(v)) out.insert(v);
+    return out;
+  }
+  friend bool operator==(const Names& a, const Names& b) noexcept {
+    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+ private:
+  std::uint32_t size_ = 0;
+  std::array<ValueId, 3> inline_{};
+  std::vector<ValueId> heap_;  ///< all the ids once there are more than fit inline
+};
+
+/// Bytes [begin, end) and the values each of them holds.
+struct Segment {
+  std::int64_t begin = 0, end = 0;
+  Names names;
+};
+
+/// For every byte of a region, the values it holds, as sorted, disjoint,
+/// non-empty segments; two touching segments never hold the same values
+/// (they are one), so two maps are equal exactly when they agree on every
+/// byte.
+class ByteMap {
+ public:
+  using const_iterator = std::vector<Segment>::const_iterator;
+
+  [[nodiscard]] bool empty() const noexcept { return segs_.empty(); }
+  [[nodiscard]] const_iterator begin() const noexcept { return segs_.begin(); }
+  [[nodiscard]] const_iterator end() const noexcept { return segs_.end(); }
+
+  /// The segments that hold some byte of [b, e).
+  [[nodiscard]] std::pair<const_iterator, const_iterator> overlapping(std::int64_t b, std::int64_t e) const {
+    auto lo = first_after(b);
+    auto hi = lo;
+    while (hi != segs_.end() && hi->begin < e) ++hi;
+    return {lo, hi};
+  }
+  [[nodiscard]] bool intersects(std::int64_t b, std::int64_t e) const {
+    auto lo = first_after(b);
+    return b < e && lo != segs_.end() && lo->begin < e;
+  }
+
+  /// Bytes [b, e) hold nothing.
+  void erase(std::int64_t b, std::int64_t e) {
+    if (b >= e) return;
+    auto i = static_cast<std::size_t>(first_after(b) - segs_.begin());
+    if (i == segs_.size() || segs_[i].begin >= e) return;
+    if (segs_[i].begin < b && segs_[i].end > e) {  // inside one segment: split it
+      Segment right{e, segs_[i].end, segs_[i].names};
+      segs_[i].end = b;
+      segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(right));
+      return;
+    }
+    if (segs_[i].begin < b) segs_[i++].end = b;
+    std::size_t j = i;
+    while (j < segs_.size() && segs_[j].end <= e) ++j;
+    if (j < segs_.size() && segs_[j].begin < e) segs_[j].begin = e;
+    segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i), segs_.begin() + static_cast<std::ptrdiff_t>(j));
+  }
+
+  /// Bytes [b, e) no longer hold `v`.
+  void erase_value(std::int64_t b, std::int64_t e, ValueId v) {
+    if (b >= e) return;
+    auto [i, j] = split(b, e);
+    for (std::size_t k = i; k < j; ++k) segs_[k].names.erase(v);
+    normalize(i, j);
+  }
+
+  /// Bytes [b, e) hold exactly `n` (nothing when `n` is empty).
+  void assign(std::int64_t b, std::int64_t e, const Names& n) {
+    if (b >= e) return;
+    auto [i, j] = split(b, e);
+    if (n.empty()) {
+      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i), segs_.begin() + static_cast<std::ptrdiff_t>(j));
+      return;  // gaps on both sides: nothing to join
+    }
+    if (i == j) {
+      segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(i), Segment{b, e, n});
+    } else {
+      segs_[i] = Segment{b, e, n};
+      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i) + 1, segs_.begin() + static_cast<std::ptrdiff_t>(j));
+    }
+    normalize(i, i + 1);
+  }
+
+  /// Bytes [b, e) also hold `n`.
+  void add(std::int64_t b, std::int64_t e, const Names& n) {
+    if (b >= e || n.empty()) return;
+    auto [i, j] = split(b, e);
+    if (i == j) {  // nothing there yet: one new segment
+      segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(i), Segment{b, e, n});
+      normalize(i, i + 1);
+      return;
+    }
+    // Fill the gaps of [b, e) between the segments i..j with `n`, merge `n` into those.
+    std::vector<Segment> mid;
+    mid.reserve(2 * (j - i) + 1);
+    std::int64_t at = b;
+    for (std::size_t k = i; k < j; ++k) {
+      if (segs_[k].begin > at) mid.push_back(Segment{at, segs_[k].begin, n});
+      mid.push_back(std::move(segs_[k]));
+      mid.back().names.merge(n);
+      at = mid.back().end;
+    }
+    if (at < e) mid.push_back(Segment{at, e, n});
+    if (mid.size() == j - i) {
+      std::move(mid.begin(), mid.end(), segs_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i), segs_.begin() + static_cast<std::ptrdiff_t>(j));
+      segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(mid.begin()),
+                   std::make_move_iterator(mid.end()));
+    }
+    normalize(i, i + mid.size());
+  }
+
+  /// A byte holds a value in the result when it does in both.
+  [[nodiscard]] static ByteMap meet(const ByteMap& a, const ByteMap& b) {
+    ByteMap m;
+    auto x = a.segs_.begin(), y = b.segs_.begin();
+    while (x != a.segs_.end() && y != b.segs_.end()) {
+      const std::int64_t lo = std::max(x->begin, y->begin), hi = std::min(x->end, y->end);
+      if (lo < hi) {
+        Names common = Names::common(x->names, y->names);
+        if (!common.empty()) {
+          if (!m.segs_.empty() && m.segs_.back().end == lo && m.segs_.back().names == common) m.segs_.back().end = hi;
+          else m.segs_.push_back(Segment{lo, hi, std::move(common)});
+        }
+      }
+      if (x->end < y->end) ++x;
+      else ++y;
+    }
+    return m;
+  }
+
+  friend bool operator==(const ByteMap& a, const ByteMap& b) noexcept {
+    return std::equal(a.segs_.begin(), a.segs_.end(), b.segs_.begin(), b.segs_.end(),
+                      [](const Segment& x, const Segment& y) {
+                        return x.begin == y.begin && x.end == y.end && x.names == y.names;
+                      });
+  }
+
+ private:
+  /// The first segment ending after byte `b`.
+  [[nodiscard]] std::vector<Segment>::const_iterator first_after(std::int64_t b) const {
+    return std::upper_bound(segs_.begin(), segs_.end(), b,
+                            [](std::int64_t x, const Segment& s) { return x < s.end; });
+  }
+  /// Splits the segments crossing b or e; returns the index range of the
+  /// segments inside [b, e).
+  std::pair<std::size_t, std::size_t> split(std::int64_t b, std::int64_t e) {
+    auto i = static_cast<std::size_t>(first_after(b) - segs_.begin());
+    if (i < segs_.size() && segs_[i].begin < b) {
+      Segment right{b, segs_[i].end, segs_[i].names};
+      segs_[i].end = b;
+      segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(++i), std::move(right));
+    }
+    std::size_t j = i;
+    while (j < segs_.size() && segs_[j].end <= e) ++j;
+    if (j < segs_.size() && segs_[j].begin < e) {
+      Segment right{e, segs_[j].end, segs_[j].names};
+      segs_[j].end = e;
+      segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(++j), std::move(right));
+    }
+    return {i, j};
+  }
+  /// Restores the invariant around segments [i, j) (and their neighbours):
+  /// no empty segment, touching segments with equal values joined.
+  void normalize(std::size_t i, std::size_t j) {
+    std::size_t lo = i > 0 ? i - 1 : 0, hi = std::min(j + 1, segs_.size());
+    std::size_t out = lo;
+    for (std::size_t k = lo; k < hi; ++k) {
+      if (segs_[k].names.empty()) continue;
+      if (out > lo && segs_[out - 1].end == segs_[k].begin && segs_[out - 1].names == segs_[k].names) {
+        segs_[out - 1].end = segs_[k].end;
+        continue;
+      }
+      if (out != k) segs_[out] = std::move(segs_[k]);
+      ++out;
+    }
+    segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(out), segs_.begin() + static_cast<std::ptrdiff_t>(hi));
+  }
+
+  std::vector<Segment> segs_;
+};
 
 /// A storage region: a space (base null, slot empty), a base of a space, or a
 /// run-time slot window of a base (slot = the slot expression's key).
@@ -54,7 +293,6 @@ struct Window {
   std::int64_t begin = 0, end = 0;
   RegionKey physical;                        ///< for a virtual region: the region its slots live in
   std::int64_t foot_begin = 0, foot_end = 0; ///< and the allocation's bytes there
-  [[nodiscard]] ByteRange range() const { return ByteRange::right_open(begin, end); }
 };
 
 /// The first byte of a window that does not hold a value, and what it holds.
@@ -107,18 +345,24 @@ class StorageState {
 
   /// `v` is written over `w`: every value on bytes `w` may touch is gone.
   void write(const Window& w, ValueId v) {
-    clobber(w);
-    edit(w.region).add(std::make_pair(w.range(), Names{v}));
+    if (w.region.is_virtual()) {
+      clobber(w);
+      edit(w.region).add(w.begin, w.end, Names{v});
+      return;
+    }
+    // clobber(w) then add, in one edit of the region.
+    forget_virtual(w.region, w.begin, w.end, nullptr);
+    edit(w.region).assign(w.begin, w.end, Names{v});
   }
 
   /// Bytes `w` may touch lose every value (a scratch operand, an unknown write).
   void clobber(const Window& w) {
     if (w.region.is_virtual()) {
-      erase(w.physical, ByteRange::right_open(w.foot_begin, w.foot_end), nullptr);
-      erase(w.region, w.range(), nullptr);
+      erase(w.physical, w.foot_begin, w.foot_end, nullptr);
+      erase(w.region, w.begin, w.end, nullptr);
       forget_virtual(w.physical, w.foot_begin, w.foot_end, &w.region);
     } else {
-      erase(w.region, w.range(), nullptr);
+      erase(w.region, w.begin, w.end, nullptr);
       forget_virtual(w.region, w.begin, w.end, nullptr);
     }
   }
@@ -128,13 +372,13 @@ class StorageState {
   void add_where(const Window& w, ValueId src, ValueId v) {
     const ByteMap* m = find(w.region);
     if (!m) return;
-    std::vector<ByteRange> where;
-    auto [lo, hi] = m->equal_range(w.range());
+    std::vector<std::pair<std::int64_t, std::int64_t>> where;
+    auto [lo, hi] = m->overlapping(w.begin, w.end);
     for (auto s = lo; s != hi; ++s)
-      if (s->second.count(src)) where.push_back(s->first & w.range());
+      if (s->names.count(src)) where.emplace_back(std::max(s->begin, w.begin), std::min(s->end, w.end));
     if (where.empty()) return;
     ByteMap& e = edit(w.region);
-    for (const auto& r : where) e.add(std::make_pair(r, Names{v}));
+    for (const auto& [b, x] : where) e.add(b, x, Names{v});
   }
 
   /// A view `v` at a run-time offset (virtual window `w`) of a value `src`
@@ -149,41 +393,37 @@ class StorageState {
     foot.begin = w.foot_begin;
     foot.end = w.foot_end;
     if (missing(foot, src)) return;
-    edit(w.region).add(std::make_pair(w.range(), Names{v}));
+    edit(w.region).add(w.begin, w.end, Names{v});
   }
 
   /// Every byte of `w` holds `v` and nothing else is known there (the caller
   /// proved it: a phi's run-time window on an arm whose value is where the
   /// arm's slot puts it; what the region held before was about other slots).
-  void name_whole(const Window& w, ValueId v) {
-    ByteMap& e = edit(w.region);
-    e.erase(w.range());
-    e.add(std::make_pair(w.range(), Names{v}));
-  }
+  void name_whole(const Window& w, ValueId v) { edit(w.region).assign(w.begin, w.end, Names{v}); }
 
   /// `v` now also names every byte of `w` that held `src` in `before`.
   void add_where(const StorageState& before, const Window& w, ValueId src, ValueId v) {
     const ByteMap* m = before.find(w.region);
     if (!m) return;
-    auto [lo, hi] = m->equal_range(w.range());
+    auto [lo, hi] = m->overlapping(w.begin, w.end);
     for (auto s = lo; s != hi; ++s)
-      if (s->second.count(src)) edit(w.region).add(std::make_pair(s->first & w.range(), Names{v}));
+      if (s->names.count(src)) edit(w.region).add(std::max(s->begin, w.begin), std::min(s->end, w.end), Names{v});
   }
 
   /// `v` no longer names any byte of `w` (an iter-arg about to be re-bound).
-  void remove_name(const Window& w, ValueId v) { erase(w.region, w.range(), &v); }
+  void remove_name(const Window& w, ValueId v) { erase(w.region, w.begin, w.end, &v); }
 
   /// The first byte of `w` that does not hold `v`, or nullopt.
   [[nodiscard]] std::optional<Missing> missing(const Window& w, ValueId v) const {
     const ByteMap* m = find(w.region);
     if (!m) return Missing{w.begin, {}};
     std::int64_t at = w.begin;
-    auto [lo, hi] = m->equal_range(w.range());
+    auto [lo, hi] = m->overlapping(w.begin, w.end);
     for (auto s = lo; s != hi; ++s) {
-      const auto first = boost::icl::first(s->first & w.range());
+      const std::int64_t first = std::max(s->begin, w.begin);
       if (first > at) return Missing{at, {}};
-      if (!s->second.count(v)) return Missing{first, s->second};
-      at = boost::icl::last(s->first & w.range()) + 1;
+      if (!s->names.count(v)) return Missing{first, s->names};
+      at = std::min(s->end, w.end);
     }
     if (at < w.end) return Missing{at, {}};
     return std::nullopt;
@@ -199,7 +439,7 @@ class StorageState {
       const ByteMap* ma = a.find(key);
       const ByteMap* mb = b.find(key);
       ByteMap m;
-      if (ma && mb) m = meet(*ma, *mb);
+      if (ma && mb) m = ByteMap::meet(*ma, *mb);
       if (m.empty()) out.drop(key);
       else out.set(key, std::move(m));
     }
@@ -217,25 +457,6 @@ class StorageState {
   }
 
  private:
-  [[nodiscard]] static ByteMap meet(const ByteMap& ma, const ByteMap& mb) {
-    ByteMap m;
-    auto x = ma.begin(), y = mb.begin();
-    while (x != ma.end() && y != mb.end()) {
-      const auto both = x->first & y->first;
-      if (!boost::icl::is_empty(both)) {
-        Names common;
-        std::set_intersection(x->second.begin(), x->second.end(), y->second.begin(), y->second.end(),
-                              std::inserter(common, common.end()));
-        if (!common.empty()) m.add(std::make_pair(both, std::move(common)));
-      }
-      if (boost::icl::upper(x->first) < boost::icl::upper(y->first))
-        ++x;
-      else
-        ++y;
-    }
-    return m;
-  }
-
   /// The region's bytes as this state sees them (null: nothing known).
   [[nodiscard]] const ByteMap* find(const RegionKey& key) const {
     for (const StorageState* s = this; s; s = s->parent_)
@@ -283,23 +504,12 @@ class StorageState {
   }
 
   /// Removes `only` (or every value when null) from `range` of `key`.
-  void erase(const RegionKey& key, const ByteRange& range, const ValueId* only) {
+  void erase(const RegionKey& key, std::int64_t begin, std::int64_t end, const ValueId* only) {
     const ByteMap* m = find(key);
-    if (!m || !boost::icl::intersects(*m, range)) return;
+    if (!m || !m->intersects(begin, end)) return;
     ByteMap& e = edit(key);
-    if (!only) {
-      e.erase(range);
-    } else {
-      std::vector<std::pair<ByteRange, Names>> keep;
-      auto [lo, hi] = e.equal_range(range);
-      for (auto s = lo; s != hi; ++s) {
-        Names n = s->second;
-        n.erase(*only);
-        if (!n.empty()) keep.emplace_back(s->first & range, std::move(n));
-      }
-      e.erase(range);
-      for (auto& k : keep) e.add(std::move(k));
-    }
+    if (!only) e.erase(begin, end);
+    else e.erase_value(begin, end, *only);
     if (e.empty()) drop(key);
   }
 

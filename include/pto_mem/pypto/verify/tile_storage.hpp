@@ -107,6 +107,48 @@ inline void expr_key(const ExprPtr& e, std::string& out) {
   out += "?" + std::to_string(reinterpret_cast<std::uintptr_t>(e.get()));
 }
 
+/// The verifier's id of each variable it has met: open addressing keyed by
+/// the variable's address (a node-based map allocated once per variable).
+class VarIds {
+ public:
+  /// The id of `v`, or null.
+  [[nodiscard]] const ValueId* find(const Var* v) const noexcept {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = slot(v);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].first == v) return &slots_[i].second;
+      if (!slots_[i].first) return nullptr;
+    }
+  }
+  void reserve(std::size_t n) {
+    std::size_t cap = 64;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > slots_.size()) grow(cap);
+  }
+  /// Records `v` (not null, not yet recorded) as `id`.
+  void add(const Var* v, ValueId id) {
+    if (2 * (size_ + 1) > slots_.size()) grow(slots_.empty() ? 64 : 2 * slots_.size());
+    std::size_t i = slot(v);
+    while (slots_[i].first) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {v, id};
+    ++size_;
+  }
+
+ private:
+  [[nodiscard]] std::size_t slot(const Var* v) const noexcept {
+    const auto a = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(v));
+    return static_cast<std::size_t>((a >> 4) * 0x9E3779B97F4A7C15ull >> 24) & (slots_.size() - 1);
+  }
+  void grow(std::size_t cap) {
+    std::vector<std::pair<const Var*, ValueId>> old(cap);
+    old.swap(slots_);
+    size_ = 0;
+    for (const auto& [v, id] : old)
+      if (v) add(v, id);
+  }
+  std::vector<std::pair<const Var*, ValueId>> slots_;
+  std::size_t size_ = 0;
+};
+
 struct ValueInfo {
   const Var* var;
   std::optional<Window> window;
@@ -123,6 +165,8 @@ class Checker {
 
   void run() {
     for_each_alloc(f_.body);
+    values_.reserve(f_.params.size() + defined_);  // no moves of the windows as values are met
+    ids_.reserve(f_.params.size() + defined_);
     // Every window first, so that each run-time region's footprint is final
     // before any state uses it.
     for (const auto& p : f_.params) (void)tracked(p.var);
@@ -151,9 +195,17 @@ class Checker {
         for (const auto& c : st->as<SeqStmts>()->stmts) for_each_alloc(c);
         break;
       case StmtKind::Alloc: alloc_size_[st->as<AllocStmt>()->var.get()] = st->as<AllocStmt>()->size; break;
-      case StmtKind::For: for_each_alloc(st->as<ForStmt>()->body); break;
-      case StmtKind::While: for_each_alloc(st->as<WhileStmt>()->body); break;
+      case StmtKind::Assign: ++defined_; break;
+      case StmtKind::For:
+        defined_ += 2 * st->as<ForStmt>()->iter_args.size();
+        for_each_alloc(st->as<ForStmt>()->body);
+        break;
+      case StmtKind::While:
+        defined_ += 2 * st->as<WhileStmt>()->iter_args.size();
+        for_each_alloc(st->as<WhileStmt>()->body);
+        break;
       case StmtKind::If:
+        defined_ += st->as<IfStmt>()->return_vars.size();
         for_each_alloc(st->as<IfStmt>()->then_body);
         for_each_alloc(st->as<IfStmt>()->else_body);
         break;
@@ -196,10 +248,10 @@ class Checker {
   /// The id of a tile value with on-chip storage, else nullopt.
   std::optional<ValueId> tracked(const VarPtr& v) {
     if (!v) return std::nullopt;
-    auto it = ids_.find(v.get());
-    if (it != ids_.end()) return values_[it->second].window ? std::optional<ValueId>(it->second) : std::nullopt;
+    if (const ValueId* id = ids_.find(v.get()))
+      return values_[*id].window ? std::optional<ValueId>(*id) : std::nullopt;
     const auto id = static_cast<ValueId>(values_.size());
-    ids_.emplace(v.get(), id);
+    ids_.add(v.get(), id);
     values_.push_back(ValueInfo{v.get(), compute_window(*v), {}});
     return values_.back().window ? std::optional<ValueId>(id) : std::nullopt;
   }
@@ -317,11 +369,12 @@ class Checker {
     out_.back().code = "tile-storage";
   }
 
-  /// `v` is read at `at` (by `what`).
-  void read(const StorageState& s, ValueId v, Loc at, std::string_view what) {
+  /// `v` is read at `at` by call `by` (null: by the return).
+  void read(const StorageState& s, ValueId v, Loc at, const Call* by) {
     const Window& w = *window_of(v);
     if (auto m = s.missing(w, v))
-      fail(at, "'" + values_[v].var->name + "' read by " + std::string(what) + " does not hold its value: " +
+      fail(at, "'" + values_[v].var->name + "' read by " + (by ? "'" + by->op + "'" : std::string("the return")) +
+                   " does not hold its value: " +
                    (values_[v].note.empty() ? because(*m, w) : values_[v].note));
   }
 
@@ -353,7 +406,7 @@ class Checker {
         break;
       case StmtKind::Return:
         for (const auto& v : st->as<ReturnStmt>()->values)
-          if (auto id = tracked(v)) read(s, *id, st->loc, "the return");
+          if (auto id = tracked(v)) read(s, *id, st->loc, nullptr);
         break;
       case StmtKind::For: {
         const auto* l = st->as<ForStmt>();
@@ -391,7 +444,6 @@ class Checker {
 
   void call(const Call& c, const AssignStmt* a, Loc at, StorageState& s) {
     const OpSpec* spec = ops_.find(c.op);
-    const std::string what = "'" + c.op + "'";
     auto result = a ? tracked(a->var) : std::nullopt;
     if (result && spec && spec->is_view() && spec->evidence == AccessEvidence::no_access) {
       // A zero-copy view: no bytes move; it denotes its source's bytes at the
@@ -411,7 +463,7 @@ class Checker {
         if (auto id = tracked(c.args[i])) s.clobber(*window_of(*id));
     for (std::size_t i = 0; i < c.args.size(); ++i)
       if (!(spec && i < spec->args.size() && spec->args[i].scratch))
-        if (auto id = tracked(c.args[i])) read(s, *id, at, what);
+        if (auto id = tracked(c.args[i])) read(s, *id, at, &c);
     if (!result) return;
     const Window& w = *window_of(*result);
     if (spec)
@@ -609,9 +661,10 @@ class Checker {
   bool report_ = true;
   std::size_t errors_ = 0;
   std::set<std::string> reported_;
-  std::unordered_map<const Var*, ValueId> ids_;
+  VarIds ids_;
   std::vector<ValueInfo> values_;
   std::unordered_map<const Var*, Addr> alloc_size_;
+  std::size_t defined_ = 0;  ///< values the body defines (for reserving values_)
   std::shared_ptr<verify::Footprints> feet_ = std::make_shared<verify::Footprints>();
   bool feet_final_ = false;  ///< every defined value's window is known: footprints no longer grow
 };
