@@ -257,7 +257,7 @@ class CsvReader {
   void read_rows() {
     std::string_view line;
     std::vector<Field> fields;
-    std::optional<std::uint32_t> blank;  // first blank line after the last row
+    std::uint32_t blank = 0;  // first blank line after the last row (0: none; lines count from 1)
     const bool has_offset = column_of_[4].has_value();
     if (has_offset) result_.placement.emplace();
     std::unordered_map<std::string_view, std::uint32_t> first_line;
@@ -267,12 +267,12 @@ class CsvReader {
     if (has_offset) result_.placement->offsets.reserve(rows);
     while (!stopped_ && next_line(line)) {
       if (line.empty()) {
-        if (!blank) blank = line_no_;
+        if (blank == 0) blank = line_no_;
         continue;
       }
-      if (blank) {
-        fail(*blank, 1, "blank line inside the table; remove it (blank lines may only end the file)");
-        blank.reset();
+      if (blank != 0) {
+        fail(blank, 1, "blank line inside the table; remove it (blank lines may only end the file)");
+        blank = 0;
       }
       if (!split(line, fields)) continue;
       if (fields.size() != width_) {
