@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "guillotine.hpp"
 #include "pto_mem/algorithms/exact/floor_search.hpp"
 #include "pto_mem/algorithms/exact/search.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
@@ -82,30 +83,8 @@ Problem floor_random_problem(std::mt19937_64& rng, std::size_t n) {
   return p;
 }
 
-/// A capacity x horizon rectangle cut at random: fits exactly at `capacity`.
 Problem floor_guillotine(std::mt19937_64& rng, Addr capacity, Tick horizon, std::size_t pieces) {
-  struct Rect {
-    Addr a0, a1;
-    Tick t0, t1;
-  };
-  std::vector<Rect> rs{{0, capacity, 0, horizon}};
-  for (std::size_t tries = 0; rs.size() < pieces && tries < 100 * pieces; ++tries) {
-    const std::size_t k = rng() % rs.size();
-    const Rect r = rs[k];
-    if (rng() % 2 == 0 && r.a1 - r.a0 >= 2) {
-      const Addr c = r.a0 + 1 + rng() % (r.a1 - r.a0 - 1);
-      rs[k] = {r.a0, c, r.t0, r.t1};
-      rs.push_back({c, r.a1, r.t0, r.t1});
-    } else if (r.t1 - r.t0 >= 2) {
-      const Tick c = r.t0 + 1 + static_cast<Tick>(rng() % static_cast<std::uint64_t>(r.t1 - r.t0 - 1));
-      rs[k] = {r.a0, r.a1, r.t0, c};
-      rs.push_back({r.a0, r.a1, c, r.t1});
-    }
-  }
-  Problem p;
-  p.arenas.push_back({0, "puzzle", capacity, {}});
-  for (std::size_t i = 0; i < rs.size(); ++i) p.buffers.push_back({std::to_string(i), rs[i].a1 - rs[i].a0, 1, 0, {rs[i].t0, rs[i].t1}});
-  return p;
+  return test::guillotine_puzzle(rng, capacity, horizon, pieces);
 }
 
 struct FloorRun {
