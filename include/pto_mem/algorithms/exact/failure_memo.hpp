@@ -48,7 +48,7 @@ struct StateHash {
 [[nodiscard]] inline std::uint64_t state_item_hash(std::uint64_t tag, std::uint64_t item) noexcept {
   return mix64(tag ^ (item * 0xD6E8FEB86659FD93ull));
 }
-[[nodiscard]] inline StateHash state_term_from(std::uint64_t item_hash, std::uint64_t m) noexcept {
+[[nodiscard, gnu::always_inline]] inline StateHash state_term_from(std::uint64_t item_hash, std::uint64_t m) noexcept {
   const std::uint64_t k = mix64(item_hash ^ m);
   return {mix64(k ^ 0x243F6A8885A308D3ull), mix64(k ^ 0x13198A2E03707344ull)};
 }

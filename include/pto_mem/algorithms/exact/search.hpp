@@ -190,6 +190,7 @@ class CanonicalSearch {
   [[nodiscard]] Outcome run(Addr capacity, Weight penalty_budget, std::string_view keys, Budget& budget) {
     space_ = sp_->space.with_capacity(capacity);
     cap_ = capacity;
+    plain_ = !space_.has_windows() && sp_->blocked.empty();
     budget_ = &budget;
     keys_ = keys;
     pbudget_ = penalty_budget;
@@ -442,7 +443,11 @@ class CanonicalSearch {
   /// The lowest offset at or above h where item i fits: aligned, under the
   /// capacity, clear of the reserved windows and of its blocked ranges (a
   /// window search's fixed buffers, window_lns.hpp; none for a whole part).
-  [[nodiscard]] Addr fit(std::uint32_t i, Addr h) const noexcept {
+  [[nodiscard, gnu::always_inline]] Addr fit(std::uint32_t i, Addr h) const noexcept {
+    if (plain_ && align_[i] == 1) return h <= cap_ && size_[i] <= cap_ - h ? h : none;
+    return fit_general(i, h);
+  }
+  [[nodiscard]] Addr fit_general(std::uint32_t i, Addr h) const noexcept {
     Addr x = space_.lowest_fit_or_max(h, size_[i], align_[i]);
     if (sp_->blocked.empty()) return x;
     const auto& bl = sp_->blocked[i];
@@ -485,6 +490,18 @@ class CanonicalSearch {
   bool rewatch(std::uint32_t k) {
     if (total_[k] == 0 || !active_[k]) return true;
     if (watch_[k] != none32 && witnesses(watch_[k], k)) return true;
+    if (!space_.has_windows()) {  // the same scan, with room() reduced to one comparison
+      if (total_[k] > cap_) return false;
+      const Addr limit = cap_ - total_[k];
+      for (std::uint32_t e = mem_begin_[k]; e < mem_begin_[k + 1]; ++e) {
+        const std::uint32_t w = mem_[e];
+        if (m_[w] > limit || off_[w] != none) continue;
+        watch_[k] = w;
+        watching_[w].push_back(k);
+        return true;
+      }
+      return false;
+    }
     for (std::uint32_t e = mem_begin_[k]; e < mem_begin_[k + 1]; ++e) {
       const std::uint32_t w = mem_[e];
       if (!witnesses(w, k)) continue;
@@ -813,6 +830,7 @@ class CanonicalSearch {
   // Per run.
   FreeSpace space_;
   Addr cap_ = 0;
+  bool plain_ = false;  // no reserved windows and no blocked ranges: fit() is one comparison for alignment 1
   Budget* budget_ = nullptr;
   std::string_view keys_;
   std::vector<std::uint32_t> rank_;  // static rank of each item in its current piece
