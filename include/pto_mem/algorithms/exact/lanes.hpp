@@ -6,6 +6,8 @@
 // whose probes all end early never starts one.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -13,6 +15,11 @@
 #include <thread>
 
 namespace pto_mem::exact {
+
+/// Tests only: microseconds each lane of a split probe sleeps before each
+/// of its attempts, to make one lane much slower than the other (the answer
+/// must not change). Zero in normal use.
+inline std::array<std::atomic<unsigned>, 2> lane_test_delay_us{};
 
 class LanePool {
  public:

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "pto_mem/algorithms/exact/budget.hpp"
@@ -293,6 +294,8 @@ class PartSolver {
         const bool by_floor = floor && step % 2 == 1;
         const std::string_view order = orders_[floor ? step / 2 : step];
         if (split) {
+          if (const unsigned us = lane_test_delay_us[l].load(std::memory_order_relaxed))
+            std::this_thread::sleep_for(std::chrono::microseconds(us));
           learn_from_other(l, a);
           if (me.meter.beaten()) return;
         }
