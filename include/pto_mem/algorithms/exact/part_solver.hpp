@@ -390,8 +390,11 @@ class PartSolver {
   /// instances: fewer).
   bool use_floor(Addr capacity) {
     if (sp_->has_penalties() || floor_off_) return false;
-    if (!floor_[0]) floor_[0].emplace(*sp_);
-    return floor_[0]->tight_sections(capacity) * 4 >= floor_[0]->section_count() * 3;
+    // The canonical search has the same sections and loads: the floor
+    // search is built only when it will run.
+    const bool tight = search_[0]->tight_sections(capacity, granule_) * 4 >= search_[0]->sections().count * 3;
+    if (tight && !floor_[0]) floor_[0].emplace(*sp_);
+    return tight;
   }
   /// The static order's ranks, perturbed at random after the first floor
   /// attempt: restarts with the memo kept (floor_search.hpp). A function of

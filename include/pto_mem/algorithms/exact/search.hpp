@@ -173,6 +173,14 @@ class CanonicalSearch {
 
   [[nodiscard]] const std::vector<ItemFeatures>& features() const noexcept { return features_; }
   [[nodiscard]] const Sections& sections() const noexcept { return sec_; }
+  /// Sections with less than `granule` bytes of slack under `capacity`
+  /// (FloorSearch::tight_sections without building a floor search).
+  [[nodiscard]] std::uint32_t tight_sections(Addr capacity, Addr granule) const {
+    const Addr usable = sp_->space.with_capacity(capacity).usable_above(0);
+    std::uint32_t n = 0;
+    for (std::uint32_t k = 0; k < sec_.count; ++k) n += saturating_add(init_total_[k], granule) > usable ? 1 : 0;
+    return n;
+  }
   /// Turns the failure memo (failure_memo.hpp) on or off for later runs (on
   /// by default for parts without penalties; the property tests compare both).
   void use_failure_memo(bool on) noexcept { use_memo_ = on && !sp_->has_penalties(); }
