@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -270,6 +271,85 @@ TEST_CASE("two threads give byte-identical answers run to run on a proved instan
         CHECK(critical < nodes);  // the lanes shared the work
         continue;
       }
+      CHECK(r.placement->offsets == first);
+      CHECK(stat(r.statistics, "exact_nodes") == nodes);
+      CHECK(stat(r.statistics, "exact_critical_nodes") == critical);
+    }
+  }
+}
+
+TEST_CASE("two threads give one thread's answer when no probe runs long enough to split") {
+  // Under a node limit below exact::lane_split_nodes no probe reaches the
+  // split, so the second lane never starts and the search is one thread's,
+  // node for node -- in both goals, through many probes when minimising.
+  static_assert(exact::lane_split_nodes > 4000);
+  int compared = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const Problem p = grown_guillotine(seed, seed % 3);
+    for (const Goal goal : {Goal::fit, Goal::minimise}) {
+      ExactResult r[2];
+      for (unsigned t = 1; t <= 2; ++t) {
+        ExactOptions o;
+        o.mode = goal;
+        o.threads = t;
+        o.time_limit_s = 0;
+        o.node_limit = 4000;
+        r[t - 1] = solve_exact(p, o);
+      }
+      INFO("seed " << seed << " goal " << (goal == Goal::fit ? "fit" : "minimise") << "\n" << dump(r[1].diagnostics));
+      REQUIRE(r[0].status == r[1].status);
+      CHECK(stat(r[1].statistics, "exact_workers") == 2);
+      CHECK(stat(r[0].statistics, "exact_nodes") == stat(r[1].statistics, "exact_nodes"));
+      CHECK(stat(r[1].statistics, "exact_critical_nodes") == stat(r[1].statistics, "exact_nodes"));
+      CHECK(r[0].lower_bound == r[1].lower_bound);
+      REQUIRE(r[0].placement.has_value() == r[1].placement.has_value());
+      if (r[0].placement) {
+        CHECK(r[0].placement->offsets == r[1].placement->offsets);
+        CHECK(validate(p, *r[1].placement).empty());
+      }
+      ++compared;
+    }
+  }
+  CHECK(compared == 12);
+}
+
+TEST_CASE("the answer of two lanes does not depend on which lane is faster") {
+  // Each lane in turn sleeps before every attempt after the split (a test
+  // hook), so the other runs far ahead: the placement, the status and the
+  // node counts stay those of the undisturbed run. Proved instances (a lane
+  // closes the part) and a node-limited minimisation.
+  struct Case {
+    Problem p;
+    std::uint64_t node_limit;
+  };
+  const std::vector<Case> cases{{grown_guillotine(118, 1), 0}, {grown_guillotine(155, 1), 0}, {grown_guillotine(5, 2), 10000}};
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    std::vector<std::optional<Addr>> first;
+    std::int64_t nodes = -1, critical = -1;
+    Status status = Status::invalid_input;
+    for (const std::array<unsigned, 2> delay : {std::array<unsigned, 2>{0, 0}, {1500, 0}, {0, 1500}}) {
+      exact::lane_test_delay_us[0] = delay[0];
+      exact::lane_test_delay_us[1] = delay[1];
+      ExactOptions o;
+      o.threads = 2;
+      o.time_limit_s = 0;
+      o.node_limit = cases[c].node_limit;
+      const auto r = solve_exact(cases[c].p, o);
+      exact::lane_test_delay_us[0] = 0;
+      exact::lane_test_delay_us[1] = 0;
+      INFO("case " << c << " delays " << delay[0] << "/" << delay[1] << "\n" << dump(r.diagnostics));
+      REQUIRE(r.placement);
+      if (first.empty()) {
+        first = r.placement->offsets;
+        nodes = stat(r.statistics, "exact_nodes");
+        critical = stat(r.statistics, "exact_critical_nodes");
+        status = r.status;
+        CHECK(validate(cases[c].p, *r.placement).empty());
+        CHECK(nodes > static_cast<std::int64_t>(exact::lane_split_nodes));
+        CHECK(critical < nodes);  // the lanes split and shared the work
+        continue;
+      }
+      CHECK(r.status == status);
       CHECK(r.placement->offsets == first);
       CHECK(stat(r.statistics, "exact_nodes") == nodes);
       CHECK(stat(r.statistics, "exact_critical_nodes") == critical);

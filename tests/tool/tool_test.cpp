@@ -286,3 +286,41 @@ TEST_CASE("the quick-start example of docs/index.md runs") {
   CHECK(has(r.out, "out: not planned (off-chip)"));
   CHECK(has(r.out, "status: "));
 }
+
+TEST_CASE("plan --threads 1 and --threads 2 each write the same bytes on every run") {
+  // minimalloc C at its capacity: the exact stage runs some 25 000 nodes,
+  // so with two threads the probe splits over both lanes; each thread count
+  // must give byte-identical placements and reports (timings aside) run
+  // after run, whichever lane is faster.
+  SKIP_WITHOUT_TOOL();
+  if (!pto_mem::test::have_shared) {
+    MESSAGE("PTO_MEM_SHARED_DIR has no data/: skipped");
+    return;
+  }
+  pto_mem::test::TempDir dir;
+  const std::string file = pto_mem::test::shared_path("data/minimalloc/C.1048576.csv");
+  for (const std::string threads : {"1", "2"}) {
+    std::string first_csv;
+    nlohmann::json first_json;
+    for (int run = 0; run < 2; ++run) {
+      const std::string out = dir.file("out" + threads + std::to_string(run) + ".csv");
+      const std::string json = dir.file("r" + threads + std::to_string(run) + ".json");
+      const auto r = tool({"plan", file, "--capacity", "1048576", "--node-limit", "0", "--threads", threads, "-o", out,
+                           "--json", json});
+      REQUIRE_MESSAGE(r.code == 0, r.err);
+      auto report = nlohmann::json::parse(pto_mem::test::read_file(json));
+      for (const char* timing : {"time_s"}) report.erase(timing);
+      for (const char* timing : {"first_found_ms", "best_found_ms"}) report["statistics"].erase(timing);
+      INFO("threads " << threads << " run " << run);
+      CHECK(report["statistics"]["exact_workers"] == std::stoi(threads));
+      if (threads == "2") CHECK(report["statistics"]["exact_critical_nodes"] < report["statistics"]["exact_nodes"]);
+      if (run == 0) {
+        first_csv = pto_mem::test::read_file(out);
+        first_json = report;
+        continue;
+      }
+      CHECK(pto_mem::test::read_file(out) == first_csv);
+      CHECK(report == first_json);
+    }
+  }
+}

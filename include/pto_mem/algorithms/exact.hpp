@@ -14,10 +14,11 @@
 //   feasible   -- a valid placement; the gap to the proved bound is reported;
 //   infeasible -- a part's complete search finished and nothing fits;
 //   no_fit     -- the budget ran out before any fit: NOT a proof.
-// With two threads, each probe splits its restarts over two lanes and takes
-// the answer of the attempt with the least index that ended it, so the
-// answer is the same on every run, and the same whichever lane is faster,
-// unless a deadline cut the search (docs/exact.md, "Determinism").
+// With two threads, a probe that runs long splits its restarts over two
+// lanes and takes the answer of the attempt that ended first on the lanes'
+// node clocks, so the answer is the same on every run, and the same
+// whichever lane is faster, unless a deadline cut the search (docs/exact.md,
+// "Two lanes" and "Determinism").
 // Must-alias groups and declared allocations are placed through alias
 // unification (algorithms/alias.hpp) before the search; a problem that still
 // has them is rejected with a diagnostic.
@@ -54,9 +55,10 @@ struct ExactOptions {
   double time_limit_s = 10.0;    ///< wall-clock budget; <= 0 means none
   std::uint64_t node_limit = 0;  ///< search nodes in all (every worker); 0 = none
   /// Threads: 1 = this thread only; 0 = two when the machine has more than
-  /// one core; >= 2 = two (each probe's restarts split over two lanes). The
-  /// answer does not depend on thread timing unless the deadline cuts the
-  /// search; it may differ from one thread's (the lanes learn apart).
+  /// one core; >= 2 = two (a probe's restarts split over two lanes once it
+  /// has run exact::lane_split_nodes nodes). The answer does not depend on
+  /// thread timing unless the deadline cuts the search; it may differ from
+  /// one thread's (the lanes learn apart) unless no probe splits.
   unsigned threads = 1;
   /// A placement to start from (the greedy's); used when it is valid.
   std::optional<Placement> incumbent;
@@ -235,7 +237,8 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
   std::vector<Addr> arena_lb;
   for (const auto& l : arena_loads(p)) arena_lb.push_back(l.lower_bound);
 
-  // A second lane for the probes when asked and the machine has more than one core.
+  // A second lane for the probes when asked and the machine has more than
+  // one core; its thread starts only when a probe first splits.
   const bool two = !parts.empty() && (o.threads >= 2 || (o.threads == 0 && std::thread::hardware_concurrency() > 1));
   std::optional<LanePool> pool;
   if (two) pool.emplace();

@@ -22,25 +22,31 @@ enum class Outcome {
 };
 
 /// A worker's (or a probe lane's) node count, a function of the input alone.
-/// A lane of a probe (part_solver.hpp) also stops when an attempt with a
-/// lower index than its own ended the probe.
+/// A lane of a probe (part_solver.hpp) also stops as soon as it can no
+/// longer end the probe first: when its next node's *clock* (the lane's
+/// start plus the nodes it spent) is later than the clock at which the
+/// other lane already ended the probe.
 struct NodeMeter {
   std::uint64_t own = 0;  ///< nodes searched
   /// Of those, the nodes of the busier lane of each probe (with one lane,
   /// all of them): the length of the work if both lanes had a core each.
   std::uint64_t critical = 0;
   bool halted = false;    ///< told to stop
-  const std::atomic<std::uint64_t>* best_attempt = nullptr;
-  std::uint64_t attempt = 0;  ///< the attempt this lane runs now
+  /// A probe's lanes: the least key 2 * clock + lane of an attempt that ended
+  /// the probe (UINT64_MAX while none has); this lane's clock starts at `start`.
+  const std::atomic<std::uint64_t>* best_key = nullptr;
+  std::uint64_t start = 0;
+  std::uint32_t lane = 0;
 
+  /// True when the next node this lane could search is too late to win.
   [[nodiscard]] bool beaten() const noexcept {
-    return best_attempt && best_attempt->load(std::memory_order_relaxed) < attempt;
+    return best_key && 2 * (start + own + 1) + lane > best_key->load(std::memory_order_relaxed);
   }
   /// Counts one node (a dive counts one per 1024 buffers it pops).
   void count() noexcept {
     ++own;
     ++critical;
-    if ((own & 255u) == 0 && beaten()) halted = true;
+    if (best_key && 2 * (start + own) + lane > best_key->load(std::memory_order_relaxed)) halted = true;
   }
 };
 
@@ -53,9 +59,9 @@ struct Limits {
   NodeMeter* meter = nullptr;  ///< without one, nodes are not counted across runs
 
   /// A reason to stop that is not the node count: the caller, the clock, or
-  /// (a probe's lane) a lower attempt that ended the probe.
+  /// (a probe's lane) the other lane ended the probe earlier on the clock.
   [[nodiscard]] bool out_of_time() const {
-    return (meter && (meter->halted || meter->beaten())) || stop.stop_requested() || Clock::now() >= deadline;
+    return (meter && meter->halted) || stop.stop_requested() || Clock::now() >= deadline;
   }
   [[nodiscard]] std::uint64_t nodes_spent() const noexcept { return meter ? meter->own : 0; }
   [[nodiscard]] bool out_of_nodes() const noexcept { return node_limit != 0 && nodes_spent() >= node_limit; }

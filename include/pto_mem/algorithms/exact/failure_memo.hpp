@@ -43,11 +43,19 @@ struct StateHash {
   return z ^ (z >> 31);
 }
 
+/// The half of state_term that depends on the item alone (the search keeps
+/// it per item and finishes the term with state_term_from).
+[[nodiscard]] inline std::uint64_t state_item_hash(std::uint64_t tag, std::uint64_t item) noexcept {
+  return mix64(tag ^ (item * 0xD6E8FEB86659FD93ull));
+}
+[[nodiscard, gnu::always_inline]] inline StateHash state_term_from(std::uint64_t item_hash, std::uint64_t m) noexcept {
+  const std::uint64_t k = mix64(item_hash ^ m);
+  return {mix64(k ^ 0x243F6A8885A308D3ull), mix64(k ^ 0x13198A2E03707344ull)};
+}
 /// The term of "buffer `item` is unplaced with lowest offset `m`" (tag
 /// separates kinds of terms: buffers of the state, buffers of a piece).
 [[nodiscard]] inline StateHash state_term(std::uint64_t tag, std::uint64_t item, std::uint64_t m) noexcept {
-  const std::uint64_t k = mix64(mix64(tag ^ (item * 0xD6E8FEB86659FD93ull)) ^ m);
-  return {mix64(k ^ 0x243F6A8885A308D3ull), mix64(k ^ 0x13198A2E03707344ull)};
+  return state_term_from(state_item_hash(tag, item), m);
 }
 
 /// Failed states, each with the least key (offset, rank) under which its

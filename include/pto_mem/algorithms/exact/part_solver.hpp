@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "pto_mem/algorithms/exact/budget.hpp"
@@ -51,6 +52,11 @@ struct PartState {
 /// section member lists grow with the interfering pairs).
 inline constexpr std::size_t searchable_buffers = 20000;
 inline constexpr std::uint64_t searchable_pairs = 2000000;
+
+/// With two lanes, a probe runs on one until it has spent this many nodes,
+/// then splits its attempts over both (PartSolver::probe): shorter probes
+/// never pay for the second lane's start, and give one lane's answer.
+inline constexpr std::uint64_t lane_split_nodes = 4096;
 
 /// Windows of a window search hold at most this many buffers (and the
 /// search's pair limit), so that each stays a search of a moment.
@@ -125,40 +131,49 @@ class PartSolver {
   /// the limits end it). Any attempt that completes is a proof, whatever its
   /// order. Keeps what it finds.
   ///
-  /// With two lanes, lane 0 runs the even attempts and lane 1 the odd ones,
-  /// each with its own search objects (and failure memos), and the answer is
-  /// that of the attempt with the least index that found a fit or a proof:
-  /// the same on every run, whichever lane is faster. A lane stops once an
-  /// attempt below its own has ended the probe; a lane that started an
-  /// attempt above the winning one forgets what its memos learned (what it
-  /// learned depended on when it stopped). Each lane spends half the effort
-  /// and half of what is left of the node limit.
+  /// With two lanes, the probe first runs exactly as with one (the attempts
+  /// in turn on this thread) until it has spent `lane_split_nodes` nodes;
+  /// at the next attempt boundary it *splits*: from then on this lane runs
+  /// every other attempt and the second lane (the pool's thread, started
+  /// then) the ones between, each with its own search objects; the second
+  /// lane starts with a copy of the failure memos learned so far. Each lane
+  /// has a *clock*: the nodes the probe had spent at the split plus the
+  /// nodes it spent since. An attempt that ends the probe (a fit or a proof)
+  /// does so at its lane's clock, and the probe's answer is that of the
+  /// least (clock, lane): a lane stops once its next node's clock is later
+  /// than that, so the answer -- and what each lane learned before it --
+  /// is a function of the input alone, whichever lane is faster, while a
+  /// fit found by one lane ends the probe as soon as the other has caught
+  /// up to the same clock (at once, when both have a core). A lane that ran
+  /// past the winning clock forgets what its memos learned (that depended
+  /// on timing). After the split each lane spends half of what is left of
+  /// the effort and of the node limit.
   Outcome probe(Addr capacity, Weight penalty, const Limits& limits, std::uint64_t effort) {
     if (!search_[0]) return Outcome::aborted;
     ++state_.probes;
-    const std::size_t lanes = pool_ ? 2 : 1;
+    const bool two = pool_ != nullptr;
     // A probe asked again (the schedule returns to the lower bound with more
     // effort) resumes where the last one stopped: the attempts it finished
     // are exhausted and need not be repeated.
     std::array<std::uint64_t, 2> next{0, 1};
-    if (lanes == 1) next[1] = UINT64_MAX;
+    bool split = false;
     auto memo = std::find_if(memo_.begin(), memo_.end(), [&](const ProbeMemo& m) {
       return m.capacity == capacity && m.penalty == penalty;
     });
     if (memo != memo_.end()) {
       next = memo->next;
+      split = two && memo->split;
       memo_.erase(memo);
     }
     const bool floor = use_floor(capacity);
     const std::uint64_t steps = orders_.size() * (floor ? 2 : 1);
     const std::uint64_t base = std::max<std::uint64_t>(64, 2 * sp_->items.size());
-    // What the lanes report; the attempt with the least index that ended the probe wins.
+    // The attempt that ended the probe first on the clock.
     struct Board {
       std::mutex m;
-      std::atomic<std::uint64_t> best{UINT64_MAX};
+      std::atomic<std::uint64_t> best{UINT64_MAX};  // 2 * clock + lane
       Outcome outcome = Outcome::aborted;
       std::vector<Addr> solution;
-      bool by_floor = false;
     } board;
     struct Log {
       std::uint64_t attempt;
@@ -167,46 +182,55 @@ class PartSolver {
     struct Lane {
       std::mutex m;
       std::condition_variable cv;
-      std::deque<Log> logs;     // per attempt run, the failures it stored
-      std::int64_t done = -2;   // the last attempt it finished
-      bool exited = false;      // left the probe
+      std::deque<Log> logs;        // per attempt run since the split, the failures it stored
+      std::int64_t done = -2;      // the last attempt it finished (since the split)
+      bool exited = false;         // left the probe
       std::int64_t imported = -1;  // the other lane's attempts up to this one are learned
       NodeMeter meter;
       Limits limits;
-      std::uint64_t next = UINT64_MAX;  // attempt to resume from
-      std::uint64_t highest = 0;        // highest attempt started
-      bool started = false;
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> spent;  // (attempt, nodes)
+      std::uint64_t next = UINT64_MAX;  // attempt to run next, then to resume from
+      std::uint64_t stride = 1;
+      std::uint64_t share = 0, used = 0;  // effort (0 = none) and nodes spent
+      bool ran = false;
     };
     std::array<Lane, 2> lane;
     const std::uint64_t limit_left =
         limits.node_limit == 0 ? 0 : limits.node_limit - std::min(limits.node_limit, limits.nodes_spent());
-    for (std::size_t l = 0; l < lanes; ++l) {
+    for (std::size_t l = 0; l < 2; ++l) {
       lane[l].limits = limits;
       lane[l].limits.meter = &lane[l].meter;
-      lane[l].limits.node_limit = limits.node_limit == 0 ? 0 : std::max<std::uint64_t>(1, limit_left / lanes);
-      lane[l].meter.best_attempt = lanes > 1 ? &board.best : nullptr;
+      lane[l].meter.best_key = two ? &board.best : nullptr;
+      lane[l].meter.lane = static_cast<std::uint32_t>(l);
+      lane[l].next = next[l];
+    }
+    const std::uint64_t lanes_now = split ? 2 : 1;
+    for (std::size_t l = 0; l < lanes_now; ++l) {
+      lane[l].limits.node_limit = limits.node_limit == 0 ? 0 : std::max<std::uint64_t>(1, limit_left / lanes_now);
+      lane[l].share = effort == 0 ? 0 : std::max<std::uint64_t>(1, effort / lanes_now);
+      lane[l].stride = lanes_now;
       lane[l].done = static_cast<std::int64_t>(next[l]) - 2;
     }
-    const std::uint64_t share = effort == 0 ? 0 : std::max<std::uint64_t>(1, effort / lanes);
+    // The second lane's copies of the failure memos at the split.
+    std::optional<FailureMemo> canon_snapshot, floor_snapshot;
     // The failures a lane learned in attempt j reach the other lane before
     // its attempt j + 3 (it waits for j to end if need be): nearly all of
     // what one lane learns, at fixed points, so what each lane does is a
     // function of the input alone.
     auto learn_from_other = [&](std::size_t l, std::uint64_t a) {
       if (a < 3) return;
+      Lane& me = lane[l];
       Lane& other = lane[1 - l];
       const auto upto = static_cast<std::int64_t>(a - 3);
       std::unique_lock lock(other.m);
-      other.cv.wait(lock, [&] { return other.exited || other.done + 2 > upto || board.best.load() <= a; });
+      other.cv.wait(lock, [&] { return other.exited || other.done + 2 > upto || me.meter.beaten(); });
       for (auto& log : other.logs) {
         const auto at = static_cast<std::int64_t>(log.attempt);
-        if (at > upto || at <= lane[l].imported) continue;
+        if (at > upto || at <= me.imported) continue;
         if (at > other.done) break;  // not finished
         for (const auto& e : log.canon) search_[l]->failure_memo().store(e);
         if (floor_[l])
           for (const auto& e : log.floor) floor_[l]->failure_memo().store(e);
-        lane[l].imported = at;
+        me.imported = at;
       }
     };
     std::function<void(std::size_t)> run_attempts;
@@ -216,36 +240,69 @@ class PartSolver {
       lane[l].exited = true;
       lane[l].cv.notify_all();
     };
+    // Called by lane 0 at the boundary before attempt a.
+    auto do_split = [&](std::uint64_t a) {
+      split = true;
+      Lane& zero = lane[0];
+      Lane& one = lane[1];
+      const std::uint64_t spent = zero.meter.own;
+      zero.stride = one.stride = 2;
+      zero.done = static_cast<std::int64_t>(a) - 2;
+      one.next = a + 1;
+      one.done = static_cast<std::int64_t>(a) - 1;
+      one.meter.start = spent;
+      if (limits.node_limit != 0) {
+        const std::uint64_t rest = std::max<std::uint64_t>(1, (limit_left - std::min(limit_left, spent)) / 2);
+        zero.limits.node_limit = spent + rest;
+        one.limits.node_limit = rest;
+      }
+      if (effort != 0) {
+        const std::uint64_t rest = std::max<std::uint64_t>(1, (effort - std::min(effort, zero.used)) / 2);
+        zero.share = zero.used + rest;
+        one.share = rest;
+      }
+      canon_snapshot = search_[0]->failure_memo();
+      if (floor_[0]) floor_snapshot = floor_[0]->failure_memo();
+      one.ran = true;
+      pool_->start([&] { run_lane(1); });
+    };
     run_attempts = [&](std::size_t l) {
       Lane& me = lane[l];
+      me.ran = true;
       if (!search_[l]) search_[l].emplace(*sp_);
       if (floor && !floor_[l]) floor_[l].emplace(*sp_);
-      std::uint64_t used = 0;
-      for (std::uint64_t a = next[l];; a += lanes) {
-        if (board.best.load() <= a) return;  // a lower attempt ended the probe
+      if (canon_snapshot && l == 1) {
+        search_[1]->failure_memo() = std::move(*canon_snapshot);
+        if (floor_snapshot && floor_[1]) floor_[1]->failure_memo() = std::move(*floor_snapshot);
+      }
+      for (std::uint64_t a = me.next;; a += me.stride) {
+        // Split only while both lanes would have something to spend.
+        if (l == 0 && two && !split && me.meter.own >= lane_split_nodes && (me.share == 0 || me.used + 2 <= me.share) &&
+            (me.limits.node_limit == 0 || me.meter.own + 2 <= me.limits.node_limit))
+          do_split(a);
+        if (me.meter.beaten()) return;  // the other lane ended the probe earlier
         const std::uint64_t round = a / steps, step = a % steps;
         const std::uint64_t cap = round >= 40 ? UINT64_MAX : base << round;
         std::uint64_t run_cap = cap;
-        if (share != 0) {
-          if (used >= share) {
+        if (me.share != 0) {
+          if (me.used >= me.share) {
             me.next = a;
             return;
           }
-          run_cap = std::min(run_cap, share - used);
+          run_cap = std::min(run_cap, me.share - me.used);
         }
-        me.meter.attempt = a;
-        me.highest = a;
-        me.started = true;
         const bool by_floor = floor && step % 2 == 1;
         const std::string_view order = orders_[floor ? step / 2 : step];
-        if (lanes > 1) {
+        if (split) {
+          if (const unsigned us = lane_test_delay_us[l].load(std::memory_order_relaxed))
+            std::this_thread::sleep_for(std::chrono::microseconds(us));
           learn_from_other(l, a);
-          if (board.best.load() <= a) return;
+          if (me.meter.beaten()) return;
         }
         Budget b(me.limits, run_cap);
         std::vector<FailureMemo::Entry>* canon_log = nullptr;
         std::vector<FailureMemo::Entry>* floor_log = nullptr;
-        if (lanes > 1) {
+        if (split) {
           std::lock_guard lock(me.m);
           me.logs.push_back({a, {}, {}});
           canon_log = &me.logs.back().canon;
@@ -257,54 +314,62 @@ class PartSolver {
                                    : search_[l]->run(capacity, penalty, order, b);
         search_[l]->failure_memo().log = nullptr;
         if (floor_[l]) floor_[l]->failure_memo().log = nullptr;
-        if (lanes > 1) {
+        me.used += b.used();
+        // Cut by a shared limit (time, stop, node limit, or the other lane's
+        // earlier end): the attempt is not finished and is repeated when the
+        // probe resumes.
+        const bool cut = o == Outcome::aborted && b.shared_limit_hit();
+        if (split && !cut) {
           std::lock_guard lock(me.m);
           me.done = static_cast<std::int64_t>(a);
           me.cv.notify_all();
         }
-        used += b.used();
-        me.spent.emplace_back(a, b.used());
         if (o != Outcome::aborted) {
+          const std::uint64_t key = 2 * (me.meter.start + me.meter.own) + l;
           std::lock_guard lock(board.m);
-          if (a < board.best.load()) {
-            board.best.store(a);
+          if (key < board.best.load()) {
+            board.best.store(key);
             board.outcome = o;
-            board.by_floor = by_floor;
             if (o == Outcome::found) board.solution = by_floor ? floor_[l]->solution() : search_[l]->solution();
           }
           return;
         }
-        // Cut by a shared limit, the effort, or a lower attempt's win: the
-        // attempt is repeated when the probe resumes.
-        if (b.shared_limit_hit() || run_cap < cap) {
+        if (cut || run_cap < cap) {
           me.next = a;
           return;
         }
       }
     };
-    if (lanes == 1) run_lane(0);
-    else pool_->both([&] { run_lane(0); }, [&] { run_lane(1); });
+    if (split) pool_->start([&] { run_lane(1); });  // resumed after a split: both lanes at once
+    run_lane(0);
+    if (split) pool_->wait();
 
     const std::uint64_t best = board.best.load();
-    // Nodes of the attempts up to the winning one (the rest depends on timing).
-    std::uint64_t nodes = 0, longest = 0;
-    for (std::size_t l = 0; l < lanes; ++l) {
-      std::uint64_t mine = 0;
-      for (const auto& [a, n] : lane[l].spent)
-        if (a <= best) mine += n;
-      nodes += mine;
-      longest = std::max(longest, mine);
-    }
-    if (limits.meter) {
-      limits.meter->own += nodes;
-      limits.meter->critical += longest;
-    }
-    if (best != UINT64_MAX) {
-      for (std::size_t l = 0; l < lanes; ++l)
-        if (lane[l].started && lane[l].highest > best) {
+    // Nodes each lane spent up to the winning clock (past it, what a lane
+    // did depends on timing), and the clock at which the probe ended.
+    std::uint64_t nodes = 0, clock = 0;
+    for (std::size_t l = 0; l < 2; ++l) {
+      const Lane& ln = lane[l];
+      if (!ln.ran) continue;
+      std::uint64_t counted = ln.meter.own;
+      if (best != UINT64_MAX) {
+        const std::uint64_t last = best >= l ? (best - l) / 2 : 0;  // the last clock at which this lane could win
+        const std::uint64_t limit = last > ln.meter.start ? last - ln.meter.start : 0;
+        const std::uint64_t searched = ln.meter.own - (ln.meter.halted ? 1 : 0);
+        counted = std::min(ln.meter.own, limit);
+        if (searched > limit) {  // it ran past the winner: what it learned there depended on timing
           search_[l]->forget();
           if (floor_[l]) floor_[l]->forget();
         }
+      }
+      nodes += counted;
+      clock = std::max(clock, ln.meter.start + counted);
+    }
+    if (limits.meter) {
+      limits.meter->own += nodes;
+      limits.meter->critical += clock;
+    }
+    if (best != UINT64_MAX) {
       if (board.outcome == Outcome::found) {
         offer(score(*sp_, std::move(board.solution)));
         return Outcome::found;
@@ -313,8 +378,7 @@ class PartSolver {
       return Outcome::infeasible;
     }
     if (memo_.size() >= 16) memo_.erase(memo_.begin());
-    std::array<std::uint64_t, 2> resume{lane[0].next, lanes > 1 ? lane[1].next : UINT64_MAX};
-    memo_.push_back({capacity, penalty, resume});
+    memo_.push_back({capacity, penalty, {lane[0].next, split ? lane[1].next : UINT64_MAX}, split});
     return Outcome::aborted;
   }
 
@@ -326,8 +390,11 @@ class PartSolver {
   /// instances: fewer).
   bool use_floor(Addr capacity) {
     if (sp_->has_penalties() || floor_off_) return false;
-    if (!floor_[0]) floor_[0].emplace(*sp_);
-    return floor_[0]->tight_sections(capacity) * 4 >= floor_[0]->section_count() * 3;
+    // The canonical search has the same sections and loads: the floor
+    // search is built only when it will run.
+    const bool tight = search_[0]->tight_sections(capacity, granule_) * 4 >= search_[0]->sections().count * 3;
+    if (tight && !floor_[0]) floor_[0].emplace(*sp_);
+    return tight;
   }
   /// The static order's ranks, perturbed at random after the first floor
   /// attempt: restarts with the memo kept (floor_search.hpp). A function of
@@ -507,6 +574,7 @@ class PartSolver {
     Addr capacity;
     Weight penalty;
     std::array<std::uint64_t, 2> next;  // per lane, the attempt to resume from
+    bool split;                         // the probe had split over two lanes
   };
   std::vector<ProbeMemo> memo_;  // aborted probes, to resume
   PartState state_;

@@ -150,6 +150,8 @@ class CanonicalSearch {
     find_cliques();
     // The failure memo's states hold no penalty paid or partner offsets.
     use_memo_ = !sp.has_penalties();
+    item_hash_.resize(n_);
+    for (std::uint32_t i = 0; i < n_; ++i) item_hash_[i] = state_item_hash(1, i);
   }
 
   /// A lower bound on the peak of every placement that pays at most
@@ -171,6 +173,14 @@ class CanonicalSearch {
 
   [[nodiscard]] const std::vector<ItemFeatures>& features() const noexcept { return features_; }
   [[nodiscard]] const Sections& sections() const noexcept { return sec_; }
+  /// Sections with less than `granule` bytes of slack under `capacity`
+  /// (FloorSearch::tight_sections without building a floor search).
+  [[nodiscard]] std::uint32_t tight_sections(Addr capacity, Addr granule) const {
+    const Addr usable = sp_->space.with_capacity(capacity).usable_above(0);
+    std::uint32_t n = 0;
+    for (std::uint32_t k = 0; k < sec_.count; ++k) n += saturating_add(init_total_[k], granule) > usable ? 1 : 0;
+    return n;
+  }
   /// Turns the failure memo (failure_memo.hpp) on or off for later runs (on
   /// by default for parts without penalties; the property tests compare both).
   void use_failure_memo(bool on) noexcept { use_memo_ = on && !sp_->has_penalties(); }
@@ -188,6 +198,7 @@ class CanonicalSearch {
   [[nodiscard]] Outcome run(Addr capacity, Weight penalty_budget, std::string_view keys, Budget& budget) {
     space_ = sp_->space.with_capacity(capacity);
     cap_ = capacity;
+    plain_ = !space_.has_windows() && sp_->blocked.empty();
     budget_ = &budget;
     keys_ = keys;
     pbudget_ = penalty_budget;
@@ -217,7 +228,11 @@ class CanonicalSearch {
     for (std::uint32_t k = 0; k < groups; ++k)
       if (!rewatch(k)) return Outcome::infeasible;
     zob_ = {};
-    for (std::uint32_t i = 0; i < n_; ++i) zob_.add(term(i));
+    term_.resize(n_);
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      term_[i] = term(i);
+      zob_.add(term_[i]);
+    }
     // The run's context for the failure memo: the capacity and the penalty
     // budget (the order is kept beside each entry: it only matters at equal offsets).
     run_ctx_ = state_term(2, capacity, penalty_budget);
@@ -227,6 +242,7 @@ class CanonicalSearch {
     Partition all;
     all.items.resize(n_);
     std::iota(all.items.begin(), all.items.end(), std::uint32_t{0});
+    all.live = n_;
     rank_.assign(n_, 0);
     assign_ranks(all.items);
     all.sections.resize(sec_.count);
@@ -237,22 +253,29 @@ class CanonicalSearch {
 
  private:
   struct Partition {
-    std::vector<std::uint32_t> items;     // every item of the part (placed ones are skipped)
+    // Every item of the part; the first `live` are the unplaced ones (expand
+    // swaps an item it places behind them and back when it unplaces it, so
+    // a node looks at the unplaced items only; their order does not matter:
+    // candidates are sorted by (offset, rank) and ranks are distinct).
+    std::vector<std::uint32_t> items;
     std::vector<std::uint32_t> sections;  // ascending
+    std::size_t live = 0;
   };
   struct Candidate {
     Addr offset;
     std::uint32_t rank;
     std::uint32_t item;
+    std::uint32_t pos;  // the item's position in its partition's items
   };
   struct Hardness {  // when a separation clique holds
     bool separation = false;  // always
     Weight weight = 0;        // or: when the budget is below this penalty weight
     [[nodiscard]] bool hard(Weight budget) const noexcept { return separation || weight > budget; }
   };
-  struct Change {  // thr_/m_[item] before a placement raised them
+  struct Change {  // thr_/m_/term_[item] before a placement raised them
     std::uint32_t item;
     Addr thr, m;
+    StateHash term;
   };
 
   void build_conflicts(const std::vector<Interval>& lifetimes) {
@@ -403,8 +426,10 @@ class CanonicalSearch {
     for (std::uint32_t k = 0; k < order.size(); ++k) rank_[order[k]] = k;
   }
 
-  /// The failure memo's term of unplaced buffer i (its lowest offset now).
-  [[nodiscard]] StateHash term(std::uint32_t i) const noexcept { return state_term(1, i, m_[i]); }
+  /// The failure memo's term of unplaced buffer i (its lowest offset now):
+  /// state_term(1, i, m_[i]), from the item's precomputed first half. term_
+  /// keeps it per item, updated with m_.
+  [[nodiscard]] StateHash term(std::uint32_t i) const noexcept { return state_term_from(item_hash_[i], m_[i]); }
   [[nodiscard]] StateHash memo_key() const noexcept {
     StateHash k = zob_;
     k.add(ctx_);
@@ -426,7 +451,11 @@ class CanonicalSearch {
   /// The lowest offset at or above h where item i fits: aligned, under the
   /// capacity, clear of the reserved windows and of its blocked ranges (a
   /// window search's fixed buffers, window_lns.hpp; none for a whole part).
-  [[nodiscard]] Addr fit(std::uint32_t i, Addr h) const noexcept {
+  [[nodiscard, gnu::always_inline]] Addr fit(std::uint32_t i, Addr h) const noexcept {
+    if (plain_ && align_[i] == 1) return h <= cap_ && size_[i] <= cap_ - h ? h : none;
+    return fit_general(i, h);
+  }
+  [[nodiscard]] Addr fit_general(std::uint32_t i, Addr h) const noexcept {
     Addr x = space_.lowest_fit_or_max(h, size_[i], align_[i]);
     if (sp_->blocked.empty()) return x;
     const auto& bl = sp_->blocked[i];
@@ -469,6 +498,18 @@ class CanonicalSearch {
   bool rewatch(std::uint32_t k) {
     if (total_[k] == 0 || !active_[k]) return true;
     if (watch_[k] != none32 && witnesses(watch_[k], k)) return true;
+    if (!space_.has_windows()) {  // the same scan, with room() reduced to one comparison
+      if (total_[k] > cap_) return false;
+      const Addr limit = cap_ - total_[k];
+      for (std::uint32_t e = mem_begin_[k]; e < mem_begin_[k + 1]; ++e) {
+        const std::uint32_t w = mem_[e];
+        if (m_[w] > limit || off_[w] != none) continue;
+        watch_[k] = w;
+        watching_[w].push_back(k);
+        return true;
+      }
+      return false;
+    }
     for (std::uint32_t e = mem_begin_[k]; e < mem_begin_[k + 1]; ++e) {
       const std::uint32_t w = mem_[e];
       if (!witnesses(w, k)) continue;
@@ -514,7 +555,7 @@ class CanonicalSearch {
   /// state is updated anyway; unplace restores it). `cut` tells whether a
   /// time cut opened (no unplaced buffer crosses some section boundary now).
   bool place(std::uint32_t b, Addr x, bool& cut) {
-    zob_.sub(term(b));  // b leaves the state (the caller restores zob_)
+    zob_.sub(term_[b]);  // b leaves the state (the caller restores zob_)
     off_[b] = x;
     const Addr h = x + size_[b];
     for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
@@ -530,29 +571,31 @@ class CanonicalSearch {
     for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) {
       const std::uint32_t v = conf_[e];
       if (off_[v] != none || thr_[v] >= h) continue;
-      trail_.push_back({v, thr_[v], m_[v]});
+      trail_.push_back({v, thr_[v], m_[v], term_[v]});
       thr_[v] = h;
       const Addr old = m_[v];
       m_[v] = fit(v, h);
       if (m_[v] != old) {
-        zob_.sub(state_term(1, v, old));
-        zob_.add(term(v));
+        zob_.sub(term_[v]);
+        term_[v] = term(v);
+        zob_.add(term_[v]);
+        if (ok) ok = recheck_watched(v);
       }
-      if (ok && m_[v] != old) ok = recheck_watched(v);
     }
     // Penalty partners heavier than the budget are kept apart like separations.
     for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e) {
       const std::uint32_t v = pen_[e].other;
       if (pen_[e].weight <= pbudget_ || off_[v] != none || thr_[v] >= h) continue;
-      trail_.push_back({v, thr_[v], m_[v]});
+      trail_.push_back({v, thr_[v], m_[v], term_[v]});
       thr_[v] = h;
       const Addr old = m_[v];
       m_[v] = fit(v, h);
       if (m_[v] != old) {
-        zob_.sub(state_term(1, v, old));
-        zob_.add(term(v));
+        zob_.sub(term_[v]);
+        term_[v] = term(v);
+        zob_.add(term_[v]);
+        if (ok) ok = recheck_watched(v);
       }
-      if (ok && m_[v] != old) ok = recheck_watched(v);
     }
     return ok;
   }
@@ -562,6 +605,7 @@ class CanonicalSearch {
       const Change& c = trail_.back();
       thr_[c.item] = c.thr;
       m_[c.item] = c.m;
+      term_[c.item] = c.term;
       trail_.pop_back();
     }
     // b's sections hold more again: their witnesses may no longer do.
@@ -582,7 +626,7 @@ class CanonicalSearch {
 
   /// Splits `part` at open time cuts and solves the pieces one by one; with a
   /// single piece it simply continues the search below the key (x, r).
-  Outcome split_and_solve(const Partition& part, Addr x, std::int64_t r) {
+  Outcome split_and_solve(Partition& part, Addr x, std::int64_t r) {
     // Runs of consecutive sections with a positive cut between them.
     std::vector<std::uint32_t> run_of_section;  // parallel to part.sections
     run_of_section.reserve(part.sections.size());
@@ -601,10 +645,12 @@ class CanonicalSearch {
       return run_of_section[static_cast<std::size_t>(pos)];
     };
     detail::UnionFind uf(runs);
-    bool any_unplaced = false;
-    for (std::uint32_t i : part.items) {
-      if (off_[i] != none) continue;
-      any_unplaced = true;
+    // The unplaced items in index order (expand permutes part.items), so
+    // that the pieces and their items come in the same order every time.
+    std::vector<std::uint32_t> unplaced(part.items.begin(), part.items.begin() + static_cast<std::ptrdiff_t>(part.live));
+    std::sort(unplaced.begin(), unplaced.end());
+    const bool any_unplaced = !unplaced.empty();
+    for (std::uint32_t i : unplaced) {
       for (std::uint32_t j : sp_->separated[i])
         if (off_[j] == none) uf.unite(run_of(i), run_of(j));
       for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e)
@@ -616,8 +662,7 @@ class CanonicalSearch {
     }
     std::vector<std::uint32_t> group(runs, UINT32_MAX);
     std::vector<Partition> pieces;
-    for (std::uint32_t i : part.items) {
-      if (off_[i] != none) continue;
+    for (std::uint32_t i : unplaced) {
       const auto g = uf.find(run_of(i));
       if (group[g] == UINT32_MAX) {
         group[g] = static_cast<std::uint32_t>(pieces.size());
@@ -625,6 +670,7 @@ class CanonicalSearch {
       }
       pieces[group[g]].items.push_back(i);
     }
+    for (auto& piece : pieces) piece.live = piece.items.size();
     if (pieces.size() == 1) return search(part, x, r);
     // Pieces share the penalty budget: they are independent only when at
     // most one of them can still pay (has an unplaced buffer with a soft
@@ -663,7 +709,7 @@ class CanonicalSearch {
     return Outcome::found;
   }
 
-  Outcome search(const Partition& part, Addr last_x, std::int64_t last_r) {
+  Outcome search(Partition& part, Addr last_x, std::int64_t last_r) {
     if (!budget_->spend()) return Outcome::aborted;
     if (!use_memo_) return expand(part, last_x, last_r);
     const StateHash key = memo_key();
@@ -677,24 +723,24 @@ class CanonicalSearch {
   }
 
   /// One node of the search below the key (last_x, last_r).
-  Outcome expand(const Partition& part, Addr last_x, std::int64_t last_r) {
+  Outcome expand(Partition& part, Addr last_x, std::int64_t last_r) {
     const auto& rank = rank_;
     auto after_last = [&](Addr x, std::uint32_t r) {
       return x > last_x || (x == last_x && static_cast<std::int64_t>(r) > last_r);
     };
     // Pass 1: dead buffers and the dominance height.
     Addr min_height = none;
-    bool any = false;
     std::vector<Addr>& opts = opts_;
-    for (std::uint32_t i : part.items) {
-      if (off_[i] != none) continue;
-      any = true;
+    const std::size_t live = part.live;
+    const std::uint32_t* items = part.items.data();
+    for (std::size_t p = 0; p < live; ++p) {
+      const std::uint32_t i = items[p];
       if (m_[i] == none) return Outcome::infeasible;
       Addr full = m_[i];
       if (pen_begin_[i] != pen_begin_[i + 1]) full = options(i, opts);
       if (full != none) min_height = std::min(min_height, full + size_[i]);
     }
-    if (!any) {
+    if (live == 0) {
       record(part);
       return Outcome::found;
     }
@@ -714,8 +760,8 @@ class CanonicalSearch {
     // Pass 2: candidates (offset, rank, item) after the last key, below the
     // dominance height; stuck buffers end the branch.
     const std::size_t base = cands_.size();
-    for (std::uint32_t i : part.items) {
-      if (off_[i] != none) continue;
+    for (std::size_t p = 0; p < live; ++p) {
+      const std::uint32_t i = items[p];
       // Identical buffers are placed in index order (a swap maps any
       // placement to one that is), so a twin waits for its predecessor.
       if (twin_prev_[i] != none32 && off_[twin_prev_[i]] == none) continue;
@@ -723,7 +769,7 @@ class CanonicalSearch {
       auto offer = [&](Addr x) {
         if (!after_last(x, rank[i])) return;
         later = true;
-        if (x < min_height && x <= x_max) cands_.push_back({x, rank[i], i});
+        if (x < min_height && x <= x_max) cands_.push_back({x, rank[i], i, static_cast<std::uint32_t>(p)});
       };
       if (pen_begin_[i] == pen_begin_[i + 1]) offer(m_[i]);
       else {
@@ -749,12 +795,15 @@ class CanonicalSearch {
       const bool hatless = !touches_unplaced(b);
       const StateHash zob = zob_;
       bool cut = false;
+      // b leaves the live items (back at the same position below).
+      std::swap(part.items[cand.pos], part.items[--part.live]);
       const bool ok = place(b, cand.offset, cut);
       Outcome o = Outcome::infeasible;
       if (ok && paid_ <= pbudget_)
         o = cut ? split_and_solve(part, cand.offset, cand.rank) : search(part, cand.offset, cand.rank);
       const bool paid_nothing = paid_ == paid;
       unplace(b, mark, paid);
+      std::swap(part.items[cand.pos], part.items[part.live++]);
       zob_ = zob;
       if (o != Outcome::infeasible) {
         result = o;
@@ -789,6 +838,7 @@ class CanonicalSearch {
   // Per run.
   FreeSpace space_;
   Addr cap_ = 0;
+  bool plain_ = false;  // no reserved windows and no blocked ranges: fit() is one comparison for alignment 1
   Budget* budget_ = nullptr;
   std::string_view keys_;
   std::vector<std::uint32_t> rank_;  // static rank of each item in its current piece
@@ -797,6 +847,8 @@ class CanonicalSearch {
   bool soft_ = false;                 // some penalty pair weighs no more than the budget
   std::vector<std::uint8_t> active_;  // per group (sections, then cliques): bound in use this run
   std::vector<Addr> off_, thr_, m_, sol_;
+  std::vector<std::uint64_t> item_hash_;  // per item: the first half of its memo terms
+  std::vector<StateHash> term_;           // per item: term(i) for the current m_[i]
   std::vector<Addr> total_;  // per group (sections, then cliques): unplaced bytes
   std::vector<std::uint32_t> cut_;
   std::vector<std::uint32_t> watch_;                 // per section: its witness (or none32)
