@@ -211,8 +211,12 @@ class CanonicalPlacer {
         const std::uint32_t f = order[j + near];
         trees_[s_.arena[f]].prefetch_path(local_[f]);
       }
-      if (j + 1 < n) {
-        const std::uint32_t f = order[j + 1];
+      if (j + nearer < n) {
+        const std::uint32_t f = order[j + nearer];
+        trees_[s_.arena[f]].prefetch_nodes(local_[f]);
+      }
+      if (j + nearest < n) {
+        const std::uint32_t f = order[j + nearest];
         trees_[s_.arena[f]].prefetch_sets(local_[f]);
       }
       const std::uint32_t i = order[j];
@@ -437,7 +441,7 @@ class CanonicalPlacer {
   // Scratch, reused across buffers.
   std::vector<const RangeUnion*> sets_;
   // How many buffers ahead each prefetch stage reaches.
-  static constexpr std::size_t far = 12, middle = 8, near = 4;
+  static constexpr std::size_t far = 12, middle = 8, near = 4, nearer = 2, nearest = 1;
   static constexpr std::size_t unpositioned = std::numeric_limits<std::size_t>::max();
   std::vector<View> views_;  // sets_ as the fixpoint reads them
   RangeUnion separated_;

@@ -47,7 +47,18 @@ namespace pto_mem::dsa {
 inline void prefetch([[maybe_unused]] const void* p) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
   __builtin_prefetch(p);
+  // A loop whose body only prefetches has no effect the compiler must keep:
+  // g++ 12 at -O2/-O3 deletes it whole (it did delete prefetch_sets' loop).
+  // An empty asm that "uses" the address keeps the loop and its hints.
+  __asm__ volatile("" : : "r"(p));
 #endif
+}
+
+/// Cache hints for the first `bytes` bytes at `p`, at most `max_lines` lines.
+inline void prefetch_lines(const void* p, std::size_t bytes, std::size_t max_lines = 16) noexcept {
+  const char* c = static_cast<const char*>(p);
+  const std::size_t lines = std::min(max_lines, (bytes + 63) / 64);
+  for (std::size_t k = 0; k < lines; ++k) prefetch(c + 64 * k);
 }
 
 /// Disjoint, non-touching byte ranges in ascending order.
@@ -230,10 +241,7 @@ class OccupancyTree {
       const std::uint32_t index = step & index_mask;
       if ((step & kind_mask) == bucket_step) {
         // Kept sorted by offset, so that a query merges instead of sorting.
-        auto& list = raw_[index];
-        const auto at = std::upper_bound(list.begin(), list.end(), bytes.begin,
-                                         [](Addr v, const Raw& x) { return v < x.bytes.begin; });
-        list.insert(at, Raw{l.windows[b].first, l.windows[b].second, bytes});
+        raw_[index].insert(l.windows[b], bytes);
         continue;
       }
       Node& n = nodes_[index];
@@ -251,28 +259,47 @@ class OccupancyTree {
   /// Cache hints for a pass that knows which buffers come next (a pass is
   /// bound by memory latency: each buffer's path, bucket lists and sets sit
   /// far from the previous one's). Call `prefetch_path_start(b)` a few
-  /// buffers ahead, `prefetch_path(b)` nearer, `prefetch_sets(b)` nearest;
-  /// each stage reads only what the one before it brought in.
+  /// buffers ahead, `prefetch_path(b)` nearer, `prefetch_nodes(b)` nearer
+  /// still, `prefetch_sets(b)` nearest; each stage reads only what the one
+  /// before it brought in.
   void prefetch_path_start(std::size_t b) const noexcept { prefetch(&layout_->path_start[b]); }
   void prefetch_path(std::size_t b) const noexcept {
     prefetch(&layout_->windows[b]);
     prefetch(layout_->path.data() + layout_->path_start[b]);
   }
+  /// The headers of every set on b's path, and its counters.
+  void prefetch_nodes(std::size_t b) const noexcept {
+    const Layout& l = *layout_;
+    for (std::size_t k = l.path_start[b]; k < l.path_start[b + 1]; ++k) {
+      const std::uint32_t step = l.path[k];
+      const std::uint32_t index = step & index_mask;
+      if ((step & kind_mask) == bucket_step) {
+        prefetch(&raw_[index].when);  // both vectors' headers share a line or two
+        prefetch(&raw_[index].bytes);
+        continue;
+      }
+      prefetch(&nodes_[index]);
+      prefetch(&population_[index]);
+      prefetch(&here_population_[index]);
+    }
+  }
+  /// The contents of every set that a query or an insert of b reads: the
+  /// bucket lists and the node sets, whole (up to a few lines each; the
+  /// searches in them jump, so the hardware's stream prefetch cannot help).
   void prefetch_sets(std::size_t b) const noexcept {
     const Layout& l = *layout_;
     for (std::size_t k = l.path_start[b]; k < l.path_start[b + 1]; ++k) {
       const std::uint32_t step = l.path[k];
       const std::uint32_t index = step & index_mask;
-      switch (step & kind_mask) {
-        case bucket_step:
-          prefetch(raw_[index].data());
-          break;
-        case canonical_step:
-          prefetch(nodes_[index].below.data());
-          break;
-        default:
-          prefetch(nodes_[index].here.data());
+      if ((step & kind_mask) == bucket_step) {
+        const RawList& r = raw_[index];
+        prefetch_lines(r.when.data(), r.when.size() * sizeof(Window));
+        prefetch_lines(r.bytes.data(), r.bytes.size() * sizeof(AddrRange));
+        continue;
       }
+      const Node& n = nodes_[index];
+      prefetch_lines(n.below.data(), n.below.size() * sizeof(AddrRange));
+      prefetch_lines(n.here.data(), n.here.size() * sizeof(AddrRange));
     }
   }
 
@@ -281,7 +308,7 @@ class OccupancyTree {
   /// b's. Valid until the next call.
   void sets_for(std::size_t b, std::vector<const RangeUnion*>& out) {
     const auto [lo, hi] = layout_->windows[b];
-    const std::vector<Raw>* buckets[2] = {nullptr, nullptr};  // the window's first and last, if cut
+    const RawList* buckets[2] = {nullptr, nullptr};  // the window's first and last, if cut
     const Layout& l = *layout_;
     for (std::size_t k = l.path_start[b]; k < l.path_start[b + 1]; ++k) {
       const std::uint32_t step = l.path[k];
@@ -302,16 +329,21 @@ class OccupancyTree {
     // (offset-sorted) bucket lists into their union.
     if (!buckets[0]) return;
     partial_.clear();
-    const std::uint32_t w_lo = lo, w_hi = hi;  // clang 14 cannot capture structured bindings
-    auto live = [w_lo, w_hi](const Raw& r) { return r.lo < w_hi && w_lo < r.hi; };
-    const Raw *x = buckets[0]->data(), *x_end = x + buckets[0]->size();
-    const Raw *y = buckets[1] ? buckets[1]->data() : nullptr, *y_end = buckets[1] ? y + buckets[1]->size() : nullptr;
-    for (;;) {
-      while (x != x_end && !live(*x)) ++x;
-      while (y != y_end && !live(*y)) ++y;
-      if (x == x_end && y == y_end) break;
-      if (y == y_end || (x != x_end && x->bytes.begin <= y->bytes.begin)) partial_.append_sorted((x++)->bytes);
-      else partial_.append_sorted((y++)->bytes);
+    // The live entries' indices, found without a branch per entry (whether
+    // an entry is live is a coin toss for the branch predictor).
+    const std::size_t x_live = buckets[0]->live(lo, hi, live_[0]);  // first: it may grow live_[0]
+    const std::uint32_t *x = live_[0].data(), *x_end = x + x_live;
+    const AddrRange* xb = buckets[0]->bytes.data();
+    if (!buckets[1]) {
+      for (; x != x_end; ++x) partial_.append_sorted(xb[*x]);
+    } else {
+      const std::size_t y_live = buckets[1]->live(lo, hi, live_[1]);
+      const std::uint32_t *y = live_[1].data(), *y_end = y + y_live;
+      const AddrRange* yb = buckets[1]->bytes.data();
+      while (x != x_end || y != y_end) {
+        if (y == y_end || (x != x_end && xb[*x].begin <= yb[*y].begin)) partial_.append_sorted(xb[*x++]);
+        else partial_.append_sorted(yb[*y++]);
+      }
     }
     if (!partial_.empty()) out.push_back(&partial_);
   }
@@ -327,8 +359,8 @@ class OccupancyTree {
       const std::uint32_t index = step & index_mask;
       switch (step & kind_mask) {
         case bucket_step:
-          for (const auto& r : raw_[index])
-            if (r.lo < hi && lo < r.hi) f(r.bytes.end);
+          for (std::size_t k = 0; k < raw_[index].when.size(); ++k)
+            if (raw_[index].when[k].first < hi && lo < raw_[index].when[k].second) f(raw_[index].bytes[k].end);
           break;
         case canonical_step:
           for (Addr top : tops_[index].below) f(top);
@@ -356,9 +388,37 @@ class OccupancyTree {
   struct Tops {
     std::vector<Addr> here, below;  ///< the same buffers' tops (offset + size)
   };
-  struct Raw {  ///< a buffer that covers a bucket only in part
-    std::uint32_t lo, hi;
-    AddrRange bytes;
+  /// The buffers that cover a bucket only in part, sorted by offset: their
+  /// windows and their bytes apart, so that the filter by window streams 8
+  /// bytes an entry and reads the bytes of the live ones only.
+  struct RawList {
+    std::vector<Window> when;
+    std::vector<AddrRange> bytes;
+
+    void clear() noexcept {
+      when.clear();
+      bytes.clear();
+    }
+    void insert(Window w, AddrRange r) {
+      const auto at = std::upper_bound(bytes.begin(), bytes.end(), r.begin,
+                                       [](Addr v, const AddrRange& x) { return v < x.begin; });
+      const auto k = at - bytes.begin();
+      bytes.insert(at, r);
+      when.insert(when.begin() + k, w);
+    }
+    /// Writes to the front of `out` the indices of the entries whose window
+    /// overlaps [lo, hi), in order, and returns their number.
+    std::size_t live(std::uint32_t lo, std::uint32_t hi, std::vector<std::uint32_t>& out) const {
+      if (out.size() < when.size()) out.resize(std::max(when.size(), 2 * out.size()));
+      std::uint32_t* o = out.data();
+      std::uint32_t count = 0;
+      const Window* w = when.data();
+      for (std::uint32_t k = 0, n = static_cast<std::uint32_t>(when.size()); k < n; ++k) {
+        o[count] = k;
+        count += static_cast<std::uint32_t>((w[k].first < hi) & (lo < w[k].second));
+      }
+      return count;
+    }
   };
 
   /// Records the canonical decomposition of buckets [lo, hi) with the nodes
@@ -392,7 +452,8 @@ class OccupancyTree {
   std::vector<std::uint32_t> population_;       // per node: buffers kept here, below or raw below
   std::vector<std::uint32_t> here_population_;  // per node: buffers kept here
   std::vector<Tops> tops_;
-  std::vector<std::vector<Raw>> raw_;     // per bucket
+  std::vector<RawList> raw_;  // per bucket
+  std::vector<std::uint32_t> live_[2];  // scratch of sets_for: live entries of the window's cut buckets
   bool keep_tops_ = false;
   RangeUnion partial_;  // the union of the raw buffers overlapping the window being queried
 };
