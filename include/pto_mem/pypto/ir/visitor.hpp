@@ -242,85 +242,55 @@ class IRMutator {
     auto start = m(s.start), stop = m(s.stop), step = m(s.step);
     // The carries and attributes are copied only when one of them changes.
     std::optional<std::vector<IterArg>> iter_args;
-    for (std::size_t k = 0; k < s.iter_args.size(); ++k) {
-      auto e = mutate_expr(s.iter_args[k].init);
-      if (e == s.iter_args[k].init) continue;
-      changed = true;
-      if (!iter_args) iter_args = s.iter_args;
-      (*iter_args)[k].init = std::move(e);
-    }
     std::optional<std::vector<Kwarg>> attrs;
-    for (std::size_t k = 0; k < s.attrs.size(); ++k) {
-      auto e = mutate_expr(s.attrs[k].value);
-      if (e == s.attrs[k].value) continue;
-      changed = true;
-      if (!attrs) attrs = s.attrs;
-      (*attrs)[k].value = std::move(e);
-    }
+    changed |= replace_each(s.iter_args, iter_args, init_of, expr_mutation());
+    changed |= replace_each(s.attrs, attrs, value_of, expr_mutation());
     auto loop_var = mutate_var_def(s.loop_var);
     changed |= loop_var != s.loop_var;
-    for (std::size_t k = 0; k < s.iter_args.size(); ++k) {
-      auto v = mutate_var_def(s.iter_args[k].var);
-      if (v == s.iter_args[k].var) continue;
-      changed = true;
-      if (!iter_args) iter_args = s.iter_args;
-      (*iter_args)[k].var = std::move(v);
-    }
+    changed |= replace_each(s.iter_args, iter_args, var_of, var_def_mutation());
     auto body = mutate_stmt(s.body);
     changed |= body != s.body;
-    bool rv_changed = false;
-    auto return_vars = mutate_var_defs(s.return_vars, rv_changed);
-    changed |= rv_changed;
+    std::optional<std::vector<VarPtr>> return_vars;
+    changed |= replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!changed) return self;
     return std::make_shared<const ForStmt>(std::move(loop_var), std::move(start), std::move(stop), std::move(step),
                                            iter_args ? std::move(*iter_args) : s.iter_args, std::move(body),
-                                           rv_changed ? std::move(return_vars) : s.return_vars, s.for_kind, s.stage,
+                                           return_vars ? std::move(*return_vars) : s.return_vars, s.for_kind, s.stage,
                                            attrs ? std::move(*attrs) : s.attrs, s.loc);
   }
   virtual StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) {
     auto cond = mutate_expr(s.condition);
     auto then_body = mutate_stmt(s.then_body);
     auto else_body = mutate_stmt(s.else_body);
-    bool rv_changed = false;
-    auto return_vars = mutate_var_defs(s.return_vars, rv_changed);
+    std::optional<std::vector<VarPtr>> return_vars;
+    bool rv_changed = replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!rv_changed && cond == s.condition && then_body == s.then_body && else_body == s.else_body) return self;
     return std::make_shared<const IfStmt>(std::move(cond), std::move(then_body), std::move(else_body),
-                                          rv_changed ? std::move(return_vars) : s.return_vars, s.loc);
+                                          return_vars ? std::move(*return_vars) : s.return_vars, s.loc);
   }
   virtual StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) {
-    bool changed = false;
-    std::vector<IterArg> iter_args = s.iter_args;
-    for (auto& ia : iter_args) {
-      auto e = mutate_expr(ia.init);
-      changed |= e != ia.init;
-      ia.init = std::move(e);
-    }
-    for (auto& ia : iter_args) {
-      auto v = mutate_var_def(ia.var);
-      changed |= v != ia.var;
-      ia.var = std::move(v);
-    }
+    std::optional<std::vector<IterArg>> iter_args;
+    bool changed = replace_each(s.iter_args, iter_args, init_of, expr_mutation());
+    changed |= replace_each(s.iter_args, iter_args, var_of, var_def_mutation());
     auto cond = mutate_expr(s.condition);
     auto body = mutate_stmt(s.body);
     changed |= cond != s.condition || body != s.body;
-    bool rv_changed = false;
-    auto return_vars = mutate_var_defs(s.return_vars, rv_changed);
-    changed |= rv_changed;
+    std::optional<std::vector<VarPtr>> return_vars;
+    changed |= replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!changed) return self;
-    return std::make_shared<const WhileStmt>(std::move(cond), std::move(iter_args), std::move(body),
-                                             rv_changed ? std::move(return_vars) : s.return_vars, s.loc);
+    return std::make_shared<const WhileStmt>(std::move(cond), iter_args ? std::move(*iter_args) : s.iter_args,
+                                             std::move(body), return_vars ? std::move(*return_vars) : s.return_vars,
+                                             s.loc);
   }
   virtual StmtPtr mutate_yield(const YieldStmt& s, const StmtPtr& self) {
-    bool changed = false;
-    auto values = mutate_exprs(s.values, changed);
-    if (!changed) return self;
-    return yield(std::move(values), s.loc);
+    std::optional<std::vector<ExprPtr>> values;
+    if (!replace_each(s.values, values, itself, expr_mutation())) return self;
+    return yield(std::move(*values), s.loc);
   }
   virtual StmtPtr mutate_return(const ReturnStmt& s, const StmtPtr& self) {
-    bool changed = false;
-    auto values = mutate_exprs(s.values, changed);
-    if (!changed) return self;
-    return ret(std::move(values), s.loc);
+    std::optional<std::vector<ExprPtr>> values;
+    if (!replace_each(s.values, values, itself, expr_mutation())) return self;
+    return ret(std::move(*values), s.loc);
   }
 
   /// Returns `e` itself when nothing below it changed.
@@ -330,15 +300,14 @@ class IRMutator {
       case ExprKind::Var: return mutate_var_use(*e->as<VarExpr>(), e);
       case ExprKind::Call: return mutate_call(*e->as<Call>(), e);
       case ExprKind::List: {
-        bool changed = false;
-        auto elems = mutate_exprs(e->as<ListExpr>()->elems, changed);
-        if (!changed) return e;
-        return e->as<ListExpr>()->dict ? dict_expr(std::move(elems)) : list(std::move(elems));
+        std::optional<std::vector<ExprPtr>> elems;
+        if (!replace_each(e->as<ListExpr>()->elems, elems, itself, expr_mutation())) return e;
+        return e->as<ListExpr>()->dict ? dict_expr(std::move(*elems)) : list(std::move(*elems));
       }
       case ExprKind::Tuple: {
-        bool changed = false;
-        auto elems = mutate_exprs(e->as<TupleExpr>()->elems, changed);
-        return changed ? tuple(std::move(elems)) : e;
+        std::optional<std::vector<ExprPtr>> elems;
+        if (!replace_each(e->as<TupleExpr>()->elems, elems, itself, expr_mutation())) return e;
+        return tuple(std::move(*elems));
       }
       case ExprKind::Binary: {
         const auto* b = e->as<BinaryExpr>();
@@ -359,19 +328,12 @@ class IRMutator {
     }
   }
   virtual ExprPtr mutate_call(const Call& c, const ExprPtr& self) {
-    bool args_changed = false;
-    auto args = mutate_exprs(c.args, args_changed);
-    bool changed = args_changed;
-    std::optional<std::vector<Kwarg>> kwargs;  // copied only when a value changes
-    for (std::size_t k = 0; k < c.kwargs.size(); ++k) {
-      auto v = mutate_expr(c.kwargs[k].value);
-      if (v == c.kwargs[k].value) continue;
-      changed = true;
-      if (!kwargs) kwargs = c.kwargs;
-      (*kwargs)[k].value = std::move(v);
-    }
+    std::optional<std::vector<ExprPtr>> args;
+    std::optional<std::vector<Kwarg>> kwargs;
+    bool changed = replace_each(c.args, args, itself, expr_mutation());
+    changed |= replace_each(c.kwargs, kwargs, value_of, expr_mutation());
     if (!changed) return self;
-    return call(c.op, args_changed ? std::move(args) : c.args, kwargs ? std::move(*kwargs) : c.kwargs);
+    return call(c.op, args ? std::move(*args) : c.args, kwargs ? std::move(*kwargs) : c.kwargs);
   }
   virtual ExprPtr mutate_var_use(const VarExpr& e, const ExprPtr& self) {
     auto v = mutate_var(e.var);
@@ -384,38 +346,42 @@ class IRMutator {
   virtual VarPtr mutate_var(const VarPtr& v) { return v; }
 
  protected:
-  /// The mutated elements, when one differs (then `changed` is set);
-  /// otherwise empty, nothing copied. Pass a flag that is false before, and
-  /// use the result only when it is set.
-  std::vector<ExprPtr> mutate_exprs(const std::vector<ExprPtr>& in, bool& changed) {
-    std::vector<ExprPtr> out;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      ExprPtr r = mutate_expr(in[i]);
-      if (out.empty() && r == in[i]) continue;
-      if (out.empty()) {
-        out.reserve(in.size());
-        out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-      out.push_back(std::move(r));
+  /// Replaces, in element order, `field(in[k])` by `mutate(field(in[k]))`;
+  /// `out` becomes a copy of `in` only at the first replacement that differs
+  /// (so a walk that changes nothing allocates nothing), and later calls on
+  /// the same vector (another field) edit that copy. Returns whether this
+  /// call replaced anything.
+  template <class T, class Field, class Mutate>
+  static bool replace_each(const std::vector<T>& in, std::optional<std::vector<T>>& out, Field field,
+                           Mutate&& mutate) {
+    bool replaced = false;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      const auto& old = field(in[k]);
+      auto r = mutate(old);
+      if (r == old) continue;
+      if (!out) out = in;
+      field((*out)[k]) = std::move(r);
+      replaced = true;
     }
-    if (!out.empty()) changed = true;
-    return out;
+    return replaced;
   }
-  /// As mutate_exprs, for variable definitions.
-  std::vector<VarPtr> mutate_var_defs(const std::vector<VarPtr>& in, bool& changed) {
-    std::vector<VarPtr> out;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      VarPtr r = mutate_var_def(in[i]);
-      if (out.empty() && r == in[i]) continue;
-      if (out.empty()) {
-        out.reserve(in.size());
-        out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-      out.push_back(std::move(r));
-    }
-    if (!out.empty()) changed = true;
-    return out;
-  }
+  /// Fields for replace_each: the element itself, a carry's init or
+  /// variable, a keyword argument's value.
+  static constexpr auto itself = [](auto& x) -> auto& { return x; };
+  static constexpr auto init_of = [](auto& a) -> auto& { return a.init; };
+  static constexpr auto var_of = [](auto& a) -> auto& { return a.var; };
+  static constexpr auto value_of = [](auto& a) -> auto& { return a.value; };
+  /// What replace_each calls: mutate_expr, or mutate_var_def.
+  struct ExprMutation {
+    IRMutator* self;
+    ExprPtr operator()(const ExprPtr& e) const { return self->mutate_expr(e); }
+  };
+  struct VarDefMutation {
+    IRMutator* self;
+    VarPtr operator()(const VarPtr& v) const { return self->mutate_var_def(v); }
+  };
+  ExprMutation expr_mutation() { return {this}; }
+  VarDefMutation var_def_mutation() { return {this}; }
 };
 
 /// Replaces variables (by identity) at definitions and uses.
