@@ -39,14 +39,19 @@ struct NodeMeter {
   std::uint32_t lane = 0;
 
   /// True when the next node this lane could search is too late to win.
-  [[nodiscard]] bool beaten() const noexcept {
-    return best_key && 2 * (start + own + 1) + lane > best_key->load(std::memory_order_relaxed);
-  }
+  [[nodiscard]] bool beaten() const noexcept { return too_late(own + 1); }
   /// Counts one node (a dive counts one per 1024 buffers it pops).
   void count() noexcept {
     ++own;
     ++critical;
-    if (best_key && 2 * (start + own) + lane > best_key->load(std::memory_order_relaxed)) halted = true;
+    if (too_late(own)) halted = true;
+  }
+
+ private:
+  /// Whether this lane's node number `node` (its clock: start + node) comes
+  /// after the clock at which the other lane ended the probe.
+  [[nodiscard]] bool too_late(std::uint64_t node) const noexcept {
+    return best_key && 2 * (start + node) + lane > best_key->load(std::memory_order_relaxed);
   }
 };
 
