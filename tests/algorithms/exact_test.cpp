@@ -747,3 +747,57 @@ TEST_CASE("the MiniMalloc example fits at its capacity of 12") {
   REQUIRE(r.status == Status::optimal);
   CHECK(validate(p, *r.placement).empty());
 }
+
+TEST_CASE("probes between the bounds: the approach halves toward the incumbent, the spread covers the rest") {
+  std::mt19937_64 rng(20261205);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const Addr granule = Addr{1} << std::uniform_int_distribution<int>(0, 12)(rng);
+    const Addr lo = std::uniform_int_distribution<Addr>(0, 1u << 20)(rng) * granule;
+    // Gaps of a few granules (every target visited) up to far more than 64.
+    const Addr span = trial % 2 == 0 ? std::uniform_int_distribution<Addr>(1, 70)(rng)
+                                     : std::uniform_int_distribution<Addr>(1, 1u << 24)(rng);
+    const Addr hi = lo + span * granule + (trial % 3 == 0 ? granule / 2 : 0);
+    // The targets: capacities strictly between lo and hi, whole granules below hi.
+    Addr m = 0;
+    for (Addr step = Addr{1} << 40; step > 0; step /= 2)  // the largest m with hi - m granules > lo
+      if (m + step <= (hi - lo) / granule && hi - (m + step) * granule > lo) m += step;
+    const auto valid = [&](Addr t) { return t > lo && t < hi && (hi - t) % granule == 0; };
+    std::vector<Addr> approach;
+    for (std::uint64_t pos = 1; pos <= 70; ++pos)
+      if (const auto t = exact::approach_target(lo, hi, granule, pos)) {
+        INFO("lo ", lo, " hi ", hi, " granule ", granule, " pos ", pos, " target ", *t);
+        REQUIRE(valid(*t));
+        approach.push_back(*t);
+      }
+    std::vector<Addr> spread;
+    for (std::uint64_t pos = 1; pos <= exact::spread_positions + 1; ++pos)
+      if (const auto t = exact::spread_target(lo, hi, granule, pos)) {
+        REQUIRE(valid(*t));
+        spread.push_back(*t);
+      }
+    if (m == 0) {
+      CHECK(approach.empty());
+      CHECK(spread.empty());
+      continue;
+    }
+    // The approach: halfway first, strictly closer each time, one granule below hi last.
+    REQUIRE_FALSE(approach.empty());
+    const Addr first_j = (hi - approach.front()) / granule;
+    CHECK(first_j >= m / 2);
+    CHECK(first_j <= m / 2 + 1);
+    CHECK(std::is_sorted(approach.begin(), approach.end()));
+    CHECK(std::adjacent_find(approach.begin(), approach.end()) == approach.end());
+    CHECK(approach.back() == hi - granule);
+    // The spread repeats neither itself nor the approach; with m <= 64 both cover every target.
+    std::vector<Addr> all = approach;
+    all.insert(all.end(), spread.begin(), spread.end());
+    std::sort(all.begin(), all.end());
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+    if (m <= exact::spread_positions) CHECK(all.size() == m);
+    else CHECK(spread.size() + approach.size() >= exact::spread_positions);
+  }
+  CHECK_FALSE(exact::approach_target(10, 10, 1, 1));
+  CHECK_FALSE(exact::approach_target(10, 11, 1, 1));  // no capacity strictly between
+  CHECK(exact::approach_target(10, 12, 1, 1) == Addr{11});
+  CHECK_FALSE(exact::approach_target(10, 12, 1, 2));
+}

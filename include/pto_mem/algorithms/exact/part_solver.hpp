@@ -69,6 +69,58 @@ inline constexpr std::size_t lns_largest = 1536;
   return orders;
 }
 
+// Probes between the bounds (PartSolver::tighten) aim at hi - j granules
+// for j in 1..m, m the granule multiples strictly between the proved bound
+// lo and the incumbent's peak hi. Each sweep first *approaches* the
+// incumbent -- j = (m + 1) / 2, / 4, ... down to 1: halfway, then closer and
+// closer -- and then probes as many targets again of a *spread* over the
+// whole range, taken in turn across sweeps. Whether a capacity fits within
+// an effort is erratic in the capacity (minimalloc J: 1,029,120 within
+// 10,410 nodes, 1,030,144 and 1,033,216 not within millions), so the spread
+// finds such capacities where an approach alone does not, while the
+// approach keeps its share of the effort.
+
+/// Positions of the spread (PartSolver::tighten).
+inline constexpr std::uint64_t spread_positions = 64;
+
+/// Target `pos` (1, 2, ...) of the approach, or none past its last (j = 1).
+[[nodiscard]] inline std::optional<Addr> approach_target(Addr lo, Addr hi, Addr granule, std::uint64_t pos) {
+  if (hi <= lo || granule == 0 || pos == 0 || pos >= 64) return std::nullopt;
+  const Addr m = (hi - lo - 1) / granule;  // j >= 1 with j * granule < hi - lo
+  if (m == 0) return std::nullopt;
+  const Addr j = (m + 1) >> pos;
+  if (j >= 1) return hi - j * granule;
+  // One granule below the incumbent, once: the first pos whose shift is 0.
+  if (pos == 1 || (m + 1) >> (pos - 1) > 1) return hi - granule;
+  return std::nullopt;
+}
+
+/// Target `pos` (1..spread_positions) of the spread, or none when that
+/// position repeats an earlier one, is one of the approach's, or lies past
+/// the grid: j in bit-reversed order of a 2^B grid (2^B >= m, B <= 6), so
+/// with m <= 64 the approach and the spread together visit every target.
+[[nodiscard]] inline std::optional<Addr> spread_target(Addr lo, Addr hi, Addr granule, std::uint64_t pos) {
+  if (hi <= lo || granule == 0 || pos == 0) return std::nullopt;
+  const Addr m = (hi - lo - 1) / granule;
+  if (m == 0) return std::nullopt;
+  std::uint32_t bits = 0;
+  while ((std::uint64_t{1} << bits) < spread_positions && (Addr{1} << bits) < m) ++bits;
+  const std::uint64_t grid = std::uint64_t{1} << bits;
+  if (pos > grid) return std::nullopt;
+  // floor(r * m / grid) without overflow (r < grid <= 64).
+  const auto j_of = [&](std::uint64_t r) { return (m / grid) * r + (m % grid) * r / grid; };
+  std::uint64_t r = 0;  // bit-reversed pos (pos < grid); 0 last
+  if (pos < grid)
+    for (std::uint32_t b = 0; b < bits; ++b)
+      if (pos & (std::uint64_t{1} << b)) r |= std::uint64_t{1} << (bits - 1 - b);
+  // r -> j is monotone; a j belongs to the first r that reaches it.
+  if (r != 0 && j_of(r) == j_of(r - 1)) return std::nullopt;
+  const Addr target = hi - (j_of(r) + 1) * granule;
+  for (std::uint64_t p = 1; p < 64; ++p)
+    if (approach_target(lo, hi, granule, p) == target) return std::nullopt;
+  return target;
+}
+
 class PartSolver {
  public:
   /// `lanes`: a second thread for the probes' restarts, or none.
@@ -446,10 +498,10 @@ class PartSolver {
   /// One step of the peak schedule (needs a fit). Steps alternate between a
   /// probe at the lower bound (or at `floor`, when the rest of the arena
   /// already forces a peak that high), which resumes where it stopped and is
-  /// the one that can close the part, and a probe between the bounds --
-  /// halfway, then closer and closer to the incumbent while such probes run
-  /// out of effort, each success lowering the incumbent. When no target is
-  /// left between the bounds the effort doubles. Never searches upward from
+  /// the one that can close the part, and a probe between the bounds -- the
+  /// approach to the incumbent, then as many of the spread (approach_target,
+  /// spread_target) -- each success lowering the incumbent. When a sweep is
+  /// over the effort doubles and the next sweep begins. Never searches upward from
   /// zero. A probe that completes without a fit proves a lower bound: it
   /// covered every placement paying at most the incumbent's penalty, so every
   /// penalty-optimal one. Returns false when there is nothing left to try.
@@ -483,21 +535,47 @@ class PartSolver {
     Addr target = lo;
     at_bound_ = !at_bound_;
     if (!at_bound_) {
-      const Addr shift = (hi - lo) >> std::min<std::uint32_t>(step_, 63);
-      target = hi - std::max(granule_, (shift / granule_) * granule_);
-      if (target <= lo) target = lo;
+      std::optional<Addr> between = target_between(lo, hi);
+      if (!between) {  // this sweep is over: the next with more effort
+        step_ = 1;
+        in_spread_ = false;
+        effort_ = effort_ > UINT64_MAX / 2 ? UINT64_MAX : effort_ * 2;
+        between = target_between(lo, hi);
+      }
+      target = between.value_or(lo);
     }
     const Outcome o = probe(target, penalty, limits, effort_);
     if (o == Outcome::infeasible) {
       state_.lower = std::max(state_.lower, round_up(target + 1, granule_));
     } else if (o == Outcome::aborted && !at_bound_) {
-      ++step_;
-      if (target + granule_ >= hi || step_ > 62) {  // nothing closer to try: more effort
-        step_ = 1;
-        effort_ = effort_ > UINT64_MAX / 2 ? UINT64_MAX : effort_ * 2;
-      }
+      next_between();
     }
     return true;
+  }
+
+  /// The target of the next probe between the bounds: the approach's from
+  /// position step_, then the spread's from spread_pos_ while this sweep
+  /// has spread probes left; none when the sweep is over.
+  [[nodiscard]] std::optional<Addr> target_between(Addr lo, Addr hi) {
+    if (!in_spread_) {
+      if (auto t = approach_target(lo, hi, granule_, step_)) return t;
+      in_spread_ = true;
+      spread_left_ = std::max<std::uint64_t>(1, step_ - 1);  // as many as the approach took
+    }
+    for (std::uint64_t k = 0; spread_left_ > 0 && k < spread_positions; ++k) {
+      if (auto t = spread_target(lo, hi, granule_, spread_pos_)) return t;
+      spread_pos_ = spread_pos_ % spread_positions + 1;
+    }
+    return std::nullopt;
+  }
+  /// After a probe between the bounds ran out of effort: the next target.
+  void next_between() {
+    if (!in_spread_) {
+      ++step_;
+    } else {
+      --spread_left_;
+      spread_pos_ = spread_pos_ % spread_positions + 1;
+    }
   }
 
   /// One step of large-neighbourhood search (window_lns.hpp) on a working
@@ -578,7 +656,13 @@ class PartSolver {
   };
   std::vector<ProbeMemo> memo_;  // aborted probes, to resume
   PartState state_;
-  std::uint32_t step_ = 1;   // next probe between the bounds: hi - (hi - lo) / 2^step
+  // Probes between the bounds: the next position of the approach, whether
+  // the sweep has moved on to the spread, the spread's next position (kept
+  // across sweeps) and the spread probes this sweep has left.
+  std::uint64_t step_ = 1;
+  bool in_spread_ = false;
+  std::uint64_t spread_pos_ = 1;
+  std::uint64_t spread_left_ = 0;
   bool at_bound_ = false;    // the last probe was at the lower bound
   // Window search (lns_step): the working placement and its schedule.
   std::optional<WindowLns> lns_;
