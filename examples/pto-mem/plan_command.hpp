@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/io/arena_label.hpp"
 #include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/io/report.hpp"

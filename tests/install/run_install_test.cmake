@@ -1,7 +1,7 @@
 # Proves the package works the three ways a user takes it:
 #   1. cmake --install into a temporary prefix, then find_package(pto_mem CONFIG);
-#   2. pkg-config --cflags pto_mem against that prefix, and pto_mem_compiled
-#      and pto_mem_pypto (cflags and libs) each linked into a program;
+#   2. pkg-config --cflags pto_mem against that prefix, and pto_mem_compiled,
+#      pto_mem_io and pto_mem_pypto (cflags and libs) each linked into a program;
 #   3. add_subdirectory of the source tree.
 # Each consumer is built and run. Inputs: PTO_MEM_SOURCE_DIR,
 # PTO_MEM_BINARY_DIR, WORK_DIR, CXX_COMPILER, GENERATOR.
@@ -37,6 +37,10 @@ run("${WORK_DIR}/find-package/consumer")
 message(STATUS "find_package: ${last_output}")
 run("${WORK_DIR}/find-package/consumer_compiled")  # pto_mem::compiled: the light header and the library
 message(STATUS "find_package, pto_mem::compiled: ${last_output}")
+if(EXISTS "${WORK_DIR}/find-package/consumer_io_compiled")  # built when nlohmann-json was found
+  run("${WORK_DIR}/find-package/consumer_io_compiled")
+  message(STATUS "find_package, pto_mem::io_compiled: ${last_output}")
+endif()
 
 # 2. pkg-config finds the headers in the prefix (the .pc file is relocatable).
 set(ENV{PKG_CONFIG_PATH} "${prefix}/share/pkgconfig")
@@ -65,6 +69,21 @@ run(${CXX_COMPILER} -std=c++20 "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp
     -o "${WORK_DIR}/pkg-config-compiled")
 run("${WORK_DIR}/pkg-config-compiled")
 message(STATUS "pkg-config, pto_mem_compiled: ${last_output}")
+
+# pkg-config pto_mem_io (installed when nlohmann-json was found): the file
+# formats compiled once; a JSON round trip compiled, linked and run.
+if(EXISTS "${prefix}/share/pkgconfig/pto_mem_io.pc")
+  run(pkg-config --cflags --libs pto_mem_io)
+  string(STRIP "${last_output}" flags)
+  if(NOT flags MATCHES "-DPTO_MEM_IO_COMPILED" OR NOT flags MATCHES "-lpto_mem_io" OR flags MATCHES "-std=")
+    message(FATAL_ERROR "pkg-config --cflags --libs pto_mem_io gave '${flags}'")
+  endif()
+  separate_arguments(flag_list UNIX_COMMAND "${flags}")
+  run(${CXX_COMPILER} -std=c++20 -DCONSUMER_HAS_IO=1 "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp" ${flag_list}
+      -o "${WORK_DIR}/pkg-config-io")
+  run("${WORK_DIR}/pkg-config-io")
+  message(STATUS "pkg-config, pto_mem_io: ${last_output}")
+endif()
 
 # pkg-config pto_mem_pypto (installed when nlohmann-json was found): the
 # PyPTO adapter compiled once; a kernel parsed, planned and printed.

@@ -1,6 +1,10 @@
 // The max-load lower bound per arena: no placement can have a peak below the
 // largest number of bytes that must be live at one instant. An O(n log n)
 // sweep over lifetime boundaries.
+//
+// Declared here (PTO_MEM_PLAN_INLINE, core/compiled_mode.hpp); defined in
+// lower_bound_impl.hpp, included here unless PTO_MEM_COMPILED is defined
+// (then compiled once in pto_mem::compiled, src/planner.cpp).
 #pragma once
 
 #include <algorithm>
@@ -11,6 +15,7 @@
 #include <vector>
 
 #include "pto_mem/analysis/alias_classes.hpp"
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/problem.hpp"
 
 namespace pto_mem {
@@ -27,133 +32,16 @@ struct ArenaLoad {
   Addr lower_bound = 0;
 };
 
-namespace detail {
-
-/// A lifetime boundary: `bytes` and `buffers` (0 or 1) start or stop
-/// being live at `tick`. One event carries both counts, so one sort serves
-/// the max load and the max live count.
-struct LoadEvent {
-  Tick tick;
-  bool starts;
-  Addr bytes;
-  std::uint32_t buffers;
-  friend bool operator<(const LoadEvent& a, const LoadEvent& b) {
-    if (a.tick != b.tick) return a.tick < b.tick;
-    return a.starts < b.starts;  // ends first: [a, b) and [b, c) are never live together
-  }
-};
-
-/// The largest live bytes and live count. Ties (equal tick and kind) may be
-/// visited in any order: within them the counts only rise or only fall.
-inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes, std::size_t& max_buffers) {
-  std::sort(events.begin(), events.end());
-  Addr live = 0;
-  std::size_t count = 0;
-  for (const auto& e : events) {
-    if (e.starts) {
-      live = saturating_add(live, e.bytes);
-      count += e.buffers;
-    } else {
-      live -= std::min(live, e.bytes);
-      count -= e.buffers;
-    }
-    max_bytes = std::max(max_bytes, live);
-    max_buffers = std::max(max_buffers, count);
-  }
-}
-
-}  // namespace detail
-
 /// Loads and lower bounds, aligned with problem.arenas. Malformed buffers
 /// (empty lifetime, unknown arena) are ignored; validate the problem first.
 ///
 /// Buffers that share storage (one alias class) count once at each instant,
 /// with the largest live member; a declared allocation's bytes are closed to
 /// every other buffer, so they count over the whole horizon.
-[[nodiscard]] inline std::vector<ArenaLoad> arena_loads(const Problem& p) {
-  const ProblemIndex index(p, names_buffers(p));  // ids: only the constraints' names
-  const AliasClasses classes = alias_classes(p, index);
-  const std::size_t na = p.arenas.size();
-  std::vector<ArenaLoad> out(na);
-  std::vector<std::vector<detail::LoadEvent>> events(na);
-  if (na == 1) events[0].reserve(2 * p.buffers.size());
-  std::vector<Tick> lo(na, 0), hi(na, 0);
-  std::vector<bool> seen(na, false);
-
-  auto arena_of = [&](const BufferSpec& b) { return index.arena(b.arena); };
-  auto well_formed = [](const BufferSpec& b) { return b.lifetime.begin < b.lifetime.end; };
-
-  std::vector<bool> is_declared(p.buffers.size(), false);
-  for (const auto& d : p.declared)
-    if (auto i = index.buffer(d.buffer)) is_declared[*i] = true;
-
-  std::vector<std::vector<std::size_t>> members(classes.count);
-  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
-    const auto& b = p.buffers[i];
-    auto k = arena_of(b);
-    if (!k || !well_formed(b)) continue;
-    ++out[*k].buffers;
-    if (!seen[*k]) { lo[*k] = b.lifetime.begin; hi[*k] = b.lifetime.end; seen[*k] = true; }
-    lo[*k] = std::min(lo[*k], b.lifetime.begin);
-    hi[*k] = std::max(hi[*k], b.lifetime.end);
-    // A class member counts as a live buffer here; its bytes come from the class below.
-    const bool own_bytes = !(classes.grouped[i] || is_declared[i]);
-    if (!own_bytes) members[classes.class_of[i]].push_back(i);
-    events[*k].push_back({b.lifetime.begin, true, own_bytes ? b.size : Addr{0}, 1});
-    events[*k].push_back({b.lifetime.end, false, own_bytes ? b.size : Addr{0}, 1});
-  }
-
-  // A class occupies, at each instant, at least its largest live member.
-  for (const auto& group : members) {
-    if (group.empty()) continue;
-    const auto k = *arena_of(p.buffers[group[0]]);
-    Addr closed = 0;  // a declaration's size holds over the arena's whole horizon
-    std::vector<detail::LoadEvent> ev;
-    for (std::size_t i : group) {
-      const auto& b = p.buffers[i];
-      if (arena_of(b) != k) continue;  // malformed class; the validator reports it
-      if (is_declared[i]) closed = std::max(closed, b.size);
-      ev.push_back({b.lifetime.begin, true, b.size, 0});
-      ev.push_back({b.lifetime.end, false, b.size, 0});
-    }
-    std::sort(ev.begin(), ev.end());
-    std::multiset<Addr> live;
-    for (std::size_t e = 0; e < ev.size();) {
-      const Tick t = ev[e].tick;
-      for (; e < ev.size() && ev[e].tick == t; ++e) {
-        if (ev[e].starts) live.insert(ev[e].bytes);
-        else live.erase(live.find(ev[e].bytes));
-      }
-      const Addr largest = live.empty() ? Addr{0} : *live.rbegin();
-      const Addr extra = largest > closed ? largest - closed : 0;
-      if (extra > 0 && e < ev.size()) {
-        events[k].push_back({t, true, extra, 0});
-        events[k].push_back({ev[e].tick, false, extra, 0});
-      }
-    }
-    if (closed > 0) {
-      events[k].push_back({lo[k], true, closed, 0});
-      events[k].push_back({hi[k], false, closed, 0});
-    }
-  }
-
-  for (std::size_t k = 0; k < na; ++k) {
-    auto& a = out[k];
-    detail::sweep(events[k], a.max_load, a.max_live);
-    std::vector<AddrRange> rs;
-    for (const auto& r : p.arenas[k].reserved)
-      if (!r.empty()) rs.push_back(r);
-    std::sort(rs.begin(), rs.end());
-    Addr covered_to = 0;
-    for (const auto& r : rs) {
-      const Addr from = std::max(r.begin, covered_to);
-      if (r.end > from) a.reserved_bytes += r.end - from;
-      covered_to = std::max(covered_to, r.end);
-      a.reserved_end = std::max(a.reserved_end, r.end);
-    }
-    a.lower_bound = std::max(a.reserved_end, saturating_add(a.max_load, a.reserved_bytes));
-  }
-  return out;
-}
+[[nodiscard]] PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p);
 
 }  // namespace pto_mem
+
+#if !defined(PTO_MEM_COMPILED)
+#include "pto_mem/analysis/lower_bound_impl.hpp"
+#endif

@@ -19,6 +19,13 @@
 // definition sits under `#if PTO_MEM_PYPTO_DEFINE`, which is 1 header-only
 // and in the library's own source (src/pypto_pipeline.cpp defines
 // PTO_MEM_PYPTO_BUILDING), 0 for the library's users.
+//
+// The file formats (io/: the CSV and JSON problem readers and writers, the
+// JSON report, the SVG memory map, atomic output files and output sets) do
+// the same with PTO_MEM_IO_COMPILED, PTO_MEM_IO_INLINE and
+// PTO_MEM_IO_DEFINE: pto_mem::io_compiled compiles them once
+// (src/io.cpp defines PTO_MEM_IO_BUILDING) and defines PTO_MEM_IO_COMPILED
+// (and, through pto_mem::compiled, PTO_MEM_COMPILED) for its users.
 #pragma once
 
 #if defined(PTO_MEM_COMPILED)
@@ -37,4 +44,16 @@
 #define PTO_MEM_PYPTO_DEFINE 1
 #else
 #define PTO_MEM_PYPTO_DEFINE 0
+#endif
+
+#if defined(PTO_MEM_IO_COMPILED)
+#define PTO_MEM_IO_INLINE
+#else
+#define PTO_MEM_IO_INLINE inline
+#endif
+
+#if !defined(PTO_MEM_IO_COMPILED) || defined(PTO_MEM_IO_BUILDING)
+#define PTO_MEM_IO_DEFINE 1
+#else
+#define PTO_MEM_IO_DEFINE 0
 #endif

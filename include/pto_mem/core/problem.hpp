@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/lifetime.hpp"
 #include "pto_mem/core/numeric.hpp"
 
@@ -131,17 +132,7 @@ struct Problem {
 /// caller never reaches.
 class ProblemIndex {
  public:
-  explicit ProblemIndex(const Problem& p, bool by_buffer_id = true) : p_(&p), by_id_(by_buffer_id) {
-    if (by_id_) {
-      buffer_.reserve(p.buffers.size());
-      for (std::size_t i = 0; i < p.buffers.size(); ++i)
-        if (!buffer_.try_emplace(p.buffers[i].id, i).second) duplicates_.push_back(i);
-    }
-    for (std::size_t i = 0; i < p.arenas.size(); ++i) {
-      arena_.try_emplace(p.arenas[i].id, i);
-      dense_arenas_ = dense_arenas_ && p.arenas[i].id == static_cast<std::int64_t>(i);
-    }
-  }
+  PTO_MEM_PLAN_INLINE explicit ProblemIndex(const Problem& p, bool by_buffer_id = true);
   [[nodiscard]] std::optional<std::size_t> buffer(std::string_view id) const {
     if (!by_id_) {
       for (std::size_t i = 0; i < p_->buffers.size(); ++i)
@@ -213,3 +204,7 @@ class ProblemIndex {
 }
 
 }  // namespace pto_mem
+
+#if !defined(PTO_MEM_COMPILED)
+#include "pto_mem/core/problem_impl.hpp"
+#endif

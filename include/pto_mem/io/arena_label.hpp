@@ -6,13 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/problem.hpp"
 
 namespace pto_mem {
 
 /// labels[k] names problem.arenas[k]: its name, or "arena<id>" when it has
 /// none; a label shared by several arenas gets "#<id>" appended.
-[[nodiscard]] inline std::vector<std::string> arena_labels(const Problem& p) {
+[[nodiscard]] PTO_MEM_IO_INLINE std::vector<std::string> arena_labels(const Problem& p);
+#if PTO_MEM_IO_DEFINE
+PTO_MEM_IO_INLINE std::vector<std::string> arena_labels(const Problem& p) {
   std::vector<std::string> labels;
   std::map<std::string, int> uses;
   for (const auto& a : p.arenas) {
@@ -26,5 +29,6 @@ namespace pto_mem {
     }
   return labels;
 }
+#endif
 
 }  // namespace pto_mem

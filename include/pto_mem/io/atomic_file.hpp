@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 
 namespace pto_mem {
@@ -47,6 +48,65 @@ struct OutputTarget {
   mode_t mode = 0;  ///< permission bits of an existing regular file (kept by the rename)
 };
 
+/// Removes every temporary output file still being written (async-signal-
+/// safe: only unlink(2)); for a SIGINT/SIGTERM/SIGHUP handler, so that an
+/// interrupted run leaves no hidden temporary behind.
+PTO_MEM_IO_INLINE void remove_staged_outputs() noexcept;
+
+/// Follows `path` to what will really be written and checks that it can be:
+/// not empty, not a directory, its directory exists and is writable (a
+/// device or FIFO: is itself writable). Returns the target or why not.
+[[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem::path& path,
+                                                                        OutputTarget& out);
+
+/// True when two resolved targets are one file (or both standard output).
+[[nodiscard]] PTO_MEM_IO_INLINE bool same_target(const OutputTarget& a, const OutputTarget& b) noexcept;
+
+/// A temporary being written next to its target; removed unless committed.
+class StagedFile {
+ public:
+  StagedFile() = default;
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+  StagedFile(StagedFile&& o) noexcept : tmp_(std::move(o.tmp_)), slot_(o.slot_) { o.slot_ = -1; o.tmp_.clear(); }
+  StagedFile& operator=(StagedFile&& o) noexcept {
+    if (this != &o) {
+      discard();
+      tmp_ = std::move(o.tmp_);
+      slot_ = o.slot_;
+      o.slot_ = -1;
+      o.tmp_.clear();
+    }
+    return *this;
+  }
+  ~StagedFile() { discard(); }
+
+  /// Writes `text` to a fresh temporary in `target.directory`.
+  [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write(const OutputTarget& target, std::string_view text);
+
+  /// Renames the temporary onto `target.path`.
+  [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> commit(const OutputTarget& target);
+
+  /// Removes the temporary, if any.
+  PTO_MEM_IO_INLINE void discard() noexcept;
+
+ private:
+  std::string tmp_;
+  int slot_ = -1;
+};
+
+/// Writes `text` straight into a character device, a FIFO or standard output.
+[[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write_through(const OutputTarget& target,
+                                                                       std::string_view text);
+
+/// Writes `text` to `path` without losing data: atomically for a regular or
+/// new file (following symbolic links), in place for a device or FIFO, to
+/// standard output for "-". Returns nullopt on success, otherwise a
+/// diagnostic that names the file and the reason (nothing is left behind).
+[[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write_file_atomically(const std::filesystem::path& path,
+                                                                               std::string_view text);
+
+#if PTO_MEM_IO_DEFINE
 namespace detail::output {
 
 inline Diagnostic cannot_write(const std::filesystem::path& path, const std::string& why) {
@@ -96,18 +156,12 @@ inline int write_all(int fd, std::string_view text) noexcept {
 
 }  // namespace detail::output
 
-/// Removes every temporary output file still being written (async-signal-
-/// safe: only unlink(2)); for a SIGINT/SIGTERM/SIGHUP handler, so that an
-/// interrupted run leaves no hidden temporary behind.
-inline void remove_staged_outputs() noexcept {
+PTO_MEM_IO_INLINE void remove_staged_outputs() noexcept {
   for (std::size_t i = 0; i < detail::output::max_staged; ++i)
     if (detail::output::staged_names.used[i] != 0) ::unlink(detail::output::staged_names.name[i]);
 }
 
-/// Follows `path` to what will really be written and checks that it can be:
-/// not empty, not a directory, its directory exists and is writable (a
-/// device or FIFO: is itself writable). Returns the target or why not.
-[[nodiscard]] inline std::optional<Diagnostic> resolve_output(const std::filesystem::path& path, OutputTarget& out) {
+PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem::path& path, OutputTarget& out) {
   namespace fs = std::filesystem;
   using detail::output::cannot_write;
   out = OutputTarget{};
@@ -162,8 +216,7 @@ inline void remove_staged_outputs() noexcept {
   return std::nullopt;
 }
 
-/// True when two resolved targets are one file (or both standard output).
-[[nodiscard]] inline bool same_target(const OutputTarget& a, const OutputTarget& b) noexcept {
+PTO_MEM_IO_INLINE bool same_target(const OutputTarget& a, const OutputTarget& b) noexcept {
   using Kind = OutputTarget::Kind;
   const bool a_exists = a.kind == Kind::regular_file || a.kind == Kind::write_through;
   const bool b_exists = b.kind == Kind::regular_file || b.kind == Kind::write_through;
@@ -172,93 +225,65 @@ inline void remove_staged_outputs() noexcept {
   return a.canonical == b.canonical;
 }
 
-/// A temporary being written next to its target; removed unless committed.
-class StagedFile {
- public:
-  StagedFile() = default;
-  StagedFile(const StagedFile&) = delete;
-  StagedFile& operator=(const StagedFile&) = delete;
-  StagedFile(StagedFile&& o) noexcept : tmp_(std::move(o.tmp_)), slot_(o.slot_) { o.slot_ = -1; o.tmp_.clear(); }
-  StagedFile& operator=(StagedFile&& o) noexcept {
-    if (this != &o) {
-      discard();
-      tmp_ = std::move(o.tmp_);
-      slot_ = o.slot_;
-      o.slot_ = -1;
-      o.tmp_.clear();
-    }
-    return *this;
-  }
-  ~StagedFile() { discard(); }
-
-  /// Writes `text` to a fresh temporary in `target.directory`.
-  [[nodiscard]] std::optional<Diagnostic> write(const OutputTarget& target, std::string_view text) {
-    using detail::output::cannot_write;
-    discard();
-    // O_EXCL creates the file exclusively, so two writers never share a
-    // temporary; a clash only means another name is tried.
-    std::random_device entropy;
-    int fd = -1;
-    int open_errno = 0;
-    for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-      char suffix[32];
-      std::snprintf(suffix, sizeof suffix, ".tmp-%08x", static_cast<unsigned>(entropy()));
-      std::string name(1, '.');  // appended, not `"." + ...`: see GCC PR 105651 (-Wrestrict)
-      name.append(target.path.filename().string()).append(suffix);
-      tmp_ = (target.directory / name).string();
-      slot_ = detail::output::stage_name(tmp_);  // before the file exists: a signal can always remove it
-      fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      open_errno = errno;
-      if (fd < 0) {
-        detail::output::unstage_name(slot_);
-        slot_ = -1;
-        if (open_errno != EEXIST) break;
-      }
-    }
+PTO_MEM_IO_INLINE std::optional<Diagnostic> StagedFile::write(const OutputTarget& target, std::string_view text) {
+  using detail::output::cannot_write;
+  discard();
+  // O_EXCL creates the file exclusively, so two writers never share a
+  // temporary; a clash only means another name is tried.
+  std::random_device entropy;
+  int fd = -1;
+  int open_errno = 0;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, ".tmp-%08x", static_cast<unsigned>(entropy()));
+    std::string name(1, '.');  // appended, not `"." + ...`: see GCC PR 105651 (-Wrestrict)
+    name.append(target.path.filename().string()).append(suffix);
+    tmp_ = (target.directory / name).string();
+    slot_ = detail::output::stage_name(tmp_);  // before the file exists: a signal can always remove it
+    fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    open_errno = errno;
     if (fd < 0) {
-      tmp_.clear();
-      return cannot_write(target.path, std::strerror(open_errno));
+      detail::output::unstage_name(slot_);
+      slot_ = -1;
+      if (open_errno != EEXIST) break;
     }
-    int bad = detail::output::write_all(fd, text);
-    if (bad == 0 && target.kind == OutputTarget::Kind::regular_file && ::fchmod(fd, target.mode) != 0) bad = errno;
-    if (::close(fd) != 0 && bad == 0) bad = errno;
-    if (bad != 0) {
-      discard();
-      return cannot_write(target.path, std::strerror(bad));
-    }
-    return std::nullopt;
   }
-
-  /// Renames the temporary onto `target.path`.
-  [[nodiscard]] std::optional<Diagnostic> commit(const OutputTarget& target) {
-    if (tmp_.empty()) return detail::output::cannot_write(target.path, "nothing was staged");
-    std::error_code ec;
-    std::filesystem::rename(tmp_, target.path, ec);
-    if (ec) {
-      discard();
-      return detail::output::cannot_write(target.path, ec.message());
-    }
-    detail::output::unstage_name(slot_);
-    slot_ = -1;
+  if (fd < 0) {
     tmp_.clear();
-    return std::nullopt;
+    return cannot_write(target.path, std::strerror(open_errno));
   }
-
-  /// Removes the temporary, if any.
-  void discard() noexcept {
-    if (!tmp_.empty()) ::unlink(tmp_.c_str());
-    detail::output::unstage_name(slot_);
-    slot_ = -1;
-    tmp_.clear();
+  int bad = detail::output::write_all(fd, text);
+  if (bad == 0 && target.kind == OutputTarget::Kind::regular_file && ::fchmod(fd, target.mode) != 0) bad = errno;
+  if (::close(fd) != 0 && bad == 0) bad = errno;
+  if (bad != 0) {
+    discard();
+    return cannot_write(target.path, std::strerror(bad));
   }
+  return std::nullopt;
+}
 
- private:
-  std::string tmp_;
-  int slot_ = -1;
-};
+PTO_MEM_IO_INLINE std::optional<Diagnostic> StagedFile::commit(const OutputTarget& target) {
+  if (tmp_.empty()) return detail::output::cannot_write(target.path, "nothing was staged");
+  std::error_code ec;
+  std::filesystem::rename(tmp_, target.path, ec);
+  if (ec) {
+    discard();
+    return detail::output::cannot_write(target.path, ec.message());
+  }
+  detail::output::unstage_name(slot_);
+  slot_ = -1;
+  tmp_.clear();
+  return std::nullopt;
+}
 
-/// Writes `text` straight into a character device, a FIFO or standard output.
-[[nodiscard]] inline std::optional<Diagnostic> write_through(const OutputTarget& target, std::string_view text) {
+PTO_MEM_IO_INLINE void StagedFile::discard() noexcept {
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  detail::output::unstage_name(slot_);
+  slot_ = -1;
+  tmp_.clear();
+}
+
+PTO_MEM_IO_INLINE std::optional<Diagnostic> write_through(const OutputTarget& target, std::string_view text) {
   using detail::output::cannot_write;
   if (target.kind == OutputTarget::Kind::standard_output) {
     std::fflush(stdout);
@@ -273,12 +298,8 @@ class StagedFile {
   return std::nullopt;
 }
 
-/// Writes `text` to `path` without losing data: atomically for a regular or
-/// new file (following symbolic links), in place for a device or FIFO, to
-/// standard output for "-". Returns nullopt on success, otherwise a
-/// diagnostic that names the file and the reason (nothing is left behind).
-[[nodiscard]] inline std::optional<Diagnostic> write_file_atomically(const std::filesystem::path& path,
-                                                                    std::string_view text) {
+PTO_MEM_IO_INLINE std::optional<Diagnostic> write_file_atomically(const std::filesystem::path& path,
+                                                                 std::string_view text) {
   OutputTarget target;
   if (auto bad = resolve_output(path, target)) return bad;
   if (target.kind == OutputTarget::Kind::standard_output || target.kind == OutputTarget::Kind::write_through)
@@ -287,5 +308,6 @@ class StagedFile {
   if (auto bad = staged.write(target, text)) return bad;
   return staged.commit(target);
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

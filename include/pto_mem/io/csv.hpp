@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/io/atomic_file.hpp"
 #include "pto_mem/io/id_text.hpp"
 #include "pto_mem/io/problem_file.hpp"
@@ -36,6 +37,24 @@ struct CsvOptions {
   std::size_t max_errors = 20;
 };
 
+/// Parses CSV text. `file` names the source in diagnostics.
+[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_csv(std::string_view text, const CsvOptions& options = {},
+                                                    const std::string& file = {});
+
+[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_csv_file(const std::filesystem::path& path,
+                                                         const CsvOptions& options = {});
+
+/// The CSV text of a problem (with an offset column when `placement` is
+/// given; unplaced buffers get an empty offset). CSV holds one arena of
+/// unaligned buffers and no constraints; anything more is refused with a
+/// diagnostic rather than silently dropped.
+[[nodiscard]] PTO_MEM_IO_INLINE TextResult to_csv(const Problem& p, const Placement* placement = nullptr);
+
+/// Writes to_csv's text to `path` atomically; returns the errors (empty on success).
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_csv_file(const std::filesystem::path& path, const Problem& p,
+                                                           const Placement* placement = nullptr);
+
+#if PTO_MEM_IO_DEFINE
 namespace detail::csv {
 
 inline constexpr std::array<std::string_view, 5> csv_column_names{"id", "lower", "upper", "size", "offset"};
@@ -394,26 +413,20 @@ inline void append_field(std::string& out, std::string_view id) {
 
 }  // namespace detail::csv
 
-/// Parses CSV text. `file` names the source in diagnostics.
-[[nodiscard]] inline ReadResult read_csv(std::string_view text, const CsvOptions& options = {},
-                                         const std::string& file = {}) {
+PTO_MEM_IO_INLINE ReadResult read_csv(std::string_view text, const CsvOptions& options, const std::string& file) {
   // Well-formed files, the usual case, are read once with the fast id check;
   // a file with any error is read again to report each error where it is.
   if (auto fast = detail::csv::CsvReader(text, options, file, true).run()) return std::move(*fast);
   return *detail::csv::CsvReader(text, options, file).run();
 }
 
-[[nodiscard]] inline ReadResult read_csv_file(const std::filesystem::path& path, const CsvOptions& options = {}) {
+PTO_MEM_IO_INLINE ReadResult read_csv_file(const std::filesystem::path& path, const CsvOptions& options) {
   auto src = read_source_text(path);
   if (!src.text) return ReadResult{std::nullopt, std::move(src.diagnostics)};
   return read_csv(*src.text, options, path.string());
 }
 
-/// The CSV text of a problem (with an offset column when `placement` is
-/// given; unplaced buffers get an empty offset). CSV holds one arena of
-/// unaligned buffers and no constraints; anything more is refused with a
-/// diagnostic rather than silently dropped.
-[[nodiscard]] inline TextResult to_csv(const Problem& p, const Placement* placement = nullptr) {
+PTO_MEM_IO_INLINE TextResult to_csv(const Problem& p, const Placement* placement) {
   TextResult out;
   auto refuse = [&](std::string m) { out.diagnostics.push_back(error(std::move(m) + "; write JSON instead")); };
   if (p.arenas.size() != 1)
@@ -454,9 +467,8 @@ inline void append_field(std::string& out, std::string_view id) {
   return out;
 }
 
-/// Writes to_csv's text to `path` atomically; returns the errors (empty on success).
-[[nodiscard]] inline Diagnostics write_csv_file(const std::filesystem::path& path, const Problem& p,
-                                                const Placement* placement = nullptr) {
+PTO_MEM_IO_INLINE Diagnostics write_csv_file(const std::filesystem::path& path, const Problem& p,
+                                             const Placement* placement) {
   auto csv = to_csv(p, placement);
   if (!csv) {
     attribute_to_file(csv.diagnostics, path.string());
@@ -465,5 +477,6 @@ inline void append_field(std::string& out, std::string_view id) {
   if (auto bad = write_file_atomically(path, *csv.text)) return {*bad};
   return {};
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

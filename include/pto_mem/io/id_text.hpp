@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "pto_mem/core/compiled_mode.hpp"
+
 namespace pto_mem {
 
 /// Where a name breaks the rule and why.
@@ -21,6 +23,16 @@ struct IdDefect {
   std::string reason;
 };
 
+/// Why `name` cannot be a name in a file, or nullopt when it can.
+[[nodiscard]] PTO_MEM_IO_INLINE std::optional<IdDefect> id_defect(std::string_view name);
+
+/// `s` as XML text or attribute value: & < > " ' escaped. A name that
+/// follows the rule comes out losslessly; anything XML cannot hold (only
+/// possible from a problem built in code) becomes U+FFFD, so the document
+/// stays well formed.
+[[nodiscard]] PTO_MEM_IO_INLINE std::string xml_escape(std::string_view s);
+
+#if PTO_MEM_IO_DEFINE
 namespace detail::id_text {
 
 /// Decodes the UTF-8 sequence at s[i]; nullopt when it is not well formed
@@ -58,8 +70,7 @@ inline std::string code_point_name(std::uint32_t cp) {
 
 }  // namespace detail::id_text
 
-/// Why `name` cannot be a name in a file, or nullopt when it can.
-[[nodiscard]] inline std::optional<IdDefect> id_defect(std::string_view name) {
+PTO_MEM_IO_INLINE std::optional<IdDefect> id_defect(std::string_view name) {
   using namespace detail::id_text;
   if (name.empty()) return IdDefect{0, "it is empty"};
   for (std::size_t i = 0; i < name.size();) {
@@ -79,11 +90,7 @@ inline std::string code_point_name(std::uint32_t cp) {
   return std::nullopt;
 }
 
-/// `s` as XML text or attribute value: & < > " ' escaped. A name that
-/// follows the rule comes out losslessly; anything XML cannot hold (only
-/// possible from a problem built in code) becomes U+FFFD, so the document
-/// stays well formed.
-[[nodiscard]] inline std::string xml_escape(std::string_view s) {
+PTO_MEM_IO_INLINE std::string xml_escape(std::string_view s) {
   using namespace detail::id_text;
   std::string out;
   out.reserve(s.size());
@@ -107,5 +114,6 @@ inline std::string code_point_name(std::uint32_t cp) {
   }
   return out;
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
+
 namespace pto_mem {
 
 /// One step of a path into a JSON document: an object key or an array index.
@@ -19,6 +21,15 @@ struct JsonStep {
   bool is_index = false;
 };
 
+/// Byte offset of the value at `path` in a syntactically valid JSON text, or
+/// nullopt when the path does not lead to a value.
+[[nodiscard]] PTO_MEM_IO_INLINE std::optional<std::size_t> json_value_offset(std::string_view text,
+                                                                            const std::vector<JsonStep>& path);
+
+/// The RFC 6901 JSON pointer of a path, e.g. "/buffers/3/size".
+[[nodiscard]] PTO_MEM_IO_INLINE std::string json_pointer(const std::vector<JsonStep>& path);
+
+#if PTO_MEM_IO_DEFINE
 namespace detail {
 
 class JsonScanner {
@@ -135,15 +146,12 @@ class JsonScanner {
 
 }  // namespace detail
 
-/// Byte offset of the value at `path` in a syntactically valid JSON text, or
-/// nullopt when the path does not lead to a value.
-[[nodiscard]] inline std::optional<std::size_t> json_value_offset(std::string_view text,
-                                                                  const std::vector<JsonStep>& path) {
+PTO_MEM_IO_INLINE std::optional<std::size_t> json_value_offset(std::string_view text,
+                                                              const std::vector<JsonStep>& path) {
   return detail::JsonScanner(text).find(path);
 }
 
-/// The RFC 6901 JSON pointer of a path, e.g. "/buffers/3/size".
-[[nodiscard]] inline std::string json_pointer(const std::vector<JsonStep>& path) {
+PTO_MEM_IO_INLINE std::string json_pointer(const std::vector<JsonStep>& path) {
   std::string out;
   for (const auto& s : path) {
     out += '/';
@@ -159,5 +167,6 @@ class JsonScanner {
   }
   return out.empty() ? "/" : out;
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

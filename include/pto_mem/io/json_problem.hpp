@@ -9,12 +9,43 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/io/atomic_file.hpp"
 #include "pto_mem/io/json_problem_reader.hpp"
 #include "pto_mem/io/json_text.hpp"
 
 namespace pto_mem {
 
+/// The JSON document of a problem (and its placement, when given).
+[[nodiscard]] PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p,
+                                                                      const Placement* placement = nullptr);
+
+/// problem_to_json as text, one buffer per line.
+[[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const Problem& p, const Placement* placement = nullptr);
+
+/// The JSON document of a file as a reader returned it: its placement, and
+/// no capacity for an arena the file gave none. The capacity the reader set
+/// there (always_fitting_capacity) is a planning device, not a limit; written
+/// out, it would become one, and `validate` of the written file would refuse
+/// offsets the original passed.
+[[nodiscard]] PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const ProblemFile& f);
+
+[[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f);
+
+/// The names the JSON format cannot carry losslessly (io/id_text.hpp): only
+/// a problem built in code can hold them, the readers refuse them.
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p);
+
+/// Writes the JSON problem to `path` atomically; returns the errors (empty on
+/// success): a name outside the rule of io/id_text.hpp is refused, not mangled.
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path, const Problem& p,
+                                                                    const Placement* placement = nullptr);
+
+/// Writes a file as a reader returned it (see problem_to_json(ProblemFile)).
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path,
+                                                                    const ProblemFile& f);
+
+#if PTO_MEM_IO_DEFINE
 namespace detail {
 
 /// Integer-looking ids are written as JSON integers, the rest as strings;
@@ -26,8 +57,7 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
 
 }  // namespace detail
 
-/// The JSON document of a problem (and its placement, when given).
-[[nodiscard]] inline nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement = nullptr) {
+PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement) {
   using oj = nlohmann::ordered_json;
   using detail::json_id;
   oj doc = oj::object();
@@ -110,17 +140,11 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return doc;
 }
 
-/// problem_to_json as text, one buffer per line.
-[[nodiscard]] inline std::string json_problem_text(const Problem& p, const Placement* placement = nullptr) {
+PTO_MEM_IO_INLINE std::string json_problem_text(const Problem& p, const Placement* placement) {
   return json_text(problem_to_json(p, placement));
 }
 
-/// The JSON document of a file as a reader returned it: its placement, and
-/// no capacity for an arena the file gave none. The capacity the reader set
-/// there (always_fitting_capacity) is a planning device, not a limit; written
-/// out, it would become one, and `validate` of the written file would refuse
-/// offsets the original passed.
-[[nodiscard]] inline nlohmann::ordered_json problem_to_json(const ProblemFile& f) {
+PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const ProblemFile& f) {
   auto doc = problem_to_json(f.problem, f.placement ? &*f.placement : nullptr);
   auto& arenas = doc["arenas"];
   for (std::size_t k = 0; k < arenas.size() && k < f.no_capacity.size(); ++k)
@@ -128,11 +152,9 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return doc;
 }
 
-[[nodiscard]] inline std::string json_problem_text(const ProblemFile& f) { return json_text(problem_to_json(f)); }
+PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f) { return json_text(problem_to_json(f)); }
 
-/// The names the JSON format cannot carry losslessly (io/id_text.hpp): only
-/// a problem built in code can hold them, the readers refuse them.
-[[nodiscard]] inline Diagnostics json_name_defects(const Problem& p) {
+PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p) {
   Diagnostics out;
   for (const auto& b : p.buffers)
     if (auto bad = id_defect(b.id)) out.push_back(error("buffer id cannot be written to JSON: " + bad->reason));
@@ -142,10 +164,8 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return out;
 }
 
-/// Writes the JSON problem to `path` atomically; returns the errors (empty on
-/// success): a name outside the rule of io/id_text.hpp is refused, not mangled.
-[[nodiscard]] inline Diagnostics write_json_problem_file(const std::filesystem::path& path, const Problem& p,
-                                                         const Placement* placement = nullptr) {
+PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path, const Problem& p,
+                                                      const Placement* placement) {
   if (auto bad = json_name_defects(p); !bad.empty()) {
     attribute_to_file(bad, path.string());
     return bad;
@@ -154,8 +174,7 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return {};
 }
 
-/// Writes a file as a reader returned it (see problem_to_json(ProblemFile)).
-[[nodiscard]] inline Diagnostics write_json_problem_file(const std::filesystem::path& path, const ProblemFile& f) {
+PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path, const ProblemFile& f) {
   if (auto bad = json_name_defects(f.problem); !bad.empty()) {
     attribute_to_file(bad, path.string());
     return bad;
@@ -163,5 +182,6 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   if (auto bad = write_file_atomically(path, json_problem_text(f))) return {*bad};
   return {};
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

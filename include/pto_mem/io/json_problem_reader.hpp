@@ -16,14 +16,20 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "pto_mem/algorithms/alias.hpp"
-#include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/io/id_text.hpp"
 #include "pto_mem/io/json_position.hpp"
 #include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/io/source_text.hpp"
+
+// What the reader itself needs: its users (with PTO_MEM_IO_COMPILED) only
+// see the two functions below.
+#if PTO_MEM_IO_DEFINE
+#include <nlohmann/json.hpp>
+
+#include "pto_mem/algorithms/alias.hpp"
+#include "pto_mem/algorithms/validator.hpp"
+#endif
 
 namespace pto_mem {
 
@@ -31,6 +37,14 @@ struct JsonReadOptions {
   std::size_t max_errors = 20;  ///< stop collecting after this many
 };
 
+/// Parses a JSON problem. `file` names the source in diagnostics.
+[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_json_problem(std::string_view text, const std::string& file = {},
+                                                             const JsonReadOptions& options = {});
+
+[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_json_problem_file(const std::filesystem::path& path,
+                                                                  const JsonReadOptions& options = {});
+
+#if PTO_MEM_IO_DEFINE
 namespace detail {
 
 /// A path into the document, kept on the stack while reading (no heap use
@@ -641,17 +655,17 @@ class JsonProblemReader {
 
 }  // namespace detail
 
-/// Parses a JSON problem. `file` names the source in diagnostics.
-[[nodiscard]] inline ReadResult read_json_problem(std::string_view text, const std::string& file = {},
-                                                  const JsonReadOptions& options = {}) {
+PTO_MEM_IO_INLINE ReadResult read_json_problem(std::string_view text, const std::string& file,
+                                              const JsonReadOptions& options) {
   return detail::JsonProblemReader(text, file, options).run();
 }
 
-[[nodiscard]] inline ReadResult read_json_problem_file(const std::filesystem::path& path,
-                                                       const JsonReadOptions& options = {}) {
+PTO_MEM_IO_INLINE ReadResult read_json_problem_file(const std::filesystem::path& path,
+                                                   const JsonReadOptions& options) {
   auto src = read_source_text(path);
   if (!src.text) return ReadResult{std::nullopt, std::move(src.diagnostics)};
   return read_json_problem(*src.text, path.string(), options);
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

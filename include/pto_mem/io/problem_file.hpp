@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
@@ -40,9 +41,12 @@ struct TextResult {
 
 /// Attributes diagnostics without a location (the validator names buffers,
 /// not lines) to `file`, so that every message says which file it is about.
-inline void attribute_to_file(Diagnostics& ds, const std::string& file) {
+PTO_MEM_IO_INLINE void attribute_to_file(Diagnostics& ds, const std::string& file);
+#if PTO_MEM_IO_DEFINE
+PTO_MEM_IO_INLINE void attribute_to_file(Diagnostics& ds, const std::string& file) {
   for (auto& d : ds)
     if (!d.location && !file.empty()) d.location = SourceLocation{file, 0, 0};
 }
+#endif
 
 }  // namespace pto_mem

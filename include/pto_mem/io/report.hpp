@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/core/result.hpp"
 #include "pto_mem/io/arena_label.hpp"
@@ -19,7 +20,17 @@ namespace pto_mem {
 
 /// The report document. Arenas are keyed by arena_labels(); placement
 /// entries follow problem.buffers (offset null for an unplaced buffer).
-[[nodiscard]] inline nlohmann::ordered_json report_json(const Problem& p, const PlanResult& r) {
+[[nodiscard]] PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const PlanResult& r);
+
+/// report_json as text.
+[[nodiscard]] PTO_MEM_IO_INLINE std::string report_text(const Problem& p, const PlanResult& r);
+
+/// Writes the report to `path` atomically; returns the errors (empty on success).
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_report_file(const std::filesystem::path& path, const Problem& p,
+                                                              const PlanResult& r);
+
+#if PTO_MEM_IO_DEFINE
+PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const PlanResult& r) {
   using oj = nlohmann::ordered_json;
   const auto labels = arena_labels(p);
   oj doc = oj::object();
@@ -75,15 +86,15 @@ namespace pto_mem {
   return doc;
 }
 
-[[nodiscard]] inline std::string report_text(const Problem& p, const PlanResult& r) {
+PTO_MEM_IO_INLINE std::string report_text(const Problem& p, const PlanResult& r) {
   return json_text(report_json(p, r));
 }
 
-/// Writes the report to `path` atomically; returns the errors (empty on success).
-[[nodiscard]] inline Diagnostics write_report_file(const std::filesystem::path& path, const Problem& p,
-                                                   const PlanResult& r) {
+PTO_MEM_IO_INLINE Diagnostics write_report_file(const std::filesystem::path& path, const Problem& p,
+                                                const PlanResult& r) {
   if (auto bad = write_file_atomically(path, report_text(p, r))) return {*bad};
   return {};
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

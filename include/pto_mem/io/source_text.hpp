@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 
 namespace pto_mem {
@@ -21,7 +22,9 @@ struct SourceText {
   Diagnostics diagnostics;
 };
 
-[[nodiscard]] inline SourceText read_source_text(const std::filesystem::path& path) {
+[[nodiscard]] PTO_MEM_IO_INLINE SourceText read_source_text(const std::filesystem::path& path);
+#if PTO_MEM_IO_DEFINE
+[[nodiscard]] PTO_MEM_IO_INLINE SourceText read_source_text(const std::filesystem::path& path) {
   SourceText out;
   auto fail = [&](const std::string& why) {
     Diagnostic d = error("cannot read '" + path.string() + "': " + why);
@@ -44,9 +47,14 @@ struct SourceText {
   out.text = std::move(text);
   return out;
 }
+#endif
 
 /// Line and column (from 1, in bytes) of byte `offset` of `text`.
-[[nodiscard]] inline SourceLocation location_at(const std::string& file, std::string_view text, std::size_t offset) {
+[[nodiscard]] PTO_MEM_IO_INLINE SourceLocation location_at(const std::string& file, std::string_view text,
+                                                          std::size_t offset);
+#if PTO_MEM_IO_DEFINE
+[[nodiscard]] PTO_MEM_IO_INLINE SourceLocation location_at(const std::string& file, std::string_view text,
+                                                          std::size_t offset) {
   offset = std::min(offset, text.size());
   std::uint32_t line = 1;
   std::size_t line_start = 0;
@@ -57,6 +65,7 @@ struct SourceText {
     }
   return SourceLocation{file, line, static_cast<std::uint32_t>(offset - line_start + 1)};
 }
+#endif
 
 /// An error at a known position of a file.
 [[nodiscard]] inline Diagnostic error_at(SourceLocation where, std::string message) {

@@ -18,13 +18,17 @@
 #include <string_view>
 #include <vector>
 
-#include "pto_mem/algorithms/objective.hpp"
-#include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/io/arena_label.hpp"
 #include "pto_mem/io/atomic_file.hpp"
 #include "pto_mem/io/id_text.hpp"
+
+#if PTO_MEM_IO_DEFINE  // what the drawing needs; with PTO_MEM_IO_COMPILED it is in the library
+#include "pto_mem/algorithms/objective.hpp"
+#include "pto_mem/analysis/lower_bound.hpp"
+#endif
 
 namespace pto_mem {
 
@@ -37,6 +41,16 @@ struct SvgOptions {
   std::vector<Addr> proved_bound;
 };
 
+/// The SVG text. Buffers without an offset are not drawn (the caption
+/// counts them).
+[[nodiscard]] PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& pl,
+                                                          const SvgOptions& opt = {});
+
+/// Writes the memory map to `path` atomically; returns the errors (empty on success).
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_svg_file(const std::filesystem::path& path, const Problem& p,
+                                                           const Placement& pl, const SvgOptions& opt = {});
+
+#if PTO_MEM_IO_DEFINE
 namespace detail::svg {
 
 inline constexpr double left = 78, right = 180, top = 52, bottom = 56;
@@ -123,9 +137,7 @@ inline std::uint32_t colour_of(std::string_view id) {
 
 }  // namespace detail::svg
 
-/// The SVG text. Buffers without an offset are not drawn (the caption
-/// counts them).
-[[nodiscard]] inline std::string svg_memory_map(const Problem& p, const Placement& pl, const SvgOptions& opt = {}) {
+PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& pl, const SvgOptions& opt) {
   using namespace detail::svg;
   const ProblemIndex index(p, false);  // arenas only
   const auto labels = arena_labels(p);
@@ -346,11 +358,11 @@ inline std::uint32_t colour_of(std::string_view id) {
   return s;
 }
 
-/// Writes the memory map to `path` atomically; returns the errors (empty on success).
-[[nodiscard]] inline Diagnostics write_svg_file(const std::filesystem::path& path, const Problem& p, const Placement& pl,
-                                                const SvgOptions& opt = {}) {
+PTO_MEM_IO_INLINE Diagnostics write_svg_file(const std::filesystem::path& path, const Problem& p, const Placement& pl,
+                                             const SvgOptions& opt) {
   if (auto bad = write_file_atomically(path, svg_memory_map(p, pl, opt))) return {*bad};
   return {};
 }
+#endif  // PTO_MEM_IO_DEFINE
 
 }  // namespace pto_mem

@@ -1,0 +1,25 @@
+// The definition behind core/problem.hpp's ProblemIndex constructor.
+// Included by problem.hpp in header-only mode; compiled once into
+// pto_mem::compiled (src/planner.cpp) otherwise.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "pto_mem/core/problem.hpp"
+
+namespace pto_mem {
+
+PTO_MEM_PLAN_INLINE ProblemIndex::ProblemIndex(const Problem& p, bool by_buffer_id) : p_(&p), by_id_(by_buffer_id) {
+  if (by_id_) {
+    buffer_.reserve(p.buffers.size());
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (!buffer_.try_emplace(p.buffers[i].id, i).second) duplicates_.push_back(i);
+  }
+  for (std::size_t i = 0; i < p.arenas.size(); ++i) {
+    arena_.try_emplace(p.arenas[i].id, i);
+    dense_arenas_ = dense_arenas_ && p.arenas[i].id == static_cast<std::int64_t>(i);
+  }
+}
+
+}  // namespace pto_mem
