@@ -107,11 +107,13 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
     if (!c || c->op != "system.reserve_buffer") return;
     const ExprPtr* size = c->kwarg("size");
     const ExprPtr* base = c->kwarg("base");
-    auto sz = size ? as_const_int(*size) : std::nullopt;
-    auto b = base ? as_const_int(*base) : std::nullopt;
-    if (!sz || !b || *sz <= 0 || *b < 0) return;
-    auto end = align_up(static_cast<Addr>(*b) + static_cast<Addr>(*sz), alignment);
-    if (end) out.push_back(AddrRange{static_cast<Addr>(*b), *end});
+    // Read as plain values (a missing or non-constant size reads 0, a missing
+    // base -1: both skipped): g++ 12 at -O1 warns falsely on optionals here.
+    const auto sz = size ? as_const_int(*size).value_or(0) : 0;
+    const auto b = base ? as_const_int(*base).value_or(-1) : -1;
+    if (sz <= 0 || b < 0) return;
+    auto end = align_up(static_cast<Addr>(b) + static_cast<Addr>(sz), alignment);
+    if (end) out.push_back(AddrRange{static_cast<Addr>(b), *end});
   });
   return out;
 }
