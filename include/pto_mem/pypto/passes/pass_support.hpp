@@ -43,9 +43,18 @@ inline constexpr const char* unsupported_copy = "unsupported-copy";
 // ---- tile facts of a variable --------------------------------------------------------
 
 [[nodiscard]] inline const TileType* tile_of(const VarPtr& v) noexcept { return v ? as_tile(v->type) : nullptr; }
-[[nodiscard]] inline MemRefPtr var_memref(const VarPtr& v) noexcept { return v ? pypto::memref_of(v->type) : nullptr; }
+/// The variable's MemRef (null for none), by reference into its type: no
+/// reference count per call. Valid until the variable's type changes (a
+/// `set_memref` of `v`): copy it to keep it across one.
+[[nodiscard]] inline const MemRefPtr& var_memref(const VarPtr& v) noexcept {
+  static const MemRefPtr none;
+  if (!v) return none;
+  if (const auto* tile = as_tile(v->type)) return tile->memref;
+  if (const auto* tensor = as_tensor(v->type)) return tensor->memref;
+  return none;
+}
 [[nodiscard]] inline const Var* var_base(const VarPtr& v) noexcept {
-  auto m = var_memref(v);
+  const MemRef* m = v ? memref_ptr(v->type) : nullptr;
   return m ? m->base.get() : nullptr;
 }
 [[nodiscard]] inline std::optional<MemorySpace> var_space(const VarPtr& v) noexcept {
