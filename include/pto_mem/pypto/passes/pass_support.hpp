@@ -46,12 +46,12 @@ inline constexpr const char* unsupported_copy = "unsupported-copy";
 /// The variable's MemRef (null for none), by reference into its type: no
 /// reference count per call. Valid until the variable's type changes (a
 /// `set_memref` of `v`): copy it to keep it across one.
+inline const MemRefPtr no_memref{};  // constant-initialised: no guard, so var_memref inlines
 [[nodiscard]] inline const MemRefPtr& var_memref(const VarPtr& v) noexcept {
-  static const MemRefPtr none;
-  if (!v) return none;
+  if (!v) return no_memref;
   if (const auto* tile = as_tile(v->type)) return tile->memref;
   if (const auto* tensor = as_tensor(v->type)) return tensor->memref;
-  return none;
+  return no_memref;
 }
 [[nodiscard]] inline const Var* var_base(const VarPtr& v) noexcept {
   const MemRef* m = v ? memref_ptr(v->type) : nullptr;
