@@ -89,12 +89,19 @@ class PointerMap {
     return {&*null_, true};
   }
   [[gnu::noinline]] void grow() { rehash(slots_.empty() ? 16 : 2 * slots_.size()); }
+  /// Moves every entry into a table of `cap` slots, in slot order and with
+  /// the probing try_emplace does (so the new slot order is the one
+  /// re-inserting would give), without its duplicate and growth checks.
   void rehash(std::size_t cap) {
     std::vector<std::pair<K, V>> old(cap);
     old.swap(slots_);
-    size_ = 0;
+    const std::size_t m = mask();
     for (auto& s : old)
-      if (s.first) try_emplace(s.first, std::move(s.second));
+      if (s.first) {
+        std::size_t i = index(s.first);
+        while (slots_[i].first) i = (i + 1) & m;
+        slots_[i] = {s.first, std::move(s.second)};
+      }
   }
 
   std::vector<std::pair<K, V>> slots_;
