@@ -453,6 +453,12 @@ PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, Pa
 
     const SpaceMap demand = collect_demand(f.body, ops);
     SpaceResolver resolver(ops, demand);
+    {  // about one tile per top-level statement: no regrowth on the way
+      const auto* top = f.body->as<SeqStmts>();
+      const std::size_t expected = f.params.size() + (top ? top->stmts.size() : 1);
+      resolver.space.reserve(expected);
+      resolver.vars.reserve(expected);
+    }
     resolver.walk(f.body);
     retype(resolver);
     MoveInserter inserter(ops, resolver.space, f.name, ctx.moves);

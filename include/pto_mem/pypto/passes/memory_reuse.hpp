@@ -97,6 +97,7 @@ struct BaseGroup {
 class VarsByBase {
  public:
   explicit VarsByBase(const Function& f) {
+    index_.reserve(defined_estimate(f));
     std::vector<std::pair<std::uint32_t, const VarPtr*>> found;
     for_each_var_def(f, [&](const VarPtr& v) {
       const Var* b = var_base(v);

@@ -280,6 +280,7 @@ void for_each_var_def(const Function& f, F&& fn) {
 class AllocTable {
  public:
   explicit AllocTable(const Function& f) {
+    map_.reserve(defined_estimate(f));  // the allocs are top-level statements
     for_each_statement(f.body, [&](const Stmt& s) {
       if (const auto* a = s.as<AllocStmt>()) {
         map_.try_emplace(a->var.get(), a);
