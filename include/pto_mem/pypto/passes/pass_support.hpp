@@ -139,9 +139,23 @@ class MemRefObserver {
 /// change a variable's window only through here (MemRefObserver).
 inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> s = std::nullopt) {
   if (!v) return;
-  v->type = s ? with_memref_and_space(v->type, std::move(m), s) : with_memref(v->type, std::move(m));
+  TypePtr t = s ? with_memref_and_space(v->type, std::move(m), s) : with_memref(v->type, std::move(m));
+  if (t == v->type) return;  // already there: nothing changed, nobody to tell
+  v->type = std::move(t);
   MemRefObserver::notify(*v);
 }
+
+/// Counts the `set_memref` calls that changed a variable on this thread
+/// while it exists: a step that changed nothing leaves what was computed
+/// before it valid.
+class MemRefChangeCount final : public MemRefObserver {
+ public:
+  void memref_changed(const Var&) override { ++n_; }
+  [[nodiscard]] std::size_t count() const noexcept { return n_; }
+
+ private:
+  std::size_t n_ = 0;
+};
 
 /// Each iter-arg of a loop (and the return var on its buffer) lives where
 /// its init lives now: an earlier rewrite (an if-phi before the loop given
