@@ -88,13 +88,18 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
   constexpr std::string_view name = "MaterializeSemanticAliases";
   Function f = in;
   // 0. In-place ops whose input is still read work on a copy.
+  std::vector<DerivedValue> relations;
   {
     TransferBuilder tb(f, program, ctx, name);
     auto before = capture_identity_relations(f, ctx);
+    const StmtPtr body = f.body;
+    MemRefChangeCount moved;
     if (!isolate_in_place_inputs(f, ctx, before, tb)) return f;
     f = tb.with_allocs(std::move(f));
+    // The relations are captured from the statements and the variables'
+    // types; when the step changed neither, they are the ones just captured.
+    relations = f.body == body && moved.count() == 0 ? std::move(before) : capture_identity_relations(f, ctx);
   }
-  const auto relations = capture_identity_relations(f, ctx);
   // Loop carries follow their inits and derived values their sources: after
   // each step that moved a value, so the next one sees the windows as they
   // now are.
