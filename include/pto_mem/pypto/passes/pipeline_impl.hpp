@@ -65,6 +65,7 @@ void for_each_window(const Function& f, F&& fn) {
   RelativeOffsets out;
   for (const auto& f : p.functions) {
     auto& m = out[f.name];
+    m.reserve(passes::defined_estimate(f));  // about one window per top-level statement
     for_each_window(f, [&](const Var& v, const MemRef& r) {
       if (r.byte_offset) m.try_emplace(v.name, r.byte_offset);
     });
