@@ -414,7 +414,8 @@ PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, Pa
       const OpSpec* spec = c ? ops.find(c->op) : nullptr;
       if (!spec) return;
       for (std::size_t i = 0; i < c->args.size(); ++i) {
-        VarPtr v = as_var(c->args[i]);
+        const auto* ve = c->args[i] ? c->args[i]->as<VarExpr>() : nullptr;  // read, not copied: no count per argument
+        const Var* v = ve ? ve->var.get() : nullptr;
         const auto* t = v ? as_tile(v->type) : nullptr;
         if (!t || !t->space || spec->accepts(i, *t->space)) continue;
         std::string allowed;
