@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -87,7 +88,7 @@ class Normaliser : public IRMutator {
 };
 
 /// A tile.tpop result lives in the cross-core slot: no MemRef (§4.3 rule 0).
-[[nodiscard]] inline bool is_cross_core_receive(const std::string& op) noexcept {
+[[nodiscard]] inline bool is_cross_core_receive(std::string_view op) noexcept {
   return op == "tile.tpop_from_aic" || op == "tile.tpop_from_aiv";
 }
 
@@ -103,7 +104,7 @@ struct ScratchNeed {
 /// True for `tile.cast` with an explicit `saturation_mode=0` whose output has
 /// fewer bits than its input (a widening FP16->FP32 cast is not narrowing).
 [[nodiscard]] inline bool is_unsaturated_narrowing_cast(const Call& c, const TypePtr& result) {
-  if (c.op != "tile.cast" || c.args.empty()) return false;
+  if (std::string_view(c.op) != "tile.cast" || c.args.empty()) return false;
   const ExprPtr* m = c.kwarg("saturation_mode");
   if (!m || as_const_int(*m) != 0) return false;
   const auto din = dtype_of(expr_type(c.args[0]));
@@ -120,15 +121,17 @@ struct ScratchNeed {
 /// operand (a re-parsed dump) needs nothing more.
 [[nodiscard]] inline std::optional<ScratchNeed> scratch_need(const Call& c, const TypePtr& result,
                                                              const SocPolicy& soc) {
-  const bool a2a3 = soc.soc_name == "a2a3", a5 = soc.soc_name == "a5";
+  // string_views: the lengths are compared first (most ops need no memcmp).
+  const std::string_view op = c.op, soc_name = soc.soc_name;
+  const bool a2a3 = soc_name == "a2a3", a5 = soc_name == "a5";
   auto like = [](const TypePtr& t, std::size_t index) -> std::optional<ScratchNeed> {
     const auto* tile = as_tile(t);
     if (!tile) return std::nullopt;
     return ScratchNeed{index, tile->shape, tile->dtype};
   };
-  if (c.op == "tile.sort32" && (a2a3 || a5) && c.args.size() == 2) return like(expr_type(c.args[0]), 2);
+  if (op == "tile.sort32" && (a2a3 || a5) && c.args.size() == 2) return like(expr_type(c.args[0]), 2);
   if (!a2a3) return std::nullopt;
-  if (c.op == "tile.ci" && c.args.size() == 2) return like(result, 2);
+  if (op == "tile.ci" && c.args.size() == 2) return like(result, 2);
   if (c.args.size() == 1 && is_unsaturated_narrowing_cast(c, result)) return like(expr_type(c.args[0]), 1);
   return std::nullopt;
 }
