@@ -57,16 +57,15 @@ class OpRegistry {
     return r;
   }
 
-  /// The spec of `name`, or null for an unregistered op.
-  [[nodiscard]] const OpSpec* find(std::string_view name) const noexcept {
+  /// The spec of `name`, or null for an unregistered op. The first probe is
+  /// inline at every caller (a name usually sits in its home slot); misses
+  /// and collisions continue out of line.
+  [[nodiscard, gnu::always_inline]] const OpSpec* find(std::string_view name) const noexcept {
     if (index_.empty()) return nullptr;
     const std::uint64_t h = hash(name);
-    const std::size_t mask = index_.size() - 1;
-    for (std::size_t i = h >> shift_;; i = (i + 1) & mask) {
-      const Slot& s = index_[i];
-      if (!s.entry) return nullptr;
-      if (s.hash == h && same_name(s.entry->first, name)) return &s.entry->second;
-    }
+    const Slot& s = index_[h >> shift_];
+    if (s.entry && s.hash == h && same_name(s.entry->first, name)) return &s.entry->second;
+    return s.entry ? find_after(name, h) : nullptr;
   }
   [[nodiscard]] bool contains(std::string_view name) const { return find(name) != nullptr; }
   [[nodiscard]] std::size_t size() const noexcept { return ops_.size(); }
@@ -143,10 +142,20 @@ class OpRegistry {
     const Ops::value_type* entry = nullptr;
   };
 
+  /// `find` past the home slot of `h`.
+  [[nodiscard, gnu::noinline]] const OpSpec* find_after(std::string_view name, std::uint64_t h) const noexcept {
+    const std::size_t mask = index_.size() - 1;
+    for (std::size_t i = ((h >> shift_) + 1) & mask;; i = (i + 1) & mask) {
+      const Slot& s = index_[i];
+      if (!s.entry) return nullptr;
+      if (s.hash == h && same_name(s.entry->first, name)) return &s.entry->second;
+    }
+  }
+
   /// A cheap hash of a short name, read eight bytes at a time (op names are
   /// looked up once per call per walk, so `find` is on every pass's path).
   /// Its high bits depend on every byte: the index takes those (`shift_`).
-  [[nodiscard]] static std::uint64_t hash(std::string_view s) noexcept {
+  [[nodiscard, gnu::always_inline]] static std::uint64_t hash(std::string_view s) noexcept {
     constexpr std::uint64_t k = 0x9E3779B97F4A7C15ull;
     auto load = [](const char* p, std::size_t n) noexcept {  // n is 4 or 8
       std::uint64_t w = 0;
@@ -174,7 +183,7 @@ class OpRegistry {
   }
 
   /// `a == b`, eight bytes at a time (no call for the usual 8-to-24-byte name).
-  [[nodiscard]] static bool same_name(std::string_view a, std::string_view b) noexcept {
+  [[nodiscard, gnu::always_inline]] static bool same_name(std::string_view a, std::string_view b) noexcept {
     std::size_t n = a.size();
     if (n != b.size()) return false;
     if (n < 8) return a == b;
