@@ -255,10 +255,7 @@ class Checker {
     values_.push_back(ValueInfo{v.get(), compute_window(*v), {}});
     return values_.back().window ? std::optional<ValueId>(id) : std::nullopt;
   }
-  std::optional<ValueId> tracked(const ExprPtr& e) {  // the variable read in place: no count per operand
-    const auto* ve = e ? e->as<VarExpr>() : nullptr;
-    return ve ? tracked(ve->var) : std::nullopt;
-  }
+  std::optional<ValueId> tracked(const ExprPtr& e) { return tracked(as_var(e)); }
   const std::optional<Window>& window_of(ValueId id) const { return values_[id].window; }
 
   std::optional<Window> compute_window(const Var& v) {
