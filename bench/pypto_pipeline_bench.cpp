@@ -12,6 +12,7 @@
 //                                    (alloc_dsa_rp: after the DSA_RP alias pass)
 //   BM_verify_storage/<planner>/<n>: the tile-storage verifier alone, on the
 //                                    planner's output (BM_pipeline includes it)
+//   --print_kernel=<n>:              writes the kernel of about n statements and exits
 // Each iteration works on a fresh clone (made outside the timed region):
 // the passes refine variables in place. Freeing the previous iteration's
 // program is kept out of the timed region too (it costs about as much as a
@@ -19,7 +20,9 @@
 // its label.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "pto_mem/pypto.hpp"
 #include "pto_mem/pypto/passes/pipeline.hpp"
@@ -224,4 +227,19 @@ BENCHMARK(BM_pass_reuse)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kM
 BENCHMARK(BM_pass_alloc_pypto)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pass_alloc_dsa_rp)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
-BENCHMARK_MAIN();
+// `bench_pypto_pipeline --print_kernel=N` writes the kernel of about N
+// statements to standard output and exits, so that `pto-mem compile` can be
+// profiled on exactly what the benchmarks time (docs/benchmarks.md).
+int main(int argc, char** argv) {
+  constexpr std::string_view flag = "--print_kernel=";
+  for (int i = 1; i < argc; ++i)
+    if (const std::string_view a = argv[i]; a.starts_with(flag)) {
+      std::fputs(kernel(std::stoi(std::string(a.substr(flag.size())))).c_str(), stdout);
+      return 0;
+    }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -234,6 +234,52 @@ TEST_CASE("users register ops; inconsistent or duplicate specs are refused with 
   CHECK_FALSE(reg.remove("my.op"));
 }
 
+TEST_CASE("lookups follow every change: add, replace, remove, copies and moves") {
+  OpRegistry reg = OpRegistry::with_builtins();
+  // Every registered name finds its own spec, and names that are not
+  // registered (same length, same prefix, empty) find nothing.
+  for (const OpSpec* s : reg.ops()) CHECK(reg.find(s->name) == s);
+  for (const char* n : {"", "t", "tile", "tile.", "tile.ad", "tile.adds_", "tile.addx", "tile.matmul_acd",
+                        "system.reserve_bufferx"})
+    CHECK(reg.find(n) == nullptr);
+  // Many user ops (the index grows and is rebuilt each time).
+  for (int i = 0; i < 300; ++i) REQUIRE(reg.add(OpSpec("user.op_" + std::to_string(i)).arg("x").fixed(Vec)));
+  for (const OpSpec* s : reg.ops()) CHECK(reg.find(s->name) == s);
+  // A replaced spec is found as replaced; a removed one is gone, its
+  // neighbours stay.
+  reg.add_or_replace(OpSpec("user.op_7").arg("x").fixed(Mat));
+  CHECK(reg.find("user.op_7")->output_space == Mat);
+  CHECK(reg.remove("user.op_8"));
+  CHECK(reg.find("user.op_8") == nullptr);
+  CHECK(reg.find("user.op_9") != nullptr);
+  CHECK(reg.find("tile.add") != nullptr);
+  // A copy finds its own specs; changing one side leaves the other alone.
+  OpRegistry copy = reg;
+  for (const OpSpec* s : reg.ops()) {
+    const OpSpec* c = copy.find(s->name);
+    REQUIRE(c);
+    CHECK(c != s);
+    CHECK(c->name == s->name);
+  }
+  CHECK(copy.remove("tile.add"));
+  CHECK(copy.find("tile.add") == nullptr);
+  CHECK(reg.find("tile.add") != nullptr);
+  copy = reg;
+  CHECK(copy.find("tile.add") != nullptr);
+  CHECK(copy.find("tile.add") != reg.find("tile.add"));
+  // A move takes the very specs along and leaves the source empty.
+  const OpSpec* add = reg.find("tile.add");
+  OpRegistry moved = std::move(reg);
+  CHECK(moved.find("tile.add") == add);
+  CHECK(reg.size() == 0);  // NOLINT(bugprone-use-after-move): a moved-from registry is empty
+  CHECK(reg.find("tile.add") == nullptr);
+  OpRegistry assigned;
+  assigned = std::move(moved);
+  CHECK(assigned.find("tile.add") == add);
+  CHECK(moved.find("tile.add") == nullptr);  // NOLINT(bugprone-use-after-move)
+  CHECK(OpRegistry{}.find("tile.add") == nullptr);
+}
+
 TEST_CASE("type rules of the cube family and views") {
   const Program p = test::parse_ok(
       "def k(a: Tensor[[16, 64], FP8E4M3FN], s: Tensor[[16, 2], FP8E8M0], b: Tensor[[64, 32], FP8E4M3FN]):\n"

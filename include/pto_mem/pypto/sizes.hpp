@@ -62,40 +62,47 @@ struct Sized {
 [[nodiscard]] constexpr Addr element_bytes(DataType dtype) noexcept { return storage_bits(dtype) / 8; }
 
 /// The dims as positive constants, or which dim is not.
+namespace detail::sizes {
+/// Why dim `i` of `shape` is not a positive constant (nullopt when it is).
+template <class T>
+[[nodiscard]] inline std::optional<Sized<T>> non_positive_dim(const std::vector<ExprPtr>& shape, std::size_t i) {
+  auto v = as_const_int(shape[i]);
+  if (!v) return Sized<T>::fail(SizeError::Kind::dynamic_dim, "shape element " + std::to_string(i) + " is dynamic", i);
+  if (*v <= 0)
+    return Sized<T>::fail(SizeError::Kind::non_positive_dim,
+                          "shape element " + std::to_string(i) + " is " + std::to_string(*v) + ", not positive", i);
+  return std::nullopt;
+}
+}  // namespace detail::sizes
+
 [[nodiscard]] inline Sized<std::vector<std::uint64_t>> static_positive_dims(const std::vector<ExprPtr>& shape) {
   std::vector<std::uint64_t> dims;
   dims.reserve(shape.size());
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    auto v = as_const_int(shape[i]);
-    if (!v)
-      return Sized<std::vector<std::uint64_t>>::fail(SizeError::Kind::dynamic_dim,
-                                                     "shape element " + std::to_string(i) + " is dynamic", i);
-    if (*v <= 0)
-      return Sized<std::vector<std::uint64_t>>::fail(
-          SizeError::Kind::non_positive_dim,
-          "shape element " + std::to_string(i) + " is " + std::to_string(*v) + ", not positive", i);
-    dims.push_back(static_cast<std::uint64_t>(*v));
+    if (auto why = detail::sizes::non_positive_dim<std::vector<std::uint64_t>>(shape, i)) return std::move(*why);
+    dims.push_back(static_cast<std::uint64_t>(*as_const_int(shape[i])));
   }
-  return {dims, std::nullopt};
+  return {std::move(dims), std::nullopt};
 }
 
 /// AllocBytes(shape, dtype, space) of SPEC.md §1.7: `ceil(prod(shape)·bits/8)`,
 /// and in Acc `roundup(M, A)·N·elem·prod(batch)` with A the SoC's L0C M-row
-/// alignment for `dtype`.
+/// alignment for `dtype`. (Reads the dims in place: InitMemRef sizes every
+/// tile through here, and a vector of dims per tile was two allocations.)
 [[nodiscard]] inline Sized<Addr> tile_bytes(const std::vector<ExprPtr>& shape, DataType dtype,
                                             std::optional<MemorySpace> space, const SocPolicy& soc) {
-  auto dims = static_positive_dims(shape);
-  if (!dims) return Sized<Addr>::fail(dims.error->kind, dims.error->message, dims.error->dim);
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (auto why = detail::sizes::non_positive_dim<Addr>(shape, i)) return std::move(*why);
   auto overflow = [] { return Sized<Addr>::fail(SizeError::Kind::overflow, "the byte size overflows 64 bits"); };
   const bool acc = space == MemorySpace::Acc;
-  if (acc && dims->size() < 2)
+  if (acc && shape.size() < 2)
     return Sized<Addr>::fail(SizeError::Kind::acc_rank,
                              "an Acc tile needs rank >= 2 (rows and columns), this one has rank " +
-                                 std::to_string(dims->size()));
+                                 std::to_string(shape.size()));
   std::uint64_t elements = 1;
-  for (std::size_t i = 0; i < dims->size(); ++i) {
-    std::uint64_t d = (*dims)[i];
-    if (acc && i + 2 == dims->size()) {
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    std::uint64_t d = static_cast<std::uint64_t>(*as_const_int(shape[i]));
+    if (acc && i + 2 == shape.size()) {
       auto padded = align_up(d, soc.acc_m_alignment(dtype));
       if (!padded) return overflow();
       d = *padded;

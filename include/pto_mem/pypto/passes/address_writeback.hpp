@@ -53,8 +53,9 @@ using MemRefReplacements = PointerMap<const MemRef*, MemRefPtr>;
 [[nodiscard]] inline std::vector<PlannedBase> planned_bases(const Function& f, const PassContext& ctx,
                                                           const AllocTable& allocs) {
   std::vector<PlannedBase> out;
-  PointerMap<const Var*, std::size_t> at;
+  PointerMap<const Var*, std::size_t> at(defined_estimate(f));
   PointerSet<const MemRef*> seen;
+  seen.reserve(defined_estimate(f));
   for_each_var_def(f, [&](const VarPtr& v) {
     const TileType* t = tile_of(v);
     if (!t || !t->memref || !t->memref->base || !t->space) return;

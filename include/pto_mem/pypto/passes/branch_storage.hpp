@@ -69,6 +69,7 @@ class BranchStorage : public IRMutator {
   BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb,
                 const std::vector<DerivedValue>& relations)
       : f_(f), relations_(relations), ctx_(ctx), tb_(tb), defs_(f), allocs_(alloc_statements(f)) {
+    holders_.reserve(defined_estimate(f));
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
     });

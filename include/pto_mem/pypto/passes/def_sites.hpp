@@ -28,7 +28,11 @@ struct DefSite {
 class DefSites {
  public:
   explicit DefSites(const Function& f) {
-    index_.reserve(defined_estimate(f));
+    const std::size_t expected = defined_estimate(f);
+    index_.reserve(expected);
+    sites_.reserve(expected);
+    handles_.reserve(expected);
+    pool_.reserve(expected);  // about one entry per path (a top-level statement's)
     for (const auto& p : f.params) set(p.var.get(), DefSite{DefSite::Kind::param, nullptr, 0, {}});
     std::vector<PathEntry> path;
     walk(f.body, path);

@@ -414,7 +414,8 @@ PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, Pa
       const OpSpec* spec = c ? ops.find(c->op) : nullptr;
       if (!spec) return;
       for (std::size_t i = 0; i < c->args.size(); ++i) {
-        VarPtr v = as_var(c->args[i]);
+        const auto* ve = c->args[i] ? c->args[i]->as<VarExpr>() : nullptr;  // read, not copied: no count per argument
+        const Var* v = ve ? ve->var.get() : nullptr;
         const auto* t = v ? as_tile(v->type) : nullptr;
         if (!t || !t->space || spec->accepts(i, *t->space)) continue;
         std::string allowed;
@@ -453,6 +454,12 @@ PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, Pa
 
     const SpaceMap demand = collect_demand(f.body, ops);
     SpaceResolver resolver(ops, demand);
+    {  // about one tile per top-level statement: no regrowth on the way
+      const auto* top = f.body->as<SeqStmts>();
+      const std::size_t expected = f.params.size() + (top ? top->stmts.size() : 1);
+      resolver.space.reserve(expected);
+      resolver.vars.reserve(expected);
+    }
     resolver.walk(f.body);
     retype(resolver);
     MoveInserter inserter(ops, resolver.space, f.name, ctx.moves);

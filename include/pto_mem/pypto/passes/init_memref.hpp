@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -87,7 +88,7 @@ class Normaliser : public IRMutator {
 };
 
 /// A tile.tpop result lives in the cross-core slot: no MemRef (§4.3 rule 0).
-[[nodiscard]] inline bool is_cross_core_receive(const std::string& op) noexcept {
+[[nodiscard]] inline bool is_cross_core_receive(std::string_view op) noexcept {
   return op == "tile.tpop_from_aic" || op == "tile.tpop_from_aiv";
 }
 
@@ -103,7 +104,7 @@ struct ScratchNeed {
 /// True for `tile.cast` with an explicit `saturation_mode=0` whose output has
 /// fewer bits than its input (a widening FP16->FP32 cast is not narrowing).
 [[nodiscard]] inline bool is_unsaturated_narrowing_cast(const Call& c, const TypePtr& result) {
-  if (c.op != "tile.cast" || c.args.empty()) return false;
+  if (std::string_view(c.op) != "tile.cast" || c.args.empty()) return false;
   const ExprPtr* m = c.kwarg("saturation_mode");
   if (!m || as_const_int(*m) != 0) return false;
   const auto din = dtype_of(expr_type(c.args[0]));
@@ -120,15 +121,17 @@ struct ScratchNeed {
 /// operand (a re-parsed dump) needs nothing more.
 [[nodiscard]] inline std::optional<ScratchNeed> scratch_need(const Call& c, const TypePtr& result,
                                                              const SocPolicy& soc) {
-  const bool a2a3 = soc.soc_name == "a2a3", a5 = soc.soc_name == "a5";
+  // string_views: the lengths are compared first (most ops need no memcmp).
+  const std::string_view op = c.op, soc_name = soc.soc_name;
+  const bool a2a3 = soc_name == "a2a3", a5 = soc_name == "a5";
   auto like = [](const TypePtr& t, std::size_t index) -> std::optional<ScratchNeed> {
     const auto* tile = as_tile(t);
     if (!tile) return std::nullopt;
     return ScratchNeed{index, tile->shape, tile->dtype};
   };
-  if (c.op == "tile.sort32" && (a2a3 || a5) && c.args.size() == 2) return like(expr_type(c.args[0]), 2);
+  if (op == "tile.sort32" && (a2a3 || a5) && c.args.size() == 2) return like(expr_type(c.args[0]), 2);
   if (!a2a3) return std::nullopt;
-  if (c.op == "tile.ci" && c.args.size() == 2) return like(result, 2);
+  if (op == "tile.ci" && c.args.size() == 2) return like(result, 2);
   if (c.args.size() == 1 && is_unsaturated_narrowing_cast(c, result)) return like(expr_type(c.args[0]), 1);
   return std::nullopt;
 }
@@ -295,20 +298,20 @@ class MemRefBinder {
   void assign(const AssignStmt& s) {
     const VarPtr& v = s.var;
     if (!is_tile(v->type) && !is_tensor(v->type)) return;
-    const MemRefPtr declared = is_tile(v->type) ? memref_of(v->type) : nullptr;
+    const MemRef* declared = is_tile(v->type) ? memref_ptr(v->type) : nullptr;
     const bool bound = declared && declared->is_pinned;
     const Call* c = s.value ? s.value->as<Call>() : nullptr;
     const OpSpec* spec = c ? ops_.find(c->op) : nullptr;
 
     if (VarPtr src = as_var(s.value)) {  // rule 4 (a declared binding on an alias is dropped, as upstream)
-      if (memref_of(src->type)) return bind_view(v, src, int_imm(0), std::nullopt);
+      if (memref_ptr(src->type)) return bind_view(v, src, int_imm(0), std::nullopt);
       if (is_tile(src->type) && is_tile(v->type)) return clear_memref(v);  // rule 0: alias of a slot tile
       return bind_fresh(v);
     }
     if (c && is_cross_core_receive(c->op)) return clear_memref(v);  // rule 0
     if (spec && spec->is_view() && !c->args.empty()) {
       VarPtr src = as_var(c->args[0]);
-      if (src && is_tile(src->type) && !memref_of(src->type)) return clear_memref(v);  // rule 0
+      if (src && is_tile(src->type) && !memref_ptr(src->type)) return clear_memref(v);  // rule 0
     }
     if (bound && spec && spec->lands_in_source())  // rule 1
       return error(s.loc, "declared-binding-on-view",
@@ -316,9 +319,9 @@ class MemRefBinder {
                        ", which lands in its source tile's allocation, so it cannot be given one of its own. "
                        "Bind the source tile instead.");
     if (spec && spec->is_view() && !c->args.empty())  // rule 2
-      if (VarPtr src = as_var(c->args[0]); src && memref_of(src->type)) return view(s, *c, v, src);
+      if (VarPtr src = as_var(c->args[0]); src && memref_ptr(src->type)) return view(s, *c, v, src);
     if (spec && spec->reuses_input && *spec->reuses_input < c->args.size())  // rule 3
-      if (VarPtr src = as_var(c->args[*spec->reuses_input]); src && memref_of(src->type))
+      if (VarPtr src = as_var(c->args[*spec->reuses_input]); src && memref_ptr(src->type))
         return bind_view(v, src, int_imm(0), std::nullopt);
     if (bound) {  // rule 5
       if (const DeclaredAllocationInfo* d = declared_.find(declared->base.get())) {
@@ -497,13 +500,13 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
   for (const auto& f : program.functions) {
     for_each_statement(f.body, [&](const Stmt& s) {
       const auto* a = s.as<AssignStmt>();
-      if (!a || !is_tile(a->var->type) || memref_of(a->var->type)) return;
+      if (!a || !is_tile(a->var->type) || memref_ptr(a->var->type)) return;
       if (const Call* c = a->value ? a->value->as<Call>() : nullptr) {
         if (detail::init::is_cross_core_receive(c->op)) return;
         const OpSpec* spec = ops.find(c->op);
         VarPtr src = spec && spec->is_view() && !c->args.empty() ? as_var(c->args[0]) : nullptr;
-        if (src && is_tile(src->type) && !memref_of(src->type)) return;
-      } else if (VarPtr src = as_var(a->value); src && is_tile(src->type) && !memref_of(src->type)) {
+        if (src && is_tile(src->type) && !memref_ptr(src->type)) return;
+      } else if (VarPtr src = as_var(a->value); src && is_tile(src->type) && !memref_ptr(src->type)) {
         return;
       }
       report_error(ctx, program, s.loc, "missing-memref",

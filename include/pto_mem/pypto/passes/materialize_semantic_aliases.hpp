@@ -63,13 +63,17 @@ namespace passes {
 /// Writes the semantic alias classes of `f` back (semantic_alias_classes.hpp):
 /// derived values on their sources, with `carries` every loop carry on its
 /// init, and the given placements.
+/// `loops`, when given, keeps the body's loops between calls.
 inline bool share_storage(const Function& f, const Program& program, PassContext& ctx,
                           const std::vector<DerivedValue>& relations, bool carries,
-                          const std::vector<Placed>& placed = {}) {
+                          const std::vector<Placed>& placed = {}, BodyLoops* loops = nullptr) {
   std::vector<ShareRelation> share;
   share.reserve(relations.size());
   add_identity_relations(relations, share);
-  if (carries) add_carry_relations(f, share);
+  if (carries) {
+    BodyLoops own;
+    add_carry_relations((loops ? *loops : own).of(f.body), share);
+  }
   return write_back_alias_classes(f, program, ctx, "MaterializeSemanticAliases", share, placed);
 }
 
@@ -88,18 +92,24 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
   constexpr std::string_view name = "MaterializeSemanticAliases";
   Function f = in;
   // 0. In-place ops whose input is still read work on a copy.
+  std::vector<DerivedValue> relations;
   {
     TransferBuilder tb(f, program, ctx, name);
     auto before = capture_identity_relations(f, ctx);
+    const StmtPtr body = f.body;
+    MemRefChangeCount moved;
     if (!isolate_in_place_inputs(f, ctx, before, tb)) return f;
     f = tb.with_allocs(std::move(f));
+    // The relations are captured from the statements and the variables'
+    // types; when the step changed neither, they are the ones just captured.
+    relations = f.body == body && moved.count() == 0 ? std::move(before) : capture_identity_relations(f, ctx);
   }
-  const auto relations = capture_identity_relations(f, ctx);
   // Loop carries follow their inits and derived values their sources: after
   // each step that moved a value, so the next one sees the windows as they
   // now are.
+  BodyLoops loops;  // walked again only after a step that rewrote the body
   auto realign = [&](const std::vector<Placed>& placed = {}) {
-    return share_storage(f, program, ctx, relations, true, placed);
+    return share_storage(f, program, ctx, relations, true, placed, &loops);
   };
   // 1. Accumulator phis.
   coalesce_accumulator_phis(f, program, ctx, name);

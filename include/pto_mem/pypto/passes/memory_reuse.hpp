@@ -97,6 +97,7 @@ struct BaseGroup {
 class VarsByBase {
  public:
   explicit VarsByBase(const Function& f) {
+    index_.reserve(defined_estimate(f));
     std::vector<std::pair<std::uint32_t, const VarPtr*>> found;
     for_each_var_def(f, [&](const VarPtr& v) {
       const Var* b = var_base(v);
@@ -205,6 +206,7 @@ inline void realign_loop_carries(const Function& f) {
     const VarPtr& first = lt.vars[groups[g].tiles.front()];
     items[g] = ReuseItem{g, var_memref(first)->size, 1, *var_space(first), {lt.def[groups[g].tiles.front()], 0}};
     if (auto sl = slotted.find(groups[g].base); sl != slotted.end()) items[g].size = std::max(items[g].size, sl->second);
+    rules.parts[g].reserve(groups[g].tiles.size());
     for (std::size_t i : groups[g].tiles) {
       items[g].lifetime.begin = std::min(items[g].lifetime.begin, lt.def[i]);
       items[g].lifetime.end = std::max(items[g].lifetime.end, lt.last[i]);

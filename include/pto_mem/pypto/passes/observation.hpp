@@ -39,6 +39,11 @@ class UseIndex : public MemRefObserver {
   explicit UseIndex(const Function& f) {
     defs_.reserve(defined_estimate(f));
     group_of_.reserve(defined_estimate(f));
+    on_base_.reserve(defined_estimate(f));
+    def_list_.reserve(defined_estimate(f));
+    uses_.reserve(2 * defined_estimate(f));  // about two reads per statement
+    use_paths_.reserve(2 * defined_estimate(f));
+    pool_.reserve(defined_estimate(f));
     Walk w{*this};
     for (const auto& p : f.params) w.def(p.var.get());
     w.stmt(f.body);

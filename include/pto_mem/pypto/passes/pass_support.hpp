@@ -42,18 +42,29 @@ inline constexpr const char* unsupported_copy = "unsupported-copy";
 
 // ---- tile facts of a variable --------------------------------------------------------
 
-[[nodiscard]] inline const TileType* tile_of(const VarPtr& v) noexcept { return v ? as_tile(v->type) : nullptr; }
-[[nodiscard]] inline MemRefPtr var_memref(const VarPtr& v) noexcept { return v ? pypto::memref_of(v->type) : nullptr; }
-[[nodiscard]] inline const Var* var_base(const VarPtr& v) noexcept {
-  auto m = var_memref(v);
+// The tile facts below are asked hundreds of thousands of times per 10k
+// statements; g++ kept them as calls in the one large adapter unit.
+[[nodiscard, gnu::always_inline]] inline const TileType* tile_of(const VarPtr& v) noexcept { return v ? as_tile(v->type) : nullptr; }
+/// The variable's MemRef (null for none), by reference into its type: no
+/// reference count per call. Valid until the variable's type changes (a
+/// `set_memref` of `v`): copy it to keep it across one.
+inline const MemRefPtr no_memref{};  // constant-initialised: no guard
+[[nodiscard, gnu::always_inline]] inline const MemRefPtr& var_memref(const VarPtr& v) noexcept {
+  if (!v) return no_memref;
+  if (const auto* tile = as_tile(v->type)) return tile->memref;
+  if (const auto* tensor = as_tensor(v->type)) return tensor->memref;
+  return no_memref;
+}
+[[nodiscard, gnu::always_inline]] inline const Var* var_base(const VarPtr& v) noexcept {
+  const MemRef* m = v ? memref_ptr(v->type) : nullptr;
   return m ? m->base.get() : nullptr;
 }
-[[nodiscard]] inline std::optional<MemorySpace> var_space(const VarPtr& v) noexcept {
+[[nodiscard, gnu::always_inline]] inline std::optional<MemorySpace> var_space(const VarPtr& v) noexcept {
   return v ? memory_space_of(v->type) : std::nullopt;
 }
 
 /// A tile with a MemRef on an allocation base: what the passes plan.
-[[nodiscard]] inline bool is_planned_tile(const VarPtr& v) noexcept {
+[[nodiscard, gnu::always_inline]] inline bool is_planned_tile(const VarPtr& v) noexcept {
   const TileType* t = tile_of(v);
   return t && t->memref && t->memref->base;
 }
@@ -130,9 +141,23 @@ class MemRefObserver {
 /// change a variable's window only through here (MemRefObserver).
 inline void set_memref(const VarPtr& v, MemRefPtr m, std::optional<MemorySpace> s = std::nullopt) {
   if (!v) return;
-  v->type = s ? with_memref_and_space(v->type, std::move(m), s) : with_memref(v->type, std::move(m));
+  TypePtr t = s ? with_memref_and_space(v->type, std::move(m), s) : with_memref(v->type, std::move(m));
+  if (t == v->type) return;  // already there: nothing changed, nobody to tell
+  v->type = std::move(t);
   MemRefObserver::notify(*v);
 }
+
+/// Counts the `set_memref` calls that changed a variable on this thread
+/// while it exists: a step that changed nothing leaves what was computed
+/// before it valid.
+class MemRefChangeCount final : public MemRefObserver {
+ public:
+  void memref_changed(const Var&) override { ++n_; }
+  [[nodiscard]] std::size_t count() const noexcept { return n_; }
+
+ private:
+  std::size_t n_ = 0;
+};
 
 /// Each iter-arg of a loop (and the return var on its buffer) lives where
 /// its init lives now: an earlier rewrite (an if-phi before the loop given
@@ -271,6 +296,7 @@ void for_each_var_def(const Function& f, F&& fn) {
 class AllocTable {
  public:
   explicit AllocTable(const Function& f) {
+    map_.reserve(defined_estimate(f));  // the allocs are top-level statements
     for_each_statement(f.body, [&](const Stmt& s) {
       if (const auto* a = s.as<AllocStmt>()) {
         map_.try_emplace(a->var.get(), a);

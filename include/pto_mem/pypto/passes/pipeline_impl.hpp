@@ -22,6 +22,7 @@
 #include "pto_mem/pypto/passes/materialize_semantic_aliases.hpp"
 #include "pto_mem/pypto/passes/memory_reuse.hpp"
 #include "pto_mem/pypto/passes/pass_requirements.hpp"
+#include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/verify/tile_storage.hpp"
 #include "pto_mem/pypto/passes/pipeline.hpp"
@@ -64,6 +65,7 @@ void for_each_window(const Function& f, F&& fn) {
   RelativeOffsets out;
   for (const auto& f : p.functions) {
     auto& m = out[f.name];
+    m.reserve(passes::defined_estimate(f));  // about one window per top-level statement
     for_each_window(f, [&](const Var& v, const MemRef& r) {
       if (r.byte_offset) m.try_emplace(v.name, r.byte_offset);
     });
@@ -92,12 +94,19 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
     if (fr == rel.end()) continue;
     // (allocation, start) in window order; the first window of an
     // allocation gives its start. Sorted by name (stably) and inserted at
-    // the map's end: no search per window.
+    // the map's end: no search per window. A base that already gave a start
+    // is skipped before any lookup: its later windows carry the same name,
+    // so the first-per-name pass below would drop them anyway.
     std::vector<std::pair<std::string_view, std::int64_t>> found;
+    PointerSet<const Var*> started;
     for_each_window(f, [&](const Var& v, const MemRef& m) {
+      if (started.contains(m.base.get())) return;
       auto it = fr->second.find(v.name);
       if (it == fr->second.end()) return;
-      if (auto a = start_address(m.byte_offset, it->second)) found.emplace_back(m.name(), *a);
+      if (auto a = start_address(m.byte_offset, it->second)) {
+        started.insert(m.base.get());
+        found.emplace_back(m.name(), *a);
+      }
     });
     if (found.empty()) continue;
     std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

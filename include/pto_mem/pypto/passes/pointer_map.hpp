@@ -33,9 +33,14 @@ class PointerMap {
     if (cap > slots_.size()) rehash(cap);
   }
 
+  // The lookups are forced inline and their rare paths (the null key, growing)
+  // kept out of line: called, with the growth path inlined, try_emplace spent
+  // more instructions saving and restoring registers than probing (callgrind,
+  // 10k-statement pipeline).
+
   /// The value of `k`, or null.
-  [[nodiscard]] V* find(K k) noexcept {
-    if (!k) return null_ ? &*null_ : nullptr;
+  [[nodiscard, gnu::always_inline]] V* find(K k) noexcept {
+    if (!k) [[unlikely]] return null_ ? &*null_ : nullptr;
     if (slots_.empty()) return nullptr;
     for (std::size_t i = index(k);; i = (i + 1) & mask()) {
       if (slots_[i].first == k) return &slots_[i].second;
@@ -46,13 +51,9 @@ class PointerMap {
   [[nodiscard]] bool contains(K k) const noexcept { return find(k) != nullptr; }
 
   /// Inserts (k, v) unless k is present; the entry and whether it is new.
-  std::pair<V*, bool> try_emplace(K k, V v = V{}) {
-    if (!k) {  // the null key lives beside the table (a null slot marks a free one)
-      if (null_) return {&*null_, false};
-      null_.emplace(std::move(v));
-      return {&*null_, true};
-    }
-    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
+  [[gnu::always_inline]] std::pair<V*, bool> try_emplace(K k, V v = V{}) {
+    if (!k) [[unlikely]] return emplace_null(std::move(v));
+    if (2 * (size_ + 1) > slots_.size()) [[unlikely]] grow();
     for (std::size_t i = index(k);; i = (i + 1) & mask()) {
       if (slots_[i].first == k) return {&slots_[i].second, false};
       if (!slots_[i].first) {
@@ -81,12 +82,26 @@ class PointerMap {
     const auto a = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(k));
     return static_cast<std::size_t>(((a >> 3) * 0x9E3779B97F4A7C15ull) >> 20) & mask();
   }
+  /// The null key lives beside the table (a null slot marks a free one).
+  [[gnu::noinline]] std::pair<V*, bool> emplace_null(V v) {
+    if (null_) return {&*null_, false};
+    null_.emplace(std::move(v));
+    return {&*null_, true};
+  }
+  [[gnu::noinline]] void grow() { rehash(slots_.empty() ? 16 : 2 * slots_.size()); }
+  /// Moves every entry into a table of `cap` slots, in slot order and with
+  /// the probing try_emplace does (so the new slot order is the one
+  /// re-inserting would give), without its duplicate and growth checks.
   void rehash(std::size_t cap) {
     std::vector<std::pair<K, V>> old(cap);
     old.swap(slots_);
-    size_ = 0;
+    const std::size_t m = mask();
     for (auto& s : old)
-      if (s.first) try_emplace(s.first, std::move(s.second));
+      if (s.first) {
+        std::size_t i = index(s.first);
+        while (slots_[i].first) i = (i + 1) & m;
+        slots_[i] = {s.first, std::move(s.second)};
+      }
   }
 
   std::vector<std::pair<K, V>> slots_;

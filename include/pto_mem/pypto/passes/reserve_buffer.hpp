@@ -14,6 +14,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -51,7 +52,8 @@ struct ReserveResolution {
   auto fail = [&](Loc loc, std::string m) { out.errors.push_back(pass_error(p, loc, std::move(m), code::reserve_buffer)); };
   auto visit = [&](const ExprPtr& e, Loc loc) {
     const Call* c = call_of(e);
-    if (!c || c->op != "system.reserve_buffer" || !out.errors.empty()) return;
+    // (as a string_view: the length is compared first, so other ops cost no memcmp)
+    if (!c || std::string_view(c->op) != "system.reserve_buffer" || !out.errors.empty()) return;
     auto arg = [&](const char* kw, std::size_t pos) -> const ExprPtr* {
       if (const ExprPtr* k = c->kwarg(kw)) return k;
       return pos < c->args.size() ? &c->args[pos] : nullptr;

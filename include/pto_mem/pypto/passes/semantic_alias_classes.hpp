@@ -72,12 +72,35 @@ inline void add_identity_relations(const std::vector<DerivedValue>& relations, s
   }
 }
 
-/// Every loop carry as it is now: the iter-arg on its init, the return var
-/// on the iter-arg when they are one buffer.
-inline void add_carry_relations(const Function& f, std::vector<ShareRelation>& out) {
-  for_each_statement(f.body, [&](const Stmt& s) {
-    auto loop = loop_view(&s);
-    if (!loop) return;
+/// The loops of a function body, in statement order, for the carry
+/// relations of several write-backs: walked again only when the body is a
+/// new one (it holds the body it was taken from, so that one stays alive
+/// and its address cannot come back as another body's).
+class BodyLoops {
+ public:
+  [[nodiscard]] const std::vector<const Stmt*>& of(const StmtPtr& body) {
+    if (!taken_ || body != body_) {
+      body_ = body;
+      taken_ = true;
+      loops_.clear();
+      for_each_statement(body, [&](const Stmt& s) {
+        if (loop_view(&s)) loops_.push_back(&s);
+      });
+    }
+    return loops_;
+  }
+
+ private:
+  StmtPtr body_;
+  bool taken_ = false;
+  std::vector<const Stmt*> loops_;
+};
+
+/// Every loop carry of `loops` as it is now: the iter-arg on its init, the
+/// return var on the iter-arg when they are one buffer.
+inline void add_carry_relations(const std::vector<const Stmt*>& loops, std::vector<ShareRelation>& out) {
+  for (const Stmt* s : loops) {
+    auto loop = loop_view(s);
     for (std::size_t k = 0; k < loop->iter_args->size(); ++k) {
       const VarPtr init = as_var((*loop->iter_args)[k].init);
       const VarPtr& ia = (*loop->iter_args)[k].var;
@@ -88,7 +111,12 @@ inline void add_carry_relations(const Function& f, std::vector<ShareRelation>& o
         if (is_planned_tile(rv) && var_base(rv) == var_base(ia)) out.push_back({rv, ia, ShareRelation::Kind::same, nullptr});
       }
     }
-  });
+  }
+}
+/// Every loop carry of `f` as it is now.
+inline void add_carry_relations(const Function& f, std::vector<ShareRelation>& out) {
+  BodyLoops loops;
+  add_carry_relations(loops.of(f.body), out);
 }
 
 namespace detail {
