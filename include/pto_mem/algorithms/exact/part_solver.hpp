@@ -55,8 +55,10 @@ inline constexpr std::uint64_t searchable_pairs = 2000000;
 
 /// With two lanes, a probe runs on one until it has spent this many nodes,
 /// then splits its attempts over both (PartSolver::probe): shorter probes
-/// never pay for the second lane's start, and give one lane's answer.
-inline constexpr std::uint64_t lane_split_nodes = 4096;
+/// never pay for the second lane's start, and give one lane's answer. At
+/// 4096, A, D and F of minimalloc ran 2-3 ms slower with two lanes than
+/// with one on a quiet machine (docs/benchmarks.md).
+inline constexpr std::uint64_t lane_split_nodes = 16384;
 
 /// Windows of a window search hold at most this many buffers (and the
 /// search's pair limit), so that each stays a search of a moment.
