@@ -16,6 +16,22 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
+# pkg-config PACKAGE: its flags define DEFINE, link -lLIB and force no
+# -std=; tests/install/SOURCE (with the extra flags in ARGN) compiled and
+# linked with them into EXE, and run.
+function(pkg_config_consumer package define lib source exe)
+  run(pkg-config --cflags --libs ${package})
+  string(STRIP "${last_output}" flags)
+  if(NOT flags MATCHES "-D${define}" OR NOT flags MATCHES "-l${lib}" OR flags MATCHES "-std=")
+    message(FATAL_ERROR "pkg-config --cflags --libs ${package} gave '${flags}'")
+  endif()
+  separate_arguments(flag_list UNIX_COMMAND "${flags}")
+  run(${CXX_COMPILER} -std=c++20 ${ARGN} "${PTO_MEM_SOURCE_DIR}/tests/install/${source}" ${flag_list}
+      -o "${WORK_DIR}/${exe}")
+  run("${WORK_DIR}/${exe}")
+  message(STATUS "pkg-config, ${package}: ${last_output}")
+endfunction()
+
 set(prefix "${WORK_DIR}/prefix")
 file(REMOVE_RECURSE "${WORK_DIR}")
 
@@ -59,45 +75,18 @@ run(${CXX_COMPILER} -std=c++20 ${cflag_list} -fsyntax-only "${PTO_MEM_SOURCE_DIR
 message(STATUS "pkg-config: ${cflags}")
 # pkg-config pto_mem_compiled: the light header and libpto_mem.a, compiled,
 # linked and run.
-run(pkg-config --cflags --libs pto_mem_compiled)
-string(STRIP "${last_output}" flags)
-if(NOT flags MATCHES "-DPTO_MEM_COMPILED" OR NOT flags MATCHES "-lpto_mem" OR flags MATCHES "-std=")
-  message(FATAL_ERROR "pkg-config --cflags --libs pto_mem_compiled gave '${flags}'")
-endif()
-separate_arguments(flag_list UNIX_COMMAND "${flags}")
-run(${CXX_COMPILER} -std=c++20 "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp" ${flag_list}
-    -o "${WORK_DIR}/pkg-config-compiled")
-run("${WORK_DIR}/pkg-config-compiled")
-message(STATUS "pkg-config, pto_mem_compiled: ${last_output}")
+pkg_config_consumer(pto_mem_compiled PTO_MEM_COMPILED pto_mem consumer.cpp pkg-config-compiled)
 
 # pkg-config pto_mem_io (installed when nlohmann-json was found): the file
 # formats compiled once; a JSON round trip compiled, linked and run.
 if(EXISTS "${prefix}/share/pkgconfig/pto_mem_io.pc")
-  run(pkg-config --cflags --libs pto_mem_io)
-  string(STRIP "${last_output}" flags)
-  if(NOT flags MATCHES "-DPTO_MEM_IO_COMPILED" OR NOT flags MATCHES "-lpto_mem_io" OR flags MATCHES "-std=")
-    message(FATAL_ERROR "pkg-config --cflags --libs pto_mem_io gave '${flags}'")
-  endif()
-  separate_arguments(flag_list UNIX_COMMAND "${flags}")
-  run(${CXX_COMPILER} -std=c++20 -DCONSUMER_HAS_IO=1 "${PTO_MEM_SOURCE_DIR}/tests/install/consumer.cpp" ${flag_list}
-      -o "${WORK_DIR}/pkg-config-io")
-  run("${WORK_DIR}/pkg-config-io")
-  message(STATUS "pkg-config, pto_mem_io: ${last_output}")
+  pkg_config_consumer(pto_mem_io PTO_MEM_IO_COMPILED pto_mem_io consumer.cpp pkg-config-io -DCONSUMER_HAS_IO=1)
 endif()
 
 # pkg-config pto_mem_pypto (installed when nlohmann-json was found): the
 # PyPTO adapter compiled once; a kernel parsed, planned and printed.
 if(EXISTS "${prefix}/share/pkgconfig/pto_mem_pypto.pc")
-  run(pkg-config --cflags --libs pto_mem_pypto)
-  string(STRIP "${last_output}" flags)
-  if(NOT flags MATCHES "-DPTO_MEM_PYPTO_COMPILED" OR NOT flags MATCHES "-lpto_mem_pypto" OR flags MATCHES "-std=")
-    message(FATAL_ERROR "pkg-config --cflags --libs pto_mem_pypto gave '${flags}'")
-  endif()
-  separate_arguments(flag_list UNIX_COMMAND "${flags}")
-  run(${CXX_COMPILER} -std=c++20 "${PTO_MEM_SOURCE_DIR}/tests/install/pypto_consumer.cpp" ${flag_list}
-      -o "${WORK_DIR}/pkg-config-pypto")
-  run("${WORK_DIR}/pkg-config-pypto")
-  message(STATUS "pkg-config, pto_mem_pypto: ${last_output}")
+  pkg_config_consumer(pto_mem_pypto PTO_MEM_PYPTO_COMPILED pto_mem_pypto pypto_consumer.cpp pkg-config-pypto)
 endif()
 
 # 3. add_subdirectory of the source tree (pto_mem::io was proven in 1).
