@@ -28,6 +28,7 @@
 #include "pto_mem/algorithms/exact/skyline_dive.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
 #include "pto_mem/algorithms/exact/window_lns.hpp"
+#include "pto_mem/core/numeric.hpp"
 
 namespace pto_mem::exact {
 
@@ -85,11 +86,15 @@ inline constexpr std::size_t lns_largest = 1536;
 /// Positions of the spread (PartSolver::tighten).
 inline constexpr std::uint64_t spread_positions = 64;
 
+/// m: how many targets hi - j granules (j >= 1) lie strictly above lo.
+[[nodiscard]] inline Addr targets_between(Addr lo, Addr hi, Addr granule) noexcept {
+  return hi <= lo || granule == 0 ? 0 : (hi - lo - 1) / granule;  // j * granule < hi - lo
+}
+
 /// Target `pos` (1, 2, ...) of the approach, or none past its last (j = 1).
 [[nodiscard]] inline std::optional<Addr> approach_target(Addr lo, Addr hi, Addr granule, std::uint64_t pos) {
-  if (hi <= lo || granule == 0 || pos == 0 || pos >= 64) return std::nullopt;
-  const Addr m = (hi - lo - 1) / granule;  // j >= 1 with j * granule < hi - lo
-  if (m == 0) return std::nullopt;
+  const Addr m = targets_between(lo, hi, granule);
+  if (m == 0 || pos == 0 || pos >= 64) return std::nullopt;
   const Addr j = (m + 1) >> pos;
   if (j >= 1) return hi - j * granule;
   // One granule below the incumbent, once: the first pos whose shift is 0.
@@ -102,9 +107,8 @@ inline constexpr std::uint64_t spread_positions = 64;
 /// the grid: j in bit-reversed order of a 2^B grid (2^B >= m, B <= 6), so
 /// with m <= 64 the approach and the spread together visit every target.
 [[nodiscard]] inline std::optional<Addr> spread_target(Addr lo, Addr hi, Addr granule, std::uint64_t pos) {
-  if (hi <= lo || granule == 0 || pos == 0) return std::nullopt;
-  const Addr m = (hi - lo - 1) / granule;
-  if (m == 0) return std::nullopt;
+  const Addr m = targets_between(lo, hi, granule);
+  if (m == 0 || pos == 0) return std::nullopt;
   std::uint32_t bits = 0;
   while ((std::uint64_t{1} << bits) < spread_positions && (Addr{1} << bits) < m) ++bits;
   const std::uint64_t grid = std::uint64_t{1} << bits;
@@ -541,7 +545,7 @@ class PartSolver {
       if (!between) {  // this sweep is over: the next with more effort
         step_ = 1;
         in_spread_ = false;
-        effort_ = effort_ > UINT64_MAX / 2 ? UINT64_MAX : effort_ * 2;
+        effort_ = saturating_add(effort_, effort_);
         between = target_between(lo, hi);
       }
       target = between.value_or(lo);
