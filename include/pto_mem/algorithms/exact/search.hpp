@@ -92,13 +92,6 @@
 #include "pto_mem/algorithms/exact/sections.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
 
-// Forces a hot lambda inline where the compiler supports it (g++, clang).
-#if defined(__GNUC__)
-#define PTO_MEM_FORCE_INLINE __attribute__((always_inline))
-#else
-#define PTO_MEM_FORCE_INLINE
-#endif
-
 namespace pto_mem::exact {
 
 /// Interfering pairs of a subproblem, by a sweep; stops counting at `cap`.
@@ -575,28 +568,30 @@ class CanonicalSearch {
     for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k)
       if (--cut_[k] == 0) cut = true;
     bool ok = recheck_watched(b);
-    // An unplaced buffer v kept apart from b now lies above h: its lowest
-    // offset, memo term and witnesses follow (the trail restores them).
-    // Inlined by force where the compiler allows: left to itself g++ calls it, which cost 13 % more
-    // instructions on minimalloc B.
-    auto lift = [&](std::uint32_t v) PTO_MEM_FORCE_INLINE {
-      if (off_[v] != none || thr_[v] >= h) return;
-      trail_.push_back({v, thr_[v], m_[v], term_[v]});
-      thr_[v] = h;
-      const Addr old = m_[v];
-      m_[v] = fit(v, h);
-      if (m_[v] != old) {
-        zob_.sub(term_[v]);
-        term_[v] = term(v);
-        zob_.add(term_[v]);
-        if (ok) ok = recheck_watched(v);
-      }
-    };
-    for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) lift(conf_[e]);
+    for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) lift(conf_[e], h, ok);
     // Penalty partners heavier than the budget are kept apart like separations.
     for (std::uint32_t e = pen_begin_[b]; e < pen_begin_[b + 1]; ++e)
-      if (pen_[e].weight > pbudget_) lift(pen_[e].other);
+      if (pen_[e].weight > pbudget_) lift(pen_[e].other, h, ok);
     return ok;
+  }
+
+  /// An unplaced buffer v kept apart from one just placed below h now lies
+  /// above h: its lowest offset, memo term and witnesses follow (the trail
+  /// restores them); `ok` turns false when a witness fails. Inlined by
+  /// force: left to itself g++ calls it, which cost 13 % more instructions
+  /// on minimalloc B.
+  [[gnu::always_inline]] void lift(std::uint32_t v, Addr h, bool& ok) {
+    if (off_[v] != none || thr_[v] >= h) return;
+    trail_.push_back({v, thr_[v], m_[v], term_[v]});
+    thr_[v] = h;
+    const Addr old = m_[v];
+    m_[v] = fit(v, h);
+    if (m_[v] != old) {
+      zob_.sub(term_[v]);
+      term_[v] = term(v);
+      zob_.add(term_[v]);
+      if (ok) ok = recheck_watched(v);
+    }
   }
 
   void unplace(std::uint32_t b, std::size_t mark, Weight paid) {
