@@ -801,3 +801,97 @@ TEST_CASE("probes between the bounds: the approach halves toward the incumbent, 
   CHECK(exact::approach_target(10, 12, 1, 1) == Addr{11});
   CHECK_FALSE(exact::approach_target(10, 12, 1, 2));
 }
+
+namespace {
+
+/// A part too large for the complete search (more than
+/// exact::searchable_buffers buffers) whose dives are still quick: short
+/// lifetimes, so few interfering pairs.
+Problem many_buffers_problem(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Problem p;
+  p.arenas = {{0, "mem", Addr{1} << 40, {}}};
+  const std::size_t n = exact::searchable_buffers + 500;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Tick begin = static_cast<Tick>(rng() % 4000);
+    const Tick length = static_cast<Tick>(1 + rng() % 40);
+    p.buffers.push_back({"b" + std::to_string(i), 1 + rng() % 1000, 1, 0, {begin, begin + length}});
+  }
+  return p;
+}
+
+std::int64_t statistic(const Statistics& s, std::string_view key) {
+  for (const auto& [k, v] : s.extra)
+    if (k == key) return v;
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("randomised dives: an order fixed by the dive's number, valid placements, two lanes give one lane's answer") {
+  // The ranks: a permutation, the same for the same number, another for another.
+  {
+    std::vector<exact::ItemFeatures> f(50);
+    for (std::size_t i = 0; i < f.size(); ++i) f[i].area = (i * 37) % 11;
+    for (std::uint64_t k = 0; k < 20; ++k) {
+      auto rank = exact::random_dive_rank(f, k);
+      CHECK(rank == exact::random_dive_rank(f, k));
+      CHECK(rank != exact::random_dive_rank(f, k + 1));
+      std::sort(rank.begin(), rank.end());
+      for (std::uint32_t i = 0; i < rank.size(); ++i) CHECK(rank[i] == i);
+    }
+  }
+  const Problem p = many_buffers_problem(7);
+  const auto parts = exact::decompose(p);
+  REQUIRE(parts.size() == 1);
+  const auto& part = parts[0];
+  // The first fixed order's dive, which the search starts from.
+  std::vector<Interval> ls;
+  for (const auto& it : part.items) ls.push_back(it.lifetime);
+  const auto sec = exact::sweep_sections(ls, false);
+  const auto first =
+      exact::skyline_dive(part, sec, exact::preorder_ranks(exact::item_features(part, sec, {}), exact::dive_orders()[0]), {});
+  REQUIRE(first);
+  const Addr bound = arena_loads(p)[0].lower_bound;
+  // One lane, six dives; two lanes, three turns of two: dive k is a function
+  // of k alone and the lanes' results are kept in the dives' order, so the
+  // incumbents agree byte for byte.
+  exact::PartSolver one(part, 0);
+  REQUIRE_FALSE(one.searchable());
+  one.offer(*first);
+  exact::LanePool pool;
+  exact::PartSolver two(part, 0, &pool);
+  two.offer(*first);
+  const exact::Limits limits;
+  for (int k = 0; k < 6; ++k) CHECK(one.random_dive(limits));
+  for (int k = 0; k < 3; ++k) CHECK(two.random_dive(limits));
+  CHECK(one.random_dives() == 6);
+  CHECK(two.random_dives() == 6);
+  REQUIRE(one.state().best);
+  REQUIRE(two.state().best);
+  CHECK(one.state().best->offsets == two.state().best->offsets);
+  CHECK(one.state().best->peak <= first->peak);
+  CHECK(one.state().best->peak >= bound);
+  // The independent validator agrees.
+  Placement pl;
+  pl.offsets.assign(p.buffers.size(), std::nullopt);
+  for (std::size_t i = 0; i < part.items.size(); ++i) pl.offsets[part.items[i].buffer] = one.state().best->offsets[i];
+  INFO(dump(validate(p, pl)));
+  CHECK(validate(p, pl).empty());
+  // Through solve_exact under a deadline: the time after the first dive
+  // goes to randomised dives and window searches in turn; any answer is valid.
+  for (unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    ExactOptions o;
+    o.mode = ExactMode::minimise;
+    o.time_limit_s = 1.0;
+    o.threads = threads;
+    const auto r = solve_exact(p, o);
+    REQUIRE(r.placement);
+    CHECK(validate(p, *r.placement).empty());
+    CHECK(statistic(r.statistics, "exact_random_dives") > 0);
+    const Addr peak = evaluate_objective(p, *r.placement).max_peak;
+    CHECK(peak <= first->peak);
+    CHECK((r.status == Status::optimal) == (peak == bound));
+  }
+}

@@ -250,11 +250,12 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
   worker.limits.meter = &worker.meter;
   worker.finished = run_worker(p, parts, arena_lb, o, worker, pool ? &*pool : nullptr);
   std::vector<PartState> states;
-  std::uint64_t nodes = worker.meter.own, probes = 0, proofs = 0;
+  std::uint64_t nodes = worker.meter.own, probes = 0, proofs = 0, random_dives = 0;
   for (const auto& s : worker.solvers) {
     states.push_back(s.state());
     probes += s.state().probes;
     proofs += s.state().proofs;
+    random_dives += s.random_dives();
   }
 
   auto& st = r.statistics;
@@ -262,6 +263,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
   st.set("exact_nodes", static_cast<std::int64_t>(nodes));
   st.set("exact_probes", static_cast<std::int64_t>(probes));
   st.set("exact_proofs", static_cast<std::int64_t>(proofs));
+  st.set("exact_random_dives", static_cast<std::int64_t>(random_dives));
   st.set("exact_workers", two ? 2 : 1);
   st.set("exact_critical_nodes", static_cast<std::int64_t>(worker.meter.critical));
   {

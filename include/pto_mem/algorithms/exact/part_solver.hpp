@@ -72,6 +72,41 @@ inline constexpr std::size_t lns_largest = 1536;
   return orders;
 }
 
+// Randomised dives (PartSolver::random_dive). On parts too large to search
+// the fixed orders give one dive each; after them the part solver dives
+// again in the area order with every buffer's key (its area) scaled by a
+// factor drawn uniformly from [1 - e, 1 + e], the spread e taken in turn
+// from random_dive_spreads. A dive's result is erratic in the order: on
+// idealloc pangu_2.6B the area order leaves 0.76 % over the bound and a few
+// dozen perturbed ones reach the bound itself; on S_1 they lower 0.18 % to
+// about 0.13 % (docs/benchmarks.md). Dive k's order is a function of k and
+// the part alone, so runs under a node limit repeat.
+
+/// The spreads of the randomised dives' factors, taken in turn.
+inline constexpr std::array<double, 3> random_dive_spreads{0.6, 0.4, 0.8};
+
+/// Randomised dives in a row without a lower peak after which a part stops
+/// diving (once the window search has nothing left either): without a time
+/// limit the part solver then ends by itself.
+inline constexpr std::uint64_t random_dive_patience = 64;
+
+/// The ranks of randomised dive `k` (see above): `f`'s area order with each
+/// area scaled by its own factor; ties by index.
+[[nodiscard]] inline std::vector<std::uint32_t> random_dive_rank(const std::vector<ItemFeatures>& f, std::uint64_t k) {
+  const double spread = random_dive_spreads[k % random_dive_spreads.size()];
+  std::uint64_t z = mix64((k + 1) * 0x9E3779B97F4A7C15ull);
+  std::vector<std::pair<double, std::uint32_t>> key(f.size());
+  for (std::uint32_t i = 0; i < f.size(); ++i) {
+    z = mix64(z);
+    const double u = static_cast<double>(z >> 11) * 0x1.0p-53;  // [0, 1)
+    key[i] = {-static_cast<double>(f[i].area) * (1.0 + spread * (2.0 * u - 1.0)), i};
+  }
+  std::sort(key.begin(), key.end());
+  std::vector<std::uint32_t> rank(f.size());
+  for (std::uint32_t r = 0; r < key.size(); ++r) rank[key[r].second] = r;
+  return rank;
+}
+
 // Probes between the bounds (PartSolver::tighten) aim at hi - j granules
 // for j in 1..m, m the granule multiples strictly between the proved bound
 // lo and the incumbent's peak hi. Each sweep first *approaches* the
@@ -152,21 +187,46 @@ class PartSolver {
   /// or the limits ended it. Keeps what it finds.
   bool dive(const Limits& limits) {
     if (next_dive_ >= dives_.size() || limits.out_of_time()) return false;
-    if (!dive_sections_) {
-      if (search_[0]) dive_sections_ = search_[0]->sections();
-      else {
-        std::vector<Interval> ls;
-        ls.reserve(sp_->items.size());
-        for (const auto& it : sp_->items) ls.push_back(it.lifetime);
-        dive_sections_ = sweep_sections(ls, false);
-      }
-      dive_features_ = item_features(*sp_, *dive_sections_, {});
-    }
+    prepare_dives();
     const auto rank = preorder_ranks(dive_features_, dives_[next_dive_++]);
     if (auto p = skyline_dive(*sp_, *dive_sections_, rank, limits)) offer(std::move(*p));
     return !limits.out_of_time();
   }
   [[nodiscard]] bool dives_left() const noexcept { return next_dive_ < dives_.size(); }
+
+  /// Runs the next randomised dive (see random_dive_rank) -- with a second
+  /// lane, the next two, one on each -- and keeps what they find, in the
+  /// dives' order; false when the limits ended them.
+  bool random_dive(const Limits& limits) {
+    if (limits.out_of_time() || !state_.best) return false;
+    prepare_dives();
+    std::optional<PartPlacement> second;
+    NodeMeter second_meter;
+    if (pool_) {
+      // The second dive counts its nodes on its own meter, added below.
+      Limits lane = limits;
+      lane.meter = &second_meter;
+      pool_->start([this, lane, k = random_dives_ + 1, &second] {
+        second = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, k), lane);
+      });
+    }
+    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_), limits);
+    ++random_dives_;
+    if (pool_) {
+      pool_->wait();
+      ++random_dives_;
+      if (limits.meter) limits.meter->own += second_meter.own;  // side by side: not on the critical path
+    }
+    for (auto* p : {&first, &second}) {
+      if (!*p) continue;
+      if ((*p)->peak < state_.best->peak) dives_since_gain_ = 0;
+      else ++dives_since_gain_;
+      offer(std::move(**p));
+    }
+    return !limits.out_of_time();
+  }
+  /// Randomised dives run so far.
+  [[nodiscard]] std::uint64_t random_dives() const noexcept { return random_dives_; }
 
   [[nodiscard]] PartState& state() noexcept { return state_; }
   [[nodiscard]] const PartState& state() const noexcept { return state_; }
@@ -514,10 +574,42 @@ class PartSolver {
   bool tighten(const Limits& limits, Addr floor = 0) {
     if (!state_.best || state_.closed()) return false;
     if (!searchable_) {
-      // Too large to search: the canonical dives (each order once), then
-      // window searches on the best placement they left.
-      if (dives_left()) return dive(limits);
-      return lns_step(limits, floor);
+      // Too large to search: the canonical dive in the first fixed order,
+      // then randomised dives and window searches on the best placement
+      // (below). When random_dive_patience randomised dives in a row found
+      // nothing lower, the other fixed orders' dives take their turns, one
+      // per turn (randomised dives did better than any of them on the
+      // idealloc traces, and some of them dive slowly); a fixed dive that
+      // lowers the incumbent starts the randomised dives again. The window
+      // search stops when it has nothing left, until a dive lowers the
+      // incumbent.
+      if (next_dive_ == 0) return dive(limits);
+      auto dives_possible = [&] { return dives_since_gain_ < random_dive_patience || dives_left(); };
+      if (!lns_live_ && !dives_possible()) return false;
+      // With a deadline the two share the time: the one that has had less
+      // so far runs next (a window step costs a millisecond on some parts
+      // and most of a dive's time on others; the dives found more on the
+      // idealloc traces, the window search the last bytes of bert_base).
+      // Without one -- a run under a node limit must repeat -- the window
+      // search runs until it has nothing left, then the dives.
+      const bool timed = limits.deadline != Clock::time_point::max();
+      const bool dive_turn = !lns_live_ || (timed && dives_possible() && dive_time_ <= lns_time_);
+      const auto t0 = Clock::now();
+      if (!dive_turn) {
+        lns_live_ = lns_step(limits, floor);
+        lns_time_ += Clock::now() - t0;
+      } else {
+        const Addr before = state_.best->peak;
+        if (dives_since_gain_ < random_dive_patience) random_dive(limits);
+        else dive(limits);
+        if (state_.best->peak < before) {
+          dives_since_gain_ = 0;
+          lns_live_ = true;
+          lns_wraps_ = 0;
+        }
+        dive_time_ += Clock::now() - t0;
+      }
+      return lns_live_ || dives_possible();
     }
     const Weight penalty = state_.best->penalty;
     // Every penalty-optimal placement pays at most the incumbent's penalty,
@@ -636,6 +728,19 @@ class PartSolver {
   }
 
  private:
+  /// The sections and features the dives rank by, made on first use.
+  void prepare_dives() {
+    if (dive_sections_) return;
+    if (search_[0]) dive_sections_ = search_[0]->sections();
+    else {
+      std::vector<Interval> ls;
+      ls.reserve(sp_->items.size());
+      for (const auto& it : sp_->items) ls.push_back(it.lifetime);
+      dive_sections_ = sweep_sections(ls, false);
+    }
+    dive_features_ = item_features(*sp_, *dive_sections_, {});
+  }
+
   const Subproblem* sp_;
   Addr granule_;
   bool searchable_;
@@ -677,6 +782,14 @@ class PartSolver {
   std::uint32_t lns_shift_ = 1;
   std::uint64_t lns_round_ = 0;
   std::uint32_t lns_wraps_ = 0;
+  bool lns_live_ = true;     // the window search may still find something
+  // Parts too large to search: the time spent in dives and in window
+  // searches after the first dive.
+  Clock::duration dive_time_{}, lns_time_{};
+  // Randomised dives (parts too large to search): how many ran, and how
+  // many in a row found nothing lower.
+  std::uint64_t random_dives_ = 0;
+  std::uint64_t dives_since_gain_ = 0;
   std::uint32_t phase_ = 2;  // bound probe, probe between, window search
   std::uint64_t effort_ = 1u << 14;
 };
