@@ -331,7 +331,13 @@ class BranchStorage : public IRMutator {
       if (!uses_->defined_after(v.get(), &s, at->path)) return;
       const auto* w = uses_->def(v.get());
       for (const Var* c : *chain)
-        if (uses_->read_observes(c, w->holder, w->path, true)) clobbered = true;
+        if (uses_->read_observes(c, w->holder, w->path, true) ||
+            // The writer itself reads the phi: on the path that selects this
+            // slot it would write the bytes it reads (v = tile.recip(phi)
+            // planned into a slot's storage by a loop carry), which an op
+            // that is not in-place safe may not do.
+            uses_->any_use_of(c, [&](const UseIndex::Use& u) { return u.holder == w->holder; }))
+          clobbered = true;
     });
     if (clobbered) return false;
 

@@ -39,7 +39,9 @@
 //    run-time offset;
 //  * nothing written on either value's allocation after the if is followed
 //    by a read of the phi (on the path that selected it the phi *is* that
-//    value's bytes).
+//    value's bytes), nor reads the phi itself (a loop carry may plan
+//    `v = tile.recip(phi)` into a slot's storage: on that slot's path the op
+//    would write the bytes it reads).
 //
 // The exit barrier: after the if, a reader of the phi reads one of two
 // buffers chosen at run time, so a sync pass (not part of this library)
