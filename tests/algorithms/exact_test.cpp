@@ -828,7 +828,7 @@ std::int64_t statistic(const Statistics& s, std::string_view key) {
 
 }  // namespace
 
-TEST_CASE("randomised dives: an order fixed by the dive's number, valid placements, two lanes give one lane's answer") {
+TEST_CASE("randomised dives: an order fixed by the dive's number, valid placements, two lanes give one lane's answer, fits fixed orders miss") {
   // The ranks: a permutation, the same for the same number, another for another.
   {
     std::vector<exact::ItemFeatures> f(50);
@@ -893,5 +893,24 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
     const Addr peak = evaluate_objective(p, *r.placement).max_peak;
     CHECK(peak <= first->peak);
     CHECK((r.status == Status::optimal) == (peak == bound));
+  }
+  // Goal fit under a capacity no fixed order's dive fits: randomised dives
+  // look for a fit; the answer is a valid fit or no_fit, never a proof.
+  Addr fixed_best = max_addr;
+  for (auto order : exact::dive_orders())
+    if (auto d = exact::skyline_dive(part, sec, exact::preorder_ranks(exact::item_features(part, sec, {}), order), {}))
+      fixed_best = std::min(fixed_best, d->peak);
+  Problem tight = p;
+  tight.arenas[0].capacity = fixed_best - 1;
+  ExactOptions o = unlimited(ExactMode::fit);
+  o.node_limit = 10000;  // the fixed dives (about 6,000 nodes: a dive counts one per 1024 pops) and a few randomised ones
+  const auto r = solve_exact(tight, o);
+  MESSAGE("goal fit below every fixed dive: " << statistic(r.statistics, "exact_random_dives") << " randomised dives, "
+          << std::string(r.placement ? "a fit" : "no fit"));
+  CHECK(statistic(r.statistics, "exact_random_dives") > 0);
+  CHECK((r.status == Status::feasible || r.status == Status::optimal || r.status == Status::no_fit));
+  if (r.placement) {
+    CHECK(validate(tight, *r.placement).empty());
+    CHECK(evaluate_objective(tight, *r.placement).max_peak < fixed_best);
   }
 }

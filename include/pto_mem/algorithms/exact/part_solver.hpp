@@ -198,7 +198,7 @@ class PartSolver {
   /// lane, the next two, one on each -- and keeps what they find, in the
   /// dives' order; false when the limits ended them.
   bool random_dive(const Limits& limits) {
-    if (limits.out_of_time() || !state_.best) return false;
+    if (limits.out_of_time()) return false;
     prepare_dives();
     std::optional<PartPlacement> second;
     NodeMeter second_meter;
@@ -217,11 +217,12 @@ class PartSolver {
       ++random_dives_;
       if (limits.meter) limits.meter->own += second_meter.own;  // side by side: not on the critical path
     }
-    for (auto* p : {&first, &second}) {
-      if (!*p) continue;
-      if ((*p)->peak < state_.best->peak) dives_since_gain_ = 0;
+    for (int d = 0; d < (pool_ ? 2 : 1); ++d) {
+      auto& p = d == 0 ? first : second;
+      // None: it did not fit under the capacity (or the limits ended it).
+      if (p && (!state_.best || p->peak < state_.best->peak)) dives_since_gain_ = 0;
       else ++dives_since_gain_;
-      offer(std::move(**p));
+      if (p) offer(std::move(*p));
     }
     return !limits.out_of_time();
   }
@@ -542,8 +543,14 @@ class PartSolver {
     }
     while (!state_.best && dives_left() && (!searchable_ || sp_->items.size() > 2000))
       if (!dive(limits)) break;
+    if (!state_.best && !searchable_) {
+      // No fixed order's dive fits: randomised dives, until one does or
+      // random_dive_patience in a row have not.
+      while (!state_.best && dives_since_gain_ < random_dive_patience && !limits.exhausted() && random_dive(limits)) {
+      }
+      if (!state_.best) return !limits.exhausted();  // no fit, and nothing proved
+    }
     if (!state_.best) {
-      if (!searchable_) return !limits.exhausted();  // no fit, and nothing proved
       const Outcome o = probe(capacity, max_addr, limits, 0);
       if (o == Outcome::infeasible) state_.infeasible = true;
       if (o != Outcome::found) return o != Outcome::aborted;
