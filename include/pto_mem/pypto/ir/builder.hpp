@@ -133,7 +133,7 @@ class FunctionBuilder {
     if (!f.iter_args.empty()) f.stmts.push_back(pypto::yield(exprs(values), loc_));
     std::vector<VarPtr> rvs;
     for (std::size_t i = 0; i < names.size(); ++i) rvs.push_back(make_var(names[i], f.iter_args[i].var->type, loc_));
-    add(std::make_shared<const ForStmt>(f.loop_var, f.start, f.stop, f.step, f.iter_args, seq(std::move(f.stmts), f.loc),
+    add(make_node<ForStmt>(f.loop_var, f.start, f.stop, f.step, f.iter_args, seq(std::move(f.stmts), f.loc),
                                         rvs, f.for_kind, f.stage, std::vector<Kwarg>{}, f.loc));
     return rvs;
   }
@@ -161,7 +161,7 @@ class FunctionBuilder {
     if (!f.iter_args.empty()) f.stmts.push_back(pypto::yield(exprs(values), loc_));
     std::vector<VarPtr> rvs;
     for (std::size_t i = 0; i < names.size(); ++i) rvs.push_back(make_var(names[i], f.iter_args[i].var->type, loc_));
-    add(std::make_shared<const WhileStmt>(condition.expr, f.iter_args, seq(std::move(f.stmts), f.loc), rvs, f.loc));
+    add(make_node<WhileStmt>(condition.expr, f.iter_args, seq(std::move(f.stmts), f.loc), rvs, f.loc));
     return rvs;
   }
 
@@ -204,7 +204,7 @@ class FunctionBuilder {
         rvs.push_back(make_var(names[i], std::move(t), loc_));
       }
     }
-    add(std::make_shared<const IfStmt>(f.start, std::move(then_body), std::move(else_body), rvs, f.loc));
+    add(make_node<IfStmt>(f.start, std::move(then_body), std::move(else_body), rvs, f.loc));
     return rvs;
   }
 

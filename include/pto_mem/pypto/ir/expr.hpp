@@ -244,7 +244,7 @@ struct SubscriptExpr final : Expr {
 
 // ---- factories ------------------------------------------------------------------
 
-[[nodiscard]] inline ExprPtr var_ref(VarPtr v) { return std::make_shared<const VarExpr>(std::move(v)); }
+[[nodiscard]] inline ExprPtr var_ref(VarPtr v) { return make_node<VarExpr>(std::move(v)); }
 
 /// Untyped small constants are shared: shapes and offsets are full of them.
 [[nodiscard]] inline ExprPtr int_imm(std::int64_t v, std::optional<DataType> dtype = std::nullopt) {
@@ -253,56 +253,56 @@ struct SubscriptExpr final : Expr {
     static const auto cache = [] {
       std::vector<ExprPtr> c;
       c.reserve(static_cast<std::size_t>(hi - lo + 1));
-      for (std::int64_t k = lo; k <= hi; ++k) c.push_back(std::make_shared<const IntImm>(k, std::nullopt));
+      for (std::int64_t k = lo; k <= hi; ++k) c.push_back(make_node<IntImm>(k, std::nullopt));
       return c;
     }();
     return cache[static_cast<std::size_t>(v - lo)];
   }
-  return std::make_shared<const IntImm>(v, dtype);
+  return make_node<IntImm>(v, dtype);
 }
 [[nodiscard]] inline ExprPtr float_imm(double v, std::optional<DataType> dtype = std::nullopt) {
-  return std::make_shared<const FloatImm>(v, dtype);
+  return make_node<FloatImm>(v, dtype);
 }
 // Literals of a closed set are shared, like small integers.
 [[nodiscard]] inline ExprPtr bool_imm(bool v) {
-  static const ExprPtr t = std::make_shared<const BoolImm>(true), f = std::make_shared<const BoolImm>(false);
+  static const ExprPtr t = make_node<BoolImm>(true), f = make_node<BoolImm>(false);
   return v ? t : f;
 }
 [[nodiscard]] inline ExprPtr none_imm() {
-  static const ExprPtr n = std::make_shared<const NoneImm>();
+  static const ExprPtr n = make_node<NoneImm>();
   return n;
 }
-[[nodiscard]] inline ExprPtr string_imm(std::string v) { return std::make_shared<const StringImm>(std::move(v)); }
+[[nodiscard]] inline ExprPtr string_imm(std::string v) { return make_node<StringImm>(std::move(v)); }
 [[nodiscard]] inline ExprPtr space_imm(MemorySpace s) {
   static const auto cache = [] {
     std::array<ExprPtr, memory_space_count> c;
-    for (MemorySpace x : all_memory_spaces) c[index_of(x)] = std::make_shared<const SpaceImm>(x);
+    for (MemorySpace x : all_memory_spaces) c[index_of(x)] = make_node<SpaceImm>(x);
     return c;
   }();
-  return index_of(s) < cache.size() ? cache[index_of(s)] : std::make_shared<const SpaceImm>(s);
+  return index_of(s) < cache.size() ? cache[index_of(s)] : make_node<SpaceImm>(s);
 }
 [[nodiscard]] inline ExprPtr dtype_imm(DataType t) {
   static const auto cache = [] {
     std::array<ExprPtr, data_type_count> c;
-    for (DataType x : all_data_types) c[static_cast<std::size_t>(x)] = std::make_shared<const DTypeImm>(x);
+    for (DataType x : all_data_types) c[static_cast<std::size_t>(x)] = make_node<DTypeImm>(x);
     return c;
   }();
   const auto i = static_cast<std::size_t>(t);
-  return i < cache.size() ? cache[i] : std::make_shared<const DTypeImm>(t);
+  return i < cache.size() ? cache[i] : make_node<DTypeImm>(t);
 }
 [[nodiscard]] inline ExprPtr enum_imm(std::string enum_name, std::string value) {
-  return std::make_shared<const EnumImm>(std::move(enum_name), std::move(value));
+  return make_node<EnumImm>(std::move(enum_name), std::move(value));
 }
 [[nodiscard]] inline ExprPtr call(std::string op, std::vector<ExprPtr> args = {}, std::vector<Kwarg> kwargs = {}) {
-  return std::make_shared<const Call>(std::move(op), std::move(args), std::move(kwargs));
+  return make_node<Call>(std::move(op), std::move(args), std::move(kwargs));
 }
-[[nodiscard]] inline ExprPtr list(std::vector<ExprPtr> elems) { return std::make_shared<const ListExpr>(std::move(elems)); }
+[[nodiscard]] inline ExprPtr list(std::vector<ExprPtr> elems) { return make_node<ListExpr>(std::move(elems)); }
 /// `{k: v, ...}`: `pairs` are 2-element TupleExprs.
 [[nodiscard]] inline ExprPtr dict_expr(std::vector<ExprPtr> pairs) {
-  return std::make_shared<const ListExpr>(std::move(pairs), true);
+  return make_node<ListExpr>(std::move(pairs), true);
 }
 [[nodiscard]] inline ExprPtr tuple(std::vector<ExprPtr> elems) {
-  return std::make_shared<const TupleExpr>(std::move(elems));
+  return make_node<TupleExpr>(std::move(elems));
 }
 /// `[a, b, ...]` from integers (shapes, offsets).
 [[nodiscard]] inline ExprPtr int_list(const std::vector<std::int64_t>& values) {
@@ -312,7 +312,7 @@ struct SubscriptExpr final : Expr {
   return list(std::move(elems));
 }
 [[nodiscard]] inline ExprPtr subscript(ExprPtr value, ExprPtr index) {
-  return std::make_shared<const SubscriptExpr>(std::move(value), std::move(index));
+  return make_node<SubscriptExpr>(std::move(value), std::move(index));
 }
 
 namespace detail {
@@ -372,7 +372,7 @@ namespace detail {
     if (const auto* inner = lhs->as<BinaryExpr>(); inner && inner->op == op)
       if (const auto* c = inner->rhs->as<IntImm>(); c && !c->dtype)
         if (auto v = detail::fold_int(op, c->value, ri->value)) return binary(op, inner->lhs, int_imm(*v));
-  return std::make_shared<const BinaryExpr>(op, std::move(lhs), std::move(rhs));
+  return make_node<BinaryExpr>(op, std::move(lhs), std::move(rhs));
 }
 
 /// `-x`, `~x`, `not x`; folds untyped integer constants.
@@ -383,7 +383,7 @@ namespace detail {
   }
   if (const auto* f = operand ? operand->as<FloatImm>() : nullptr; f && op == UnaryOp::Neg)
     return float_imm(-f->value, f->dtype);
-  return std::make_shared<const UnaryExpr>(op, std::move(operand));
+  return make_node<UnaryExpr>(op, std::move(operand));
 }
 
 [[nodiscard]] inline ExprPtr add(ExprPtr a, ExprPtr b) { return binary(BinaryOp::Add, std::move(a), std::move(b)); }

@@ -44,7 +44,7 @@ struct MemRef {
 
 [[nodiscard]] inline MemRefPtr make_memref(VarPtr base, ExprPtr byte_offset, Addr size, std::uint64_t slot_count = 1,
                                            ExprPtr slot_index = nullptr, bool is_pinned = false) {
-  return std::make_shared<const MemRef>(
+  return make_node<MemRef>(
       MemRef{std::move(base), std::move(byte_offset), size, slot_count, std::move(slot_index), is_pinned});
 }
 

@@ -173,21 +173,21 @@ struct ReturnStmt final : Stmt {
 // ---- factories ------------------------------------------------------------------
 
 [[nodiscard]] inline StmtPtr seq(std::vector<StmtPtr> stmts, Loc l = {}, std::string scope = {}) {
-  return std::make_shared<const SeqStmts>(std::move(stmts), l, std::move(scope));
+  return make_node<SeqStmts>(std::move(stmts), l, std::move(scope));
 }
 [[nodiscard]] inline StmtPtr assign(VarPtr v, ExprPtr e, Loc l = {}) {
-  return std::make_shared<const AssignStmt>(std::move(v), std::move(e), l);
+  return make_node<AssignStmt>(std::move(v), std::move(e), l);
 }
-[[nodiscard]] inline StmtPtr eval(ExprPtr e, Loc l = {}) { return std::make_shared<const EvalStmt>(std::move(e), l); }
+[[nodiscard]] inline StmtPtr eval(ExprPtr e, Loc l = {}) { return make_node<EvalStmt>(std::move(e), l); }
 [[nodiscard]] inline StmtPtr alloc(VarPtr v, MemorySpace s, Addr size, bool pinned = false,
                                    AllocOp op = AllocOp::tile, Loc l = {}) {
-  return std::make_shared<const AllocStmt>(std::move(v), s, size, pinned, op, l);
+  return make_node<AllocStmt>(std::move(v), s, size, pinned, op, l);
 }
 [[nodiscard]] inline StmtPtr yield(std::vector<ExprPtr> values, Loc l = {}) {
-  return std::make_shared<const YieldStmt>(std::move(values), l);
+  return make_node<YieldStmt>(std::move(values), l);
 }
 [[nodiscard]] inline StmtPtr ret(std::vector<ExprPtr> values, Loc l = {}) {
-  return std::make_shared<const ReturnStmt>(std::move(values), l);
+  return make_node<ReturnStmt>(std::move(values), l);
 }
 
 // ---- structure helpers ----------------------------------------------------------

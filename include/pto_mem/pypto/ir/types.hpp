@@ -194,7 +194,7 @@ struct UnknownType final : Type {
 }
 
 [[nodiscard]] inline TypePtr tensor_type(std::vector<ExprPtr> shape, DataType dtype, MemRefPtr memref = nullptr) {
-  return std::make_shared<const TensorType>(std::move(shape), dtype, std::move(memref));
+  return make_node<TensorType>(std::move(shape), dtype, std::move(memref));
 }
 [[nodiscard]] inline TypePtr tensor_type(const std::vector<std::int64_t>& shape, DataType dtype,
                                          MemRefPtr memref = nullptr) {
@@ -208,7 +208,7 @@ struct UnknownType final : Type {
 [[nodiscard]] inline TypePtr tile_type(std::vector<ExprPtr> shape, DataType dtype,
                                        std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
                                        TileView view = {}) {
-  return std::make_shared<const TileType>(std::move(shape), dtype, std::move(memref), space, std::move(view));
+  return make_node<TileType>(std::move(shape), dtype, std::move(memref), space, std::move(view));
 }
 [[nodiscard]] inline TypePtr tile_type(const std::vector<std::int64_t>& shape, DataType dtype,
                                        std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
@@ -221,17 +221,17 @@ struct UnknownType final : Type {
                                        TileView view = {}) {
   return tile_type(make_shape(shape), dtype, space, std::move(memref), std::move(view));
 }
-[[nodiscard]] inline TypePtr scalar_type(DataType dtype) { return std::make_shared<const ScalarType>(dtype); }
+[[nodiscard]] inline TypePtr scalar_type(DataType dtype) { return make_node<ScalarType>(dtype); }
 [[nodiscard]] inline TypePtr ptr_type() {
-  static const TypePtr p = std::make_shared<const PtrType>();
+  static const TypePtr p = make_node<PtrType>();
   return p;
 }
 [[nodiscard]] inline TypePtr unknown_type() {
-  static const TypePtr u = std::make_shared<const UnknownType>();
+  static const TypePtr u = make_node<UnknownType>();
   return u;
 }
 [[nodiscard]] inline TypePtr tuple_type(std::vector<TypePtr> elems) {
-  return std::make_shared<const TupleType>(std::move(elems));
+  return make_node<TupleType>(std::move(elems));
 }
 
 // ---- queries ------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 
 #include "pto_mem/pypto/ir/fwd.hpp"
 #include "pto_mem/pypto/ir/location.hpp"
+#include "pto_mem/pypto/ir/node.hpp"
 
 namespace pto_mem::pypto {
 
@@ -25,7 +26,7 @@ struct Var {
 };
 
 [[nodiscard]] inline VarPtr make_var(std::string name, TypePtr type, Loc loc = {}) {
-  return std::make_shared<Var>(Var{std::move(name), std::move(type), loc});
+  return make_node<Var>(Var{std::move(name), std::move(type), loc});
 }
 
 }  // namespace pto_mem::pypto

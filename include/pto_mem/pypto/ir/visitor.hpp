@@ -253,7 +253,7 @@ class IRMutator {
     std::optional<std::vector<VarPtr>> return_vars;
     changed |= replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!changed) return self;
-    return std::make_shared<const ForStmt>(std::move(loop_var), std::move(start), std::move(stop), std::move(step),
+    return make_node<ForStmt>(std::move(loop_var), std::move(start), std::move(stop), std::move(step),
                                            iter_args ? std::move(*iter_args) : s.iter_args, std::move(body),
                                            return_vars ? std::move(*return_vars) : s.return_vars, s.for_kind, s.stage,
                                            attrs ? std::move(*attrs) : s.attrs, s.loc);
@@ -265,7 +265,7 @@ class IRMutator {
     std::optional<std::vector<VarPtr>> return_vars;
     bool rv_changed = replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!rv_changed && cond == s.condition && then_body == s.then_body && else_body == s.else_body) return self;
-    return std::make_shared<const IfStmt>(std::move(cond), std::move(then_body), std::move(else_body),
+    return make_node<IfStmt>(std::move(cond), std::move(then_body), std::move(else_body),
                                           return_vars ? std::move(*return_vars) : s.return_vars, s.loc);
   }
   virtual StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) {
@@ -278,7 +278,7 @@ class IRMutator {
     std::optional<std::vector<VarPtr>> return_vars;
     changed |= replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!changed) return self;
-    return std::make_shared<const WhileStmt>(std::move(cond), iter_args ? std::move(*iter_args) : s.iter_args,
+    return make_node<WhileStmt>(std::move(cond), iter_args ? std::move(*iter_args) : s.iter_args,
                                              std::move(body), return_vars ? std::move(*return_vars) : s.return_vars,
                                              s.loc);
   }

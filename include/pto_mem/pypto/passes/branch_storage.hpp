@@ -219,7 +219,7 @@ class BranchStorage : public IRMutator {
       then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
     if (!else_moves.empty() || slot_index)
       else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
-    return std::make_shared<const IfStmt>(i->condition, std::move(then_body), std::move(else_body), std::move(results),
+    return make_node<IfStmt>(i->condition, std::move(then_body), std::move(else_body), std::move(results),
                                           i->loc);
   }
 

@@ -249,10 +249,10 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
         return ia;
       };
       if (const auto* l = s->as<ForStmt>())
-        return std::make_shared<const ForStmt>(l->loop_var, l->start, l->stop, l->step, replace(l->iter_args), l->body,
+        return make_node<ForStmt>(l->loop_var, l->start, l->stop, l->step, replace(l->iter_args), l->body,
                                                l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
       const auto* wl = s->as<WhileStmt>();
-      return std::make_shared<const WhileStmt>(wl->condition, replace(wl->iter_args), wl->body, wl->return_vars, wl->loc);
+      return make_node<WhileStmt>(wl->condition, replace(wl->iter_args), wl->body, wl->return_vars, wl->loc);
     }
   } r;
   r.copies = &copies;

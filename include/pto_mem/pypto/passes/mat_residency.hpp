@@ -392,7 +392,7 @@ class Hoister : public IRMutator {
     std::string names;
     for (const Stmt* m : moved) names += (names.empty() ? "" : ", ") + in_quotes(m->as<AssignStmt>()->var->name);
     moves.emplace_back(loop->loc, std::move(names));
-    out.push_back(std::make_shared<const ForStmt>(nl->loop_var, nl->start, nl->stop, nl->step, nl->iter_args,
+    out.push_back(make_node<ForStmt>(nl->loop_var, nl->start, nl->stop, nl->step, nl->iter_args,
                                                   seq(std::move(kept), body->loc), nl->return_vars, nl->for_kind,
                                                   nl->stage, nl->attrs, nl->loc));
   }

@@ -78,7 +78,7 @@ class YieldFixupMutator : public IRMutator {
     const auto* l = r->as<ForStmt>();
     StmtPtr body = fix_loop(l->iter_args, l->body, l->return_vars);
     if (body == l->body) return r;
-    return std::make_shared<const ForStmt>(l->loop_var, l->start, l->stop, l->step, l->iter_args, std::move(body),
+    return make_node<ForStmt>(l->loop_var, l->start, l->stop, l->step, l->iter_args, std::move(body),
                                            l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
   }
   StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) override {
@@ -88,7 +88,7 @@ class YieldFixupMutator : public IRMutator {
     const auto* l = r->as<WhileStmt>();
     StmtPtr body = fix_loop(l->iter_args, l->body, l->return_vars);
     if (body == l->body) return r;
-    return std::make_shared<const WhileStmt>(l->condition, l->iter_args, std::move(body), l->return_vars, l->loc);
+    return make_node<WhileStmt>(l->condition, l->iter_args, std::move(body), l->return_vars, l->loc);
   }
   StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) override {
     StmtPtr r = IRMutator::mutate_if(s, self);
@@ -148,7 +148,7 @@ class YieldFixupMutator : public IRMutator {
       then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
     if (!else_moves.empty())
       else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
-    return std::make_shared<const IfStmt>(i->condition, std::move(then_body), std::move(else_body), i->return_vars,
+    return make_node<IfStmt>(i->condition, std::move(then_body), std::move(else_body), i->return_vars,
                                           i->loc);
   }
 

@@ -1223,11 +1223,11 @@ class Parser {
       fail(b.yield->loc, "a loop without init_values cannot define names with yield_");
     }
     if (is_while)
-      return std::make_shared<const WhileStmt>(b.condition, std::move(iter_args), b.body, std::move(rvs), loc);
+      return make_node<WhileStmt>(b.condition, std::move(iter_args), b.body, std::move(rvs), loc);
     ExprPtr start = args.size() >= 2 ? args[0] : int_imm(0);
     ExprPtr stop = args.size() >= 2 ? args[1] : args[0];
     ExprPtr step = args.size() == 3 ? args[2] : int_imm(1);
-    return std::make_shared<const ForStmt>(std::move(lv), std::move(start), std::move(stop), std::move(step),
+    return make_node<ForStmt>(std::move(lv), std::move(start), std::move(stop), std::move(step),
                                            std::move(iter_args), b.body, std::move(rvs), fk, stage, std::move(attrs),
                                            loc);
   }
@@ -1239,7 +1239,7 @@ class Parser {
     YieldNameFrame own_names(*this);
     Block b = rooted_block(BlockKind::loop, frames_.size(), false);
     if (b.yield && b.yield->named) fail(b.yield->loc, "a while loop without carries cannot define names with yield_");
-    return std::make_shared<const WhileStmt>(std::move(cond), std::vector<IterArg>{}, b.body, std::vector<VarPtr>{},
+    return make_node<WhileStmt>(std::move(cond), std::vector<IterArg>{}, b.body, std::vector<VarPtr>{},
                                              loc);
   }
 
@@ -1283,7 +1283,7 @@ class Parser {
     } else if (ey) {
       fail(ey->loc, "the else arm defines '" + ey->names[0] + "' with yield_ but the then arm does not");
     }
-    return std::make_shared<const IfStmt>(std::move(cond), then_b.body, else_b ? else_b->body : nullptr,
+    return make_node<IfStmt>(std::move(cond), then_b.body, else_b ? else_b->body : nullptr,
                                           std::move(rvs), loc);
   }
 
