@@ -29,13 +29,21 @@
 // (the canonical one of search.hpp) has every offset a multiple of the
 // granule g (subproblem.hpp), so only such offsets are tried.
 //
-// Which slot. Any slot gives a complete branching; the one with the fewest
-// children is taken (ties: the lowest byte, then the earliest section), and a
-// slot with none fails the node. Children are counted lazily, as SAT solvers
-// watch literals: each slot watches up to four fitting candidates; a
-// placement re-examines only the slots watching a buffer it conflicts with
-// and overlaps. A count can be too low after a backtrack (it is recounted
-// before it is used), never too high.
+// Which slot. Any slot gives a complete branching. The unplaced buffers
+// fall into *time components* -- runs of sections joined by unplaced
+// buffers live on both sides of a boundary (a part with separations is one)
+// -- that share no unplaced buffer and no section, so the part completes
+// exactly when each component does on its own. The slot with the fewest
+// children in the component the parent branched in is taken (ties: the
+// lowest byte, then the earliest section), so a component is placed before
+// the search moves on; a slot with no children anywhere is taken first (it
+// fails the node). Children are counted lazily, as SAT solvers watch
+// literals: each slot watches up to four fitting candidates; a placement
+// re-examines only the slots watching a buffer it conflicts with and
+// overlaps. A count can be too low after a backtrack (it is recounted
+// before it is used), never too high. A placement changes only the slots
+// at the edges of the gap it fills; the others keep their watches, and the
+// undo revives or drops exactly those (split_slots, join_slots).
 //
 // Pruning, each with its proof:
 //  * waste budget: the usable bytes of section k hold its members' bytes
@@ -55,21 +63,32 @@
 //    fixed how far the waste reached). When a child's E does not contain the
 //    child's decision, the node fails with that E at once: the other
 //    children share everything in it.
-//  * failure memo: the subtree below a node depends only on the covered
-//    bytes of every section, the unplaced buffers and the offsets of placed
-//    buffers with separation partners (nothing else is read). Two placements
-//    of the same buffers covering the same bytes -- two stacked sub-blocks
-//    that traded places -- are one state, so a failed state is not searched
-//    again (its E is then every decision on the path). States are 128-bit
-//    hashes (XOR of one term per covered-range boundary per section, per
-//    unplaced buffer, per placed separated buffer and its offset) in
-//    failure_memo.hpp's table; a wrong hit needs a 128-bit collision. The
-//    memo holds across the runs of one capacity (the hash names it), since a
-//    failed state fails whatever the order.
+//  * failure memo, per time component: a component's completions depend
+//    only on the covered bytes of its sections and its unplaced buffers
+//    (and the offsets of placed buffers with separation partners; those
+//    parts are one component). Its key is a 128-bit hash (XOR of one term
+//    per covered-range boundary of its sections, per unplaced buffer, and
+//    the span and capacity) in failure_memo.hpp's table; a wrong hit needs
+//    a 128-bit collision. A node stores the key of its slot's component
+//    only when it failed by trying every child (not by a jump). Proof that
+//    the component alone then has no completion: below the node the search
+//    branches in that component until it is placed, then in others. A
+//    failure in another component G has E made of decisions covering bytes
+//    of G's sections (the byte beside the slot, G's placed members, the
+//    blockers of G's unplaced members, which live in G's sections only,
+//    G's waste, a hit's reason below), and no decision of this component
+//    covers a byte there; so the failure jumps past the node. A node that
+//    tried every child saw only failures inside its component: its subtree
+//    is a complete search of the component alone. A hit's E is every
+//    decision that covered bytes of the component's sections: with those,
+//    its covered bytes and unplaced buffers are as stored. The memo holds
+//    across the runs of one capacity, since a failed component fails
+//    whatever the order.
 // Order of the children: first those whose lifetime shares its edges with
 // the buffer beside the slot (stacked pieces of one block do) or that meet a
 // placed buffer of their size at their offset end to end in time (a block
-// cut in time), then a static order (preorder.hpp). Runs are restarted with
+// cut in time), then (when larger_first_) the larger, then a static order
+// (preorder.hpp). Runs are restarted with
 // perturbed orders by the part solver; the memo makes restarts cheap.
 // Parts with penalties are not searched here.
 #pragma once
@@ -131,6 +150,7 @@ class FloorSearch {
     std::vector<std::uint64_t> degree(n_);
     for (std::uint32_t i = 0; i < n_; ++i) degree[i] = conf_begin_[i + 1] - conf_begin_[i];
     features_ = item_features(sp, sec_, degree);
+    for (std::uint32_t i = 0; i < n_; ++i) has_sep_ = has_sep_ || !sp.separated[i].empty();
     item_term_.resize(n_);
     for (std::uint32_t i = 0; i < n_; ++i) item_term_[i] = state_term(11, i, 0);
   }
@@ -150,6 +170,8 @@ class FloorSearch {
     return n;
   }
   [[nodiscard]] std::uint64_t jumps() const noexcept { return jumps_; }
+  /// Nodes whose slot lay in a time component smaller than the part.
+  [[nodiscard]] std::uint64_t split_nodes() const noexcept { return split_nodes_; }
   /// Turns the failure memo on or off for later runs (the property tests compare both).
   void use_failure_memo(bool on) noexcept { use_memo_ = on; }
 
@@ -193,13 +215,19 @@ class FloorSearch {
       merge_all(cover_[k]);
       for (const auto& r : cover_[k]) owners_[k].push_back({r.begin, r.end, fixed});
     }
-    hash_ = state_term(12, capacity, 0);
-    for (std::uint32_t i = 0; i < n_; ++i) hash_ = xor_of(hash_, item_term_[i]);
+    cap_term_ = state_term(12, capacity, 0);
+    sep_hash_ = {};
+    sec_hash_.assign(sec_.count, {});
+    free_hash_.assign(sec_.count, {});
+    cross_ = sec_.crossing;
+    for (std::uint32_t i = 0; i < n_; ++i) free_hash_[sec_.first[i]] = xor_of(free_hash_[sec_.first[i]], item_term_[i]);
     for (std::uint32_t k = 0; k < sec_.count; ++k)
-      for (const auto& r : cover_[k]) hash_ = xor_of(xor_of(hash_, edge(k, r.begin)), edge(k, r.end));
+      for (const auto& r : cover_[k]) sec_hash_[k] = xor_of(xor_of(sec_hash_[k], edge(k, r.begin)), edge(k, r.end));
+    slot_undo_.clear();
+    waste_undo_.clear();
     for (std::uint32_t k = 0; k < sec_.count; ++k) rebuild(k);
     frames_.clear();
-    return search(0);
+    return search(0, 0, sec_.count);
   }
 
  private:
@@ -228,6 +256,14 @@ class FloorSearch {
     bool top = false;
     std::uint32_t w[watch_max];
     std::uint8_t count = 0;
+    bool live = true;  // false: its byte is covered now (kept to be revived when that is undone)
+  };
+  /// How a placement changed the slots of one section: the slots it killed
+  /// (the gap's bottom when the buffer starts there, its top when it ends
+  /// there) and how many it appended (the new top below it, bottom above it).
+  struct SlotUndo {
+    std::uint32_t k, bottom, top;
+    std::uint32_t added;
   };
   struct Best {
     std::uint32_t slot = none32;
@@ -296,7 +332,7 @@ class FloorSearch {
     return it == c.end() || it->begin >= x + s;
   }
   void cover(std::uint32_t k, Addr a, Addr b, std::uint32_t level) {
-    hash_ = xor_of(xor_of(hash_, edge(k, a)), edge(k, b));
+    sec_hash_[k] = xor_of(xor_of(sec_hash_[k], edge(k, a)), edge(k, b));
     owners_[k].push_back({a, b, level});
     auto& c = cover_[k];
     auto it = std::lower_bound(c.begin(), c.end(), AddrRange{a, a});
@@ -315,7 +351,7 @@ class FloorSearch {
   }
   /// Undoes the last cover() of section k, [a, b).
   void uncover(std::uint32_t k, Addr a, Addr b) {
-    hash_ = xor_of(xor_of(hash_, edge(k, a)), edge(k, b));
+    sec_hash_[k] = xor_of(xor_of(sec_hash_[k], edge(k, a)), edge(k, b));
     owners_[k].pop_back();
     auto& c = cover_[k];
     auto it = std::upper_bound(c.begin(), c.end(), a, [](Addr v, const AddrRange& r) { return v < r.end; });
@@ -364,13 +400,18 @@ class FloorSearch {
   /// Finds up to two candidates of slot `i` of section k and watches them.
   void find_watches(std::uint32_t k, std::uint32_t i) {
     Slot& s = slots_[k][i];
-    for (auto& w : s.w) w = none32;
+    // A candidate the slot watched already has its record in watchers_
+    // (records go only when the slot stops watching it).
+    const std::uint8_t had = s.count;
+    std::uint32_t old[watch_max];
+    std::copy(s.w, s.w + had, old);
     s.count = 0;
     if (!s.top && waste_left(k)) s.w[s.count++] = waste_option;
     for (std::uint32_t c : sec_.members[k]) {
       if (s.count == watch_) break;
       if (valid(k, s, c)) {
         s.w[s.count++] = c;
+        if (std::find(old, old + had, c) != old + had) continue;
         auto& list = watchers_[c];
         if (list.size() >= 16 && list.size() == list.capacity()) compact(c);
         list.push_back({k, i, gen_[k]});
@@ -380,32 +421,45 @@ class FloorSearch {
   void compact(std::uint32_t c) {
     auto& list = watchers_[c];
     std::erase_if(list, [&](const Watch& w) {
-      if (w.gen != gen_[w.section]) return true;
+      if (w.gen != gen_[w.section] || w.slot >= slots_[w.section].size()) return true;
       return !watches(slots_[w.section][w.slot], c);
     });
+    // One record per slot is enough (a slot revived or appended again may
+    // have left a second one).
+    std::sort(list.begin(), list.end(), [](const Watch& a, const Watch& b) {
+      return a.section != b.section ? a.section < b.section : a.slot < b.slot;
+    });
+    list.erase(std::unique(list.begin(), list.end(),
+                           [](const Watch& a, const Watch& b) { return a.section == b.section && a.slot == b.slot; }),
+               list.end());
   }
   void update_best(std::uint32_t k) {
     Best b;
-    if (left_[k] != 0)
+    if (left_[k] != 0) {
+      bool any = false;
       for (std::uint32_t i = 0; i < slots_[k].size(); ++i) {
         const Slot& s = slots_[k][i];
+        if (!s.live) continue;
+        any = true;
         if (s.count < b.count || (s.count == b.count && s.at < b.at)) b = {i, s.count, s.at};
       }
-    if (left_[k] != 0 && slots_[k].empty()) b = {none32, 0, 0};  // no free byte left for its members
+      if (!any) b = {none32, 0, 0};  // no free byte left for its members
+    }
     best_[k] = b;
   }
-  /// Section k's covered bytes changed: its slots are found again.
+  /// Section k's slots are found again (at the start, and when its waste
+  /// budget changes: top slots exist only without waste left).
   void rebuild(std::uint32_t k) {
     ++gen_[k];
     auto& slots = slots_[k];
     slots.clear();
-    if (left_[k] != 0) {
+    {
       const auto& c = cover_[k];
       Addr lo = 0;
       for (const auto& r : c) {
         if (lo < r.begin) {  // a gap [lo, r.begin)
-          slots.push_back(Slot{lo, false, {}, 0});
-          if (!waste_left(k)) slots.push_back(Slot{r.begin, true, {}, 0});
+          slots.push_back(Slot{lo, false, {}, 0, true});
+          if (!waste_left(k)) slots.push_back(Slot{r.begin, true, {}, 0, true});
         }
         lo = r.end;
         if (lo >= cap_) break;
@@ -419,7 +473,7 @@ class FloorSearch {
     auto& list = watchers_[c];
     for (std::size_t e = 0; e < list.size();) {
       const Watch w = list[e];
-      if (w.gen != gen_[w.section]) {  // the section was rebuilt since
+      if (w.gen != gen_[w.section] || w.slot >= slots_[w.section].size()) {  // the section was rebuilt or the slot dropped since
         list[e] = list.back();
         list.pop_back();
         continue;
@@ -450,13 +504,15 @@ class FloorSearch {
     level_[b] = level;
     ++placed_;
 
-    hash_ = xor_of(hash_, item_term_[b]);
-    if (!sp_->separated[b].empty()) hash_ = xor_of(hash_, state_term(14, b, x));
+    free_hash_[sec_.first[b]] = xor_of(free_hash_[sec_.first[b]], item_term_[b]);
+    if (!sp_->separated[b].empty()) sep_hash_ = xor_of(sep_hash_, state_term(14, b, x));
+    for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k) --cross_[k];
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) {
+      const auto [g0, g1] = gap_around(k, x);
       cover(k, x, x + size_[b], level);
       --left_[k];
+      split_slots(k, x, x + size_[b], g0, g1);
     }
-    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) rebuild(k);
     lost(b, 0, none);
     for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e)
       if (off_[conf_[e]] == none) {
@@ -470,19 +526,78 @@ class FloorSearch {
       uncover(k, x, x + size_[b]);
       ++left_[k];
     }
-    if (!sp_->separated[b].empty()) hash_ = xor_of(hash_, state_term(14, b, x));
-    hash_ = xor_of(hash_, item_term_[b]);
+    if (!sp_->separated[b].empty()) sep_hash_ = xor_of(sep_hash_, state_term(14, b, x));
+    free_hash_[sec_.first[b]] = xor_of(free_hash_[sec_.first[b]], item_term_[b]);
+    for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k) ++cross_[k];
     off_[b] = none;
     level_[b] = fixed;
     --placed_;
     stack_.pop_back();
     ++version_[b];
     for (std::uint32_t e = conf_begin_[b]; e < conf_begin_[b + 1]; ++e) ++version_[conf_[e]];
-    for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) rebuild(k);
+    for (std::uint32_t k = sec_.last[b]; k-- > sec_.first[b];) join_slots();
+  }
+  /// The gap [g0, g1) of section k that holds the free byte x.
+  [[nodiscard]] std::pair<Addr, Addr> gap_around(std::uint32_t k, Addr x) const noexcept {
+    const auto& c = cover_[k];
+    auto it = std::upper_bound(c.begin(), c.end(), x, [](Addr v, const AddrRange& r) { return v < r.end; });
+    return {it == c.begin() ? 0 : std::prev(it)->end, it->begin};
+  }
+  [[nodiscard]] std::uint32_t find_slot(std::uint32_t k, Addr at, bool top) const noexcept {
+    const auto& sl = slots_[k];
+    for (std::uint32_t i = 0; i < sl.size(); ++i)
+      if (sl[i].live && sl[i].top == top && sl[i].at == at) return i;
+    return none32;
+  }
+  std::uint32_t add_slot(std::uint32_t k, Addr at, bool top) {
+    slots_[k].push_back(Slot{at, top, {}, 0, true});
+    const auto i = static_cast<std::uint32_t>(slots_[k].size() - 1);
+    find_watches(k, i);
+    return i;
+  }
+  /// [a, e) of gap [g0, g1) of section k was covered: only the slots at its
+  /// edges change (the others keep their watches; lost() drops the watched
+  /// candidates the placement blocks). Undone by join_slots().
+  void split_slots(std::uint32_t k, Addr a, Addr e, Addr g0, Addr g1) {
+    SlotUndo u{k, none32, none32, 0};
+    if (a == g0) {
+      u.bottom = find_slot(k, g0, false);
+      slots_[k][u.bottom].live = false;
+      slots_[k][u.bottom].count = 0;
+    } else if (!waste_left(k)) {
+      add_slot(k, a, true);
+      ++u.added;
+    }
+    if (e == g1) {
+      if (!waste_left(k)) {
+        u.top = find_slot(k, g1, true);
+        slots_[k][u.top].live = false;
+        slots_[k][u.top].count = 0;
+      }
+    } else {
+      add_slot(k, e, false);
+      ++u.added;
+    }
+    slot_undo_.push_back(u);
+    update_best(k);
+  }
+  /// Undoes the last split_slots() (after the bytes were uncovered).
+  void join_slots() {
+    const SlotUndo u = slot_undo_.back();
+    slot_undo_.pop_back();
+    auto& sl = slots_[u.k];
+    sl.resize(sl.size() - u.added);
+    for (std::uint32_t i : {u.bottom, u.top})
+      if (i != none32) {
+        sl[i].live = true;
+        find_watches(u.k, i);
+      }
+    update_best(u.k);
   }
   void declare_waste(std::uint32_t k, Addr a, Addr b) {
     const auto level = static_cast<std::uint32_t>(stack_.size());
     stack_.push_back({none32});
+    waste_undo_.push_back(slots_[k]);
     waste_[k] += b - a;
     cover(k, a, b, level);
     for (std::uint32_t c : sec_.members[k]) ++version_[c];
@@ -495,7 +610,17 @@ class FloorSearch {
     waste_[k] -= b - a;
     stack_.pop_back();
     for (std::uint32_t c : sec_.members[k]) ++version_[c];
-    rebuild(k);
+    // The slots as they were before the waste (the placements below it
+    // undo their changes to them), watched afresh.
+    ++gen_[k];
+    slots_[k] = std::move(waste_undo_.back());
+    waste_undo_.pop_back();
+    for (std::uint32_t i = 0; i < slots_[k].size(); ++i)
+      if (slots_[k][i].live) {
+        slots_[k][i].count = 0;  // its records went with the old generation
+        find_watches(k, i);
+      }
+    update_best(k);
   }
 
   /// Lowest aligned x > f where b fits uncovered in section k alone (none if nowhere).
@@ -564,7 +689,7 @@ class FloorSearch {
   }
 
   // ---- the search ----
-  Outcome search(std::size_t depth) {
+  Outcome search(std::size_t depth, std::uint32_t flo, std::uint32_t fhi) {
     if (!budget_->spend()) return Outcome::aborted;
     if (frames_.size() <= depth) frames_.resize(depth + 1);
     Frame& fr = frames_[depth];
@@ -573,27 +698,48 @@ class FloorSearch {
       sol_ = off_;
       return Outcome::found;
     }
-    if (use_memo_ && memo_.failed(hash_, 0, 0, 0)) {
-      ++memo_hits_;
-      why_all(fr.why);
-      return Outcome::infeasible;
-    }
-    const Outcome o = expand(depth);
-    if (use_memo_ && o == Outcome::infeasible) memo_.store(hash_, 0, 0, 0);
-    return o;
+    return expand(depth, flo, fhi);
+  }
+
+  /// The time component of section k: the sections joined to it by unplaced
+  /// buffers (all of them when the part has separations).
+  [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> component(std::uint32_t k) const noexcept {
+    if (has_sep_ || !components_) return {0, sec_.count};
+    std::uint32_t lo = k, hi = k + 1;
+    while (lo > 0 && cross_[lo - 1] > 0) --lo;
+    while (hi < sec_.count && cross_[hi - 1] > 0) ++hi;
+    return {lo, hi};
+  }
+  /// The memo's key of the component [lo, hi): its sections' covered bytes,
+  /// its unplaced buffers, the capacity (and the separated offsets).
+  [[nodiscard]] StateHash local_key(std::uint32_t lo, std::uint32_t hi) const noexcept {
+    StateHash h = xor_of(cap_term_, state_term(15, lo, hi));
+    if (has_sep_) h = xor_of(h, sep_hash_);
+    for (std::uint32_t k = lo; k < hi; ++k) h = xor_of(xor_of(h, sec_hash_[k]), free_hash_[k]);
+    return h;
+  }
+  /// Every decision that covered bytes of sections [lo, hi).
+  void why_range(std::uint32_t lo, std::uint32_t hi, Why& why) const {
+    for (std::uint32_t k = lo; k < hi; ++k)
+      for (const Owner& o : owners_[k]) why_set(why, o.level);
   }
 
   /// The slot with the fewest candidates (then the lowest byte), recounted
   /// until the one chosen is fresh; its candidates in fr.cands.
-  std::pair<std::uint32_t, std::uint32_t> choose(Frame& fr) {
+  std::pair<std::uint32_t, std::uint32_t> choose(Frame& fr, std::uint32_t flo, std::uint32_t fhi) {
     for (;;) {
-      std::uint32_t k = none32;
-      for (std::uint32_t j = 0; j < sec_.count; ++j) {
+      std::uint32_t k = none32, kf = none32;
+      auto better = [&](std::uint32_t j, std::uint32_t than) {
         const Best& b = best_[j];
-        if (b.count == nothing) continue;
-        if (k == none32 || b.count < best_[k].count || (b.count == best_[k].count && b.at < best_[k].at)) k = j;
+        return than == none32 || b.count < best_[than].count || (b.count == best_[than].count && b.at < best_[than].at);
+      };
+      for (std::uint32_t j = 0; j < sec_.count; ++j) {
+        if (best_[j].count == nothing) continue;
+        if (better(j, k)) k = j;
+        if (j >= flo && j < fhi && better(j, kf)) kf = j;
       }
       if (k == none32) return {none32, none32};
+      if (kf != none32 && best_[k].count != 0) k = kf;
       const std::uint32_t i = best_[k].slot;
       if (i == none32) return {k, i};
       const Slot& s = slots_[k][i];
@@ -607,11 +753,20 @@ class FloorSearch {
     }
   }
 
-  Outcome expand(std::size_t depth) {
+  Outcome expand(std::size_t depth, std::uint32_t flo, std::uint32_t fhi) {
     Frame* fr = &frames_[depth];
-    const auto [k, i] = choose(*fr);
+    const auto [k, i] = choose(*fr, flo, fhi);
     if (k == none32 || i == none32) {  // a section with unplaced buffers and no free byte
-      why_all(fr->why);
+      if (k == none32) why_all(fr->why);
+      else why_range(k, k + 1, fr->why);
+      return Outcome::infeasible;
+    }
+    const auto [lo, hi] = component(k);
+    if (hi - lo < sec_.count) ++split_nodes_;
+    const StateHash key = local_key(lo, hi);
+    if (use_memo_ && memo_.failed(key, 0, 0, 0)) {
+      ++memo_hits_;
+      why_range(lo, hi, fr->why);
       return Outcome::infeasible;
     }
     const Slot slot = slots_[k][i];
@@ -643,7 +798,9 @@ class FloorSearch {
       };
       std::sort(fr->cands.begin(), fr->cands.end(), [&](std::uint32_t a, std::uint32_t b) {
         const int sa = score(a), sb = score(b);
-        return sa != sb ? sa > sb : rank_[a] < rank_[b];
+        if (sa != sb) return sa > sb;
+        if (larger_first_ && size_[a] != size_[b]) return size_[a] > size_[b];
+        return rank_[a] < rank_[b];
       });
     } else
       std::sort(fr->cands.begin(), fr->cands.end(), [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
@@ -667,7 +824,7 @@ class FloorSearch {
     for (std::size_t c = 0; c < fr->cands.size(); ++c) {
       const std::uint32_t b = fr->cands[c];
       place(b, start_for(slot, b));
-      const Outcome o = search(depth + 1);
+      const Outcome o = search(depth + 1, lo, hi);
       unplace(b);
       const int r = child(o);
       if (r == 1) return o;
@@ -686,7 +843,7 @@ class FloorSearch {
         if (off_[b] == none) next = std::min(next, next_start(b, k, f));
       if (next - f <= slack_[k] - waste_[k]) {
         declare_waste(k, f, next);
-        const Outcome o = search(depth + 1);
+        const Outcome o = search(depth + 1, lo, hi);
         undo_waste(k, f, next);
         const int r = child(o);
         if (r == 1) return o;
@@ -696,6 +853,7 @@ class FloorSearch {
     }
     reason(k, slot, fr->acc);
     fr->why.swap(fr->acc);
+    if (use_memo_) memo_.store(key, 0, 0, 0);
     return Outcome::infeasible;
   }
 
@@ -703,13 +861,14 @@ class FloorSearch {
   std::uint32_t n_;
   FailureMemo memo_;
   bool use_memo_ = true;
-  std::uint64_t memo_hits_ = 0, jumps_ = 0;
+  std::uint64_t memo_hits_ = 0, jumps_ = 0, split_nodes_ = 0;
   Sections sec_;
   std::vector<Addr> size_, align_, load_;
   Addr granule_ = 1;
   std::vector<std::uint32_t> conf_begin_, conf_;
   std::vector<ItemFeatures> features_;
   std::vector<StateHash> item_term_;
+  bool has_sep_ = false;
 
   Addr cap_ = 0;
   Budget* budget_ = nullptr;
@@ -722,8 +881,15 @@ class FloorSearch {
   std::vector<std::vector<Owner>> owners_;
   std::vector<Addr> waste_, slack_;
   std::vector<std::uint32_t> left_;
-  StateHash hash_;
+  // The failure memo's keys, kept per section: the edges of its covered
+  // ranges, and the unplaced buffers whose lifetime starts in it; plus the
+  // capacity and the offsets of placed buffers with separation partners.
+  std::vector<StateHash> sec_hash_, free_hash_;
+  StateHash cap_term_, sep_hash_;
+  std::vector<std::uint32_t> cross_;  // per section boundary: unplaced buffers live on both sides
   std::vector<std::vector<Slot>> slots_;
+  std::vector<SlotUndo> slot_undo_;            // per placement and section it lives in
+  std::vector<std::vector<Slot>> waste_undo_;  // per waste declaration: its section's slots before
   std::vector<std::uint32_t> gen_;
   std::vector<Best> best_;
   std::vector<std::vector<Watch>> watchers_;
@@ -734,6 +900,8 @@ class FloorSearch {
  public:
   std::uint8_t watch_ = 4;  ///< candidates watched per slot (counts are exact up to this)
   bool align_heur_ = true;
+  bool components_ = true;   ///< tests: one time component at a time, memo keyed per component
+  bool larger_first_ = false;  ///< candidates of equal score: the larger first, then by rank
 };
 
 }  // namespace pto_mem::exact

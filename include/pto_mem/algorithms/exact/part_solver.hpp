@@ -285,7 +285,10 @@ class PartSolver {
       memo_.erase(memo);
     }
     const bool floor = use_floor(capacity);
-    const std::uint64_t steps = orders_.size() * (floor ? 2 : 1);
+    // Where every section is tight (perfect packings) the canonical runs
+    // never found the fits the floor runs find: floor runs only.
+    const bool floor_only = floor && search_[0]->tight_sections(capacity, granule_) == search_[0]->sections().count;
+    const std::uint64_t steps = orders_.size() * (floor && !floor_only ? 2 : 1);
     const std::uint64_t base = std::max<std::uint64_t>(64, 2 * sp_->items.size());
     // The attempt that ended the probe first on the clock.
     struct Board {
@@ -410,8 +413,10 @@ class PartSolver {
           }
           run_cap = std::min(run_cap, me.share - me.used);
         }
-        const bool by_floor = floor && step % 2 == 1;
-        const std::string_view order = orders_[floor ? step / 2 : step];
+        // floor_step: the step this floor run has when canonical runs come between.
+        const bool by_floor = floor_only || (floor && step % 2 == 1);
+        const std::uint64_t floor_step = floor_only ? 2 * step + 1 : step;
+        const std::string_view order = orders_[floor_only ? step : floor ? step / 2 : step];
         if (split) {
           if (const unsigned us = lane_test_delay_us[l].load(std::memory_order_relaxed))
             std::this_thread::sleep_for(std::chrono::microseconds(us));
@@ -429,7 +434,11 @@ class PartSolver {
         }
         search_[l]->failure_memo().log = canon_log;
         if (floor_[l]) floor_[l]->failure_memo().log = floor_log;
-        const Outcome o = by_floor ? floor_[l]->run(capacity, floor_ranks(order, round, step), b)
+        // The middle floor run of a round tries the larger candidates first
+        // (among those the slot's neighbour does not prefer): which value
+        // order a puzzle needs varies (docs/exact.md, "Floor search").
+        if (by_floor) floor_[l]->larger_first_ = floor_step == 3;
+        const Outcome o = by_floor ? floor_[l]->run(capacity, floor_ranks(order, round, floor_step), b)
                                    : search_[l]->run(capacity, penalty, order, b);
         search_[l]->failure_memo().log = nullptr;
         if (floor_[l]) floor_[l]->failure_memo().log = nullptr;
