@@ -145,6 +145,20 @@ Addr least_fitting_capacity(const Problem& p) {
   return c;
 }
 
+/// The canonical search's verdict (complete, no budget): does every part fit under `capacity`?
+bool canonical_fits(const Problem& p, Addr capacity) {
+  bool fits = true;
+  for (const auto& sp : exact::decompose(p)) {
+    exact::CanonicalSearch cs(sp);
+    exact::Limits limits;
+    exact::Budget b(limits, 0);
+    const auto o = cs.run(capacity, max_addr, "TWA", b);
+    REQUIRE(o != exact::Outcome::aborted);
+    fits = fits && o == exact::Outcome::found;
+  }
+  return fits;
+}
+
 }  // namespace
 
 TEST_CASE("the floor search agrees with an enumerator of every offset") {
@@ -194,15 +208,7 @@ TEST_CASE("the floor search agrees with the canonical search on nearly perfect p
     const Addr cap0 = p.arenas[0].capacity;
     for (Addr cap : {cap0 - 1, cap0}) {
       p.arenas[0].capacity = cap;
-      bool canonical = true;
-      for (const auto& sp : exact::decompose(p)) {
-        exact::CanonicalSearch cs(sp);
-        exact::Limits limits;
-        exact::Budget b(limits, 0);
-        const auto o = cs.run(cap, max_addr, "TWA", b);
-        REQUIRE(o != exact::Outcome::aborted);
-        canonical = canonical && o == exact::Outcome::found;
-      }
+      const bool canonical = canonical_fits(p, cap);
       for (std::string_view order : {"TAW", "WAT"})
         for (bool memo : {false, true}) {
           const FloorRun r = floor_parts(p, cap, order, memo, memo ? 99u + static_cast<std::uint64_t>(trial) : 0u);
@@ -254,15 +260,7 @@ TEST_CASE("the floor search's time components: the same answers with the memo ke
     const Addr cap0 = p.arenas[0].capacity;
     for (Addr cap : {cap0 - 1, cap0}) {
       p.arenas[0].capacity = cap;
-      bool canonical = true;
-      for (const auto& sp : exact::decompose(p)) {
-        exact::CanonicalSearch cs(sp);
-        exact::Limits limits;
-        exact::Budget b(limits, 0);
-        const auto o = cs.run(cap, max_addr, "TWA", b);
-        REQUIRE(o != exact::Outcome::aborted);
-        canonical = canonical && o == exact::Outcome::found;
-      }
+      const bool canonical = canonical_fits(p, cap);
       for (bool components : {true, false})
         for (bool larger_first : {false, true}) {
           const FloorRun r = floor_parts(p, cap, "TAW", true, 31u + static_cast<std::uint64_t>(trial), {components, larger_first});
