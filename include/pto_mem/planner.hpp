@@ -112,7 +112,7 @@ struct PlanOptions {
   /// Worker threads of the exact stage: 1 = the caller's thread (default);
   /// 0 or >= 2 = two workers (still deterministic: they meet at node counts).
   unsigned threads = 1;
-  std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP)
+  std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP); the exact search's randomised dives
   std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
   bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
   /// The caller guarantees that validate(problem) reports nothing -- a

@@ -208,6 +208,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
       eo.time_limit_s = options.time_limit_s;
       eo.node_limit = options.node_limit;
       eo.threads = options.threads;
+      eo.seed = options.seed;
       eo.stop = options.stop;
       eo.progress = options.progress;
       eo.started = start;

@@ -837,6 +837,8 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
       auto rank = exact::random_dive_rank(f, k);
       CHECK(rank == exact::random_dive_rank(f, k));
       CHECK(rank != exact::random_dive_rank(f, k + 1));
+      CHECK(rank == exact::random_dive_rank(f, k, 0));
+      CHECK(rank != exact::random_dive_rank(f, k, 1));  // another seed, other draws
       std::sort(rank.begin(), rank.end());
       for (std::uint32_t i = 0; i < rank.size(); ++i) CHECK(rank[i] == i);
     }

@@ -62,6 +62,9 @@ struct ExactOptions {
   unsigned threads = 1;
   /// A placement to start from (the greedy's); used when it is valid.
   std::optional<Placement> incumbent;
+  /// The randomised dives' draws on parts too large to search
+  /// (docs/exact.md, "Randomised dives"): another seed, another sequence.
+  std::uint64_t seed = 0;
   std::stop_token stop;  ///< a caller's cancellation
   /// Told of each improvement the first worker (on the caller's thread) makes
   /// while it tightens the peak (goal minimise).
@@ -156,7 +159,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
   auto& solvers = w.solvers;
   solvers.reserve(parts.size());
   for (const auto& sp : parts) {
-    solvers.emplace_back(sp, 0, lanes);
+    solvers.emplace_back(sp, 0, lanes, o.seed);
     auto& s = solvers.back();
     if (o.incumbent)
       if (auto seed = restrict_to(sp, *o.incumbent)) s.offer(std::move(*seed));

@@ -25,7 +25,7 @@ struct PortfolioOptions {
   double time_limit_s = 10.0;    ///< budget of both stages; <= 0 means none
   std::uint64_t node_limit = 0;  ///< search nodes of the exact stage; 0 = none
   unsigned threads = 0;          ///< 0 = two workers when the machine has more than one core
-  std::uint64_t seed = 0;        ///< the greedy's seeded restarts
+  std::uint64_t seed = 0;        ///< the greedy's seeded restarts and the exact stage's randomised dives
   std::size_t restarts = 4;
   std::stop_token stop;
   ProgressCallback progress = {};  ///< after the greedy stage, then as the exact stage improves
@@ -110,6 +110,7 @@ namespace exact {
     eo.time_limit_s = std::max(1e-3, o.time_limit_s - std::chrono::duration<double>(exact::Clock::now() - start).count());
   eo.node_limit = o.node_limit;
   eo.threads = o.threads;
+  eo.seed = o.seed;
   eo.incumbent = std::move(greedy);
   eo.stop = o.stop;
   eo.progress = o.progress;

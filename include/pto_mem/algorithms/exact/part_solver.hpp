@@ -91,10 +91,12 @@ inline constexpr std::array<double, 3> random_dive_spreads{0.6, 0.4, 0.8};
 inline constexpr std::uint64_t random_dive_patience = 64;
 
 /// The ranks of randomised dive `k` (see above): `f`'s area order with each
-/// area scaled by its own factor; ties by index.
-[[nodiscard]] inline std::vector<std::uint32_t> random_dive_rank(const std::vector<ItemFeatures>& f, std::uint64_t k) {
+/// area scaled by its own factor; ties by index. `seed` (ExactOptions::seed)
+/// gives another sequence of draws.
+[[nodiscard]] inline std::vector<std::uint32_t> random_dive_rank(const std::vector<ItemFeatures>& f, std::uint64_t k,
+                                                                 std::uint64_t seed = 0) {
   const double spread = random_dive_spreads[k % random_dive_spreads.size()];
-  std::uint64_t z = mix64((k + 1) * 0x9E3779B97F4A7C15ull);
+  std::uint64_t z = mix64((k + 1) * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull);
   std::vector<std::pair<double, std::uint32_t>> key(f.size());
   for (std::uint32_t i = 0; i < f.size(); ++i) {
     z = mix64(z);
@@ -166,9 +168,11 @@ class PartSolver {
  public:
   /// `lanes`: a second thread for the probes' restarts, or none.
   /// `rotation` shifts the list of static orders (the portfolio's second
-  /// worker starts elsewhere, so the two explore different trees).
-  PartSolver(const Subproblem& sp, std::size_t rotation, LanePool* lanes = nullptr)
+  /// worker starts elsewhere, so the two explore different trees). `seed`
+  /// picks the randomised dives' draws (random_dive_rank).
+  PartSolver(const Subproblem& sp, std::size_t rotation, LanePool* lanes = nullptr, std::uint64_t seed = 0)
       : sp_(&sp),
+        seed_(seed),
         granule_(granule(sp)),
         searchable_(sp.items.size() <= searchable_buffers && count_interfering_pairs(sp, searchable_pairs) <= searchable_pairs),
         pool_(lanes) {
@@ -207,10 +211,10 @@ class PartSolver {
       Limits lane = limits;
       lane.meter = &second_meter;
       pool_->start([this, lane, k = random_dives_ + 1, &second] {
-        second = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, k), lane);
+        second = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, k, seed_), lane);
       });
     }
-    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_), limits);
+    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), limits);
     ++random_dives_;
     if (pool_) {
       pool_->wait();
@@ -758,6 +762,7 @@ class PartSolver {
   }
 
   const Subproblem* sp_;
+  std::uint64_t seed_;  // the randomised dives' draws
   Addr granule_;
   bool searchable_;
   // Per lane: the canonical search and (made when a probe first finds the
