@@ -603,16 +603,20 @@ class PartSolver {
       // lowers the incumbent starts the randomised dives again. The window
       // search stops when it has nothing left, until a dive lowers the
       // incumbent.
-      if (next_dive_ == 0) return dive(limits);
+      // Without a deadline -- a run under a node limit must repeat -- every
+      // fixed order's dive comes first (they spend the node budget as they
+      // always did: a window step that skips its windows spends none, so a
+      // window search started early could run for long under a node limit),
+      // then the window search until it has nothing left, then the
+      // randomised dives.
+      const bool timed = limits.deadline != Clock::time_point::max();
+      if (next_dive_ == 0 || (!timed && dives_left())) return dive(limits);
       auto dives_possible = [&] { return dives_since_gain_ < random_dive_patience || dives_left(); };
       if (!lns_live_ && !dives_possible()) return false;
       // With a deadline the two share the time: the one that has had less
       // so far runs next (a window step costs a millisecond on some parts
       // and most of a dive's time on others; the dives found more on the
       // idealloc traces, the window search the last bytes of bert_base).
-      // Without one -- a run under a node limit must repeat -- the window
-      // search runs until it has nothing left, then the dives.
-      const bool timed = limits.deadline != Clock::time_point::max();
       const bool dive_turn = !lns_live_ || (timed && dives_possible() && dive_time_ <= lns_time_);
       const auto t0 = Clock::now();
       if (!dive_turn) {
