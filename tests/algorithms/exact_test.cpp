@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -851,8 +852,10 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
   std::vector<Interval> ls;
   for (const auto& it : part.items) ls.push_back(it.lifetime);
   const auto sec = exact::sweep_sections(ls, false);
+  const auto dive_start = std::chrono::steady_clock::now();
   const auto first =
       exact::skyline_dive(part, sec, exact::preorder_ranks(exact::item_features(part, sec, {}), exact::dive_orders()[0]), {});
+  const double dive_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - dive_start).count();
   REQUIRE(first);
   const Addr bound = arena_loads(p)[0].lower_bound;
   // One lane, six dives; two lanes, three turns of two: dive k is a function
@@ -881,12 +884,14 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
   INFO(dump(validate(p, pl)));
   CHECK(validate(p, pl).empty());
   // Through solve_exact under a deadline: the time after the first dive
-  // goes to randomised dives and window searches in turn; any answer is valid.
+  // goes to randomised dives (first) and window searches in turn; any
+  // answer is valid. The deadline leaves room for several dives on slow
+  // builds too (sanitizers): four times what the first dive took here.
   for (unsigned threads : {1u, 2u}) {
     CAPTURE(threads);
     ExactOptions o;
     o.mode = ExactMode::minimise;
-    o.time_limit_s = 1.0;
+    o.time_limit_s = std::max(1.0, 4 * dive_s);
     o.threads = threads;
     const auto r = solve_exact(p, o);
     REQUIRE(r.placement);
