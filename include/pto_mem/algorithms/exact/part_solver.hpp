@@ -85,7 +85,8 @@ inline constexpr std::size_t lns_largest = 1536;
 /// The spreads of the randomised dives' factors, taken in turn.
 inline constexpr std::array<double, 3> random_dive_spreads{0.6, 0.4, 0.8};
 
-/// Randomised dives in a row without a lower peak after which a part stops
+/// Randomised dives in a row not kept as the incumbent (no lower penalty, or
+/// no lower peak at the same penalty) after which a part stops
 /// diving (once the window search has nothing left either): without a time
 /// limit the part solver then ends by itself.
 inline constexpr std::uint64_t random_dive_patience = 64;
@@ -223,10 +224,13 @@ class PartSolver {
     }
     for (int d = 0; d < (pool_ ? 2 : 1); ++d) {
       auto& p = d == 0 ? first : second;
-      // None: it did not fit under the capacity (or the limits ended it).
-      if (p && (!state_.best || p->peak < state_.best->peak)) dives_since_gain_ = 0;
+      // A gain is a dive kept as the incumbent: none when it did not fit
+      // under the capacity (or the limits ended it), nor when it is no
+      // better in (penalty, peak) -- a lower peak paying more penalty is
+      // not kept, and counting it as a gain would let a part whose
+      // incumbent pays less than every dive dive for ever.
+      if (p && offer(std::move(*p))) dives_since_gain_ = 0;
       else ++dives_since_gain_;
-      if (p) offer(std::move(*p));
     }
     return !limits.out_of_time();
   }
@@ -237,14 +241,17 @@ class PartSolver {
   [[nodiscard]] const PartState& state() const noexcept { return state_; }
   [[nodiscard]] Addr granule_size() const noexcept { return granule_; }
 
-  /// Offers a placement found elsewhere (a greedy); kept when it fits and is better.
-  void offer(PartPlacement p) {
-    if (!fits(*sp_, p.offsets, sp_->space)) return;
+  /// Offers a placement found elsewhere (a greedy); kept when it fits and is
+  /// better (PartPlacement::better_than). True when it was kept.
+  bool offer(PartPlacement p) {
+    if (!fits(*sp_, p.offsets, sp_->space)) return false;
     if (!state_.best) state_.first_found = Clock::now();
     if (!state_.best || p.better_than(*state_.best)) {
       state_.best = std::move(p);
       state_.best_found = Clock::now();
+      return true;
     }
+    return false;
   }
 
   /// Is there a placement with peak <= capacity paying <= penalty? Runs a
@@ -623,10 +630,10 @@ class PartSolver {
         lns_live_ = lns_step(limits, floor);
         lns_time_ += Clock::now() - t0;
       } else {
-        const Addr before = state_.best->peak;
+        const PartPlacement before{{}, state_.best->peak, state_.best->penalty};
         if (dives_since_gain_ < random_dive_patience) random_dive(limits);
         else dive(limits);
-        if (state_.best->peak < before) {
+        if (state_.best->better_than(before)) {  // the incumbent changed
           dives_since_gain_ = 0;
           lns_live_ = true;
           lns_wraps_ = 0;

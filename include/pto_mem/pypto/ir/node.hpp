@@ -18,8 +18,12 @@
 // another thread than the one that made it) and never destroyed (a static
 // cache of shared constants may release its nodes at exit, after any other
 // static). It keeps freed blocks for later nodes instead of returning them to
-// the system. Under AddressSanitizer nodes come from the plain heap, so a
-// use after free of a node is still caught.
+// the system. Its upstream is the plain heap, named explicitly: the pool is
+// made at the first node, and the default memory resource then may be a
+// caller's short-lived one (a scratch arena installed around other work),
+// whose memory the pool would go on handing out after it is gone. Under
+// AddressSanitizer nodes come from the plain heap, so a use after free of a
+// node is still caught.
 #pragma once
 
 #include <memory>
@@ -41,7 +45,7 @@ namespace pto_mem::pypto {
 #ifdef PTO_MEM_IR_NODES_FROM_HEAP
   return std::pmr::new_delete_resource();
 #else
-  static auto* const pool = new std::pmr::synchronized_pool_resource();  // never freed: see above
+  static auto* const pool = new std::pmr::synchronized_pool_resource(std::pmr::new_delete_resource());  // never freed: see above
   return pool;
 #endif
 }
