@@ -56,9 +56,11 @@ struct ExactOptions {
   std::uint64_t node_limit = 0;  ///< search nodes in all (every worker); 0 = none
   /// Threads: 1 = this thread only; 0 = two when the machine has more than
   /// one core; >= 2 = two (a probe's restarts split over two lanes once it
-  /// has run exact::lane_split_nodes nodes). The answer does not depend on
+  /// has run exact::lane_split_nodes nodes; parts too large to search run
+  /// their randomised dives two at a time). The answer does not depend on
   /// thread timing unless the deadline cuts the search; it may differ from
-  /// one thread's (the lanes learn apart) unless no probe splits.
+  /// one thread's (the lanes learn apart, dives and window steps interleave
+  /// differently) unless no probe splits and no part is too large to search.
   unsigned threads = 1;
   /// A placement to start from (the greedy's); used when it is valid.
   std::optional<Placement> incumbent;

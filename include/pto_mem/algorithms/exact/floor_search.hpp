@@ -72,7 +72,8 @@
 //    a 128-bit collision. A node stores the key of its slot's component
 //    only when it failed by trying every child (not by a jump). Proof that
 //    the component alone then has no completion: below the node the search
-//    branches in that component until it is placed, then in others. A
+//    branches in that component while it has open slots (a placement that
+//    splits it may let another component come before the rest of it). A
 //    failure in another component G has E made of decisions covering bytes
 //    of G's sections (the byte beside the slot, G's placed members, the
 //    blockers of G's unplaced members, which live in G's sections only,
