@@ -73,14 +73,15 @@ inline constexpr std::size_t lns_largest = 1536;
 }
 
 // Randomised dives (PartSolver::random_dive). On parts too large to search
-// the fixed orders give one dive each; after them the part solver dives
-// again in the area order with every buffer's key (its area) scaled by a
-// factor drawn uniformly from [1 - e, 1 + e], the spread e taken in turn
-// from random_dive_spreads. A dive's result is erratic in the order: on
-// idealloc pangu_2.6B the area order leaves 0.76 % over the bound and a few
-// dozen perturbed ones reach the bound itself; on S_1 they lower 0.18 % to
-// about 0.13 % (docs/benchmarks.md). Dive k's order is a function of k and
-// the part alone, so runs under a node limit repeat.
+// the part solver dives again and again in the area order with every
+// buffer's key (its area) scaled by a factor drawn uniformly from
+// [1 - e, 1 + e], the spread e taken in turn from random_dive_spreads (when,
+// beside the fixed orders' dives and the window search: PartSolver::tighten).
+// A dive's result is erratic in the order: on idealloc pangu_2.6B the area
+// order leaves 0.76 % over the bound and some perturbed ones come within
+// 4 bytes of it; on S_1 they lower 0.18 % to 0.14 % in 10 s
+// (docs/benchmarks.md). Dive k's order is a function of k, the part and the
+// seed alone, so runs under a node limit repeat.
 
 /// The spreads of the randomised dives' factors, taken in turn.
 inline constexpr std::array<double, 3> random_dive_spreads{0.6, 0.4, 0.8};
@@ -601,21 +602,19 @@ class PartSolver {
   bool tighten(const Limits& limits, Addr floor = 0) {
     if (!state_.best || state_.closed()) return false;
     if (!searchable_) {
-      // Too large to search: the canonical dive in the first fixed order,
-      // then randomised dives and window searches on the best placement
-      // (below). When random_dive_patience randomised dives in a row found
-      // nothing lower, the other fixed orders' dives take their turns, one
-      // per turn (randomised dives did better than any of them on the
-      // idealloc traces, and some of them dive slowly); a fixed dive that
-      // lowers the incumbent starts the randomised dives again. The window
-      // search stops when it has nothing left, until a dive lowers the
-      // incumbent.
+      // Too large to search: dives and window searches on the best
+      // placement. Under a deadline: the first fixed order's dive, then
+      // randomised dives and window steps sharing the time (below); the
+      // other fixed orders' dives only once random_dive_patience randomised
+      // dives in a row improved nothing (randomised dives did better than
+      // any of them on the idealloc traces, and some of them dive slowly).
       // Without a deadline -- a run under a node limit must repeat -- every
       // fixed order's dive comes first (they spend the node budget as they
       // always did: a window step that skips its windows spends none, so a
       // window search started early could run for long under a node limit),
       // then the window search until it has nothing left, then the
-      // randomised dives.
+      // randomised dives. A dive that improves the incumbent starts the
+      // randomised dives and the window search again.
       const bool timed = limits.deadline != Clock::time_point::max();
       if (next_dive_ == 0 || (!timed && dives_left())) return dive(limits);
       auto dives_possible = [&] { return dives_since_gain_ < random_dive_patience || dives_left(); };
