@@ -11,19 +11,28 @@ program::
 
 from __future__ import annotations
 
+import collections.abc as _collections_abc
+
 from ._pto_mem import (
     AliasMember,
     Arena,
+    ArenaList,
     Buffer,
+    BufferList,
     CompileResult,
     DeclaredAllocation,
+    DeclaredList,
     Diagnostic,
     MustAliasGroup,
+    MustAliasList,
     Objective,
     Penalty,
+    PenaltyList,
     PlanResult,
     Problem,
+    Progress,
     Separation,
+    SeparationList,
     SlotBinding,
     compile,
     lower_bound,
@@ -39,7 +48,12 @@ from ._pto_mem import (
     to_svg,
     validate,
 )
-from .errors import CapacityError, CompileError, Error, InputError, PlanError
+from .errors import CapacityError, CompileError, Error, InputError, Interrupted, PlanError
+
+# The problem's lists behave as Python lists of shared objects.
+for _list in (ArenaList, BufferList, MustAliasList, SeparationList, PenaltyList, DeclaredList):
+    _collections_abc.MutableSequence.register(_list)
+del _list
 
 __version__ = "0.1.0"
 
@@ -54,12 +68,14 @@ __all__ = [
     "Diagnostic",
     "Error",
     "InputError",
+    "Interrupted",
     "MustAliasGroup",
     "Objective",
     "Penalty",
     "PlanError",
     "PlanResult",
     "Problem",
+    "Progress",
     "Separation",
     "SlotBinding",
     "compile",

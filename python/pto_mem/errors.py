@@ -44,3 +44,16 @@ class CompileError(Error):
 
 class CapacityError(CompileError):
     """compile(): the program's memory does not fit its SoC (``exit_code`` 1)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """plan() or plan_arrays() was interrupted (Ctrl+C): the search stopped
+    and ``error.result`` is the :class:`pto_mem.PlanResult` it had reached --
+    the best placement found so far (``status`` ``feasible``) or none yet
+    (``no_fit``). A ``KeyboardInterrupt``, so a script without a handler
+    still stops; it is not a :class:`pto_mem.Error` (``except Exception``
+    does not swallow Ctrl+C)."""
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result: Any = result

@@ -1,8 +1,6 @@
 // pto_mem._pto_mem: the problem model, the file formats, the validator, the
 // lower bound and the SVG memory map. The planner (plan.cpp) and the
 // tile-memory passes (compile.cpp) are bound in their own translation units.
-#include <pybind11/stl_bind.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -17,44 +15,114 @@
 #include "pto_mem/io/svg.hpp"
 
 namespace pto_mem::python {
+
+ProblemFile to_problem(const PyProblem& p) {
+  ProblemFile f;
+  Problem& out = f.problem;
+  out.buffers.reserve(p.buffers->size());
+  for (const auto& b : *p.buffers) out.buffers.push_back(*b);
+  for (const auto& g : *p.must_alias) out.must_alias.push_back(*g);
+  for (const auto& s : *p.separations) out.separations.push_back(*s);
+  for (const auto& x : *p.penalties) out.penalties.push_back(*x);
+  for (const auto& d : *p.declared) out.declared.push_back(*d);
+  for (const auto& a : *p.arenas) {
+    out.arenas.push_back(Arena{a->id, a->name, a->capacity.value_or(0), a->reserved});
+    f.no_capacity.push_back(!a->capacity.has_value());
+  }
+  // After every arena and buffer is in: the capacity depends on them all.
+  for (std::size_t k = 0; k < out.arenas.size(); ++k)
+    if (f.no_capacity[k]) out.arenas[k].capacity = always_fitting_capacity(out, out.arenas[k].id);
+  return f;
+}
+
+PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity) {
+  PyProblem out;
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+    Arena& a = p.arenas[k];
+    const bool none = (k < no_capacity.size() && no_capacity[k]) || a.capacity == always_fitting_capacity(p, a.id);
+    out.arenas->push_back(std::make_shared<ArenaItem>(
+        ArenaItem{a.id, std::move(a.name), none ? std::nullopt : std::optional<Addr>(a.capacity), std::move(a.reserved)}));
+  }
+  out.buffers->reserve(p.buffers.size());
+  for (auto& b : p.buffers) out.buffers->push_back(std::make_shared<BufferSpec>(std::move(b)));
+  for (auto& g : p.must_alias) out.must_alias->push_back(std::make_shared<MustAliasGroup>(std::move(g)));
+  for (auto& s : p.separations) out.separations->push_back(std::make_shared<Separation>(std::move(s)));
+  for (auto& x : p.penalties) out.penalties->push_back(std::make_shared<Penalty>(std::move(x)));
+  for (auto& d : p.declared) out.declared->push_back(std::make_shared<DeclaredAllocation>(std::move(d)));
+  return out;
+}
+
+std::int64_t to_int64(Addr v) {
+  if (v > static_cast<Addr>(std::numeric_limits<std::int64_t>::max()))
+    throw py::value_error("offset " + std::to_string(v) + " does not fit a NumPy int64 (at most 2**63 - 1)");
+  return static_cast<std::int64_t>(v);
+}
+
 namespace {
 
 /// A buffer id from Python: a str, or an int written in decimal.
 std::string id_from(py::handle h, const char* what) {
   if (py::isinstance<py::str>(h)) return h.cast<std::string>();
   if (py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) return py::str(h).cast<std::string>();
-  throw py::type_error(std::string(what) + " must be a str or an int, not " +
-                       py::str(py::type::of(h).attr("__name__")).cast<std::string>());
+  throw py::type_error(std::string(what) + " must be a str or an int, not " + type_name(h));
 }
 
-Addr non_negative(std::int64_t v, const char* what) {
-  if (v < 0) throw py::value_error(std::string(what) + " must be >= 0, not " + std::to_string(v));
-  return static_cast<Addr>(v);
+std::string name_from(py::handle h, const char* what) {
+  if (!py::isinstance<py::str>(h)) throw py::type_error(std::string(what) + " must be a str, not " + type_name(h));
+  return h.cast<std::string>();
 }
 
-std::vector<AddrRange> ranges_from(const py::iterable& items) {
+/// A (begin, end) pair of any two-element sequence.
+std::pair<py::object, py::object> pair_from(py::handle h, const std::string& what) {
+  if (!py::isinstance<py::sequence>(h) || py::isinstance<py::str>(h))
+    throw py::type_error(what + " must be a pair (begin, end), not " + type_name(h));
+  auto s = py::reinterpret_borrow<py::sequence>(h);
+  if (s.size() != 2) throw py::value_error(what + " must be a pair (begin, end), not " + std::to_string(s.size()) + " values");
+  return {s[0], s[1]};
+}
+
+Interval lifetime_from(py::handle h) {
+  auto [b, e] = pair_from(h, "lifetime");
+  return Interval{integer_from<Tick>(b, "lifetime begin"), integer_from<Tick>(e, "lifetime end")};
+}
+
+std::vector<AddrRange> ranges_from(py::handle items) {
   std::vector<AddrRange> out;
-  for (py::handle h : items) {
-    auto t = h.cast<std::pair<std::int64_t, std::int64_t>>();
-    out.push_back(AddrRange{non_negative(t.first, "a reserved window's begin"),
-                            non_negative(t.second, "a reserved window's end")});
+  for (py::handle h : py::iter(items)) {
+    auto [b, e] = pair_from(h, "a reserved window");
+    out.push_back(AddrRange{addr_from(b, "a reserved window's begin"), addr_from(e, "a reserved window's end")});
   }
   return out;
 }
 
-std::vector<AliasMember> members_from(const py::iterable& items) {
+std::vector<AliasMember> members_from(py::handle items) {
   std::vector<AliasMember> out;
-  for (py::handle h : items) {
+  for (py::handle h : py::iter(items)) {
     if (py::isinstance<AliasMember>(h)) out.push_back(h.cast<AliasMember>());
     else if (py::isinstance<py::tuple>(h)) {
       auto t = h.cast<py::tuple>();
       if (t.size() != 2) throw py::value_error("a must-alias member tuple is (buffer id, offset)");
-      out.push_back(AliasMember{id_from(t[0], "a member's buffer"), non_negative(t[1].cast<std::int64_t>(), "offset")});
+      out.push_back(AliasMember{id_from(t[0], "a member's buffer"), addr_from(t[1], "offset")});
     } else {
       out.push_back(AliasMember{id_from(h, "a member's buffer"), 0});
     }
   }
   return out;
+}
+
+std::vector<SlotBinding> bindings_from(py::handle items) {
+  std::vector<SlotBinding> out;
+  for (py::handle h : py::iter(items)) {
+    if (!py::isinstance<SlotBinding>(h))
+      throw py::type_error("bindings must be SlotBinding objects, not " + type_name(h));
+    out.push_back(h.cast<SlotBinding>());
+  }
+  return out;
+}
+
+std::optional<std::uint32_t> slot_from(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return integer_from<std::uint32_t>(h, "slot");
 }
 
 std::string quoted(const std::string& s) { return py::repr(py::str(s)).cast<std::string>(); }
@@ -65,9 +133,9 @@ ProblemFile read_or_raise(ReadResult r) {
   return std::move(*r.file);
 }
 
-CsvOptions csv_options(std::optional<std::int64_t> capacity) {
+CsvOptions csv_options(const py::object& capacity) {
   CsvOptions o;
-  if (capacity) o.capacity = non_negative(*capacity, "capacity");
+  if (!capacity.is_none()) o.capacity = addr_from(capacity, "capacity");
   return o;
 }
 
@@ -80,33 +148,232 @@ bool is_json_path(const std::filesystem::path& path) {
 py::list offsets_list(const Placement& pl) {
   py::list out;
   for (const auto& o : pl.offsets) {
-    if (o) out.append(to_int64(*o));
+    if (o) out.append(to_int(*o));
     else out.append(py::none());
   }
   return out;
 }
 
-/// The elements of any iterable as a vector (each element cast to T).
+// ---- the problem's lists -----------------------------------------------------
+
+/// The element `h` as T (shared: the list holds that very object), or
+/// TypeError naming the list's element type.
 template <class T>
-std::vector<T> list_of(const py::iterable& items) {
-  if (py::isinstance<std::vector<T>>(items)) return items.cast<std::vector<T>>();
-  std::vector<T> out;
-  for (py::handle h : items) out.push_back(h.cast<T>());
+std::shared_ptr<T> element_from(py::handle h, const char* element) {
+  if (h.is_none() || !py::isinstance<T>(h))
+    throw py::type_error(std::string("this list holds pto_mem.") + element + " objects, not " + type_name(h));
+  return h.cast<std::shared_ptr<T>>();
+}
+
+template <class T>
+std::shared_ptr<Items<T>> items_from(py::handle iterable, const char* element) {
+  auto out = std::make_shared<Items<T>>();
+  if (iterable.is_none()) return out;
+  if (py::isinstance<ItemList<T>>(iterable)) {
+    *out = *iterable.cast<const ItemList<T>&>().items;  // the same elements, a new list
+    return out;
+  }
+  for (py::handle h : py::iter(iterable)) out->push_back(element_from<T>(h, element));
   return out;
 }
 
-/// A getter that returns the problem's own list (edits go to the problem).
-template <class T>
-py::cpp_function live(std::vector<T> Problem::*member) {
-  return py::cpp_function([member](Problem& p) -> std::vector<T>& { return p.*member; },
-                          py::return_value_policy::reference_internal);
+/// A position in a list of n elements (negative counts from the end), or IndexError.
+std::size_t position(py::handle index, std::size_t n) {
+  const auto i = integer_from<std::int64_t>(index, "a list index");
+  const std::int64_t k = i < 0 ? i + static_cast<std::int64_t>(n) : i;
+  if (k < 0 || k >= static_cast<std::int64_t>(n)) throw py::index_error("list index out of range");
+  return static_cast<std::size_t>(k);
 }
 
-/// A setter taking any iterable of T.
-template <class T>
-py::cpp_function assign(std::vector<T> Problem::*member) {
-  return py::cpp_function([member](Problem& p, const py::iterable& items) { p.*member = list_of<T>(items); });
+/// The positions a slice selects, in order.
+std::vector<std::size_t> slice_positions(const py::slice& s, std::size_t n, std::size_t& start, std::size_t& stop,
+                                         std::ptrdiff_t& step) {
+  std::size_t length = 0;
+  py::ssize_t b = 0, e = 0, st = 0;
+  Py_ssize_t len = 0;
+  if (PySlice_GetIndicesEx(s.ptr(), static_cast<Py_ssize_t>(n), &b, &e, &st, &len) != 0) throw py::error_already_set();
+  length = static_cast<std::size_t>(len);
+  std::vector<std::size_t> out;
+  out.reserve(length);
+  for (std::size_t k = 0; k < length; ++k) out.push_back(static_cast<std::size_t>(b + static_cast<py::ssize_t>(k) * st));
+  start = static_cast<std::size_t>(b);
+  stop = static_cast<std::size_t>(std::max<py::ssize_t>(e, b));
+  step = st;
+  return out;
 }
+
+/// Binds ItemList<T> as a Python mutable sequence with the methods of a
+/// Python list. Elements are shared objects (see model.hpp); `==`, `in`,
+/// index, count and remove compare them by identity, as a list of objects
+/// without value equality does.
+template <class T>
+void bind_list(py::module_& m, const char* name, const char* element) {
+  using L = ItemList<T>;
+  auto elements = [](const L& l) -> py::list {
+    py::list out;
+    for (const auto& x : *l.items) out.append(py::cast(x));
+    return out;
+  };
+  auto find = [](const L& l, py::handle x) -> std::optional<std::size_t> {
+    if (!py::isinstance<T>(x)) return std::nullopt;
+    const T* want = x.cast<const T*>();
+    for (std::size_t i = 0; i < l.items->size(); ++i)
+      if ((*l.items)[i].get() == want) return i;
+    return std::nullopt;
+  };
+  std::string doc = std::string("The problem's list of ") + element +
+                    " objects: a live view with the methods of a Python list. Its elements are shared objects: "
+                    "`x = lst[0]` stays that element whatever happens to the list.";
+  py::class_<L>(m, name, doc.c_str())
+      .def("__len__", [](const L& l) { return l.items->size(); })
+      .def("__bool__", [](const L& l) { return !l.items->empty(); })
+      .def("__getitem__", [elements](const L& l, py::handle index) -> py::object {
+        if (py::isinstance<py::slice>(index)) {
+          std::size_t a = 0, b = 0;
+          std::ptrdiff_t st = 1;
+          py::list out;
+          for (auto k : slice_positions(index.cast<py::slice>(), l.items->size(), a, b, st))
+            out.append(py::cast((*l.items)[k]));
+          return out;
+        }
+        return py::cast((*l.items)[position(index, l.items->size())]);
+      })
+      .def("__setitem__", [element](L& l, py::handle index, py::handle value) {
+        if (!py::isinstance<py::slice>(index)) {
+          auto x = element_from<T>(value, element);
+          (*l.items)[position(index, l.items->size())] = std::move(x);
+          return;
+        }
+        Items<T> incoming = *items_from<T>(value, element);  // all checked before anything changes
+        std::size_t a = 0, b = 0;
+        std::ptrdiff_t st = 1;
+        const auto ks = slice_positions(index.cast<py::slice>(), l.items->size(), a, b, st);
+        if (st == 1) {
+          Items<T>& v = *l.items;
+          v.erase(v.begin() + static_cast<std::ptrdiff_t>(a), v.begin() + static_cast<std::ptrdiff_t>(b));
+          v.insert(v.begin() + static_cast<std::ptrdiff_t>(a), incoming.begin(), incoming.end());
+          return;
+        }
+        if (ks.size() != incoming.size())
+          throw py::value_error("attempt to assign sequence of size " + std::to_string(incoming.size()) +
+                                " to extended slice of size " + std::to_string(ks.size()));
+        for (std::size_t j = 0; j < ks.size(); ++j) (*l.items)[ks[j]] = incoming[j];
+      })
+      .def("__delitem__", [](L& l, py::handle index) {
+        Items<T>& v = *l.items;
+        if (!py::isinstance<py::slice>(index)) {
+          v.erase(v.begin() + static_cast<std::ptrdiff_t>(position(index, v.size())));
+          return;
+        }
+        std::size_t a = 0, b = 0;
+        std::ptrdiff_t st = 1;
+        const auto ks = slice_positions(index.cast<py::slice>(), v.size(), a, b, st);
+        std::vector<bool> gone(v.size(), false);
+        for (auto k : ks) gone[k] = true;
+        Items<T> kept;
+        kept.reserve(v.size() - ks.size());
+        for (std::size_t k = 0; k < v.size(); ++k)
+          if (!gone[k]) kept.push_back(std::move(v[k]));
+        v = std::move(kept);
+      })
+      .def("__iter__", [elements](const L& l) { return py::iter(elements(l)); })  // a snapshot
+      .def("__reversed__", [elements](const L& l) {
+        py::list out = elements(l);
+        out.attr("reverse")();
+        return py::iter(out);
+      })
+      .def("__contains__", [find](const L& l, py::handle x) { return find(l, x).has_value(); })
+      .def("__eq__", [elements](const L& l, py::handle other) -> py::object {
+        if (py::isinstance<L>(other)) return py::bool_(elements(l).equal(elements(other.cast<const L&>())));
+        if (py::isinstance<py::list>(other)) return py::bool_(elements(l).equal(other));
+        return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      })
+      .def("__repr__", [elements](const L& l) { return std::string(py::repr(elements(l))); })
+      .def("append", [element](L& l, py::handle x) { l.items->push_back(element_from<T>(x, element)); },
+           py::arg("x"), "Append the object (the list then holds that very object).")
+      .def("extend", [element](L& l, py::handle xs) {
+        Items<T> incoming = *items_from<T>(xs, element);
+        l.items->insert(l.items->end(), incoming.begin(), incoming.end());
+      }, py::arg("iterable"))
+      .def("__iadd__", [element](L& l, py::handle xs) {
+        Items<T> incoming = *items_from<T>(xs, element);
+        l.items->insert(l.items->end(), incoming.begin(), incoming.end());
+        return l;
+      })
+      .def("insert", [element](L& l, py::handle index, py::handle x) {
+        auto e = element_from<T>(x, element);
+        const auto n = static_cast<std::int64_t>(l.items->size());
+        std::int64_t i = integer_from<std::int64_t>(index, "a list index");
+        if (i < 0) i = std::max<std::int64_t>(0, i + n);
+        i = std::min(i, n);
+        l.items->insert(l.items->begin() + i, std::move(e));
+      }, py::arg("index"), py::arg("x"))
+      .def("pop", [](L& l, py::object index) {
+        if (l.items->empty()) throw py::index_error("pop from empty list");
+        const std::size_t k = index.is_none() ? l.items->size() - 1 : position(index, l.items->size());
+        std::shared_ptr<T> x = (*l.items)[k];
+        l.items->erase(l.items->begin() + static_cast<std::ptrdiff_t>(k));
+        return x;
+      }, py::arg("index") = py::none())
+      .def("remove", [find](L& l, py::handle x) {
+        auto k = find(l, x);
+        if (!k) throw py::value_error("list.remove(x): x not in list");
+        l.items->erase(l.items->begin() + static_cast<std::ptrdiff_t>(*k));
+      }, py::arg("x"))
+      .def("index", [find](const L& l, py::handle x) {
+        auto k = find(l, x);
+        if (!k) throw py::value_error("the object is not in the list");
+        return *k;
+      }, py::arg("x"))
+      .def("count", [](const L& l, py::handle x) {
+        if (!py::isinstance<T>(x)) return std::size_t{0};
+        const T* want = x.cast<const T*>();
+        return static_cast<std::size_t>(
+            std::count_if(l.items->begin(), l.items->end(), [&](const auto& e) { return e.get() == want; }));
+      }, py::arg("x"))
+      .def("clear", [](L& l) { l.items->clear(); })
+      .def("copy", elements, "A plain Python list of the same elements.")
+      .def("reverse", [](L& l) { std::reverse(l.items->begin(), l.items->end()); })
+      .def("sort", [elements](L& l, py::object key, bool reverse) {
+        py::list tmp = elements(l);
+        tmp.attr("sort")(py::arg("key") = key, py::arg("reverse") = reverse);
+        Items<T> sorted;
+        for (py::handle h : tmp) sorted.push_back(py::cast<std::shared_ptr<T>>(h));
+        *l.items = std::move(sorted);
+      }, py::kw_only(), py::arg("key") = py::none(), py::arg("reverse") = false);
+}
+
+/// A property of a problem's list: reading gives the live view, assigning
+/// any iterable of elements replaces the list (type-checked first).
+template <class T>
+void list_property(py::class_<PyProblem>& cls, const char* name, std::shared_ptr<Items<T>> PyProblem::*member,
+                   const char* element) {
+  cls.def_property(
+      name, [member](const PyProblem& p) { return ItemList<T>{p.*member}; },
+      [member, element](PyProblem& p, py::handle items) { p.*member = items_from<T>(items, element); });
+}
+
+/// A deep copy: new element objects with the same values.
+template <class T>
+std::shared_ptr<Items<T>> deep(const std::shared_ptr<Items<T>>& in) {
+  auto out = std::make_shared<Items<T>>();
+  out->reserve(in->size());
+  for (const auto& x : *in) out->push_back(std::make_shared<T>(*x));
+  return out;
+}
+
+PyProblem deep_copy(const PyProblem& p) {
+  PyProblem q;
+  q.arenas = deep(p.arenas);
+  q.buffers = deep(p.buffers);
+  q.must_alias = deep(p.must_alias);
+  q.separations = deep(p.separations);
+  q.penalties = deep(p.penalties);
+  q.declared = deep(p.declared);
+  return q;
+}
+
+std::string capacity_text(const std::optional<Addr>& c) { return c ? std::to_string(*c) : "None"; }
 
 void bind_model(py::module_& m) {
   py::class_<Diagnostic>(m, "Diagnostic", "One message: what went wrong, where, and how to fix it.")
@@ -128,190 +395,229 @@ void bind_model(py::module_& m) {
       .def("__str__", [](const Diagnostic& d) { return format(d); })
       .def("__repr__", [](const Diagnostic& d) { return "<Diagnostic " + quoted(format(d)) + ">"; });
 
-  py::class_<Arena>(m, "Arena", "An address space of fixed capacity, with reserved windows no buffer may touch.")
-      .def(py::init([](std::int64_t id, std::int64_t capacity, std::string name, const py::iterable& reserved) {
-             return Arena{id, std::move(name), non_negative(capacity, "capacity"), ranges_from(reserved)};
+  auto capacity_or_none = [](py::handle h) -> std::optional<Addr> {
+    if (h.is_none()) return std::nullopt;
+    return addr_from(h, "capacity");
+  };
+  py::class_<ArenaItem, std::shared_ptr<ArenaItem>>(
+      m, "Arena", "An address space: its capacity (None: no limit was given), reserved windows no buffer may touch.")
+      .def(py::init([capacity_or_none](py::handle id, py::handle capacity, py::handle name, py::handle reserved) {
+             return ArenaItem{integer_from<std::int64_t>(id, "arena id"), name_from(name, "name"),
+                              capacity_or_none(capacity), ranges_from(reserved)};
            }),
-           py::arg("id"), py::arg("capacity"), py::arg("name") = "", py::arg("reserved") = py::list())
-      .def_readwrite("id", &Arena::id)
-      .def_property("capacity", [](const Arena& a) { return a.capacity; },
-                    [](Arena& a, std::int64_t v) { a.capacity = non_negative(v, "capacity"); })
-      .def_readwrite("name", &Arena::name)
+           py::arg("id"), py::arg("capacity") = py::none(), py::arg("name") = "", py::arg("reserved") = py::tuple())
+      .def_property("id", [](const ArenaItem& a) { return a.id; },
+                    [](ArenaItem& a, py::handle v) { a.id = integer_from<std::int64_t>(v, "arena id"); })
+      .def_property("capacity", [](const ArenaItem& a) -> py::object {
+                      if (!a.capacity) return py::none();
+                      return to_int(*a.capacity);
+                    },
+                    [capacity_or_none](ArenaItem& a, py::handle v) { a.capacity = capacity_or_none(v); })
+      .def_property("name", [](const ArenaItem& a) { return a.name; },
+                    [](ArenaItem& a, py::handle v) { a.name = name_from(v, "name"); })
       .def_property("reserved",
-                    [](const Arena& a) {
-                      std::vector<std::pair<Addr, Addr>> out;
-                      for (const auto& r : a.reserved) out.emplace_back(r.begin, r.end);
+                    [](const ArenaItem& a) {
+                      py::list out;
+                      for (const auto& r : a.reserved) out.append(py::make_tuple(to_int(r.begin), to_int(r.end)));
                       return out;
                     },
-                    [](Arena& a, const py::iterable& r) { a.reserved = ranges_from(r); })
-      .def("__repr__", [](const Arena& a) {
-        return "Arena(id=" + std::to_string(a.id) + ", capacity=" + std::to_string(a.capacity) +
-               ", name=" + quoted(a.name) + ", reserved=" + std::to_string(a.reserved.size()) + " windows)";
+                    [](ArenaItem& a, py::handle r) { a.reserved = ranges_from(r); })
+      .def("__repr__", [](const ArenaItem& a) {
+        std::string s = "Arena(" + std::to_string(a.id) + ", capacity=" + capacity_text(a.capacity) +
+                        ", name=" + quoted(a.name);
+        if (!a.reserved.empty()) {
+          s += ", reserved=[";
+          for (std::size_t i = 0; i < a.reserved.size(); ++i)
+            s += (i ? ", (" : "(") + std::to_string(a.reserved[i].begin) + ", " + std::to_string(a.reserved[i].end) + ")";
+          s += "]";
+        }
+        return s + ")";
       });
 
-  py::class_<BufferSpec>(m, "Buffer", "One allocation request: size, alignment, arena and lifetime [begin, end).")
-      .def(py::init([](py::handle id, std::int64_t size, std::pair<Tick, Tick> lifetime, std::int64_t alignment,
-                       std::int64_t arena) {
-             return BufferSpec{id_from(id, "id"), non_negative(size, "size"), non_negative(alignment, "alignment"),
-                               arena, Interval{lifetime.first, lifetime.second}};
+  py::class_<BufferSpec, std::shared_ptr<BufferSpec>>(
+      m, "Buffer", "One allocation request: size, alignment, arena and lifetime [begin, end).")
+      .def(py::init([](py::handle id, py::handle size, py::handle lifetime, py::handle alignment, py::handle arena) {
+             return BufferSpec{id_from(id, "id"), addr_from(size, "size"), addr_from(alignment, "alignment"),
+                               integer_from<std::int64_t>(arena, "arena"), lifetime_from(lifetime)};
            }),
            py::arg("id"), py::arg("size"), py::arg("lifetime"), py::arg("alignment") = 1, py::arg("arena") = 0)
       .def_property("id", [](const BufferSpec& b) { return b.id; },
                     [](BufferSpec& b, py::handle v) { b.id = id_from(v, "id"); })
-      .def_property("size", [](const BufferSpec& b) { return b.size; },
-                    [](BufferSpec& b, std::int64_t v) { b.size = non_negative(v, "size"); })
-      .def_property("alignment", [](const BufferSpec& b) { return b.alignment; },
-                    [](BufferSpec& b, std::int64_t v) { b.alignment = non_negative(v, "alignment"); })
-      .def_readwrite("arena", &BufferSpec::arena)
+      .def_property("size", [](const BufferSpec& b) { return to_int(b.size); },
+                    [](BufferSpec& b, py::handle v) { b.size = addr_from(v, "size"); })
+      .def_property("alignment", [](const BufferSpec& b) { return to_int(b.alignment); },
+                    [](BufferSpec& b, py::handle v) { b.alignment = addr_from(v, "alignment"); })
+      .def_property("arena", [](const BufferSpec& b) { return b.arena; },
+                    [](BufferSpec& b, py::handle v) { b.arena = integer_from<std::int64_t>(v, "arena"); })
       .def_property("begin", [](const BufferSpec& b) { return b.lifetime.begin; },
-                    [](BufferSpec& b, Tick v) { b.lifetime.begin = v; })
+                    [](BufferSpec& b, py::handle v) { b.lifetime.begin = integer_from<Tick>(v, "begin"); })
       .def_property("end", [](const BufferSpec& b) { return b.lifetime.end; },
-                    [](BufferSpec& b, Tick v) { b.lifetime.end = v; })
-      .def_property("lifetime", [](const BufferSpec& b) { return std::pair{b.lifetime.begin, b.lifetime.end}; },
-                    [](BufferSpec& b, std::pair<Tick, Tick> v) { b.lifetime = Interval{v.first, v.second}; })
+                    [](BufferSpec& b, py::handle v) { b.lifetime.end = integer_from<Tick>(v, "end"); })
+      .def_property("lifetime", [](const BufferSpec& b) { return py::make_tuple(b.lifetime.begin, b.lifetime.end); },
+                    [](BufferSpec& b, py::handle v) { b.lifetime = lifetime_from(v); })
       .def("__repr__", [](const BufferSpec& b) {
-        return "Buffer(id=" + quoted(b.id) + ", size=" + std::to_string(b.size) + ", lifetime=(" +
+        return "Buffer(" + quoted(b.id) + ", size=" + std::to_string(b.size) + ", lifetime=(" +
                std::to_string(b.lifetime.begin) + ", " + std::to_string(b.lifetime.end) +
                "), alignment=" + std::to_string(b.alignment) + ", arena=" + std::to_string(b.arena) + ")";
       });
 
   py::class_<AliasMember>(m, "AliasMember", "A must-alias member, `offset` bytes above the group's start.")
-      .def(py::init([](py::handle buffer, std::int64_t offset) {
-             return AliasMember{id_from(buffer, "buffer"), non_negative(offset, "offset")};
+      .def(py::init([](py::handle buffer, py::handle offset) {
+             return AliasMember{id_from(buffer, "buffer"), addr_from(offset, "offset")};
            }),
            py::arg("buffer"), py::arg("offset") = 0)
-      .def_readwrite("buffer", &AliasMember::buffer)
-      .def_readwrite("offset", &AliasMember::offset)
+      .def_property("buffer", [](const AliasMember& a) { return a.buffer; },
+                    [](AliasMember& a, py::handle v) { a.buffer = id_from(v, "buffer"); })
+      .def_property("offset", [](const AliasMember& a) { return to_int(a.offset); },
+                    [](AliasMember& a, py::handle v) { a.offset = addr_from(v, "offset"); })
       .def("__repr__", [](const AliasMember& a) {
         return "AliasMember(" + quoted(a.buffer) + ", offset=" + std::to_string(a.offset) + ")";
       });
 
-  py::class_<MustAliasGroup>(m, "MustAliasGroup", "Buffers that are one allocation (views, in-place results).")
-      .def(py::init([](const py::iterable& members) { return MustAliasGroup{members_from(members)}; }),
-           py::arg("members"))
+  py::class_<MustAliasGroup, std::shared_ptr<MustAliasGroup>>(
+      m, "MustAliasGroup", "Buffers that are one allocation (views, in-place results).")
+      .def(py::init([](py::handle members) { return MustAliasGroup{members_from(members)}; }), py::arg("members"))
       .def_property("members", [](const MustAliasGroup& g) { return g.members; },
-                    [](MustAliasGroup& g, const py::iterable& v) { g.members = members_from(v); })
+                    [](MustAliasGroup& g, py::handle v) { g.members = members_from(v); })
       .def("__repr__", [](const MustAliasGroup& g) {
         std::string s = "MustAliasGroup([";
         for (std::size_t i = 0; i < g.members.size(); ++i)
-          s += (i ? ", " : "") + quoted(g.members[i].buffer) + "@" + std::to_string(g.members[i].offset);
+          s += std::string(i ? ", " : "") + "(" + quoted(g.members[i].buffer) + ", " +
+               std::to_string(g.members[i].offset) + ")";
         return s + "])";
       });
 
-  py::class_<Separation>(m, "Separation", "Two buffers that may never overlap in bytes.")
+  py::class_<Separation, std::shared_ptr<Separation>>(m, "Separation", "Two buffers that may never overlap in bytes.")
       .def(py::init([](py::handle a, py::handle b) { return Separation{id_from(a, "a"), id_from(b, "b")}; }),
            py::arg("a"), py::arg("b"))
-      .def_readwrite("a", &Separation::a)
-      .def_readwrite("b", &Separation::b)
+      .def_property("a", [](const Separation& s) { return s.a; }, [](Separation& s, py::handle v) { s.a = id_from(v, "a"); })
+      .def_property("b", [](const Separation& s) { return s.b; }, [](Separation& s, py::handle v) { s.b = id_from(v, "b"); })
       .def("__repr__", [](const Separation& s) { return "Separation(" + quoted(s.a) + ", " + quoted(s.b) + ")"; });
 
-  py::class_<Penalty>(m, "Penalty", "A weight paid when two lifetime-disjoint buffers overlap in bytes.")
-      .def(py::init([](py::handle a, py::handle b, std::int64_t w) {
-             return Penalty{id_from(a, "a"), id_from(b, "b"), non_negative(w, "weight")};
+  py::class_<Penalty, std::shared_ptr<Penalty>>(m, "Penalty",
+                                                "A weight paid when two lifetime-disjoint buffers overlap in bytes.")
+      .def(py::init([](py::handle a, py::handle b, py::handle w) {
+             return Penalty{id_from(a, "a"), id_from(b, "b"), integer_from<Weight>(w, "weight")};
            }),
            py::arg("a"), py::arg("b"), py::arg("weight") = 1)
-      .def_readwrite("a", &Penalty::a)
-      .def_readwrite("b", &Penalty::b)
-      .def_readwrite("weight", &Penalty::weight)
+      .def_property("a", [](const Penalty& p) { return p.a; }, [](Penalty& p, py::handle v) { p.a = id_from(v, "a"); })
+      .def_property("b", [](const Penalty& p) { return p.b; }, [](Penalty& p, py::handle v) { p.b = id_from(v, "b"); })
+      .def_property("weight", [](const Penalty& p) { return to_int(p.weight); },
+                    [](Penalty& p, py::handle v) { p.weight = integer_from<Weight>(v, "weight"); })
       .def("__repr__", [](const Penalty& p) {
         return "Penalty(" + quoted(p.a) + ", " + quoted(p.b) + ", weight=" + std::to_string(p.weight) + ")";
       });
 
   py::class_<SlotBinding>(m, "SlotBinding", "A buffer bound to one slot of a declared allocation (None: run time).")
-      .def(py::init([](py::handle buffer, std::optional<std::uint32_t> slot) {
-             return SlotBinding{id_from(buffer, "buffer"), slot};
-           }),
+      .def(py::init([](py::handle buffer, py::handle slot) { return SlotBinding{id_from(buffer, "buffer"), slot_from(slot)}; }),
            py::arg("buffer"), py::arg("slot") = py::none())
-      .def_readwrite("buffer", &SlotBinding::buffer)
-      .def_readwrite("slot", &SlotBinding::slot)
+      .def_property("buffer", [](const SlotBinding& s) { return s.buffer; },
+                    [](SlotBinding& s, py::handle v) { s.buffer = id_from(v, "buffer"); })
+      .def_property("slot", [](const SlotBinding& s) { return s.slot; },
+                    [](SlotBinding& s, py::handle v) { s.slot = slot_from(v); })
       .def("__repr__", [](const SlotBinding& s) {
         return "SlotBinding(" + quoted(s.buffer) + ", slot=" + (s.slot ? std::to_string(*s.slot) : "None") + ")";
       });
 
-  py::class_<DeclaredAllocation>(m, "DeclaredAllocation",
-                                 "An author-declared allocation of `slots` equal slots; `buffer` covers them all.")
-      .def(py::init([](py::handle buffer, std::uint32_t slots, std::int64_t slot_size, const py::iterable& b) {
-             return DeclaredAllocation{id_from(buffer, "buffer"), slots, non_negative(slot_size, "slot_size"),
-                                       list_of<SlotBinding>(b)};
+  py::class_<DeclaredAllocation, std::shared_ptr<DeclaredAllocation>>(
+      m, "DeclaredAllocation", "An author-declared allocation of `slots` equal slots; `buffer` covers them all.")
+      .def(py::init([](py::handle buffer, py::handle slots, py::handle slot_size, py::handle b) {
+             return DeclaredAllocation{id_from(buffer, "buffer"), integer_from<std::uint32_t>(slots, "slots"),
+                                       addr_from(slot_size, "slot_size"), bindings_from(b)};
            }),
-           py::arg("buffer"), py::arg("slots"), py::arg("slot_size"), py::arg("bindings") = py::list())
-      .def_readwrite("buffer", &DeclaredAllocation::buffer)
-      .def_readwrite("slots", &DeclaredAllocation::slots)
-      .def_readwrite("slot_size", &DeclaredAllocation::slot_size)
-      .def_readwrite("bindings", &DeclaredAllocation::bindings)
+           py::arg("buffer"), py::arg("slots"), py::arg("slot_size"), py::arg("bindings") = py::tuple())
+      .def_property("buffer", [](const DeclaredAllocation& d) { return d.buffer; },
+                    [](DeclaredAllocation& d, py::handle v) { d.buffer = id_from(v, "buffer"); })
+      .def_property("slots", [](const DeclaredAllocation& d) { return d.slots; },
+                    [](DeclaredAllocation& d, py::handle v) { d.slots = integer_from<std::uint32_t>(v, "slots"); })
+      .def_property("slot_size", [](const DeclaredAllocation& d) { return to_int(d.slot_size); },
+                    [](DeclaredAllocation& d, py::handle v) { d.slot_size = addr_from(v, "slot_size"); })
+      .def_property("bindings", [](const DeclaredAllocation& d) { return d.bindings; },
+                    [](DeclaredAllocation& d, py::handle v) { d.bindings = bindings_from(v); })
       .def("__repr__", [](const DeclaredAllocation& d) {
         return "DeclaredAllocation(" + quoted(d.buffer) + ", slots=" + std::to_string(d.slots) +
                ", slot_size=" + std::to_string(d.slot_size) + ", " + std::to_string(d.bindings.size()) + " bindings)";
       });
 
-  py::bind_vector<std::vector<Arena>>(m, "ArenaList");
-  py::bind_vector<std::vector<BufferSpec>>(m, "BufferList");
-  py::bind_vector<std::vector<MustAliasGroup>>(m, "MustAliasList");
-  py::bind_vector<std::vector<Separation>>(m, "SeparationList");
-  py::bind_vector<std::vector<Penalty>>(m, "PenaltyList");
-  py::bind_vector<std::vector<DeclaredAllocation>>(m, "DeclaredList");
+  bind_list<ArenaItem>(m, "ArenaList", "Arena");
+  bind_list<BufferSpec>(m, "BufferList", "Buffer");
+  bind_list<MustAliasGroup>(m, "MustAliasList", "MustAliasGroup");
+  bind_list<Separation>(m, "SeparationList", "Separation");
+  bind_list<Penalty>(m, "PenaltyList", "Penalty");
+  bind_list<DeclaredAllocation>(m, "DeclaredList", "DeclaredAllocation");
 
-  py::class_<Problem>(m, "Problem", "Arenas, buffers and the constraints between them.")
-      .def(py::init([](const py::iterable& arenas, const py::iterable& buffers, const py::iterable& must_alias,
-                       const py::iterable& separations, const py::iterable& penalties, const py::iterable& declared) {
-             return Problem{list_of<Arena>(arenas),           list_of<BufferSpec>(buffers),
-                            list_of<MustAliasGroup>(must_alias), list_of<Separation>(separations),
-                            list_of<Penalty>(penalties),       list_of<DeclaredAllocation>(declared)};
+  py::class_<PyProblem> problem(m, "Problem", "Arenas, buffers and the constraints between them.");
+  problem
+      .def(py::init([](py::handle arenas, py::handle buffers, py::handle must_alias, py::handle separations,
+                       py::handle penalties, py::handle declared) {
+             PyProblem p;
+             p.arenas = items_from<ArenaItem>(arenas, "Arena");
+             p.buffers = items_from<BufferSpec>(buffers, "Buffer");
+             p.must_alias = items_from<MustAliasGroup>(must_alias, "MustAliasGroup");
+             p.separations = items_from<Separation>(separations, "Separation");
+             p.penalties = items_from<Penalty>(penalties, "Penalty");
+             p.declared = items_from<DeclaredAllocation>(declared, "DeclaredAllocation");
+             return p;
            }),
-           py::arg("arenas") = py::list(), py::arg("buffers") = py::list(), py::arg("must_alias") = py::list(),
-           py::arg("separations") = py::list(), py::arg("penalties") = py::list(), py::arg("declared") = py::list())
-      .def_property("arenas", live(&Problem::arenas), assign<Arena>(&Problem::arenas))
-      .def_property("buffers", live(&Problem::buffers), assign<BufferSpec>(&Problem::buffers))
-      .def_property("must_alias", live(&Problem::must_alias), assign<MustAliasGroup>(&Problem::must_alias))
-      .def_property("separations", live(&Problem::separations), assign<Separation>(&Problem::separations))
-      .def_property("penalties", live(&Problem::penalties), assign<Penalty>(&Problem::penalties))
-      .def_property("declared", live(&Problem::declared), assign<DeclaredAllocation>(&Problem::declared))
+           py::arg("arenas") = py::tuple(), py::arg("buffers") = py::tuple(), py::arg("must_alias") = py::tuple(),
+           py::arg("separations") = py::tuple(), py::arg("penalties") = py::tuple(), py::arg("declared") = py::tuple());
+  list_property<ArenaItem>(problem, "arenas", &PyProblem::arenas, "Arena");
+  list_property<BufferSpec>(problem, "buffers", &PyProblem::buffers, "Buffer");
+  list_property<MustAliasGroup>(problem, "must_alias", &PyProblem::must_alias, "MustAliasGroup");
+  list_property<Separation>(problem, "separations", &PyProblem::separations, "Separation");
+  list_property<Penalty>(problem, "penalties", &PyProblem::penalties, "Penalty");
+  list_property<DeclaredAllocation>(problem, "declared", &PyProblem::declared, "DeclaredAllocation");
+  problem
       .def_property_readonly("buffer_ids",
-                             [](const Problem& p) {
+                             [](const PyProblem& p) {
                                std::vector<std::string> ids;
-                               ids.reserve(p.buffers.size());
-                               for (const auto& b : p.buffers) ids.push_back(b.id);
+                               ids.reserve(p.buffers->size());
+                               for (const auto& b : *p.buffers) ids.push_back(b->id);
                                return ids;
                              })
-      .def_static("from_arrays", &problem_from_arrays, py::arg("sizes"), py::arg("begins"), py::arg("ends"),
-                  py::arg("alignments") = py::none(), py::kw_only(), py::arg("arenas") = py::none(),
-                  py::arg("capacity") = py::none())
-      .def("copy", [](const Problem& p) { return p; })
-      .def("__copy__", [](const Problem& p) { return p; })
-      .def("__deepcopy__", [](const Problem& p, py::dict) { return p; }, py::arg("memo"))
-      .def("to_json", [](const Problem& p, py::object offsets) {
-             if (offsets.is_none()) return json_problem_text(p);
-             const Placement pl = placement_from(p, offsets);
-             return json_problem_text(p, &pl);
+      .def_static("from_arrays", [](const py::object& sizes, const py::object& begins, const py::object& ends,
+                                    const py::object& alignments, const py::object& arenas, const py::object& capacity) {
+                    return from_problem(problem_from_arrays(sizes, begins, ends, alignments, arenas, capacity));
+                  },
+                  py::arg("sizes"), py::arg("begins"), py::arg("ends"), py::arg("alignments") = py::none(),
+                  py::kw_only(), py::arg("arenas") = py::none(), py::arg("capacity") = py::none())
+      .def("copy", &deep_copy, "An independent problem: new element objects with the same values.")
+      .def("__copy__", &deep_copy)
+      .def("__deepcopy__", [](const PyProblem& p, py::handle) { return deep_copy(p); }, py::arg("memo"))
+      .def("to_json", [](const PyProblem& py_problem, py::object offsets) {
+             ProblemFile f = to_problem(py_problem);
+             if (!offsets.is_none()) f.placement = placement_from(f.problem, offsets);
+             return json_problem_text(f);  // an arena without a capacity is written without one
            }, py::arg("offsets") = py::none())
-      .def("to_csv", [](const Problem& p, py::object offsets) {
+      .def("to_csv", [](const PyProblem& py_problem, py::object offsets) {
+             const ProblemFile f = to_problem(py_problem);
              std::optional<Placement> pl;
-             if (!offsets.is_none()) pl = placement_from(p, offsets);
-             TextResult t = to_csv(p, pl ? &*pl : nullptr);
+             if (!offsets.is_none()) pl = placement_from(f.problem, offsets);
+             TextResult t = to_csv(f.problem, pl ? &*pl : nullptr);
              raise_if_errors(t.diagnostics);
              return *t.text;
            }, py::arg("offsets") = py::none())
-      .def("__repr__", [](const Problem& p) {
-        return "<Problem: " + std::to_string(p.arenas.size()) + " arenas, " + std::to_string(p.buffers.size()) +
-               " buffers, " + std::to_string(p.must_alias.size()) + " must-alias groups, " +
-               std::to_string(p.separations.size()) + " separations, " + std::to_string(p.penalties.size()) +
-               " penalties, " + std::to_string(p.declared.size()) + " declared>";
+      .def("__repr__", [](const PyProblem& p) {
+        return "<Problem: " + std::to_string(p.arenas->size()) + " arenas, " + std::to_string(p.buffers->size()) +
+               " buffers, " + std::to_string(p.must_alias->size()) + " must-alias groups, " +
+               std::to_string(p.separations->size()) + " separations, " + std::to_string(p.penalties->size()) +
+               " penalties, " + std::to_string(p.declared->size()) + " declared>";
       });
 }
 
 void bind_io(py::module_& m) {
-  m.def("parse_csv", [](const std::string& text, std::optional<std::int64_t> capacity, const std::string& file) {
-    return read_or_raise(read_csv(text, csv_options(capacity), file)).problem;
+  m.def("parse_csv", [](const std::string& text, const py::object& capacity, const std::string& file) {
+    return from_problem(read_or_raise(read_csv(text, csv_options(capacity), file)));
   }, py::arg("text"), py::kw_only(), py::arg("capacity") = py::none(), py::arg("file") = "<string>");
-  m.def("read_csv", [](const std::filesystem::path& path, std::optional<std::int64_t> capacity) {
-    return read_or_raise(read_csv_file(path, csv_options(capacity))).problem;
+  m.def("read_csv", [](const std::filesystem::path& path, const py::object& capacity) {
+    return from_problem(read_or_raise(read_csv_file(path, csv_options(capacity))));
   }, py::arg("path"), py::kw_only(), py::arg("capacity") = py::none());
   m.def("parse_json", [](const std::string& text, const std::string& file) {
-    return read_or_raise(read_json_problem(text, file)).problem;
+    return from_problem(read_or_raise(read_json_problem(text, file)));
   }, py::arg("text"), py::kw_only(), py::arg("file") = "<string>");
-  m.def("read_json", [](const std::filesystem::path& path) { return read_or_raise(read_json_problem_file(path)).problem; },
+  m.def("read_json", [](const std::filesystem::path& path) { return from_problem(read_or_raise(read_json_problem_file(path))); },
         py::arg("path"));
-  m.def("read_placement", [](const std::filesystem::path& path, std::optional<std::int64_t> capacity) {
+  m.def("read_placement", [](const std::filesystem::path& path, const py::object& capacity) {
     ProblemFile f = read_or_raise(is_json_path(path) ? read_json_problem_file(path)
                                                      : read_csv_file(path, csv_options(capacity)));
     if (!f.placement) {
@@ -319,34 +625,38 @@ void bind_io(py::module_& m) {
                                                           "or \"offset\" fields (JSON), or read it with read_csv/read_json")};
       raise_error("InputError", joined(ds), ds);
     }
-    return py::make_tuple(std::move(f.problem), offsets_list(*f.placement));
+    py::list offsets = offsets_list(*f.placement);
+    return py::make_tuple(from_problem(std::move(f)), offsets);
   }, py::arg("path"), py::kw_only(), py::arg("capacity") = py::none());
 }
 
 void bind_checks(py::module_& m) {
-  m.def("validate", [](const Problem& p, py::object offsets) {
-    if (offsets.is_none()) return validate(p);
-    const Placement pl = placement_from(p, offsets);
+  m.def("validate", [](const PyProblem& py_problem, py::object offsets) {
+    const ProblemFile f = to_problem(py_problem);
+    if (offsets.is_none()) return validate(f.problem);
+    const Placement pl = placement_from(f.problem, offsets);
     py::gil_scoped_release release;
-    return validate(p, pl);
+    return validate(f.problem, pl);
   }, py::arg("problem"), py::arg("offsets") = py::none());
-  m.def("lower_bound", [](const Problem& p) {
-    raise_if_errors(validate(p));
-    std::vector<Addr> out;
-    for (const auto& l : arena_loads(p)) out.push_back(l.lower_bound);
+  m.def("lower_bound", [](const PyProblem& py_problem) {
+    const ProblemFile f = to_problem(py_problem);
+    raise_if_errors(validate(f.problem));
+    py::list out;
+    for (const auto& l : arena_loads(f.problem)) out.append(to_int(l.lower_bound));
     return out;
   }, py::arg("problem"));
-  m.def("to_svg", [](const Problem& p, py::object offsets, std::optional<std::filesystem::path> path, double width,
-                     double panel_height) {
-    raise_if_errors(validate(p));
-    const Placement pl = placement_from(p, offsets);
+  m.def("to_svg", [](const PyProblem& py_problem, py::object offsets, std::optional<std::filesystem::path> path,
+                     double width, double panel_height) {
+    const ProblemFile f = to_problem(py_problem);
+    raise_if_errors(validate(f.problem));
+    const Placement pl = placement_from(f.problem, offsets);
     SvgOptions o;
     o.width = width;
     o.panel_height = panel_height;
     std::string text;
     {
       py::gil_scoped_release release;
-      text = svg_memory_map(p, pl, o);
+      text = svg_memory_map(f.problem, pl, o);
     }
     if (path) {
       if (auto d = write_file_atomically(*path, text)) raise_error("InputError", format(*d), Diagnostics{*d});
@@ -357,11 +667,6 @@ void bind_checks(py::module_& m) {
 }
 
 }  // namespace
-
-std::int64_t to_int64(Addr v) {
-  if (v > static_cast<Addr>(INT64_MAX)) throw py::value_error("offset " + std::to_string(v) + " exceeds int64");
-  return static_cast<std::int64_t>(v);
-}
 
 }  // namespace pto_mem::python
 

@@ -1,6 +1,7 @@
 // pto_mem.plan / plan_arrays / Problem.from_arrays: the planner front door
-// (pto_mem/planner.hpp) with the GIL released and Ctrl+C honoured, and the
-// NumPy path that builds and answers a problem without a Python loop.
+// (pto_mem/planner.hpp) with the GIL released, progress reported and Ctrl+C
+// honoured, and the NumPy path that builds and answers a problem without a
+// Python loop.
 #include <pybind11/numpy.h>
 
 #include <chrono>
@@ -23,23 +24,73 @@ struct PyPlanResult {
   std::vector<std::string> ids;
 };
 
+/// What stopped the search, as the library names it.
+template <class R>
+py::object stopped_by_of(const R& r) {
+  if constexpr (requires { r.stopped_by; }) return py::str(std::string(to_string(r.stopped_by)));
+  else return py::none();
+}
+
+/// A progress report as Python sees it (the callback's argument).
+struct PyProgress {
+  std::optional<Addr> best_peak;  ///< total peak of the best placement so far; None before the first
+  std::optional<Weight> penalty;  ///< its penalty
+  Addr proved_bound = 0;          ///< no placement's total peak is below this
+  std::optional<double> gap;      ///< (best_peak - proved_bound) / best_peak; None before the first placement
+  double elapsed_s = 0;
+};
+
+template <class S>
+PyProgress progress_of(const S& s) {
+  PyProgress p;
+  if (s.best_peak != 0) p.best_peak = s.best_peak;
+  p.proved_bound = s.proved_bound;
+  p.elapsed_s = s.elapsed_s;
+  if constexpr (requires { s.best_penalty; }) {
+    if (p.best_peak) p.penalty = s.best_penalty;
+  }
+  if constexpr (requires { s.gap; }) {
+    if (p.best_peak) p.gap = static_cast<double>(s.gap);
+  } else {
+    if (p.best_peak)
+      p.gap = s.best_peak > s.proved_bound ? static_cast<double>(s.best_peak - s.proved_bound) / static_cast<double>(s.best_peak)
+                                           : 0.0;
+  }
+  return p;
+}
+
 using IntArray = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 
-/// Runs `plan` on a worker thread while this thread, without the GIL, waits
-/// and every 20 ms takes the GIL to look for a pending signal. On Ctrl+C it
-/// asks the search to stop, waits for the worker (it never outlives the
-/// call) and raises KeyboardInterrupt.
-PlanResult plan_interruptible(const Problem& p, PlanOptions o) {
+/// How often the waiting thread looks for a signal (Ctrl+C).
+constexpr auto signal_poll = std::chrono::milliseconds(50);
+
+/// Runs `plan` on a worker thread while this thread, without the GIL, waits.
+/// It takes the GIL to deliver progress reports to `progress` (coalesced:
+/// the newest report) and, every 50 ms, to look for a pending signal. A
+/// Python exception from either (KeyboardInterrupt from Ctrl+C, or the
+/// callback's own) asks the search to stop; the call waits for the worker
+/// (it never outlives the call) and then raises: KeyboardInterrupt becomes
+/// pto_mem.Interrupted carrying the result found so far, any other
+/// exception propagates unchanged.
+PyPlanResult plan_interruptible(const Problem& p, PlanOptions o, std::vector<std::string> ids,
+                                const py::object& progress) {
   std::stop_source stop;
   o.stop = stop.get_token();
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::optional<SearchProgress> pending;  // the newest report not yet delivered
+  if (!progress.is_none())
+    o.progress = [&](const SearchProgress& s) {
+      std::lock_guard lock(mu);
+      pending = s;
+      cv.notify_all();
+    };
   PlanResult result;
-  std::exception_ptr failure;
-  bool interrupted = false;
+  std::exception_ptr failure;       // a C++ exception of the library
+  std::exception_ptr python_error;  // a py::error_already_set (signal handler or callback)
   {
     py::gil_scoped_release release;
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
     std::thread worker([&] {
       try {
         result = plan(p, o);
@@ -50,78 +101,125 @@ PlanResult plan_interruptible(const Problem& p, PlanOptions o) {
       done = true;
       cv.notify_all();
     });
+    auto next_poll = std::chrono::steady_clock::now() + signal_poll;
     std::unique_lock lock(mu);
-    while (!cv.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; })) {
-      if (interrupted) continue;
+    for (;;) {
+      cv.wait_until(lock, next_poll, [&] { return done || (pending && !python_error); });
+      std::optional<SearchProgress> report;
+      if (!python_error) report = pending;
+      pending.reset();
+      const bool finished = done;
+      const bool poll = !finished && std::chrono::steady_clock::now() >= next_poll;
       lock.unlock();
-      {
+      if (!python_error && (report || poll)) {
         py::gil_scoped_acquire gil;
-        if (PyErr_CheckSignals() != 0) interrupted = true;  // the exception stays set for below
+        try {
+          if (report) progress(progress_of(*report));
+          if (poll && PyErr_CheckSignals() != 0) throw py::error_already_set();
+        } catch (py::error_already_set&) {
+          python_error = std::current_exception();
+        }
+        if (python_error) stop.request_stop();
       }
-      if (interrupted) stop.request_stop();
+      if (poll) next_poll = std::chrono::steady_clock::now() + signal_poll;
+      if (finished) break;
       lock.lock();
     }
-    lock.unlock();
     worker.join();
   }
-  if (interrupted) throw py::error_already_set();
+  PyPlanResult out{std::move(result), std::move(ids)};
+  if (python_error) {
+    try {
+      std::rethrow_exception(python_error);
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_KeyboardInterrupt)) throw;
+      const std::string status = status_name(out.r.status);
+      py::object type = py::module_::import("pto_mem.errors").attr("Interrupted");
+      py::object exc = type("planning was interrupted; .result holds what the search found so far (status " + status +
+                                ")",
+                            py::cast(std::move(out)));
+      PyErr_SetObject(type.ptr(), exc.ptr());
+      throw py::error_already_set();
+    }
+  }
   if (failure) std::rethrow_exception(failure);
-  return result;
+  return out;
 }
 
-Goal goal_from(const std::string& g) {
+Goal goal_from(py::handle h) {
+  if (!py::isinstance<py::str>(h)) throw py::type_error("goal must be a str ('fit' or 'minimise') or None, not " + type_name(h));
+  const auto g = h.cast<std::string>();
   if (g == "fit") return Goal::fit;
   if (g == "minimise" || g == "minimize") return Goal::minimise;
-  throw py::value_error("goal must be 'fit' or 'minimise', not '" + g + "'");
+  throw py::value_error("goal must be 'fit' or 'minimise' (or None: fit when an arena has a capacity), not '" + g + "'");
 }
 
 /// Replaces the capacity of the arenas `capacity` names: an int for every
-/// arena, or a dict {arena id: capacity}.
-void apply_capacity(Problem& p, const py::object& capacity) {
+/// arena, or a dict {arena id: capacity}; a capacity is 1 .. 2**64 - 1 bytes,
+/// as on the command line.
+void apply_capacity(ProblemFile& f, const py::object& capacity) {
   if (capacity.is_none()) return;
-  auto check = [](std::int64_t v) {
-    if (v <= 0) throw py::value_error("capacity must be > 0, not " + std::to_string(v));
-    return static_cast<Addr>(v);
-  };
+  Problem& p = f.problem;
+  f.no_capacity.resize(p.arenas.size(), false);
   if (py::isinstance<py::dict>(capacity)) {
     for (auto [k, v] : capacity.cast<py::dict>()) {
-      const auto id = k.cast<std::int64_t>();
+      const auto id = integer_from<std::int64_t>(k, "capacity: an arena id");
       auto it = std::find_if(p.arenas.begin(), p.arenas.end(), [&](const Arena& a) { return a.id == id; });
       if (it == p.arenas.end()) throw py::value_error("capacity: the problem has no arena " + std::to_string(id));
-      it->capacity = check(v.cast<std::int64_t>());
+      it->capacity = addr_from(v, "capacity of arena " + std::to_string(id), 1);
+      f.no_capacity[static_cast<std::size_t>(it - p.arenas.begin())] = false;
     }
     return;
   }
-  const Addr c = check(capacity.cast<std::int64_t>());
+  if (py::isinstance<py::str>(capacity) || !(PyIndex_Check(capacity.ptr()) && !PyBool_Check(capacity.ptr())))
+    throw py::type_error("capacity must be an int, a dict {arena id: int} or None, not " + type_name(capacity));
+  const Addr c = addr_from(capacity, "capacity", 1);
   for (auto& a : p.arenas) a.capacity = c;
+  std::fill(f.no_capacity.begin(), f.no_capacity.end(), false);
 }
 
-PlanOptions options_from(const std::string& strategy, const std::string& goal, double time_limit,
-                         std::uint64_t node_limit, unsigned threads, std::uint64_t seed, std::size_t restarts,
-                         bool compat_pypto) {
+/// PlanOptions from plan()'s keyword arguments: None leaves the library's
+/// default (a default-constructed PlanOptions) in place.
+PlanOptions options_from(const py::object& strategy, const py::object& goal, const py::object& time_limit,
+                         const py::object& node_limit, const py::object& threads, const py::object& seed,
+                         const py::object& restarts, const py::object& compat_pypto) {
   PlanOptions o;
-  const auto s = parse_strategy(strategy);
-  if (!s) {  // a rejected call, as documented: PlanError with status `unsupported`
-    Diagnostics ds{error("unknown strategy '" + strategy + "'; choose one of: sequential, reuse, greedy, exact, portfolio")};
-    py::dict extra;
-    extra["status"] = status_name(Status::unsupported);
-    raise_error("PlanError", "planning failed (unsupported):\n" + joined(ds), ds, extra);
+  if (!strategy.is_none()) {
+    if (!py::isinstance<py::str>(strategy))
+      throw py::type_error("strategy must be a str or None, not " + type_name(strategy));
+    const auto name = strategy.cast<std::string>();
+    const auto s = parse_strategy(name);
+    if (!s) {  // a rejected call, as documented: PlanError with status `unsupported`
+      Diagnostics ds{error("unknown strategy '" + name + "'; choose one of: sequential, reuse, greedy, exact, portfolio")};
+      py::dict extra;
+      extra["status"] = status_name(Status::unsupported);
+      raise_error("PlanError", "planning failed (unsupported):\n" + joined(ds), ds, extra);
+    }
+    o.strategy = *s;
   }
-  o.strategy = *s;
-  o.goal = goal_from(goal);
-  o.time_limit_s = time_limit;
-  o.node_limit = node_limit;
-  o.threads = threads;
-  o.seed = seed;
-  o.restarts = restarts;
-  o.compat_pypto = compat_pypto;
+  if (!goal.is_none()) o.goal = goal_from(goal);
+  if (!time_limit.is_none()) {
+    const double t = real_from(time_limit, "time_limit");
+    if (std::isnan(t) || t <= 0)
+      throw py::value_error("time_limit must be a positive number of seconds (None: no time limit), not " +
+                            py::repr(time_limit).cast<std::string>());
+    o.time_limit_s = t;  // inf and huge values: no limit in practice
+  }
+  if (!node_limit.is_none()) o.node_limit = integer_from<std::uint64_t>(node_limit, "node_limit");
+  if (!threads.is_none()) o.threads = integer_from<unsigned>(threads, "threads", 0, 1024);
+  if (!seed.is_none()) o.seed = integer_from<std::uint64_t>(seed, "seed");
+  if (!restarts.is_none()) o.restarts = integer_from<std::size_t>(restarts, "restarts");
+  if (!compat_pypto.is_none()) {
+    if (!PyBool_Check(compat_pypto.ptr()))
+      throw py::type_error("compat_pypto must be True, False or None, not " + type_name(compat_pypto));
+    o.compat_pypto = compat_pypto.cast<bool>();
+  }
   return o;
 }
 
-/// The result, or PlanError when the status is not an answer (a malformed
-/// problem, an unknown strategy, a planner fault).
-PyPlanResult answer(PlanResult r, std::vector<std::string> ids) {
-  PyPlanResult out{std::move(r), std::move(ids)};
+/// Raises PlanError when the status is not an answer (a malformed problem,
+/// an unknown strategy, a planner fault).
+PyPlanResult answer(PyPlanResult out) {
   if (!is_answer(out.r.status)) {
     Diagnostics ds = out.r.diagnostics;
     const std::string status = status_name(out.r.status);
@@ -141,18 +239,35 @@ void require_integers(const py::array& a, const char* name) {
   if (a.ndim() != 1) throw py::value_error(std::string(name) + " must be one-dimensional");
 }
 
+/// `obj` as a one-dimensional int64 array. An unsigned 64-bit array must
+/// hold values below 2**63: anything above would wrap to a negative int64.
 IntArray int_array(const py::object& obj, const char* name) {
   py::array a = py::array::ensure(obj);
   if (!a) throw py::type_error(std::string(name) + " must be array-like");
   require_integers(a, name);
+  if (a.dtype().kind() == 'u' && a.itemsize() >= 8) {
+    auto u = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    const std::uint64_t* d = u.data();
+    for (py::ssize_t i = 0; i < u.size(); ++i)
+      if (d[i] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        throw py::value_error(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(d[i]) +
+                              " is out of range: at most 2**63 - 1");
+  }
   return IntArray::ensure(a);
+}
+
+std::vector<std::string> ids_of(const Problem& p) {
+  std::vector<std::string> ids;
+  ids.reserve(p.buffers.size());
+  for (const auto& b : p.buffers) ids.push_back(b.id);
+  return ids;
 }
 
 }  // namespace
 
-Problem problem_from_arrays(const py::object& sizes_in, const py::object& begins_in, const py::object& ends_in,
-                            const py::object& alignments_in, const py::object& arenas_in,
-                            const py::object& capacity) {
+ProblemFile problem_from_arrays(const py::object& sizes_in, const py::object& begins_in, const py::object& ends_in,
+                                const py::object& alignments_in, const py::object& arenas_in,
+                                const py::object& capacity) {
   IntArray sizes = int_array(sizes_in, "sizes"), begins = int_array(begins_in, "begins"),
            ends = int_array(ends_in, "ends");
   const auto n = static_cast<std::size_t>(sizes.shape(0));
@@ -168,7 +283,8 @@ Problem problem_from_arrays(const py::object& sizes_in, const py::object& begins
       throw py::value_error(std::string(name) + " has " + std::to_string((*arr)->shape(0)) + " entries, sizes " +
                             std::to_string(n));
 
-  Problem p;
+  ProblemFile f;
+  Problem& p = f.problem;
   Diagnostics bad;
   {
     py::gil_scoped_release release;
@@ -201,10 +317,12 @@ Problem problem_from_arrays(const py::object& sizes_in, const py::object& begins
     for (auto id : arena_ids) p.arenas.push_back(Arena{id, "arena" + std::to_string(id), 0, {}});
   }
   raise_if_errors(bad);
-  // Arenas without a given capacity get one every placement fits into.
+  // Arenas without a given capacity get one every placement fits into
+  // (always_fitting_capacity: "no capacity" to the library and to Python).
   for (auto& a : p.arenas) a.capacity = always_fitting_capacity(p, a.id);
-  apply_capacity(p, capacity);
-  return p;
+  f.no_capacity.assign(p.arenas.size(), true);
+  apply_capacity(f, capacity);
+  return f;
 }
 
 namespace {
@@ -220,6 +338,12 @@ py::dict statistics_dict(const Statistics& s) {
   return d;
 }
 
+py::list addr_list(const std::vector<Addr>& v) {
+  py::list out;
+  for (Addr x : v) out.append(to_int(x));
+  return out;
+}
+
 }  // namespace
 
 Placement placement_from(const Problem& p, py::handle offsets) {
@@ -228,6 +352,17 @@ Placement placement_from(const Problem& p, py::handle offsets) {
   auto fail = [](const std::string& message) {
     Diagnostics ds{error(message)};
     raise_error("InputError", message, ds);
+  };
+  // One offset from Python: None (unplaced) or an int 0 .. 2**64 - 1.
+  auto offset_of = [&](py::handle v, const std::string& id) -> std::optional<Addr> {
+    if (v.is_none()) return std::nullopt;
+    if (!PyBool_Check(v.ptr()) && PyIndex_Check(v.ptr())) {
+      const auto i = py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
+      if (!i) throw py::error_already_set();
+      if (PyObject_RichCompareBool(i.ptr(), py::int_(0).ptr(), Py_LT) == 1)
+        fail("offsets: buffer '" + id + "' has a negative offset " + text_of(i));
+    }
+    return addr_from(v, "the offset of buffer '" + id + "'");
   };
   if (py::isinstance<PyPlanResult>(offsets)) {
     const auto& r = offsets.cast<const PyPlanResult&>();
@@ -243,10 +378,7 @@ Placement placement_from(const Problem& p, py::handle offsets) {
       const std::string id = py::isinstance<py::str>(k) ? k.cast<std::string>() : py::str(k).cast<std::string>();
       auto i = index.buffer(id);
       if (!i) fail("offsets: the problem has no buffer '" + id + "'");
-      if (v.is_none()) continue;
-      const auto off = v.cast<std::int64_t>();
-      if (off < 0) fail("offsets: buffer '" + id + "' has a negative offset " + std::to_string(off));
-      pl.offsets[*i] = static_cast<Addr>(off);
+      pl.offsets[*i] = offset_of(v, id);
     }
     return pl;
   }
@@ -265,13 +397,7 @@ Placement placement_from(const Problem& p, py::handle offsets) {
     if (seq.size() != n)
       fail("offsets has " + std::to_string(seq.size()) + " entries, the problem " + std::to_string(n) + " buffers");
     pl.offsets.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      py::object v = seq[i];
-      if (v.is_none()) continue;
-      const auto off = v.cast<std::int64_t>();
-      if (off < 0) fail("offsets: buffer '" + p.buffers[i].id + "' has a negative offset " + std::to_string(off));
-      pl.offsets[i] = static_cast<Addr>(off);
-    }
+    for (std::size_t i = 0; i < n; ++i) pl.offsets[i] = offset_of(seq[i], p.buffers[i].id);
     return pl;
   }
   throw py::type_error("offsets must be a PlanResult, a dict {id: offset}, a NumPy array or a sequence of int/None");
@@ -279,31 +405,45 @@ Placement placement_from(const Problem& p, py::handle offsets) {
 
 void bind_plan(py::module_& m) {
   py::class_<Objective>(m, "Objective", "Penalty paid, then total and largest arena peak (smaller is better).")
-      .def_readonly("penalty", &Objective::penalty)
-      .def_readonly("total_peak", &Objective::total_peak)
-      .def_readonly("max_peak", &Objective::max_peak)
-      .def_readonly("peak_by_arena", &Objective::peak_by_arena)
+      .def_property_readonly("penalty", [](const Objective& o) { return to_int(o.penalty); })
+      .def_property_readonly("total_peak", [](const Objective& o) { return to_int(o.total_peak); })
+      .def_property_readonly("max_peak", [](const Objective& o) { return to_int(o.max_peak); })
+      .def_property_readonly("peak_by_arena", [](const Objective& o) { return addr_list(o.peak_by_arena); })
       .def("__repr__", [](const Objective& o) {
         return "Objective(penalty=" + std::to_string(o.penalty) + ", total_peak=" + std::to_string(o.total_peak) +
                ", max_peak=" + std::to_string(o.max_peak) + ")";
+      });
+
+  py::class_<PyProgress>(m, "Progress", "A progress report of a running search (the argument of plan(progress=...)).")
+      .def_readonly("best_peak", &PyProgress::best_peak, "Total peak of the best placement so far (None: none yet).")
+      .def_readonly("penalty", &PyProgress::penalty, "Its penalty (None: no placement yet).")
+      .def_readonly("proved_bound", &PyProgress::proved_bound, "No placement's total peak is below this.")
+      .def_readonly("gap", &PyProgress::gap, "(best_peak - proved_bound) / best_peak; None before the first placement.")
+      .def_readonly("elapsed_s", &PyProgress::elapsed_s, "Seconds since the search started.")
+      .def("__repr__", [](const PyProgress& p) {
+        auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("None"); };
+        return "Progress(best_peak=" + opt(p.best_peak) + ", penalty=" + opt(p.penalty) +
+               ", proved_bound=" + std::to_string(p.proved_bound) + ", gap=" + opt(p.gap) +
+               ", elapsed_s=" + std::to_string(p.elapsed_s) + ")";
       });
 
   py::class_<PyPlanResult>(m, "PlanResult", "What plan() found: status, offsets, objective, bounds, statistics.")
       .def_property_readonly("status", [](const PyPlanResult& r) { return status_name(r.r.status); })
       .def_property_readonly("fits", [](const PyPlanResult& r) { return r.r.fits(); })
       .def_property_readonly("strategy", [](const PyPlanResult& r) { return r.r.strategy; })
+      .def_property_readonly("stopped_by", [](const PyPlanResult& r) { return stopped_by_of(r.r); })
       .def_property_readonly("offsets", [](const PyPlanResult& r) {
         py::dict d;
         if (r.r.placement)
           for (std::size_t i = 0; i < r.ids.size(); ++i)
-            if (const auto& o = r.r.placement->offsets[i]) d[py::str(r.ids[i])] = to_int64(*o);
+            if (const auto& o = r.r.placement->offsets[i]) d[py::str(r.ids[i])] = to_int(*o);
         return d;
       })
       .def_property_readonly("placement", [](const PyPlanResult& r) {
         py::list out;
         for (std::size_t i = 0; i < r.ids.size(); ++i) {
           const auto& o = r.r.placement ? r.r.placement->offsets[i] : std::nullopt;
-          if (o) out.append(to_int64(*o));
+          if (o) out.append(to_int(*o));
           else out.append(py::none());
         }
         return out;
@@ -318,49 +458,54 @@ void bind_plan(py::module_& m) {
         return a;
       })
       .def_property_readonly("objective", [](const PyPlanResult& r) { return r.r.objective; })
-      .def_property_readonly("lower_bound", [](const PyPlanResult& r) { return r.r.lower_bound; })
+      .def_property_readonly("lower_bound", [](const PyPlanResult& r) { return addr_list(r.r.lower_bound); })
+      .def_property_readonly("max_load_bound", [](const PyPlanResult& r) { return addr_list(r.r.max_load_bound); })
       .def_property_readonly("statistics", [](const PyPlanResult& r) { return statistics_dict(r.r.statistics); })
       .def_property_readonly("diagnostics", [](const PyPlanResult& r) { return r.r.diagnostics; })
       .def_property_readonly("time_s", [](const PyPlanResult& r) { return r.r.time_s; })
       .def("__len__", [](const PyPlanResult& r) { return r.ids.size(); })
       .def("__repr__", [](const PyPlanResult& r) {
+        const py::object by = stopped_by_of(r.r);
         return "<PlanResult " + status_name(r.r.status) + " by " + r.r.strategy + ": " + std::to_string(r.ids.size()) +
                " buffers, total peak " + std::to_string(r.r.objective.total_peak) + ", penalty " +
-               std::to_string(r.r.objective.penalty) + ">";
+               std::to_string(r.r.objective.penalty) +
+               (by.is_none() ? std::string() : ", stopped by " + by.cast<std::string>()) + ">";
       });
 
   m.def("strategies", [] { return strategies(); });
 
-  m.def("plan", [](const Problem& problem, const std::string& strategy, const std::string& goal, double time_limit,
-                   std::uint64_t node_limit, unsigned threads, std::uint64_t seed, std::size_t restarts,
-                   bool compat_pypto, const py::object& capacity) {
+  m.def("plan", [](const PyProblem& problem, const py::object& strategy, const py::object& goal,
+                   const py::object& time_limit, const py::object& node_limit, const py::object& threads,
+                   const py::object& seed, const py::object& restarts, const py::object& compat_pypto,
+                   const py::object& capacity, const py::object& progress) {
+    if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
+      throw py::type_error("progress must be a callable or None, not " + type_name(progress));
     const PlanOptions o = options_from(strategy, goal, time_limit, node_limit, threads, seed, restarts, compat_pypto);
-    std::vector<std::string> ids;
-    ids.reserve(problem.buffers.size());
-    for (const auto& b : problem.buffers) ids.push_back(b.id);
-    if (capacity.is_none()) return answer(plan_interruptible(problem, o), std::move(ids));
-    Problem copy = problem;
-    apply_capacity(copy, capacity);
-    return answer(plan_interruptible(copy, o), std::move(ids));
-  }, py::arg("problem"), py::kw_only(), py::arg("strategy") = "portfolio", py::arg("goal") = "minimise",
-     py::arg("time_limit") = 10.0, py::arg("node_limit") = 0, py::arg("threads") = 0, py::arg("seed") = 0,
-     py::arg("restarts") = 4, py::arg("compat_pypto") = false, py::arg("capacity") = py::none());
+    ProblemFile f = to_problem(problem);  // a private copy: the caller may edit `problem` meanwhile
+    apply_capacity(f, capacity);
+    auto ids = ids_of(f.problem);
+    return answer(plan_interruptible(f.problem, o, std::move(ids), progress));
+  }, py::arg("problem"), py::kw_only(), py::arg("strategy") = py::none(), py::arg("goal") = py::none(),
+     py::arg("time_limit") = py::none(), py::arg("node_limit") = py::none(), py::arg("threads") = py::none(),
+     py::arg("seed") = py::none(), py::arg("restarts") = py::none(), py::arg("compat_pypto") = py::none(),
+     py::arg("capacity") = py::none(), py::arg("progress") = py::none());
 
   m.def("plan_arrays", [](const py::object& sizes, const py::object& begins, const py::object& ends,
                           const py::object& alignments, const py::object& arenas, const py::object& capacity,
-                          const std::string& strategy, const std::string& goal, double time_limit,
-                          std::uint64_t node_limit, unsigned threads, std::uint64_t seed, std::size_t restarts) {
-    const PlanOptions o = options_from(strategy, goal, time_limit, node_limit, threads, seed, restarts, false);
-    Problem p = problem_from_arrays(sizes, begins, ends, alignments, arenas, capacity);
-    std::vector<std::string> ids;
-    ids.reserve(p.buffers.size());
-    for (const auto& b : p.buffers) ids.push_back(b.id);
-    return answer(plan_interruptible(p, o), std::move(ids));
+                          const py::object& strategy, const py::object& goal, const py::object& time_limit,
+                          const py::object& node_limit, const py::object& threads, const py::object& seed,
+                          const py::object& restarts, const py::object& progress) {
+    if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
+      throw py::type_error("progress must be a callable or None, not " + type_name(progress));
+    PlanOptions o = options_from(strategy, goal, time_limit, node_limit, threads, seed, restarts, py::none());
+    const ProblemFile f = problem_from_arrays(sizes, begins, ends, alignments, arenas, capacity);
+    o.problem_validated = false;
+    return answer(plan_interruptible(f.problem, o, ids_of(f.problem), progress));
   }, py::arg("sizes"), py::arg("begins"), py::arg("ends"), py::arg("alignments") = py::none(), py::kw_only(),
-     py::arg("arenas") = py::none(), py::arg("capacity") = py::none(), py::arg("strategy") = "portfolio",
-     py::arg("goal") = "minimise", py::arg("time_limit") = 10.0, py::arg("node_limit") = 0, py::arg("threads") = 0,
-     py::arg("seed") = 0, py::arg("restarts") = 4);
-
+     py::arg("arenas") = py::none(), py::arg("capacity") = py::none(), py::arg("strategy") = py::none(),
+     py::arg("goal") = py::none(), py::arg("time_limit") = py::none(), py::arg("node_limit") = py::none(),
+     py::arg("threads") = py::none(), py::arg("seed") = py::none(), py::arg("restarts") = py::none(),
+     py::arg("progress") = py::none());
 }
 
 }  // namespace pto_mem::python

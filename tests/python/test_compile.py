@@ -130,8 +130,10 @@ def test_logical_tile_selection_is_opt_in():
         assert "tile.move" not in on.text and "yield_(a, 0)" in on.text and "yield_(b, 1)" in on.text
         codes = [d["code"] for d in on.report["diagnostics"]]
         assert codes == ["logical-tile-selection"]
-    with pytest.raises(ValueError, match="logical_tile_selection needs the pypto or dsa_rp planner"):
+    with pytest.raises(ValueError, match="logical_tile_selection needs storage='buffer-ir' and the pypto or dsa_rp"):
         pto_mem.compile(SELECT, planner="ptoas", logical_tile_selection=True)
+    with pytest.raises(ValueError, match="logical_tile_selection needs storage='buffer-ir'"):
+        pto_mem.compile(SELECT, storage="legacy", logical_tile_selection=True)
 
 
 def test_soc_names():

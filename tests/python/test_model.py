@@ -36,7 +36,11 @@ def test_lists_are_live_and_ids_are_text():
     assert p.penalties[0].b == "7" and p.penalties[0].weight == 3
     del p.buffers[3]
     assert p.buffer_ids == ["a", "b", "7", "v"]
-    assert "Problem" in repr(p) and "Buffer(id='a'" in repr(p.buffers[0])
+    assert "Problem" in repr(p) and repr(p.buffers[0]).startswith("Buffer('a', size=160")
+    # Every element's repr is the call that makes it again.
+    for x in [*p.arenas, *p.buffers, *p.must_alias, *p.separations, *p.penalties]:
+        y = eval(repr(x), vars(pto_mem))
+        assert type(y) is type(x) and repr(y) == repr(x)
 
 
 def test_copy_is_independent():

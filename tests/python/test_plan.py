@@ -63,7 +63,7 @@ def test_capacity_override_does_not_change_the_problem():
     assert r.fits and r.objective.total_peak <= lb + 32
     with pytest.raises(ValueError, match="no arena 5"):
         pto_mem.plan(p, capacity={5: 100})
-    with pytest.raises(ValueError, match="capacity must be > 0"):
+    with pytest.raises(ValueError, match="capacity must be between 1 and 2\\*\\*64 - 1, not 0"):
         pto_mem.plan(p, capacity=0)
 
 
