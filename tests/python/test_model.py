@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -126,3 +127,28 @@ def test_read_the_bundled_files(data_dir):
 def test_read_placement_needs_offsets(data_dir):
     with pytest.raises(pto_mem.InputError, match="has no offsets"):
         pto_mem.read_placement(data_dir / "small.csv")
+
+
+def test_no_capacity_is_none_and_is_never_written(data_dir):
+    p = pto_mem.read_csv(data_dir / "small.csv")
+    assert p.arenas[0].capacity is None and "capacity=None" in repr(p.arenas[0])
+    doc = json.loads(p.to_json())
+    assert "capacity" not in doc["arenas"][0]
+    q = pto_mem.parse_json(p.to_json())
+    assert q.arenas[0].capacity is None and q.to_json() == p.to_json()
+    # A capacity given is kept, and written.
+    given = pto_mem.read_csv(data_dir / "small.csv", capacity=32768)
+    assert given.arenas[0].capacity == 32768 and json.loads(given.to_json())["arenas"][0]["capacity"] == 32768
+    # Arenas built in Python: None (the default) or an int.
+    assert Arena(0).capacity is None and Arena(0, 64).capacity == 64
+    a = Arena(0, 64)
+    a.capacity = None
+    assert a.capacity is None
+    assert Problem.from_arrays([8, 8], [0, 1], [2, 3]).arenas[0].capacity is None
+    assert Problem.from_arrays([8, 8], [0, 1], [2, 3], capacity=100).arenas[0].capacity == 100
+    # Planning an arena without a capacity minimises its peak.
+    r = pto_mem.plan(p)
+    assert r.status == "optimal" and r.objective.total_peak == r.lower_bound[0]
+    # A JSON file without a capacity reads as None.
+    text = '{"arenas": [{"id": 0}], "buffers": [{"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1]}]}'
+    assert pto_mem.parse_json(text).arenas[0].capacity is None
