@@ -6,9 +6,13 @@
 set -eu
 
 # python3-dev and pybind11-dev build the Python module (docs/python.md),
-# python3-pytest and python3-numpy test it, all for Debian's /usr/bin/python3.
+# python3-pytest and python3-numpy test it, all for Debian's /usr/bin/python3;
+# python3-pip, python3-setuptools, python3-wheel, python3-pybind11,
+# python3-build and python3-venv are `pip install --no-build-isolation .`
+# and `python3 -m build --no-isolation --wheel` offline (pyproject.toml).
 PACKAGES="cmake make g++ libboost-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev pkg-config
-  python3-dev pybind11-dev python3-pytest python3-numpy $*"
+  python3-dev pybind11-dev python3-pytest python3-numpy
+  python3-pip python3-setuptools python3-wheel python3-pybind11 python3-build python3-venv $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps: dpkg-query not found (not Debian or Ubuntu?); make sure these are installed: $PACKAGES" >&2

@@ -18,8 +18,8 @@ import pto_mem
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("csv", help="MiniMalloc CSV: id,lower,upper,size[,offset]")
 parser.add_argument("--capacity", type=int, help="arena capacity in bytes (default: the peak is minimised)")
-parser.add_argument("--strategy", default="portfolio", choices=pto_mem.strategies())
-parser.add_argument("--time-limit", type=float, default=5.0, help="seconds for the searching strategies")
+parser.add_argument("--strategy", choices=pto_mem.strategies(), help="default: the library's (portfolio)")
+parser.add_argument("--time-limit", type=float, help="seconds for the searching strategies (default: a node budget)")
 parser.add_argument("--svg", default="memory-map.svg", help="where to write the memory map")
 args = parser.parse_args()
 
@@ -29,15 +29,23 @@ try:
     problem = pto_mem.read_csv(args.csv, capacity=args.capacity)
 except pto_mem.InputError as e:
     sys.exit(str(e))
-print(f"{args.csv}: {len(problem.buffers)} buffers, capacity {problem.arenas[0].capacity}")
+capacity = problem.arenas[0].capacity  # None: the file and the command line gave none
+print(f"{args.csv}: {len(problem.buffers)} buffers, capacity {capacity if capacity is not None else 'none'}")
 
 # 2. What no placement can beat: the most bytes live at one instant.
 print("lower bound:", pto_mem.lower_bound(problem)[0])
 
 # 3. Plan. `status` says what was proved: optimal, feasible, no_fit (a bounded
-#    search found nothing) or infeasible (proved).
-result = pto_mem.plan(problem, strategy=args.strategy, time_limit=args.time_limit)
-print(f"{result.strategy}: {result.status}, peak {result.objective.total_peak}, {result.time_s:.3f} s")
+#    search found nothing) or infeasible (proved); `stopped_by` what ended the
+#    search. Options left out (None) are the library's defaults, as in the tool.
+#    Ctrl+C stops the search and raises pto_mem.Interrupted with the best result.
+try:
+    result = pto_mem.plan(problem, strategy=args.strategy, time_limit=args.time_limit)
+except pto_mem.Interrupted as e:
+    print("interrupted: keeping the best placement found so far")
+    result = e.result
+print(f"{result.strategy}: {result.status} (stopped by {result.stopped_by}), peak {result.objective.total_peak}, "
+      f"{result.time_s:.3f} s")
 for d in result.diagnostics:
     print(" ", d)
 if not result.fits:
