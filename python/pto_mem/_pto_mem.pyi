@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from os import PathLike
 from typing import Any, Literal, Union
 
@@ -33,11 +33,14 @@ class Diagnostic:
 
 class Arena:
     id: int
-    capacity: int
+    capacity: int | None
+    """None: no capacity was given (the peak is minimised; never written)."""
     name: str
     reserved: list[tuple[int, int]]
     """Byte windows [begin, end) no buffer may touch (assign a whole list)."""
-    def __init__(self, id: int, capacity: int, name: str = "", reserved: Iterable[tuple[int, int]] = ...) -> None: ...
+    def __init__(
+        self, id: int, capacity: int | None = None, name: str = "", reserved: Iterable[tuple[int, int]] = ...
+    ) -> None: ...
 
 class Buffer:
     id: str
@@ -91,8 +94,9 @@ class PenaltyList(MutableSequence[Penalty]): ...
 class DeclaredList(MutableSequence[DeclaredAllocation]): ...
 
 class Problem:
-    """Arenas, buffers and the constraints between them. The lists are live:
-    ``problem.buffers.append(Buffer(...))`` edits the problem."""
+    """Arenas, buffers and the constraints between them. The lists are live
+    Python lists of shared objects: ``problem.buffers[0]`` is the element
+    itself and stays valid whatever happens to the list."""
     arenas: ArenaList
     buffers: BufferList
     must_alias: MustAliasList
@@ -155,8 +159,12 @@ class PlanResult:
     @property
     def objective(self) -> Objective: ...
     @property
+    def stopped_by(self) -> Literal["completed", "node_limit", "deadline", "interrupted"] | None: ...
+    @property
     def lower_bound(self) -> list[int]:
         """Per arena, in problem.arenas order."""
+    @property
+    def max_load_bound(self) -> list[int]: ...
     @property
     def statistics(self) -> dict[str, int | bool]: ...
     @property
@@ -164,6 +172,19 @@ class PlanResult:
     @property
     def time_s(self) -> float: ...
     def __len__(self) -> int: ...
+
+class Progress:
+    """A progress report of a running search (plan(progress=...))."""
+    @property
+    def best_peak(self) -> int | None: ...
+    @property
+    def penalty(self) -> int | None: ...
+    @property
+    def proved_bound(self) -> int: ...
+    @property
+    def gap(self) -> float | None: ...
+    @property
+    def elapsed_s(self) -> float: ...
 
 class CompileResult:
     @property
@@ -179,6 +200,9 @@ class CompileResult:
     @property
     def addresses(self) -> dict[str, dict[str, int]]:
         """Start address per function, then allocation name (after alloc)."""
+    @property
+    def dumps(self) -> dict[str, str]:
+        """The program after each stage named in dump_after."""
     def memory_map(self, path: str | PathLike[str] | None = None) -> str: ...
 
 def parse_csv(text: str, *, capacity: int | None = None, file: str = "<string>") -> Problem: ...
@@ -201,16 +225,18 @@ def soc_names() -> list[str]: ...
 def plan(
     problem: Problem,
     *,
-    strategy: Strategy = "portfolio",
-    goal: Goal = "minimise",
-    time_limit: float = 10.0,
-    node_limit: int = 0,
-    threads: int = 0,
-    seed: int = 0,
-    restarts: int = 4,
-    compat_pypto: bool = False,
+    strategy: Strategy | None = None,
+    goal: Goal | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    threads: int | None = None,
+    seed: int | None = None,
+    restarts: int | None = None,
+    compat_pypto: bool | None = None,
     capacity: Capacity = None,
-) -> PlanResult: ...
+    progress: Callable[[Progress], object] | None = None,
+) -> PlanResult:
+    """None: the library's default (as `pto-mem plan`)."""
 def plan_arrays(
     sizes: IntArrayLike,
     begins: IntArrayLike,
@@ -219,21 +245,27 @@ def plan_arrays(
     *,
     arenas: IntArrayLike | None = None,
     capacity: Capacity = None,
-    strategy: Strategy = "portfolio",
-    goal: Goal = "minimise",
-    time_limit: float = 10.0,
-    node_limit: int = 0,
-    threads: int = 0,
-    seed: int = 0,
-    restarts: int = 4,
+    strategy: Strategy | None = None,
+    goal: Goal | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    threads: int | None = None,
+    seed: int | None = None,
+    restarts: int | None = None,
+    progress: Callable[[Progress], object] | None = None,
 ) -> PlanResult: ...
 def compile(
     text: str,
     *,
-    soc: Literal["a2a3", "a5", "none"] = "a2a3",
+    soc: Literal["a2a3", "a5", "none"] | None = None,
+    soc_file: str | PathLike[str] | None = None,
     planner: Literal["pypto", "dsa_rp", "ptoas"] = "pypto",
     until: Literal["parse", "infer", "init", "alias", "reuse", "alloc"] = "alloc",
-    syntax: Literal["pto"] = "pto",
+    syntax: Literal["ours", "pypto", "pto"] = "ours",
+    storage: Literal["buffer-ir", "legacy"] = "buffer-ir",
+    passes: str | Sequence[str] | None = None,
+    dump_after: str | Sequence[str] | None = None,
     file: str = "<string>",
     logical_tile_selection: bool = False,
-) -> CompileResult: ...
+) -> CompileResult:
+    """`pto-mem compile`'s options under the same names (docs/python.md)."""

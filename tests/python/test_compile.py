@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
 import pto_mem
@@ -138,3 +141,82 @@ def test_logical_tile_selection_is_opt_in():
 
 def test_soc_names():
     assert pto_mem.soc_names() == ["a2a3", "a5", "none"]
+
+
+# ---- every option of `pto-mem compile` ------------------------------------------
+
+
+def test_soc_file(data_dir, tmp_path):
+    chip = data_dir / "tiny_npu.soc.json"
+    r = pto_mem.compile(SIMPLE, soc_file=chip)
+    assert r.report["ok"] and r.report["soc"] != "a2a3"
+    assert pto_mem.compile(SIMPLE, soc_file=str(chip)).text == r.text
+    with pytest.raises(ValueError, match="give soc or soc_file, not both"):
+        pto_mem.compile(SIMPLE, soc="a5", soc_file=chip)
+    bad = tmp_path / "bad.soc.json"
+    bad.write_text("{")
+    with pytest.raises(pto_mem.InputError, match="bad.soc.json"):
+        pto_mem.compile(SIMPLE, soc_file=bad)
+    with pytest.raises(pto_mem.InputError):
+        pto_mem.compile(SIMPLE, soc_file=tmp_path / "missing.json")
+
+
+def test_syntax_pypto_and_ours():
+    ours = pto_mem.compile(SIMPLE)
+    assert pto_mem.compile(SIMPLE, syntax="pto").text == ours.text  # the older name of "ours"
+    pypto = pto_mem.compile(SIMPLE, syntax="pypto")
+    assert pypto.text.startswith("@pl.program") and pypto.text != ours.text
+    assert pypto.report == ours.report
+
+
+def test_storage_passes_and_dumps():
+    legacy = pto_mem.compile(SIMPLE, storage="legacy")
+    assert legacy.report["ok"]
+    with pytest.raises(ValueError, match="storage must be one of buffer-ir, legacy"):
+        pto_mem.compile(SIMPLE, storage="new")
+    r = pto_mem.compile(SIMPLE, dump_after="infer,alloc")
+    assert list(r.dumps) == ["infer", "alloc"] and r.dumps["alloc"] == r.text
+    assert pto_mem.compile(SIMPLE, dump_after=["infer", "alloc"]).dumps == r.dumps
+    with pytest.raises(ValueError, match="dump_after: unknown stage 'later'"):
+        pto_mem.compile(SIMPLE, dump_after=["later"])
+    # --passes: exactly the named passes on a program already in their state.
+    init = pto_mem.compile(SIMPLE, until="init")
+    rest = pto_mem.compile(init.text, passes=["alias", "alloc"])
+    assert rest.stages == ["parse", "alias", "alloc"]
+    assert rest.report["ok"] and rest.addresses["add"]
+    assert pto_mem.compile(init.text, passes="alias,alloc").text == rest.text
+    with pytest.raises(ValueError, match="passes: unknown pass 'parse'"):
+        pto_mem.compile(SIMPLE, passes=["parse"])
+    with pytest.raises(TypeError, match="passes must be a str or a list of str"):
+        pto_mem.compile(SIMPLE, passes=[3])
+
+
+def test_rebinding_is_ssa_renaming_as_in_the_tool():
+    rebound = SIMPLE.replace("    b: Tile[[16, 64], FP32] = tile.add(a, a)\n",
+                             "    b: Tile[[16, 64], FP32] = tile.add(a, a)\n    b: Tile[[16, 64], FP32] = tile.add(b, a)\n")
+    assert pto_mem.compile(rebound).report["ok"]
+
+
+@pytest.mark.skipif(not os.environ.get("PTO_MEM_TOOL") or not os.path.exists(os.environ["PTO_MEM_TOOL"]),
+                    reason="the pto-mem tool is not built (PTO_MEM_TOOL)")
+@pytest.mark.parametrize(
+    "kwargs, flags",
+    [
+        ({}, []),
+        ({"planner": "dsa_rp", "syntax": "pypto"}, ["--planner", "dsa_rp", "--syntax", "pypto"]),
+        ({"storage": "legacy", "until": "alias"}, ["--storage", "legacy", "--until", "alias"]),
+        ({"soc": "a5", "planner": "ptoas"}, ["--soc", "a5", "--planner", "ptoas"]),
+    ],
+)
+def test_the_same_program_as_the_tool(kernels_dir, tmp_path, kwargs, flags):
+    for kernel in sorted(kernels_dir.glob("*.pto"))[:4]:
+        out = tmp_path / "out.pto"
+        tool = subprocess.run([os.environ["PTO_MEM_TOOL"], "compile", str(kernel), "-o", str(out), *flags],
+                              capture_output=True, text=True, timeout=120)
+        try:
+            r = pto_mem.compile(kernel.read_text(), file=str(kernel), **kwargs)
+        except pto_mem.CompileError as e:
+            assert tool.returncode == e.exit_code
+            continue
+        assert tool.returncode == 0, tool.stderr
+        assert out.read_text() == r.text
