@@ -135,7 +135,7 @@ ProblemFile read_or_raise(ReadResult r) {
 
 CsvOptions csv_options(const py::object& capacity) {
   CsvOptions o;
-  if (!capacity.is_none()) o.capacity = addr_from(capacity, "capacity");
+  if (!capacity.is_none()) o.capacity = addr_from(capacity, "capacity", 1);  // as --capacity
   return o;
 }
 

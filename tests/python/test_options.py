@@ -195,3 +195,12 @@ def test_python_and_the_tool_give_the_same_answer(tmp_path, data_dir, capacity):
     placed = {str(b["id"]): b["offset"] for b in cli["placement"]} if isinstance(cli.get("placement"), list) else None
     if placed is not None:
         assert r.offsets == placed
+
+
+def test_csv_capacity_as_on_the_command_line(data_dir):
+    assert pto_mem.read_csv(data_dir / "small.csv", capacity=U64_MAX).arenas[0].capacity == U64_MAX
+    for bad, error in [(0, ValueError), (-5, ValueError), (2**64, ValueError), (1.5, TypeError), ("12", TypeError)]:
+        with pytest.raises(error, match="capacity must be"):
+            pto_mem.read_csv(data_dir / "small.csv", capacity=bad)
+        with pytest.raises(error, match="capacity must be"):
+            pto_mem.parse_csv("id,lower,upper,size\na,0,1,8\n", capacity=bad)
