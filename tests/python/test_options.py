@@ -204,3 +204,25 @@ def test_csv_capacity_as_on_the_command_line(data_dir):
             pto_mem.read_csv(data_dir / "small.csv", capacity=bad)
         with pytest.raises(error, match="capacity must be"):
             pto_mem.parse_csv("id,lower,upper,size\na,0,1,8\n", capacity=bad)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_arenas_without_capacity_are_minimised_by_default(seed):
+    """The capacity Python gives an arena without one is the one the library
+    reads as "no capacity": the default goal is then minimise, for every
+    arena, whatever the reserved windows and alignments."""
+    import random
+
+    rng = random.Random(seed)
+    arenas = [Arena(k, None, f"a{k}", reserved=[(rng.choice([0, 16]), rng.choice([64, 100]))] if rng.random() < 0.5 else [])
+              for k in range(rng.randint(1, 3))]
+    buffers = []
+    for i in range(rng.randint(4, 14)):
+        begin = rng.randint(0, 8)
+        buffers.append(Buffer(i, rng.randint(1, 200), (begin, begin + rng.randint(1, 5)),
+                              alignment=rng.choice([1, 8, 32]), arena=rng.randrange(len(arenas))))
+    p = Problem(arenas, buffers)
+    default = pto_mem.plan(p, strategy="exact")
+    minimised = pto_mem.plan(p, strategy="exact", goal="minimise")
+    assert default.placement == minimised.placement and default.status == minimised.status
+    assert all(a.capacity is None for a in p.arenas) and '"capacity"' not in p.to_json()
