@@ -94,8 +94,9 @@ inline CLI::Validator unsigned_in(std::uint64_t min, std::uint64_t max = std::nu
       min > 0 ? "UINT>0" : "UINT");
 }
 
-/// A CLI11 check for a positive, finite number of seconds ("nan", "inf",
-/// 0 and negatives are refused).
+/// A CLI11 check for a positive number of seconds ("nan", 0 and negatives
+/// are refused; "inf", like any value of a billion seconds or more, means no
+/// time limit in practice).
 inline CLI::Validator positive_seconds() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
@@ -103,8 +104,8 @@ inline CLI::Validator positive_seconds() {
         const char* b = s.data();
         const char* e = b + s.size();
         auto [ptr, ec] = std::from_chars(b, e, v);
-        if (s.empty() || ec != std::errc{} || ptr != e || !std::isfinite(v) || v <= 0)
-          return "'" + s + "' is not a positive, finite number of seconds";
+        if (s.empty() || ec != std::errc{} || ptr != e || std::isnan(v) || v <= 0)
+          return "'" + s + "' is not a positive number of seconds";
         return {};
       },
       "SECONDS>0");

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stop_token>
 #include <utility>
 #include <vector>
 
@@ -180,6 +181,7 @@ class CanonicalPlacer {
     offset_.assign(s_.n, 0);
     candidates_ = 0;
     stopped_early_ = false;
+    interrupted_ = false;
     progress_.clear();
     PassProgress now;  // the running objective, kept only with a limit
     bool reference_known = false;
@@ -220,6 +222,10 @@ class CanonicalPlacer {
         trees_[s_.arena[f]].prefetch_sets(local_[f]);
       }
       const std::uint32_t i = order[j];
+      if ((j & 4095u) == 4095u && stop_.stop_requested()) {  // a caller's stop lands within a pass
+        interrupted_ = true;
+        return false;
+      }
       const auto at = best_offset(i, kind, count_exact);
       if (!at) return false;
       offset_[i] = *at;
@@ -263,6 +269,11 @@ class CanonicalPlacer {
   [[nodiscard]] const std::vector<PassProgress>& progress() const noexcept { return progress_; }
   /// Whether the last pass stopped because it could no longer beat its limit.
   [[nodiscard]] bool stopped_early() const noexcept { return stopped_early_; }
+  /// The caller's stop (watch()) ended the last pass: place() returned false
+  /// without deciding whether the order fits.
+  [[nodiscard]] bool interrupted() const noexcept { return interrupted_; }
+  /// Passes check `stop` every 4,096 buffers from now on.
+  void watch(std::stop_token stop) noexcept { stop_ = std::move(stop); }
 
   [[nodiscard]] const std::vector<Addr>& offsets() const noexcept { return offset_; }
   /// Candidates of the last pass (see the constructor).
@@ -436,6 +447,8 @@ class CanonicalPlacer {
   std::vector<Addr> offset_;
   std::uint64_t candidates_ = 0;
   bool stopped_early_ = false;
+  bool interrupted_ = false;
+  std::stop_token stop_;
   std::vector<PassProgress> progress_;
   std::vector<Addr> peak_;  // per arena, of the running objective
   // Scratch, reused across buffers.
