@@ -1,4 +1,4 @@
-// The bundled PyPTO-style tile-IR adapter, part 1: the IR, its text format,
+// The bundled PyPTO-style tile-IR adapter, its first half: the IR, its text format,
 // the op registry, the SoC arena policies and the sizing rules.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Element types of tensors, tiles and scalars, with the widths the sizing
-// rules need (OPS.md "Element widths"): 4-bit types are packed two per byte,
+// rules need: 4-bit types are packed two per byte,
 // BOOL has bit width 1 but is stored as a byte.
 #pragma once
 
