@@ -1,4 +1,4 @@
-// Peeled accumulator if-phi coalescing (pypto SPEC.md §6.6, §5.4) [CORNER].
+// Peeled accumulator if-phi coalescing (a corner case).
 //
 // A peeled accumulator loop yields, per phi slot, a fresh seed in one arm
 // (`seed = tile.matmul(...)`) and an in-place accumulation in the other

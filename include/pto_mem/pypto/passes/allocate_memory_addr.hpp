@@ -1,4 +1,4 @@
-// AllocateMemoryAddr (pypto SPEC.md §7, dsa_rp SPEC.md §5): absolute
+// AllocateMemoryAddr: absolute
 // addresses for every on-chip tile MemRef of the kernel functions (InCore,
 // AIC, AIV; other kinds are returned unchanged).
 //
@@ -42,7 +42,7 @@ namespace passes {
     if (model.bases.empty()) return write_reserve_bases(f, reserve);  // X1: nothing to place
     if (!solve_dsa_problem(f, p, ctx, reserve, model, replace)) return f;
     apply_memref_replacements(f, replace);
-    // The clone tags of pipeline stages have been read (dsa_rp §5.1).
+    // The clone tags of pipeline stages have been read.
     return write_reserve_bases(strip_pipeline_membership(drop_orphaned_allocs(f)), reserve);
   }
   const std::vector<PlannedBase> bases = planned_bases(f, ctx);

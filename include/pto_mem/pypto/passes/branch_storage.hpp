@@ -1,5 +1,5 @@
-// Explicit branch destinations (pypto SPEC.md §5.5 [Buffer IR], seed
-// "MaterializeSemanticAliases": explicit transfers at branch exits).
+// Explicit branch destinations (the Buffer IR storage rules of
+// MaterializeSemanticAliases: explicit transfers at branch exits).
 //
 // Every if-phi gets a destination window that both arms leave its value in,
 // chosen per result slot, inner ifs first:

@@ -1,4 +1,4 @@
-// Top-down loop-carry retargeting (pypto SPEC.md §5.1): a loop's carried
+// Top-down loop-carry retargeting: a loop's carried
 // buffer must hold the value the body yields, so the producer of that value
 // is made to write straight into the carried buffer when that is safe;
 // otherwise YieldFixup later copies it with a tile.move.
@@ -14,7 +14,7 @@
 //    3./4. a target_memory or resolved output space other than the target's
 //       refuses (a Vec-only op never lands on a DDR carry);
 //    5. an op that may not write a buffer it reads refuses when a forbidden
-//       operand is, or is planned to be, on the target base (SPEC: not-in-
+//       operand is, or is planned to be, on the target base (PyPTO: not-in-
 //       place-safe ops, current bases; here every forbidden operand,
 //       forbid_output_alias and widening casts too);
 //    6. liveness: any statement after the definition, in every enclosing

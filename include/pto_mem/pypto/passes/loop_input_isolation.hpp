@@ -1,5 +1,5 @@
-// Loop-input isolation (pypto SPEC.md §5.5 [Buffer IR], seed
-// "MaterializeSemanticAliases": loop inputs that are still observed).
+// Loop-input isolation (the Buffer IR storage rules of
+// MaterializeSemanticAliases: loop inputs that are still observed).
 //
 // InitMemRef puts a loop's init, iter-arg and result on one window: the loop
 // then writes its carried values over the init's bytes. That is only right

@@ -1,17 +1,17 @@
-// MaterializeSemanticAliases (pypto SPEC.md §5): the sharing that program
+// MaterializeSemanticAliases: the sharing that program
 // semantics require, before any opportunistic reuse. A loop's carried
 // buffer holds what its body yields (loop_carry_retarget.hpp), in-place
 // results and views follow their inputs (identity_normalize.hpp). Runs under
 // every planner, on every function except Orchestration ones.
 //
-// Planner extras (§5.2):
+// Planner extras:
 //  * PYPTO: nothing more; MemoryReuse reconciles carries and phis later.
 //  * PTOAS: YieldFixup for loops only (ptoas reconciles branch phis).
 //  * DSA_RP (MemoryReuse does not run): accumulator if-phi coalescing, full
 //    YieldFixup (loops and ifs), identity normalisation.
 //
-// With PassContext::buffer_ir (the default; the seed's "Buffer IR"
-// pipeline, SPEC.md §5.5) the storage is legalised here for every planner,
+// With PassContext::buffer_ir (the default; the "Buffer IR"
+// pipeline) the storage is legalised here for every planner,
 // in this order:
 //  0. in-place input isolation: an in-place op whose input is still read
 //     afterwards works on a copy (loop_input_isolation.hpp);

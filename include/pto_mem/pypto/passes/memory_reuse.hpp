@@ -1,4 +1,4 @@
-// MemoryReuse (pypto SPEC.md §6): opportunistic sharing of independent
+// MemoryReuse: opportunistic sharing of independent
 // buffers whose lifetimes do not overlap, then the repairs that keep loop
 // carries and if-phis in one buffer, then removal of dead allocs. PyPTO's
 // default planner (PYPTO) runs it; the pipeline skips it under DSA_RP and
@@ -12,7 +12,7 @@
 //  3. Packing: the generic reuse_lifetimes (algorithms/reuse.hpp) with the
 //     phi families as LiveParts and, as forbidden pairs, the no-alias /
 //     hazard pairs of no_alias.hpp and the pipeline-stage pairs of
-//     pipeline_stages.hpp (§6.3 [DEEP]): with a known capacity, clones of
+//     pipeline_stages.hpp: with a known capacity, clones of
 //     different stages stay apart up to the affordable depth, and while a
 //     space's packed footprint exceeds the capacity the depth of one group
 //     is shed and the items re-packed; with nothing left to shed the space
@@ -28,7 +28,7 @@
 //  5. Loop carries re-aligned on their init's buffer; peeled accumulator
 //     if-phis coalesced (acc_phi_coalesce.hpp); YieldFixup
 //     (yield_fixup.hpp); identity chains normalised; orphaned allocs dropped;
-//     the pipeline_membership attributes stripped (§6.8).
+//     the pipeline_membership attributes stripped.
 //
 // Variable types are refined in place (see pass_support.hpp).
 #pragma once
@@ -127,7 +127,7 @@ class VarsByBase {
   std::vector<const VarPtr*> vars_;
 };
 
-/// SPEC.md §6.5: every iter-arg and return var whose base differs from its
+/// Every iter-arg and return var whose base differs from its
 /// init's takes the init's MemRef and space, outer loops first.
 inline void realign_loop_carries(const Function& f) {
   for_each_statement(f.body, [&](const Stmt& s) {

@@ -1,5 +1,5 @@
-// Explicit transfers (pypto SPEC.md §5.5, seed "MaterializeSemanticAliases",
-// explicit transfers): the tile.move statements the storage rules insert —
+// Explicit transfers (the Buffer IR storage rules of MaterializeSemanticAliases):
+// the tile.move statements the storage rules insert —
 // the copies at a loop's yield into its carried windows, at a branch exit
 // into the phis' windows, and the entry copy that isolates a loop input —
 // and the parallel transfer scheduler.
@@ -172,7 +172,7 @@ class TransferBuilder {
   void error(Loc loc, std::string message) {
     // Under Buffer IR the copies are planned before any planner, and a copy
     // that cannot exist is the kernel's limit (seed: "unsupported same-space
-    // copy"); in the legacy pipeline it is the broken invariant SPEC §6.7 names.
+    // copy"); in the legacy pipeline it is a broken invariant of YieldFixup.
     ctx_.diagnostics.push_back(pass_error(p_, loc, std::move(message), ctx_.buffer_ir ? code::unsupported_copy : code::internal));
     failed_ = true;
   }

@@ -1,4 +1,4 @@
-// YieldFixup (pypto SPEC.md §6.7): make every loop carry and if-phi live in
+// YieldFixup: make every loop carry and if-phi live in
 // one buffer by inserting a tile.move where the yielded value sits elsewhere.
 //
 // Bottom-up (children first):
