@@ -3,6 +3,29 @@
 // space the op does not accept, and pin retargetable producers (tile.load,
 // tile.create) to the space their result was given.
 //
+// Example (SoC a2a3). A matmul reads its operands in Left and Right, but the
+// kernel loaded them into Mat:
+//
+//     a: Tile[[64, 64], BF16] = tile.load(a_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     b: Tile[[64, 64], BF16] = tile.load(b_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     c: Tile[[64, 64], FP32] = tile.matmul(a, b)
+//
+// becomes
+//
+//     a: Tile[[64, 64], BF16, Mat] = tile.load(a_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     b: Tile[[64, 64], BF16, Mat] = tile.load(b_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     a_Left: Tile[[64, 64], BF16, Left] = tile.move(a, target_memory=Left)
+//     b_Right: Tile[[64, 64], BF16, Right] = tile.move(b, target_memory=Right)
+//     c: Tile[[64, 64], FP32, Acc] = tile.matmul(a_Left, b_Right)
+//
+// The rule: every tile gets one memory space, the one its op's output rule
+// gives (a matmul writes Acc); a load or create without an explicit space
+// takes the space its consumers ask for when it can write there (Vec or
+// Mat), else Vec.
+// An operand in a space its op does not accept is copied into the op's
+// canonical space by one tile.move, placed just before the first consumer
+// that needs it and shared by the later ones in the same block.
+//
 // Per kernel function (InCore, AIC, AIV — the library treats all
 // kernel kinds alike), in phases:
 //   0. backward demand: a constrained input wants its canonical space, and the

@@ -2,6 +2,27 @@
 // MemRef — a window (base, relative byte offset, size) into an allocation —
 // and prepend one alloc statement per on-chip (or DDR tile) allocation.
 //
+// Example (after InferTileMemorySpace). A slice, then an exp:
+//
+//     x: Tile[[64, 64], FP32, Vec] = tile.load(x_ddr, [0, 0], [64, 64], target_memory=Vec)
+//     v: Tile[[32, 64], FP32, Vec] = tile.slice(x, [32, 64], [32, 0])
+//     e: Tile[[32, 64], FP32, Vec] = tile.exp(v)
+//
+// becomes (the two DDR parameters took ids 0 and 1)
+//
+//     mem_vec_2: Ptr = tile.alloc(Vec, 16384)
+//     mem_vec_3: Ptr = tile.alloc(Vec, 8192)
+//     x: Tile[[64, 64], FP32, MemRef(mem_vec_2, 0, 16384), Vec] = tile.load(...)
+//     v: Tile[[32, 64], FP32, MemRef(mem_vec_2, 8192, 8192), Vec] = tile.slice(x, ...)
+//     e: Tile[[32, 64], FP32, MemRef(mem_vec_3, 0, 8192), Vec] = tile.exp(v)
+//
+// The rule: a value that is by definition part of another's storage (a view
+// such as the slice v, bytes 8192-16383 of x; an in-place result; a loop's
+// carry; a stored tensor) gets a window of that storage; every other tile gets
+// an allocation of its own, exactly as large as the tile in its space. No
+// sharing is made here that the program does not require: saving memory is
+// left to MemoryReuse and AllocateMemoryAddr.
+//
 // Per function (every kind):
 //   1. normalise the structure: nested sequences are flattened, a sequence of
 //      one statement becomes that statement; alloc statements of a re-parsed

@@ -4,6 +4,27 @@
 // results and views follow their inputs (identity_normalize.hpp). Runs under
 // every planner, on every function except Orchestration ones.
 //
+// Example (after InitMemRef). A loop carries `acc`; its body yields `t`:
+//
+//     acc0: Tile[..., MemRef(mem_vec_3, 0, 16384), Vec] = tile.create(...)
+//     for i, (acc,) in range(4, init_values=(acc0,)):      # acc is on mem_vec_3
+//         t: Tile[..., MemRef(mem_vec_4, 0, 16384), Vec] = tile.add(acc, x)
+//         out = yield_(t)
+//
+// At the end of each iteration the carried buffer, mem_vec_3, must hold
+// what the body yields. Nothing reads acc after the add, so the add writes
+// straight into the carried buffer: `t` moves onto mem_vec_3 (mem_vec_4 is
+// left unused). Had the body read acc again after the add
+// (`u = tile.mul(acc, t)`), writing `t` there would clobber that read: `t`
+// keeps its own buffer and `t_mv = tile.move(t, target_memory=Vec)`, written
+// into mem_vec_3, is yielded instead.
+//
+// The rule: values the program makes one (a loop's init, carry, yield and
+// result; an if's result and its arms' values; a view and its source; an
+// in-place result and its input) end up in one allocation, and never by
+// overwriting bytes that a later statement still reads: where sharing would,
+// an explicit copy (tile.move) is made instead.
+//
 // Planner extras:
 //  * PYPTO: nothing more; MemoryReuse reconciles carries and phis later.
 //  * PTOAS: YieldFixup for loops only (ptoas reconciles branch phis).

@@ -5,6 +5,25 @@
 // PTOAS. Orchestration functions and functions without tile MemRefs are
 // returned unchanged.
 //
+// Example (after MaterializeSemanticAliases, three 16 KiB Vec tiles):
+//
+//     x: Tile[..., MemRef(mem_vec_2, 0, 16384), Vec] = tile.load(x_ddr, ...)
+//     e: Tile[..., MemRef(mem_vec_3, 0, 16384), Vec] = tile.exp(x)
+//     s: Tile[..., MemRef(mem_vec_4, 0, 16384), Vec] = tile.add(e, x)
+//
+// x is read for the last time by the add that writes s, so the two never
+// hold live data at once: s moves onto mem_vec_2 and mem_vec_4's alloc is
+// dropped (48 KiB of allocations become 32 KiB). e cannot share with x: both
+// are live between the exp and the add.
+//
+// The rule: two allocations of one memory space may become one when their
+// lifetimes do not overlap (a value read for the last time by a statement
+// does not overlap the value that statement writes) and no pair rule forbids
+// it (an op whose output may not overwrite one of its inputs, the SoC's
+// hazard pairs, clones of different software-pipeline stages). Larger
+// allocations are packed first; a joining allocation takes the first slot
+// whose lifetimes it does not meet.
+//
 //  1. Lifetimes (lifetimes.hpp) and the declared-slot check (declared_slots.hpp).
 //  2. One reuse item per allocation base: the tracked tiles on it, their
 //     hull [min def, max last], the first tile's MemRef size and space;
