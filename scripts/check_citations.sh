@@ -20,10 +20,10 @@ done
 
 # What counts as a citation:
 #   SPEC / SPEC.md, specs/...          the specification documents
-#   DESIGN.md OPS.md TEXT_IR.md GENERIC.md CASES.md
+#   CASES, GENERIC, TEXT_IR (as words) and DESIGN.md OPS.md TEXT_IR.md GENERIC.md CASES.md
 #   a section sign followed by a number (section numbers of those documents)
 #   "issue 15", "issue #15", "item 3", "part 1", "round 2" (tracker items)
-pattern='\bSPEC\b|specs/|\b(DESIGN|OPS|TEXT_IR|GENERIC|CASES)\.md\b|§ ?[0-9]|\b[Ii]ssues? #?[0-9]+|\bitems? [0-9]+\b|\b[Pp]art [0-9]+\b|\b[Rr]ound [0-9]+\b'
+pattern='\b(SPEC|CASES|GENERIC|TEXT_IR)\b|specs/|\b(DESIGN|OPS|TEXT_IR|GENERIC|CASES)\.md\b|§ ?[0-9]|\b[Ii]ssues? #?[0-9]+|\bitems? [0-9]+\b|\b[Pp]art [0-9]+\b|\b[Rr]ound [0-9]+\b'
 
 # shellcheck disable=SC2086
 hits=$(grep -rnE "$pattern" $paths \
