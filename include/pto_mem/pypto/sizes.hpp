@@ -202,7 +202,7 @@ struct SliceWindow {
 /// the 16 columns starting at c occupy the contiguous bytes
 /// [c·R·4, (c+16)·R·4) of an R-row tile. So a window that keeps every row
 /// (row offset 0, R rows) and starts at a panel edge (c a multiple of 16, or
-/// a runtime value, taken on trust as the seed does) is
+/// a runtime value, taken on trust as PyPTO's design does) is
 ///   byte_offset = c · R · elem_bytes,  span = cols · R · elem_bytes.
 /// Accepted only when the parent is 2-D, static, box-aligned (R a multiple
 /// of 16 and of the SoC's Acc row alignment, so no padding rows; C a multiple

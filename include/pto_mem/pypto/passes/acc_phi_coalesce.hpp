@@ -13,7 +13,7 @@
 // different allocation, is defined by a call inside its own arm, and the
 // accumulator's buffer is neither read nor written after the seed in that
 // arm, and the accumulator's reused input has no independent read after the
-// if (seed "MaterializeSemanticAliases": on the path where the seed runs, the
+// if (PyPTO's MaterializeSemanticAliases design: on the path where the seed runs, the
 // input's bytes would hold the seed — a read of the input after the if, or
 // on a later iteration of a loop the input was defined outside of, would see
 // it; observation.hpp). Then the seed takes the accumulator's MemRef,

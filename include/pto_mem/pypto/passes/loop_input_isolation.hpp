@@ -282,7 +282,7 @@ inline bool in_place_input_read_again(const Function& f, const std::vector<Deriv
   return again;
 }
 
-/// In-place input isolation (seed "MaterializeSemanticAliases": in-place
+/// In-place input isolation (PyPTO's MaterializeSemanticAliases design: in-place
 /// results are writes over their input). `r = op(..., src, ...)` with
 /// `output_reuses_input` writes `src`'s window, and so does a view that
 /// writes into its source (`r = tile.assemble(src, part, offsets)`, whole

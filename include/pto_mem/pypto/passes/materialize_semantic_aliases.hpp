@@ -191,7 +191,7 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
       f = legalize_storage(f, program, ctx);
       if (ctx.failed()) return out;
       // Under PTOAS no later pass drops the allocations the rewrites left
-      // without users (a redirected branch producer's own one): the seed's
+      // without users (a redirected branch producer's own one): PyPTO's design's
       // legalisation never lets them reach PTOAS planning.
       if (ctx.planner == Planner::ptoas) f = drop_orphaned_allocs(f);
       continue;
