@@ -53,7 +53,7 @@ inline constexpr std::array<DataType, data_type_count> all_data_types = {
   }
 }
 
-/// The logical bit width (BOOL = 1); used where the spec compares widths,
+/// The logical bit width (BOOL = 1); used where PyPTO compares widths,
 /// e.g. a widening tile.cast.
 [[nodiscard]] constexpr unsigned bit_width(DataType t) noexcept {
   return t == DataType::BOOL ? 1u : storage_bits(t);

@@ -29,7 +29,7 @@
 // its body, its *back-edge* point, and that is the loop's last point: a
 // value read inside the loop is read again on the next iteration, after
 // everything the body defines — even a value defined last in the body and
-// never used must not take its buffer (the spec's touching intervals would
+// never used must not take its buffer (PyPTO's touching intervals would
 // allow that).
 //
 // Phi families: each (if, result slot) gets a family id, attached to the

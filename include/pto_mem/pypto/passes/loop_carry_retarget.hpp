@@ -24,13 +24,13 @@
 //    7. plan the value onto the target;
 //  * an if-phi: both arms' values must retarget, then the phi;
 //  * a loop return var: its init (then the iter-arg is planned), then the
-//    loop's yielded value (spec order: yield first), then the return var;
+//    loop's yielded value (PyPTO's order: yield first), then the return var;
 //  * an iter-arg: its init, then the iter-arg.
 // A variable met again while being retargeted refuses (cycle guard), and so
 // does one already planned onto another window (one value, one storage: a
 // value yielded to two carries is written into the first one's buffer and
 // copied into the second's). A
-// refusal takes back the plans made on its way (the spec lets them remain;
+// refusal takes back the plans made on its way (PyPTO lets them remain;
 // but a then-value left on the target drags its phi — and a loop carried
 // through that phi — onto the target, where a value planned under the old
 // carry may clobber it). Nothing is rewritten here: MaterializeSemanticAliases
