@@ -2,7 +2,8 @@
 // argument accepts, how the output space is decided, whether the output is
 // one of the inputs' buffers, which inputs it must not share a buffer with,
 // and what the op does to memory for the reuse-penalty recognizer
-// (which pipe touches which operand, and whether it reads or writes).
+// (its access evidence: no access, functional — reads its tile operands and
+// writes its result —, or unknown).
 //
 // Built with chained setters, so a table entry reads like a row of an op table:
 //
