@@ -1,4 +1,4 @@
-// DSA-RP canonical greedy (SPEC.md §2): a penalty-blind first-fit incumbent,
+// DSA-RP canonical greedy: a penalty-blind first-fit incumbent,
 // then the canonical step over the size, birth and incident-weight orders
 // and seeded restarts; the best placement under (penalty, total peak, max
 // peak) wins, ties keep the earlier one. "No fit" is the result of this

@@ -1,4 +1,4 @@
-// One pass of the DSA-RP canonical greedy (SPEC.md §2.5–2.6): buffers in a
+// One pass of the DSA-RP canonical greedy: buffers in a
 // given order, each at the best canonical candidate offset — lowest penalty,
 // then lowest address — or the pass fails (no backtracking).
 //
@@ -18,7 +18,7 @@
 //    every later one up to the next soft top.
 //
 // Both modes place identically. The compat mode also counts every candidate
-// upstream would scan (SPEC.md §2.7), which needs the placed neighbours listed
+// upstream would scan, which needs the placed neighbours listed
 // once per buffer: O(degree), the only part of a pass that is.
 #pragma once
 
@@ -41,8 +41,8 @@ namespace pto_mem::dsa {
 
 /// How a pass picks offsets and what it counts.
 enum class PassKind {
-  penalty_blind,  ///< first fit: lowest free offset, penalties ignored, nothing counted (§2.5)
-  canonical,      ///< the canonical step (§2.6)
+  penalty_blind,  ///< first fit: lowest free offset, penalties ignored, nothing counted
+  canonical,      ///< the canonical step: the best canonical candidate offset
 };
 
 /// Counts distinct values with an open-addressing table whose slots are
@@ -81,8 +81,8 @@ class DistinctCounter {
   std::uint32_t now_ = 0;
 };
 
-/// A pass's objective over the buffers it has placed so far (SPEC.md §4.1:
-/// penalty, total peak, max peak), after `placed` buffers and `candidates`
+/// A pass's objective over the buffers it has placed so far (penalty,
+/// total peak, max peak), after `placed` buffers and `candidates`
 /// counted candidates. It only grows as the pass goes on: each arena's peak
 /// is a maximum, the penalty a sum of the soft pairs both placed.
 struct PassProgress {
@@ -406,7 +406,7 @@ class CanonicalPlacer {
         v.ranges);
   }
 
-  /// |C_i| of SPEC.md §2.6: distinct aligned values of 0, the reserved ends
+  /// The number of canonical candidates: distinct aligned values of 0, the reserved ends
   /// and the tops of placed hard and soft neighbours. Linear in the number of
   /// placed neighbours (a hash set, no sort).
   std::uint64_t count_candidates(std::uint32_t i) {

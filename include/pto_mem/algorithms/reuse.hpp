@@ -1,4 +1,4 @@
-// Lifetime reuse (PyPTO's MemoryReuse packing, pypto SPEC §6.3): within each
+// Lifetime reuse (PyPTO's MemoryReuse packing): within each
 // arena, allocations whose lifetimes do not overlap share one storage slot.
 // Global first-fit-decreasing: items in (size descending, lifetime begin
 // ascending, index) order each join the first open slot, in opening order,

@@ -17,7 +17,7 @@
 namespace pto_mem {
 
 /// Checks that the problem is well formed; an empty result means it is.
-/// Every check runs and every error is named (SPEC.md §3.1 plus the
+/// Every check runs and every error is named (the DSA-RP checks plus the
 /// must-alias and declared-allocation rules). Declared slots: two bindings
 /// on one constant slot may not be live at once, and a binding whose slot is
 /// chosen at run time (it may land on any slot) may not be live at the same
