@@ -254,3 +254,55 @@ TEST_CASE("json: a file without a capacity is written without one") {
   REQUIRE(file);
   CHECK(file.file->no_capacity == std::vector<bool>{true});
 }
+
+TEST_CASE("json: a byte-order mark is skipped and every position is kept") {
+  const std::string body = doc("  {\"id\": \"a\", \"size\": -4, \"arena\": 0, \"lifetime\": [0, 1]}");
+  const std::string plain = json_errors_of(body);
+  const std::string marked = json_errors_of("\xEF\xBB\xBF" + body);
+  CHECK(json_contains(plain, "p.json:3:23: error: /buffers/0/size: size must not be negative"));
+  CHECK(marked == plain);  // columns count from the byte after the mark, as an editor shows them
+  CHECK(json_errors_of("\xEF\xBB\xBF{\"arenas\": [}") == json_errors_of("{\"arenas\": [}"));
+  auto ok = read_json_problem("\xEF\xBB\xBF" + doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 1]}"));
+  CHECK_MESSAGE(ok, dump(ok.diagnostics));
+}
+
+TEST_CASE("json: a number out of range is named with its position") {
+  CHECK(json_contains(json_errors_of("{\"arenas\": [{\"id\": 0, \"capacity\": 1E400}], \"buffers\": []}"),
+                      "p.json:1:35: error: invalid JSON: the number 1E400 is out of range"));
+  // The same digits inside a string earlier do not mislead it.
+  CHECK(json_contains(json_errors_of("{\"arenas\": [{\"id\": 0, \"name\": \"1E400\"}],\n \"buffers\": [-2e999]}"),
+                      "p.json:2:14: error: invalid JSON: the number -2e999 is out of range"));
+  // A tiny number rounds to 0 (nlohmann accepts it): the reader then says it is no integer.
+  CHECK(json_contains(json_errors_of(doc("  {\"id\": \"a\", \"size\": 1e-400, \"arena\": 0, \"lifetime\": [0, 1]}")),
+                      "p.json:3:23: error: /buffers/0/size"));
+}
+
+TEST_CASE("json: no diagnostic echoes a control character or a stray byte") {
+  // C0, DEL, C1 (U+009B is CSI to some terminals) and a lone 0x9B byte, in
+  // every place a message quotes the input: a syntax error's excerpt, an
+  // unknown key and its pointer, a value found where another was expected.
+  const std::string nasty = "x\x01\x7f\xc2\x9b\x9b";
+  const std::vector<std::string> texts = {
+      "{\"arenas\": [], \"" + nasty + "\": 1}",
+      "{\"arenas\": [{\"id\": 0, \"name\": 5}], \"buffers\": [{\"id\": \"" + std::string("x\x7f\xc2\x9b") + "\"}]}",
+      "{\"arenas\": [{\"id\": \"" + std::string("x\x7f\xc2\x9b") + "\"}], \"buffers\": []}",
+      "{\"arenas\": [], \"buffers\": [], \"k\": \"" + nasty,
+      "{\"arenas\": [], \"buffers\": [" + nasty + "]}",
+  };
+  for (const auto& text : texts) {
+    const std::string shown = json_errors_of(text);
+    INFO(shown);
+    for (unsigned char c : shown) {
+      CHECK((c >= 0x20 || c == '\n'));
+      CHECK(c != 0x7f);
+      CHECK(c != 0x9b);
+      CHECK(c != 0xc2);  // the first byte of every C1 control in UTF-8
+    }
+  }
+  // A raw C0 control (and a lone byte) in a string is a syntax error.
+  CHECK(json_contains(json_errors_of(texts[0]), "p.json:1:18: error: invalid JSON: syntax error while parsing object key - "
+                                                "invalid string: control character U+0001 (SOH) must be escaped"));
+  CHECK(json_contains(json_errors_of("{\"arenas\": [], \"buffers\": [], \"k\x7f\xc2\x9b\": 1}"),
+                      "/k<U+007F><U+009B>: unknown field 'k<U+007F><U+009B>'"));
+  CHECK(json_contains(json_errors_of(texts[2]), "found the string \"x<U+007F><U+009B>\""));
+}
