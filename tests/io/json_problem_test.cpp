@@ -306,3 +306,31 @@ TEST_CASE("json: no diagnostic echoes a control character or a stray byte") {
                       "/k<U+007F><U+009B>: unknown field 'k<U+007F><U+009B>'"));
   CHECK(json_contains(json_errors_of(texts[2]), "found the string \"x<U+007F><U+009B>\""));
 }
+
+// The model's one rule for "no capacity": capacity == always_fitting_capacity
+// (what the readers and make_problem set, what plan() reads as "minimise").
+// A written problem leaves such a capacity out, so re-planning the file asks
+// the same question.
+TEST_CASE("json: an always-fitting capacity is never written as if it were the user's") {
+  auto csv = read_csv("id,lower,upper,size\na,0,2,40\nb,1,3,24\nc,3,5,64\n", {}, "s.csv");
+  REQUIRE(csv);
+  Placement pl{{Addr{0}, Addr{40}, Addr{0}}};
+  const std::string text = json_problem_text(csv.file->problem, &pl);  // what `plan -o out.json` writes
+  CHECK_FALSE(json_contains(text, "capacity"));
+  auto back = read_json_problem(text, "out.json");
+  REQUIRE_MESSAGE(back, dump(back.diagnostics));
+  CHECK(pto_mem::test::first_difference(csv.file->problem, back.file->problem) == "");
+  CHECK(back.file->no_capacity == std::vector<bool>{true});
+
+  // A capacity of the user's own is written, and so is a reserved window.
+  Problem p = csv.file->problem;
+  p.arenas[0].capacity = 128;
+  p.arenas[0].reserved = {{0, 8}};
+  CHECK(json_contains(json_problem_text(p), "\"capacity\": 128"));
+  p.arenas[0].capacity = always_fitting_capacity(p, 0);  // the window counts in the always-fitting capacity
+  const std::string windowed = json_problem_text(p);
+  CHECK_FALSE(json_contains(windowed, "capacity"));
+  auto again = read_json_problem(windowed);
+  REQUIRE_MESSAGE(again, dump(again.diagnostics));
+  CHECK(pto_mem::test::first_difference(p, again.file->problem) == "");
+}
