@@ -25,6 +25,7 @@ namespace pto_mem::tool {
 
 struct PlanArgs {
   std::string file;
+  std::string format;  ///< --format: csv or json (empty: by the extension)
   Addr capacity = 0;
   CLI::Option* capacity_option = nullptr;
   bool minimize = false;
@@ -91,7 +92,7 @@ inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostre
 
 inline void run_plan(PlanArgs& a) {
   // "-o -" writes standard output in the input's format.
-  const std::string out_ext = a.output == "-" ? extension_of(a.file) : extension_of(a.output);
+  const std::string out_ext = a.output == "-" ? problem_format(a.file, a.format) : extension_of(a.output);
   if (a.output_option->count() > 0 && !a.output.empty() && out_ext != "csv" && out_ext != "json")
     fail_input(a.output, "--output must name a .csv or .json file");
   // Every output path is checked before the problem is even read.
@@ -105,7 +106,7 @@ inline void run_plan(PlanArgs& a) {
 
   const std::optional<Addr> capacity =
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
-  ProblemFile in = load_problem(a.file, capacity);
+  ProblemFile in = load_problem(a.file, capacity, a.format);
   a.options.compat_pypto = a.compat == "pypto";
   a.options.strategy = *parse_strategy(a.strategy);  // CLI11 checked it against strategies()
   // The goal follows the question the file asks, by the library's own rule
@@ -176,6 +177,7 @@ inline void add_plan_command(CLI::App& app) {
   for (const auto& s : strategies()) names += (names.empty() ? "" : ", ") + s;
   CLI::App* cmd = app.add_subcommand("plan", "Place every buffer; print per-arena peaks against the lower bound");
   cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
+  add_format_option(cmd, a->format);
   a->capacity_option = cmd->add_option("--capacity", a->capacity,
                                        "capacity in bytes of a CSV problem's arena (default: minimise the peak)")
                            ->check(unsigned_in(1));
