@@ -25,36 +25,25 @@ struct PyPlanResult {
 };
 
 /// What stopped the search, as the library names it.
-template <class R>
-py::object stopped_by_of(const R& r) {
-  if constexpr (requires { r.stopped_by; }) return py::str(std::string(to_string(r.stopped_by)));
-  else return py::none();
-}
+py::str stopped_by_of(const PlanResult& r) { return py::str(std::string(to_string(r.stopped_by))); }
 
 /// A progress report as Python sees it (the callback's argument).
 struct PyProgress {
   std::optional<Addr> best_peak;  ///< total peak of the best placement so far; None before the first
   std::optional<Weight> penalty;  ///< its penalty
   Addr proved_bound = 0;          ///< no placement's total peak is below this
-  std::optional<double> gap;      ///< (best_peak - proved_bound) / best_peak; None before the first placement
+  std::optional<double> gap;      ///< SearchProgress::gap(); None before the first placement
   double elapsed_s = 0;
 };
 
-template <class S>
-PyProgress progress_of(const S& s) {
+PyProgress progress_of(const SearchProgress& s) {
   PyProgress p;
-  if (s.best_peak != 0) p.best_peak = s.best_peak;
   p.proved_bound = s.proved_bound;
   p.elapsed_s = s.elapsed_s;
-  if constexpr (requires { s.best_penalty; }) {
-    if (p.best_peak) p.penalty = s.best_penalty;
-  }
-  if constexpr (requires { s.gap; }) {
-    if (p.best_peak) p.gap = static_cast<double>(s.gap);
-  } else {
-    if (p.best_peak)
-      p.gap = s.best_peak > s.proved_bound ? static_cast<double>(s.best_peak - s.proved_bound) / static_cast<double>(s.best_peak)
-                                           : 0.0;
+  if (s.best_peak != 0) {  // 0: no placement yet
+    p.best_peak = s.best_peak;
+    p.penalty = s.best_penalty;
+    p.gap = s.gap();
   }
   return p;
 }
@@ -203,7 +192,7 @@ PlanOptions options_from(const py::object& strategy, const py::object& goal, con
     if (std::isnan(t) || t <= 0)
       throw py::value_error("time_limit must be a positive number of seconds (None: no time limit), not " +
                             py::repr(time_limit).cast<std::string>());
-    o.time_limit_s = t;  // inf and huge values: no limit in practice
+    o.time_limit_s = t;  // inf and huge values (unlimited_seconds or more): no limit
   }
   if (!node_limit.is_none()) o.node_limit = integer_from<std::uint64_t>(node_limit, "node_limit");
   if (!threads.is_none()) o.threads = integer_from<unsigned>(threads, "threads", 0, 1024);
@@ -419,7 +408,8 @@ void bind_plan(py::module_& m) {
       .def_readonly("best_peak", &PyProgress::best_peak, "Total peak of the best placement so far (None: none yet).")
       .def_readonly("penalty", &PyProgress::penalty, "Its penalty (None: no placement yet).")
       .def_readonly("proved_bound", &PyProgress::proved_bound, "No placement's total peak is below this.")
-      .def_readonly("gap", &PyProgress::gap, "(best_peak - proved_bound) / best_peak; None before the first placement.")
+      .def_readonly("gap", &PyProgress::gap,
+                    "(best_peak - proved_bound) / proved_bound (0 when the bound is 0); None before the first placement.")
       .def_readonly("elapsed_s", &PyProgress::elapsed_s, "Seconds since the search started.")
       .def("__repr__", [](const PyProgress& p) {
         auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("None"); };
@@ -466,11 +456,9 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("time_s", [](const PyPlanResult& r) { return r.r.time_s; })
       .def("__len__", [](const PyPlanResult& r) { return r.ids.size(); })
       .def("__repr__", [](const PyPlanResult& r) {
-        const py::object by = stopped_by_of(r.r);
         return "<PlanResult " + status_name(r.r.status) + " by " + r.r.strategy + ": " + std::to_string(r.ids.size()) +
                " buffers, total peak " + std::to_string(r.r.objective.total_peak) + ", penalty " +
-               std::to_string(r.r.objective.penalty) +
-               (by.is_none() ? std::string() : ", stopped by " + by.cast<std::string>()) + ">";
+               std::to_string(r.r.objective.penalty) + ", stopped by " + std::string(to_string(r.r.stopped_by)) + ">";
       });
 
   m.def("strategies", [] { return strategies(); });
@@ -500,7 +488,6 @@ void bind_plan(py::module_& m) {
       throw py::type_error("progress must be a callable or None, not " + type_name(progress));
     PlanOptions o = options_from(strategy, goal, time_limit, node_limit, threads, seed, restarts, py::none());
     const ProblemFile f = problem_from_arrays(sizes, begins, ends, alignments, arenas, capacity);
-    o.problem_validated = false;
     return answer(plan_interruptible(f.problem, o, ids_of(f.problem), progress));
   }, py::arg("sizes"), py::arg("begins"), py::arg("ends"), py::arg("alignments") = py::none(), py::kw_only(),
      py::arg("arenas") = py::none(), py::arg("capacity") = py::none(), py::arg("strategy") = py::none(),

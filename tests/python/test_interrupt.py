@@ -160,9 +160,9 @@ def test_progress_reports_the_search():
     placed = [p for p in reports if p.best_peak is not None]
     assert placed
     for p in placed:
-        assert p.best_peak >= p.proved_bound and p.penalty == 0
-        assert 0.0 <= p.gap <= 1.0
-        assert p.gap == pytest.approx((p.best_peak - p.proved_bound) / p.best_peak)
+        assert p.best_peak >= p.proved_bound > 0 and p.penalty == 0
+        assert p.gap == pytest.approx((p.best_peak - p.proved_bound) / p.proved_bound)
+    assert all(p.gap is None and p.penalty is None for p in reports if p.best_peak is None)
     # The last report is the answer's peak (the search reports every improvement).
     assert placed[-1].best_peak == r.objective.total_peak
 

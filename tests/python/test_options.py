@@ -226,3 +226,31 @@ def test_arenas_without_capacity_are_minimised_by_default(seed):
     minimised = pto_mem.plan(p, strategy="exact", goal="minimise")
     assert default.placement == minimised.placement and default.status == minimised.status
     assert all(a.capacity is None for a in p.arenas) and '"capacity"' not in p.to_json()
+
+
+def minimalloc(name: str) -> pathlib.Path | None:
+    from conftest import SHARED_DIR
+
+    path = SHARED_DIR / "data" / "minimalloc" / f"{name}.1048576.csv"
+    return path if path.exists() else None
+
+
+@pytest.mark.skipif(tool() is None or minimalloc("A") is None, reason="needs the tool and the shared MiniMalloc suite")
+@pytest.mark.parametrize("name", list("ABCDEFGHIJK"))
+def test_the_minimalloc_suite_fits_with_defaults_as_in_the_tool(tmp_path, name):
+    """`plan(read_csv(X, capacity=1048576))` with no option is the bare
+    `pto-mem plan X --capacity 1048576`: the same status and placement."""
+    from conftest import SANITIZED
+
+    if SANITIZED and name not in "AB":
+        pytest.skip("two instances are enough under the sanitizers")
+    csv = minimalloc(name)
+    report = tmp_path / "report.json"
+    subprocess.run([str(tool()), "plan", str(csv), "--capacity", "1048576", "--json", str(report)],
+                   check=False, capture_output=True, timeout=600)
+    cli = json.loads(report.read_text())
+    p = pto_mem.read_csv(csv, capacity=1048576)
+    r = pto_mem.plan(p)
+    assert r.fits and r.status == cli["status"] and r.stopped_by == cli.get("stopped_by", r.stopped_by)
+    assert r.offsets == {str(b["id"]): b["offset"] for b in cli["placement"]}
+    assert pto_mem.validate(p, r) == []
