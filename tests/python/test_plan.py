@@ -147,3 +147,14 @@ def test_svg(tmp_path):
     with pytest.raises(pto_mem.InputError):
         pto_mem.to_svg(p, r, tmp_path / "no" / "such" / "dir" / "map.svg")
     assert not (tmp_path / "no").exists()
+
+
+def test_separation_across_arenas_is_vacuous_and_co_live_penalty_refused():
+    p = Problem([Arena(0, 1000), Arena(1, 1000)],
+                [Buffer("a", 8, (0, 2)), Buffer("b", 8, (1, 3)), Buffer("c", 8, (0, 3), arena=1)])
+    p.separations.append(Separation("a", "c"))  # two memories: nothing to separate
+    r = pto_mem.plan(p)
+    assert r.fits and pto_mem.validate(p, r) == []
+    p.penalties.append(pto_mem.Penalty("a", "b"))  # live at the same time: they never share bytes
+    with pytest.raises(pto_mem.PlanError, match="penalty \\('a', 'b'\\) joins buffers live at the same time"):
+        pto_mem.plan(p)
