@@ -161,6 +161,9 @@ class PlanResult:
     @property
     def stopped_by(self) -> Literal["completed", "node_limit", "deadline", "interrupted"]: ...
     @property
+    def proved(self) -> dict[str, bool | int]:
+        """{"penalty": bool, "peak": bool, "penalty_bound": int}, as the tool's report."""
+    @property
     def lower_bound(self) -> list[int]:
         """Per arena, in problem.arenas order."""
     @property

@@ -423,6 +423,13 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("fits", [](const PyPlanResult& r) { return r.r.fits(); })
       .def_property_readonly("strategy", [](const PyPlanResult& r) { return r.r.strategy; })
       .def_property_readonly("stopped_by", [](const PyPlanResult& r) { return stopped_by_of(r.r); })
+      .def_property_readonly("proved", [](const PyPlanResult& r) {
+        py::dict d;  // as the tool's JSON report: which objective terms are proved
+        d["penalty"] = r.r.proved.penalty;
+        d["peak"] = r.r.proved.peak;
+        d["penalty_bound"] = to_int(r.r.proved.penalty_bound);
+        return d;
+      })
       .def_property_readonly("offsets", [](const PyPlanResult& r) {
         py::dict d;
         if (r.r.placement)

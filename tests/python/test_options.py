@@ -251,6 +251,7 @@ def test_the_minimalloc_suite_fits_with_defaults_as_in_the_tool(tmp_path, name):
     cli = json.loads(report.read_text())
     p = pto_mem.read_csv(csv, capacity=1048576)
     r = pto_mem.plan(p)
-    assert r.fits and r.status == cli["status"] and r.stopped_by == cli.get("stopped_by", r.stopped_by)
+    assert r.fits and r.status == cli["status"] and r.stopped_by == cli["stopped_by"]
+    assert r.proved == cli["proved"]
     assert r.offsets == {str(b["id"]): b["offset"] for b in cli["placement"]}
     assert pto_mem.validate(p, r) == []

@@ -51,6 +51,7 @@ def test_exact_proves_optimal_on_a_small_problem():
     r = pto_mem.plan(p, strategy="exact", time_limit=5.0)
     assert r.status == "optimal"
     assert r.objective.total_peak == r.lower_bound[0]
+    assert r.proved == {"penalty": True, "peak": True, "penalty_bound": 0} and r.stopped_by == "completed"
 
 
 def test_capacity_override_does_not_change_the_problem():
