@@ -478,6 +478,8 @@ TEST_CASE("dsa schema: the shared corpus reads, plans, and every solution holds 
     REQUIRE_MESSAGE(c.error.empty(), c.error);
     const auto& m = sol["metadata"];
     CHECK(m["status"] == "feasible");
+    CHECK(m["total_peak"] == std::to_string(c.total_peak));
+    CHECK(m["max_peak"] == std::to_string(c.max_peak));
     for (const auto& t : doc["problem"]["objective"]["terms"]) {
       const std::string term = t.get<std::string>();
       const std::uint64_t want = term == "reuse_cost"   ? c.reuse_cost

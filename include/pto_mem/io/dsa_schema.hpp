@@ -82,8 +82,10 @@ struct DsaReadResult {
 
 /// The schema-v1 solution of `r` for the problem `p` read from `doc`:
 /// placements (buffer id, pool, offset) only when the status is "feasible",
-/// and the metadata: solver, status, strategy, optimality_proven, each
-/// objective term's value, the lower bound. Deterministic (no times).
+/// and the metadata (strings, keys sorted): solver, status, pto_mem_status,
+/// strategy, optimality_proven, stopped_by, lower_bound_total_peak and, for
+/// a fit, capacity_overflow (0), total_peak, max_peak and reuse_cost (when
+/// the objective has that term). Deterministic (no times).
 [[nodiscard]] PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Problem& p,
                                                               const PlanResult& r);
 
@@ -724,12 +726,13 @@ PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Pr
   json placements = json::array();
   if (status == "feasible" && r.placement) {
     const Objective o = evaluate_objective(p, *r.placement);
-    for (const auto& t : doc.objective_terms) {
-      if (t == "capacity_overflow") meta["capacity_overflow"] = "0";
-      else if (t == "reuse_cost") meta["reuse_cost"] = std::to_string(o.penalty);
-      else if (t == "total_peak") meta["total_peak"] = std::to_string(o.total_peak);
-      else if (t == "max_peak") meta["max_peak"] = std::to_string(o.max_peak);
-    }
+    // Every metric the placement has; reuse_cost only when it is a term
+    // (otherwise the penalties were not read).
+    meta["capacity_overflow"] = "0";
+    meta["total_peak"] = std::to_string(o.total_peak);
+    meta["max_peak"] = std::to_string(o.max_peak);
+    if (std::find(doc.objective_terms.begin(), doc.objective_terms.end(), "reuse_cost") != doc.objective_terms.end())
+      meta["reuse_cost"] = std::to_string(o.penalty);
     std::vector<std::pair<std::uint32_t, std::size_t>> order;
     for (std::size_t i = 0; i < p.buffers.size(); ++i) order.emplace_back(doc.buffer_ids[i], i);
     std::sort(order.begin(), order.end());  // by buffer id, as dsa-solver writes them
