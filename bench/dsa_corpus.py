@@ -88,6 +88,7 @@ def main():
     hard_fit = hard_inf = soft_fit = soft_opt = 0
     ours_cost = best_cost = 0
     better = equal = worse = 0
+    below = []
     pub_fit = pub_proven = 0
     seconds = 0.0
     for key, pair in sorted(pairs.items()):
@@ -115,6 +116,8 @@ def main():
         ours_cost += cost
         best_cost += best
         better += cost < best
+        if cost < best:
+            below.append(f"{pair['soft'].name}: {cost} (best known {best})")
         equal += cost == best
         worse += cost > best
     n = len([k for k in pairs if k in published])
@@ -128,6 +131,10 @@ def main():
     print(f"| pairs below / at / above the best known cost | {better} / {equal} / {worse} | |")
     print(f"| optimum proved | {soft_opt} | {pub_proven} |")
     print(f"| tool time, both variants | {seconds:.1f} s | |\n")
+    for line in below:
+        print(f"- below the best known cost: {line}")
+    if below:
+        print()
 
     # --- the A-K lifts -------------------------------------------------------
     best = {}
@@ -187,7 +194,8 @@ def main():
     print(f"- peak objective (total_peak, max_peak): {peak_n} problems, {peak_fit} fit, {peak_opt} proved "
           f"optimal; summed peak {peak_sum} against the summed lower bound {bound_sum} "
           f"({(peak_sum / bound_sum - 1) * 100 if bound_sum else 0:.3f} % above)")
-    print(f"- fit objective without costs: {other_n} problems, {other_fit} fit")
+    if other_n:
+        print(f"- fit objective without costs: {other_n} problems, {other_fit} fit")
     return 1 if errors else 0
 
 
