@@ -85,7 +85,8 @@ inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostre
     t.add({"all", std::to_string(p.buffers.size()), std::to_string(ml_sum), std::to_string(lb_sum), "-", "-", "no", time});
   t.print(out);
   out << "status: " << to_string(r.status) << " (strategy " << r.strategy;
-  if (r.placement && r.objective.penalty > 0) out << ", penalty " << r.objective.penalty;
+  if (r.placement && r.objective.penalty > 0)
+    out << ", penalty " << r.objective.penalty << (r.proved.penalty ? " proved least" : " not proved least");
   if (r.stopped_by != StopReason::completed) out << "; stopped by " << to_string(r.stopped_by);
   out << ")\n";
 }

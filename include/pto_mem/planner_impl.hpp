@@ -216,6 +216,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   std::optional<Problem> relaxed_original;
   Weight relaxed_penalty = 0;
   std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
+  bool penalty_proven = false;    // ... and whether it proved the penalty least
   if (strategy == Strategy::exact || strategy == Strategy::portfolio) {
     ExactResult e;
     if (strategy == Strategy::exact) {
@@ -255,6 +256,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     for (std::size_t k = 0; k < r.lower_bound.size() && k < e.lower_bound.size(); ++k)
       r.lower_bound[k] = std::max(r.lower_bound[k], e.lower_bound[k]);
     proven = e.status;
+    penalty_proven = e.penalty_proven;
     placement = std::move(e.placement);
   } else if (strategy == Strategy::sequential) {
     // Sequential placement is one pass in O(n log n): nothing to cut short.
@@ -314,6 +316,11 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   r.objective.penalty = saturating_add(r.objective.penalty, relaxed_penalty);  // relaxed pairs cost 1 each
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
   if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
+  r.proved.penalty = r.objective.penalty == 0 || penalty_proven || proven == Status::optimal;
+  r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : 0;
+  r.proved.peak = true;
+  for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
+    r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];
   r.placement = std::move(expanded);
   if (options.progress) {
     SearchProgress sp;

@@ -85,7 +85,10 @@ struct DsaReadResult {
 /// and the metadata (strings, keys sorted): solver, status, pto_mem_status,
 /// strategy, optimality_proven, stopped_by, lower_bound_total_peak and, for
 /// a fit, capacity_overflow (0), total_peak, max_peak and reuse_cost (when
-/// the objective has that term). Deterministic (no times).
+/// the objective has that term, with reuse_cost_lower_bound, what the search
+/// proved no placement pays less than). optimality_proven is "true" when
+/// every term of the document's objective is proved minimal (PlanResult::
+/// proved), whatever goal was planned. Deterministic (no times).
 [[nodiscard]] PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Problem& p,
                                                               const PlanResult& r);
 
@@ -718,7 +721,14 @@ PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Pr
   meta["status"] = status;
   meta["strategy"] = r.strategy;
   meta["pto_mem_status"] = to_string(r.status);
-  meta["optimality_proven"] = r.status == Status::optimal ? "true" : "false";
+  // Proved optimal for the document's objective: every term it ranks is
+  // proved (the reuse cost, the peaks; capacity_overflow is 0 for any fit).
+  auto term = [&](std::string_view t) {
+    return std::find(doc.objective_terms.begin(), doc.objective_terms.end(), t) != doc.objective_terms.end();
+  };
+  const bool proved = r.fits() && (!term("reuse_cost") || r.proved.penalty) &&
+                      (!(term("total_peak") || term("max_peak")) || r.proved.peak);
+  meta["optimality_proven"] = proved ? "true" : "false";
   meta["stopped_by"] = std::string(to_string(r.stopped_by));
   Addr bound = 0;
   for (Addr b : r.lower_bound) bound = saturating_add(bound, b);
@@ -731,8 +741,10 @@ PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Pr
     meta["capacity_overflow"] = "0";
     meta["total_peak"] = std::to_string(o.total_peak);
     meta["max_peak"] = std::to_string(o.max_peak);
-    if (std::find(doc.objective_terms.begin(), doc.objective_terms.end(), "reuse_cost") != doc.objective_terms.end())
+    if (term("reuse_cost")) {
       meta["reuse_cost"] = std::to_string(o.penalty);
+      meta["reuse_cost_lower_bound"] = std::to_string(r.proved.penalty_bound);
+    }
     std::vector<std::pair<std::uint32_t, std::size_t>> order;
     for (std::size_t i = 0; i < p.buffers.size(); ++i) order.emplace_back(doc.buffer_ids[i], i);
     std::sort(order.begin(), order.end());  // by buffer id, as dsa-solver writes them
