@@ -478,6 +478,14 @@ TEST_CASE("dsa schema: the shared corpus reads, plans, and every solution holds 
     REQUIRE_MESSAGE(c.error.empty(), c.error);
     const auto& m = sol["metadata"];
     CHECK(m["status"] == "feasible");
+    // What is claimed proved agrees with the bounds written beside it.
+    const bool has_reuse = m.contains("reuse_cost");
+    if (has_reuse)
+      CHECK(std::stoull(m["reuse_cost_lower_bound"].get<std::string>()) <= c.reuse_cost);
+    if (m["optimality_proven"] == "true") {
+      if (has_reuse) CHECK(m["reuse_cost_lower_bound"] == m["reuse_cost"]);
+      if (r.document->goal == Goal::minimise) CHECK(m["lower_bound_total_peak"] == m["total_peak"]);
+    }
     CHECK(m["total_peak"] == std::to_string(c.total_peak));
     CHECK(m["max_peak"] == std::to_string(c.max_peak));
     for (const auto& t : doc["problem"]["objective"]["terms"]) {
