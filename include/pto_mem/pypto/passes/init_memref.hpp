@@ -5,7 +5,10 @@
 // Per function (every kind, §1.6):
 //   1. normalise the structure: nested sequences are flattened, a sequence of
 //      one statement becomes that statement; alloc statements of a re-parsed
-//      dump are dropped (their allocations are made again below);
+//      dump are dropped (their allocations are made again below), after the
+//      tiles on a pinned one are bound to its declaration again
+//      (planned_input.hpp: a planned program compiled again keeps its
+//      declared allocations, pinning and slots);
 //   2. collect and check the declared allocations (declared_allocations.hpp);
 //      under PTOAS a single-slot declaration is rejected;
 //   3. parameters, in order, get fresh MemRefs (scalars consume no id);
@@ -19,7 +22,12 @@
 //      arms' when both arms are one tensor; a bound tile gets its declared slot;
 //      everything else a fresh `mem_<space>_<id>` (one id counter per
 //      function; every tile or tensor loop return var and phi consumes an id
-//      even when it is re-pointed afterwards, as PyPTO does);
+//      even when it is re-pointed afterwards, as PyPTO does). Every tile
+//      obeys one set of shape rules (static, positive dims) and fits its
+//      space's capacity; a view, alias or in-place result also fits its
+//      window, and that window lies inside its source's (fits_source): a
+//      `tile.reshape` annotated larger than its source is an error naming
+//      the statement and both sizes, not a window onto other allocations;
 //   5. one `tile.alloc(space, size)` (`tensor.alloc(DDR, size)` for a DDR
 //      tile; `pinned=True` and slots x slot_size for a declaration) per base,
 //      in first-seen order, prepended to the body.
@@ -48,6 +56,7 @@
 #include "pto_mem/pypto/passes/declared_allocations.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
+#include "pto_mem/pypto/passes/planned_input.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_call.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
@@ -196,6 +205,9 @@ class MemRefBinder {
       : program_(program), f_(f), ctx_(ctx), ops_(ctx.ops ? *ctx.ops : default_registry()), declared_(declared) {}
 
   bool failed = false;
+  /// The function is a planned program read back (it had alloc statements):
+  /// a fresh allocation takes the name of the one its tile was on, when free.
+  bool keep_names = false;
 
   void params() {
     for (const auto& p : f_.params) {
@@ -233,6 +245,106 @@ class MemRefBinder {
     failed = true;
   }
 
+  /// The error of a tile whose size cannot be computed (the same rules for
+  /// every tile: fresh, view or in-place result).
+  void size_error(const VarPtr& v, Loc at, const SizeError& e) {
+    using K = SizeError::Kind;
+    switch (e.kind) {
+      case K::dynamic_dim:
+        return error(at, "dynamic-shape",
+                     "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
+                         std::to_string(e.dim) +
+                         " is dynamic; give the tile a static shape and put the runtime extent in "
+                         "TileView(valid_shape=...)");
+      case K::non_positive_dim:
+        return error(at, "non-positive-shape",
+                     "InitMemRef requires positive shape for variable " + in_quotes(v->name) + ", but " + e.message);
+      case K::acc_rank:
+        return error(at, "acc-rank", "InitMemRef cannot size variable " + in_quotes(v->name) + ": " + e.message);
+      default:
+        return error(at, "size-overflow",
+                     "InitMemRef cannot represent the physical allocation size of variable " + in_quotes(v->name) +
+                         ": " + e.message);
+    }
+  }
+
+  /// `[64, 64] FP32` for messages.
+  [[nodiscard]] static std::string describe(const TileType& t) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < t.shape.size(); ++i) {
+      if (i) out += ", ";
+      auto c = as_const_int(t.shape[i]);
+      out += c ? std::to_string(*c) : std::string("?");
+    }
+    return out + "] " + std::string(to_string(t.dtype));
+  }
+
+  /// A tile of `bytes` bytes in `space` must fit the space's capacity (when
+  /// the SoC gives one): no planner can place it, and a view or in-place
+  /// result takes no allocation of its own that AllocateMemoryAddr would
+  /// count. Reported as "capacity" (memory does not fit), like the planners'.
+  bool fits_capacity(const VarPtr& v, Loc at, MemorySpace space, Addr bytes) {
+    if (!ctx_.soc || !ctx_.soc->configured || !ctx_.soc->planned(space)) return true;
+    const auto cap = ctx_.soc->capacity(space);
+    if (!cap || *cap == 0 || bytes <= *cap) return true;
+    const auto* t = as_tile(v->type);
+    error(at, "capacity",
+          std::string(to_string(space)) + " buffer usage (" + std::to_string(bytes) + " bytes) exceeds platform limit (" +
+              std::to_string(*cap) + " bytes): tile " + in_quotes(v->name) + (t ? " (" + describe(*t) + ")" : "") +
+              " alone is larger than the whole " + std::string(to_string(space)) + " space; split it into smaller tiles");
+    return false;
+  }
+
+  /// A view, alias or in-place result `v` of tile `src` (statement `s`, op
+  /// `by`) takes the window `extra` bytes into src's window, `size` bytes
+  /// long (src's size when nullopt). Its shape follows the rules of a fresh
+  /// tile (static, positive), its data fits that window, the window lies
+  /// inside src's, and the tile fits its space: a reshape, reinterpret or
+  /// in-place result annotated larger than its source would otherwise read
+  /// and write bytes of other allocations.
+  bool fits_source(const AssignStmt& s, const std::string& by, const VarPtr& v, const VarPtr& src,
+                   const ExprPtr& extra, std::optional<Addr> size) {
+    const auto* t = as_tile(v->type);
+    const MemRefPtr sm = memref_of(src->type);
+    if (!t || !is_tile(src->type) || !sm) return true;  // tensor views: DDR, never planned
+    const MemorySpace space = memory_space_of(src->type).value_or(MemorySpace::DDR);
+    // The data bytes (an Acc view needs no row padding of its own), then the padded size in the space.
+    auto data = tile_bytes(t->shape, t->dtype, std::nullopt, *ctx_.soc);
+    if (!data) {
+      size_error(v, s.loc, *data.error);
+      return false;
+    }
+    auto padded = tile_bytes(t->shape, t->dtype, space, *ctx_.soc);
+    if (!padded) {
+      size_error(v, s.loc, *padded.error);
+      return false;
+    }
+    const Addr window = size.value_or(sm->size);
+    const std::string what =
+        in_quotes(v->name) + " = " + (by.empty() ? src->name : by + "(" + src->name + ", ...)");
+    if (const auto off = as_const_int(extra);
+        off && (*off < 0 || static_cast<Addr>(*off) > sm->size || window > sm->size - static_cast<Addr>(*off))) {
+      error(s.loc, "view-outside-source",
+            what + ": the window at byte " + std::to_string(*off) + ", " + std::to_string(window) +
+                " bytes long, leaves the " + std::to_string(sm->size) + "-byte window of " + in_quotes(src->name) +
+                "; keep the offset and shape inside the source tile");
+      return false;
+    }
+    if (*data > window) {
+      const auto* st = as_tile(src->type);
+      error(s.loc, "view-exceeds-source",
+            what + ": the result " + describe(*t) + " needs " + std::to_string(*data) + " bytes, but " +
+                (window == sm->size ? "the source " + in_quotes(src->name) + (st ? " (" + describe(*st) + ")" : "") +
+                                          " has a " + std::to_string(sm->size) + "-byte window"
+                                    : "its window in " + in_quotes(src->name) + " is " + std::to_string(window) +
+                                          " bytes") +
+                "; a view or in-place result lands in its source's bytes and cannot be larger: give it a shape of "
+                "at most the source's size, or produce a new tile");
+      return false;
+    }
+    return fits_capacity(v, s.loc, space, *padded);
+  }
+
   /// A fresh MemRef `mem_<space>_<id>` sized AllocBytes(type, space).
   void bind_fresh(const VarPtr& v) {
     const auto* tile = as_tile(v->type);
@@ -243,31 +355,26 @@ class MemRefBinder {
     auto bytes = tile_bytes(shape, dtype, tile ? tile->space : std::optional<MemorySpace>(MemorySpace::DDR), *ctx_.soc);
     if (bytes) {
       size = *bytes;
+      if (tile && !fits_capacity(v, v->loc, space, size)) return;
     } else if (tile) {  // a tensor may be dynamic (DDR is never planned): size 0
-      const auto& e = *bytes.error;
-      using K = SizeError::Kind;
-      switch (e.kind) {
-        case K::dynamic_dim:
-          return error(v->loc, "dynamic-shape",
-                       "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
-                           std::to_string(e.dim) +
-                           " is dynamic; give the tile a static shape and put the runtime extent in "
-                           "TileView(valid_shape=...)");
-        case K::non_positive_dim:
-          return error(v->loc, "non-positive-shape",
-                       "InitMemRef requires positive shape for variable " + in_quotes(v->name) + ", but " + e.message);
-        case K::acc_rank:
-          return error(v->loc, "acc-rank", "InitMemRef cannot size variable " + in_quotes(v->name) + ": " + e.message);
-        default:
-          return error(v->loc, "size-overflow",
-                       "InitMemRef cannot represent the physical allocation size of variable " + in_quotes(v->name) +
-                           ": " + e.message);
-      }
+      return size_error(v, v->loc, *bytes.error);
     }
-    std::string name = "mem_";
-    name += lowercase_name(space);
-    name += '_';
-    name += std::to_string(next_id_++);
+    std::string name;
+    // A planned program read back keeps the names of its allocations (one
+    // a later pass named after its value, `mem_vec_a_in`, included), so
+    // compiling it again prints the same program; the id is consumed either way.
+    if (keep_names)
+      if (const MemRef* in = memref_ptr(v->type); in && in->base && !in->is_pinned && !in->base->name.empty() &&
+                                                  !given_.contains(in->base->name))
+        name = in->base->name;
+    if (name.empty()) {
+      name = "mem_";
+      name += lowercase_name(space);
+      name += '_';
+      name += std::to_string(next_id_);
+    }
+    ++next_id_;
+    given_.insert(name);
     VarPtr base = make_var(std::move(name), ptr_type(), v->loc);
     // A space-less tile is in DDR, and its type says so (as PyPTO's InitMemRef resolves it): the rules
     // after this pass read a value's space from its type (a loop carry starting from such a parameter
@@ -304,7 +411,10 @@ class MemRefBinder {
     const OpSpec* spec = c ? ops_.find(c->op) : nullptr;
 
     if (VarPtr src = as_var(s.value)) {  // rule 4 (a declared binding on an alias is dropped, as upstream)
-      if (memref_ptr(src->type)) return bind_view(v, src, int_imm(0), std::nullopt);
+      if (memref_ptr(src->type)) {
+        if (!fits_source(s, "", v, src, int_imm(0), std::nullopt)) return;
+        return bind_view(v, src, int_imm(0), std::nullopt);
+      }
       if (is_tile(src->type) && is_tile(v->type)) return clear_memref(v);  // rule 0: alias of a slot tile
       return bind_fresh(v);
     }
@@ -321,8 +431,10 @@ class MemRefBinder {
     if (spec && spec->is_view() && !c->args.empty())  // rule 2
       if (VarPtr src = as_var(c->args[0]); src && memref_ptr(src->type)) return view(s, *c, v, src);
     if (spec && spec->reuses_input && *spec->reuses_input < c->args.size())  // rule 3
-      if (VarPtr src = as_var(c->args[*spec->reuses_input]); src && memref_ptr(src->type))
+      if (VarPtr src = as_var(c->args[*spec->reuses_input]); src && memref_ptr(src->type)) {
+        if (!fits_source(s, c->op, v, src, int_imm(0), std::nullopt)) return;
         return bind_view(v, src, int_imm(0), std::nullopt);
+      }
     if (bound) {  // rule 5
       if (const DeclaredAllocationInfo* d = declared_.find(declared->base.get())) {
         v->type = with_memref_and_space(v->type, resolve_declared(*d, *declared), d->space);
@@ -349,7 +461,10 @@ class MemRefBinder {
 
   /// Rule 2: a buffer-aliasing view; slices get their byte offset and span.
   void view(const AssignStmt& s, const Call& c, const VarPtr& v, const VarPtr& src) {
-    if (c.op != "tile.slice" && c.op != "tensor.slice") return bind_view(v, src, int_imm(0), std::nullopt);
+    if (c.op != "tile.slice" && c.op != "tensor.slice") {
+      if (!fits_source(s, c.op, v, src, int_imm(0), std::nullopt)) return;
+      return bind_view(v, src, int_imm(0), std::nullopt);
+    }
     const auto* shape = c.args.size() > 1 ? as_sequence(c.args[1]) : nullptr;
     const auto* offset = c.args.size() > 2 ? as_sequence(c.args[2]) : nullptr;
     const auto* parent = shape_of(src->type);
@@ -360,8 +475,10 @@ class MemRefBinder {
                        ": its shape and offset arguments must be lists");
     if (c.op == "tile.slice")  // an Acc NZ window (§1.8 [DEEP]); otherwise row-major, bit for bit
       if (const auto* pt = as_tile(src->type))
-        if (auto nz = acc_nz_slice_window(*pt, *offset, *shape, *ctx_.soc))
+        if (auto nz = acc_nz_slice_window(*pt, *offset, *shape, *ctx_.soc)) {
+          if (!fits_source(s, c.op, v, src, nz->byte_offset, nz->span)) return;
           return bind_view(v, src, nz->byte_offset, nz->span);
+        }
     auto w = slice_window(*parent, *dtype, *offset, *shape);
     if (!w) {
       const bool packed = w.error->kind == SizeError::Kind::packed_origin_dynamic ||
@@ -369,6 +486,7 @@ class MemRefBinder {
       return error(s.loc, packed ? "packed-slice-origin" : "slice-window",
                    w.error->message + " (slice " + in_quotes(v->name) + " of " + in_quotes(src->name) + ")");
     }
+    if (!fits_source(s, c.op, v, src, w->byte_offset, w->span)) return;
     bind_view(v, src, w->byte_offset, w->span);
   }
 
@@ -435,6 +553,7 @@ class MemRefBinder {
   const OpRegistry& ops_;
   const DeclaredAllocations& declared_;
   std::uint64_t next_id_ = 0;
+  std::unordered_set<std::string> given_;  // names of the allocations made so far
   PointerSet<const Var*> iter_args_;
 };
 
@@ -527,6 +646,10 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
   Program out = program;
   for (auto& f : out.functions) {
     if (!f.body) continue;
+    // A planned program read back: its pinned allocations are declarations again (planned_input.hpp).
+    passes::restore_declarations(f.body, ctx.ops ? *ctx.ops : default_registry());
+    bool planned_input = false;
+    for_each_statement(f.body, [&](const Stmt& st) { planned_input |= st.kind == StmtKind::Alloc; });
     Normaliser norm;
     f.body = norm.mutate_stmt(f.body);
 
@@ -555,6 +678,7 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
     }
 
     MemRefBinder binder(program, f, ctx, declared);
+    binder.keep_names = planned_input;
     binder.params();
     binder.walk(f.body);
     if (binder.failed) continue;

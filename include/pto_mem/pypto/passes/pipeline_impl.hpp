@@ -136,6 +136,13 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
       r.dumps.push_back(PassDump{s, print(r.program, options.print_options)});
   };
   dump(Stage::parse);
+  // Unregistered ops first: under UnknownOps::error no pass plans a call it
+  // knows nothing about.
+  for (auto& d : check_unknown_ops(r.program, *ctx.ops, options.unknown_ops)) ctx.diagnostics.push_back(std::move(d));
+  if (ctx.failed()) {
+    r.diagnostics = std::move(ctx.diagnostics);
+    return r;
+  }
   detail::pipeline::RelativeOffsets relative;
   const bool chosen = !options.passes.empty();
   const std::vector<Stage> order =
@@ -219,6 +226,10 @@ PTO_MEM_PYPTO_INLINE CompileResult compile_source(std::string_view text, std::st
     CompileResult r;
     r.program = std::move(parsed.program);
     r.diagnostics = std::move(parsed.diagnostics);
+    if (r.ok()) {
+      const OpRegistry& ops = options.ops ? *options.ops : default_registry();
+      for (auto& d : check_unknown_ops(r.program, ops, options.unknown_ops)) r.diagnostics.push_back(std::move(d));
+    }
     if (r.ok()) r.ran.push_back(Stage::parse);
     if (r.ok() && std::find(options.dump_after.begin(), options.dump_after.end(), Stage::parse) !=
                       options.dump_after.end())
