@@ -138,7 +138,7 @@ TEST_CASE("unknown ops: one diagnostic per call, in program order, in nested blo
       "    t: Tile[[16, 16], FP32] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
       "    for i in range(4):\n"
       "        u: Tile[[16, 16], FP32] = tile.ad(t, t)\n"
-      "    v: Tile[[16, 16], FP32] = tile.sqr(t)\n"
+      "    v: Tile[[16, 16], FP32] = tile.sqrtt(t)\n"
       "    r: Tensor[[16, 16], FP32] = tile.store(v, [0, 0], y)\n"
       "    return r\n";
   Program p = test::parse_ok(text);
@@ -147,6 +147,6 @@ TEST_CASE("unknown ops: one diagnostic per call, in program order, in nested blo
   CHECK(ds[0].location->line == 5);
   CHECK(ds[0].message.find("'tile.ad'") != std::string::npos);
   CHECK(ds[1].location->line == 6);
-  CHECK(ds[1].message.find("'tile.sqr'") != std::string::npos);
+  CHECK(ds[1].message.find("'tile.sqrtt'") != std::string::npos);
   CHECK(ds[1].message.find("'tile.sqrt'") != std::string::npos);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pypto_support.hpp"
+#include "storage_kernel_gen.hpp"
 
 using namespace pto_mem;
 using namespace pto_mem::pypto;
@@ -216,4 +217,21 @@ TEST_CASE("view bounds: a tile larger than its whole space is a capacity error, 
   CompileOptions none;
   none.soc = soc_none();
   CHECK(compile_source(text, "cap.pto", none).ok());
+}
+
+TEST_CASE("view bounds: the random storage kernels exercise the class of view and in-place ops") {
+  std::set<std::string> seen;
+  const std::vector<std::string> ops = {"tile.slice",         "tile.reshape",      "tile.reinterpret_view",
+                                        "tile.transpose_view", "tile.set_validshape", "tile.assemble",
+                                        "tile.fillpad_inplace", "tile.scatter_mask", "tile.gather_row",
+                                        "tile.tget_scale_addr", "tile.matmul_acc"};
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const std::string text = test::StorageKernelGen(seed).make();
+    for (const auto& op : ops)
+      if (text.find(op + "(") != std::string::npos) seen.insert(op);
+  }
+  for (const auto& op : ops) {
+    INFO(op);
+    CHECK(seen.contains(op));
+  }
 }

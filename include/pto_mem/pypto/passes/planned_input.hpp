@@ -14,10 +14,9 @@
 //     in-place result of another tile: those inherit the window) is bound to
 //     the declaration of that name again, with the window's slot count and
 //     slot index (no index: slot 0, as an unsubscripted declaration is);
-//   * every other allocation keeps its name where the pass that makes it
-//     again has nothing better (a base a later pass named after its value,
-//     `mem_vec_a_in`, stays `mem_vec_a_in`): `allocation_names` maps each
-//     tile to the name of the allocation it was on.
+//   * (in InitMemRef) a tile on an allocation a later pass named after its
+//     value (`mem_vec_a_in`) keeps that name and takes no id, as it took none
+//     the first time, and the alloc statements keep the input's order.
 #pragma once
 
 #include <string>
