@@ -366,10 +366,11 @@ class MemRefBinder {
     // was not numbered the first time, so it takes no id now either, and every
     // other tile gets the very id, and name, it got then.
     if (keep_names)
-      if (const MemRef* in = memref_ptr(v->type); in && in->base && !in->is_pinned &&
-                                                  !numbered_name(in->base->name, space) &&
-                                                  !given_.contains(in->base->name))
+      if (const MemRef* in = memref_ptr(v->type);
+          in && in->base && !in->is_pinned && !in->base->name.empty() && !numbered_name(in->base->name, space)) {
         name = in->base->name;
+        for (std::size_t k = 1; given_.contains(name); ++k) name = in->base->name + "_" + std::to_string(k);
+      }
     if (name.empty()) {
       name = "mem_";
       name += lowercase_name(space);
