@@ -8,7 +8,8 @@
 //      dump are dropped (their allocations are made again below), after the
 //      tiles on a pinned one are bound to its declaration again
 //      (planned_input.hpp: a planned program compiled again keeps its
-//      declared allocations, pinning and slots);
+//      declared allocations, pinning and slots; compile() gives its other
+//      allocations their names back at the end);
 //   2. collect and check the declared allocations (declared_allocations.hpp);
 //      under PTOAS a single-slot declaration is rejected;
 //   3. parameters, in order, get fresh MemRefs (scalars consume no id);
@@ -206,9 +207,6 @@ class MemRefBinder {
       : program_(program), f_(f), ctx_(ctx), ops_(ctx.ops ? *ctx.ops : default_registry()), declared_(declared) {}
 
   bool failed = false;
-  /// The function is a planned program read back (it had alloc statements):
-  /// a tile on an allocation a later pass named keeps that name (bind_fresh).
-  bool keep_names = false;
 
   void params() {
     for (const auto& p : f_.params) {
@@ -360,40 +358,15 @@ class MemRefBinder {
     } else if (tile) {  // a tensor may be dynamic (DDR is never planned): size 0
       return size_error(v, v->loc, *bytes.error);
     }
-    std::string name;
-    // A planned program read back keeps the names a later pass gave the
-    // allocations it made (`mem_vec_a_in`, named after its value): such a tile
-    // was not numbered the first time, so it takes no id now either, and every
-    // other tile gets the very id, and name, it got then.
-    if (keep_names)
-      if (const MemRef* in = memref_ptr(v->type);
-          in && in->base && !in->is_pinned && !in->base->name.empty() && !numbered_name(in->base->name, space)) {
-        name = in->base->name;
-        for (std::size_t k = 1; given_.contains(name); ++k) name = in->base->name + "_" + std::to_string(k);
-      }
-    if (name.empty()) {
-      name = "mem_";
-      name += lowercase_name(space);
-      name += '_';
-      name += std::to_string(next_id_++);
-      for (std::size_t k = 1; given_.contains(name); ++k)  // never two allocations of one name
-        name = "mem_" + std::string(lowercase_name(space)) + "_" + std::to_string(next_id_ - 1) + "_" + std::to_string(k);
-    }
-    given_.insert(name);
+    std::string name = "mem_";
+    name += lowercase_name(space);
+    name += '_';
+    name += std::to_string(next_id_++);
     VarPtr base = make_var(std::move(name), ptr_type(), v->loc);
     // A space-less tile is in DDR, and its type says so (as PyPTO's InitMemRef resolves it): the rules
     // after this pass read a value's space from its type (a loop carry starting from such a parameter
     // must not take a Vec-only producer, a yield copy into it must target DDR).
     v->type = with_memref_and_space(v->type, make_memref(std::move(base), int_imm(0), size), space);
-  }
-
-  /// Whether `name` is one InitMemRef numbers (`mem_vec_12`), not one a later pass chose.
-  [[nodiscard]] static bool numbered_name(std::string_view name, MemorySpace space) {
-    const std::string prefix = "mem_" + std::string(lowercase_name(space)) + "_";
-    if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;
-    for (char ch : name.substr(prefix.size()))
-      if (ch != '_' && (ch < '0' || ch > '9')) return false;
-    return true;
   }
 
   /// A fresh MemRef that consumes an id but is then replaced (loop return
@@ -567,7 +540,6 @@ class MemRefBinder {
   const OpRegistry& ops_;
   const DeclaredAllocations& declared_;
   std::uint64_t next_id_ = 0;
-  std::unordered_set<std::string> given_;  // names of the allocations made so far
   PointerSet<const Var*> iter_args_;
 };
 
@@ -662,12 +634,6 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
     if (!f.body) continue;
     // A planned program read back: its pinned allocations are declarations again (planned_input.hpp).
     passes::restore_declarations(f.body, ctx.ops ? *ctx.ops : default_registry());
-    // The alloc statements' order, by name: a planned program read back keeps it.
-    std::unordered_map<std::string, std::size_t> input_order;
-    for_each_statement(f.body, [&](const Stmt& st) {
-      if (const auto* a = st.as<AllocStmt>(); a && a->var) input_order.try_emplace(a->var->name, input_order.size());
-    });
-    const bool planned_input = !input_order.empty();
     Normaliser norm;
     f.body = norm.mutate_stmt(f.body);
 
@@ -696,7 +662,6 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
     }
 
     MemRefBinder binder(program, f, ctx, declared);
-    binder.keep_names = planned_input;
     binder.params();
     binder.walk(f.body);
     if (binder.failed) continue;
@@ -706,14 +671,6 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
     if (collector.conflict) {
       report_error(ctx, program, collector.conflict->first, "memref-space-conflict", collector.conflict->second);
       continue;
-    }
-    if (planned_input) {  // allocations of the input in its order, new ones after them
-      auto rank = [&](const AllocEntry& a) {
-        auto it = input_order.find(a.base->name);
-        return it == input_order.end() ? input_order.size() : it->second;
-      };
-      std::stable_sort(collector.allocs.begin(), collector.allocs.end(),
-                       [&](const AllocEntry& a, const AllocEntry& b) { return rank(a) < rank(b); });
     }
     std::vector<StmtPtr> body;
     for (const auto& a : collector.allocs)
