@@ -133,38 +133,56 @@ TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on every bundled
   CHECK(stats.checked == 6 * kernels.size());
 }
 
-// Every case file and random kernel: how many planned programs print
-// differently when compiled again, or are refused, is measured. Known causes of a
-// difference (docs/passes.md, "A planned program read back"): the
-// `pipeline_membership` tags are stripped from the planned program (as
-// PyPTO does), so a re-plan may share stage buffers the first plan kept
-// apart; and the copies MaterializeSemanticAliases inserted are ordinary
-// statements when read back, so their allocations may be numbered and
-// coalesced differently (same bytes, other names) under dsa_rp, ptoas and the
-// legacy storage path.
-TEST_CASE("round trip: every case file and random kernel compiles again; the differences are measured") {
-  RoundTripStats stats;
+/// Inputs whose pipeline stage tags steer the plan: the planned program no
+/// longer carries them (they are stripped, as PyPTO does), so a re-plan may
+/// share stage buffers the first plan kept apart.
+bool round_trip_stage_tagged(const std::string& text) {
+  return text.find("pipeline_membership") != std::string::npos || text.find("stage=") != std::string::npos;
+}
+
+// Every case file, storage case and bundled kernel under every planner with
+// the Buffer IR storage rules: exactly the same program. Measured only (the
+// counts are printed): inputs whose stage tags steer the plan (above); the
+// legacy storage path, whose YieldFixup copies a phi's value again when the
+// copy it made the first time is read back as an ordinary statement; and
+// random kernels, on some of which MaterializeSemanticAliases is not yet a
+// fixed point (a second run adds a copy of a copy: an extra copy, never a
+// wrong one; the storage property test measures the same on its own output).
+TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on every case file and random kernel") {
+  RoundTripStats exact, measured;
   const auto files = round_trip_files();
   REQUIRE(files.size() > 100);
   for (const auto& in : files)
     for (Planner planner : {Planner::pypto, Planner::dsa_rp, Planner::ptoas})
-      for (bool buffer_ir : {true, false}) round_trip(in.name, in.text, planner, buffer_ir, stats, false);
+      for (bool buffer_ir : {true, false}) {
+        const bool strict = buffer_ir && !round_trip_stage_tagged(in.text);
+        round_trip(in.name, in.text, planner, buffer_ir, strict ? exact : measured, strict);
+      }
   // PTO_MEM_PROPERTY_SEEDS=N runs N/10 random kernels (a tenth of the storage property test's).
   const char* env = std::getenv("PTO_MEM_PROPERTY_SEEDS");
   const std::uint64_t kernels = env ? std::strtoull(env, nullptr, 10) / 10 : 150;
-  RoundTripStats random;
+  RoundTripStats random, random_legacy;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
     const std::string text = test::StorageKernelGen(seed).make();
-    for (Planner planner : {Planner::pypto, Planner::dsa_rp, Planner::ptoas})
-      for (bool buffer_ir : {true, false})
-        round_trip("kernel " + std::to_string(seed), text, planner, buffer_ir, random, false);
+    for (Planner planner : {Planner::pypto, Planner::dsa_rp, Planner::ptoas}) {
+      round_trip("kernel " + std::to_string(seed), text, planner, true, random, false);
+      round_trip("kernel " + std::to_string(seed), text, planner, false, random_legacy, false);
+    }
   }
-  std::string first;
-  for (const auto& d : stats.differing) first += "\n  " + d;
-  MESSAGE(stats.checked << " planned case programs compiled twice (" << stats.refused << " inputs refused), "
-                        << stats.differ << " printed differently, " << stats.refused_again
-                        << " refused when read back; " << random.checked << " random ones, " << random.differ
-                        << " printed differently, " << random.refused_again << " refused. First:" << first);
-  CHECK(stats.checked > 1000);
+  auto first = [](const RoundTripStats& st) {
+    std::string out;
+    for (const auto& d : st.differing) out += "\n  " + d;
+    return out;
+  };
+  MESSAGE(exact.checked << " planned case programs compiled twice, the same; measured: " << measured.checked
+                        << " (stage-tagged or legacy), " << measured.differ << " printed differently, "
+                        << measured.refused_again << " refused when read back" << first(measured));
+  MESSAGE(random.checked << " random planned programs (buffer-ir) compiled twice, " << random.differ
+                         << " printed differently, " << random.refused_again << " refused" << first(random));
+  MESSAGE(random_legacy.checked << " random planned programs (legacy) compiled twice, " << random_legacy.differ
+                                << " printed differently, " << random_legacy.refused_again << " refused"
+                                << first(random_legacy));
+  CHECK(exact.differ == 0);
+  CHECK(exact.checked > 1000);
   CHECK(random.checked > kernels);
 }

@@ -19,8 +19,9 @@
 //     inserted by a pass the first time is an ordinary statement now and
 //     takes a number. So compile() notes each tile's allocation name before
 //     the passes (planned_names) and, after them, gives every allocation the
-//     name its first tile had, when no other allocation has it, and puts the
-//     alloc statements back in the input's order (restore_names).
+//     name its first tile had, when no other allocation has it, puts the
+//     alloc statements back in the input's order and drops an allocation
+//     the re-plan made that no tile uses (restore_names).
 #pragma once
 
 #include <algorithm>
@@ -163,7 +164,15 @@ inline std::map<std::string, std::map<std::string, std::string>> restore_names(P
     };
     std::stable_sort(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(lead),
                      [&](const StmtPtr& a, const StmtPtr& b) { return rank(a) < rank(b); });
-    if (!std::equal(stmts.begin(), stmts.end(), seqp->stmts.begin())) f.body = seq(std::move(stmts), seqp->loc, seqp->scope);
+    // An allocation the re-plan made that no tile uses (a copy the first plan
+    // put on its destination directly was numbered, then moved there) goes.
+    const auto unused = std::remove_if(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(lead),
+                                       [&](const StmtPtr& st) {
+                                         const auto* a = st->as<AllocStmt>();
+                                         return !seen.contains(a->var.get()) && !order.contains(a->var->name);
+                                       });
+    stmts.erase(unused, stmts.begin() + static_cast<std::ptrdiff_t>(lead));
+    if (stmts.size() != seqp->stmts.size() || !std::equal(stmts.begin(), stmts.end(), seqp->stmts.begin())) f.body = seq(std::move(stmts), seqp->loc, seqp->scope);
   }
   return renamed;
 }
