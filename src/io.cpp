@@ -13,6 +13,7 @@
 #include "pto_mem/io/arena_label.hpp"
 #include "pto_mem/io/atomic_file.hpp"
 #include "pto_mem/io/csv.hpp"
+#include "pto_mem/io/dsa_schema.hpp"
 #include "pto_mem/io/id_text.hpp"
 #include "pto_mem/io/json_position.hpp"
 #include "pto_mem/io/json_problem.hpp"

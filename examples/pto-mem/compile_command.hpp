@@ -3,7 +3,8 @@
 //                           [--emit ir|json] [--output F] [--svg MAP.svg]
 //                           [--dump-after STAGE,...] [--syntax ours|pypto]
 //                           [--passes infer,init,alias,reuse,alloc]
-//                           [--storage buffer-ir|legacy] [--logical-tile-selection]`
+//                           [--storage buffer-ir|legacy] [--logical-tile-selection]
+//                           [--unknown-ops warn|error]`
 //
 // Runs the tile-memory pipeline (pto_mem/pypto/passes/pipeline.hpp) and
 // prints the program after the last stage (`--emit ir`) or the JSON report
@@ -52,6 +53,7 @@ struct CompileOptions {
   std::string syntax = "ours";          ///< printed spelling: ours | pypto
   std::string storage = "buffer-ir";    ///< storage legalisation: buffer-ir | legacy (docs/passes.md)
   bool logical_tile_selection = false;  ///< two-slot selection instead of branch-exit copies (docs/passes.md)
+  std::string unknown_ops = "warn";     ///< a call of an unregistered op: warn | error
   std::vector<std::string> passes;      ///< run exactly these passes (empty: the pipeline up to --until)
   bool output_given = false;            ///< --output was on the command line (even empty: refused)
   bool svg_given = false;               ///< --svg was on the command line
@@ -116,6 +118,12 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
     return 2;
   }
   options.logical_tile_selection = o.logical_tile_selection;
+  if (auto u = parse_unknown_ops(o.unknown_ops)) {
+    options.unknown_ops = *u;
+  } else {
+    err << "pto-mem: error: --unknown-ops takes warn or error, not '" << o.unknown_ops << "'\n";
+    return 2;
+  }
   for (const auto& p : o.passes) {
     auto s = parse_stage(p);
     if (!s || *s == Stage::parse) {
@@ -219,6 +227,11 @@ inline void add_compile_command(CLI::App& app) {
                "Where a branch exit would copy one of two compatible compiler-owned Vec/Mat tiles into the "
                "if's result, put both in the two slots of one allocation and select the slot at run time (no "
                "copy; a sync pass must add a barrier at the if's exit; docs/passes.md)");
+  sub->add_option("--unknown-ops", opts->unknown_ops,
+                  "A call of an op the registry does not describe (a typo such as tile.expp): a warning naming "
+                  "the closest registered op and what was assumed, or an error")
+      ->check(CLI::IsMember({"warn", "error"}))
+      ->capture_default_str();
   sub->add_option("--passes", opts->passes,
                   "Run exactly these passes, in order, on a program already in the state they need")
       ->delimiter(',')

@@ -30,10 +30,10 @@ struct PlanArgs {
   CLI::Option* capacity_option = nullptr;
   bool minimize = false;
   std::string compat;
-  std::string output, report, svg;
+  std::string output, report, svg, solution;
   std::string strategy{to_string(PlanOptions{}.strategy.value())};
   CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr, *threads_option = nullptr,
-              *node_limit_option = nullptr;
+              *node_limit_option = nullptr, *solution_option = nullptr;
   std::uint64_t node_limit = 0;
   unsigned threads = 1;
   bool quiet = false, progress = false;
@@ -101,13 +101,17 @@ inline void run_plan(PlanArgs& a) {
   add_output(outputs, a.output_option, a.output);
   add_output(outputs, a.report_option, a.report);
   add_output(outputs, a.svg_option, a.svg);
+  add_output(outputs, a.solution_option, a.solution);
   check_outputs(outputs, {a.file});
   // With an output on standard output, the summary goes to standard error.
   std::ostream& info = outputs.writes_standard_output() ? std::cerr : std::cout;
 
   const std::optional<Addr> capacity =
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
-  ProblemFile in = load_problem(a.file, capacity, a.format);
+  std::optional<DsaDocument> dsa;  // set for a DSA schema-v1 problem
+  ProblemFile in = load_problem(a.file, capacity, a.format, &dsa);
+  if (a.solution_option->count() > 0 && !dsa)
+    fail_input(input_name(a.file), "--solution writes a DSA schema-v1 solution: FILE must be a schema-v1 problem");
   a.options.compat_pypto = a.compat == "pypto";
   a.options.strategy = *parse_strategy(a.strategy);  // CLI11 checked it against strategies()
   // The goal follows the question the file asks, by the library's own rule
@@ -115,6 +119,7 @@ inline void run_plan(PlanArgs& a) {
   // a JSON problem whose arenas give none -- the readers then set each to
   // always_fitting_capacity) it is the least peak; a capacity asks for a fit.
   if (a.minimize) a.options.goal = Goal::minimise;
+  else if (dsa) a.options.goal = dsa->goal;  // the goal its objective terms ask for
   // Budgets and threads left unset take the library's defaults (the same as
   // C++ and Python): a time limit alone is the whole budget.
   if (a.node_limit_option->count() > 0) a.options.node_limit = a.node_limit;
@@ -139,6 +144,10 @@ inline void run_plan(PlanArgs& a) {
   if (a.report_option->count() > 0) {
     outputs.set_text(a.report_option->get_name(), report_text(in.problem, r));
     written.push_back(a.report);
+  }
+  if (dsa && a.solution_option->count() > 0) {  // every status, placements only for a fit
+    outputs.set_text(a.solution_option->get_name(), dsa_solution_text(*dsa, in.problem, r));
+    written.push_back(a.solution);
   }
   if (r.placement) {
     if (a.output_option->count() > 0) {
@@ -217,6 +226,9 @@ inline void add_plan_command(CLI::App& app) {
                                      "write the problem with the placement: OUT.csv or OUT.json (- for standard output)");
   a->report_option = cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
   a->svg_option = cmd->add_option("--svg", a->svg, "write an SVG memory map (x = time, y = address)");
+  a->solution_option = cmd->add_option("--solution", a->solution,
+                                       "write a DSA schema-v1 solution (FILE a schema-v1 problem): status, objective "
+                                       "values and, for a fit, every buffer's pool and offset");
   cmd->callback([a] { run_plan(*a); });
 }
 

@@ -18,6 +18,7 @@
 #include <CLI/CLI.hpp>
 
 #include "pto_mem/io/csv.hpp"
+#include "pto_mem/io/dsa_schema.hpp"
 #include "pto_mem/io/id_text.hpp"
 #include "pto_mem/io/json_problem.hpp"
 #include "pto_mem/io/output_set.hpp"
@@ -143,8 +144,9 @@ inline std::string input_name(const std::string& file) { return file == "-" ? "<
 /// when its extension does not tell (standard input, "-") or says otherwise.
 inline CLI::Option* add_format_option(CLI::App* cmd, std::string& format) {
   return cmd->add_option("--format", format,
-                         "problem format: csv or json (default: FILE's extension; needed for -, standard input)")
-      ->check(CLI::IsMember({"csv", "json"}));
+                         "problem format: csv, json or dsa (PyPTO's DSA schema v1; a .json file holding "
+                         "\"schema_version\" is read as dsa) (default: FILE's extension; needed for -, standard input)")
+      ->check(CLI::IsMember({"csv", "json", "dsa"}));
 }
 
 /// The problem format of FILE: `format` when given (--format), else FILE's
@@ -165,10 +167,16 @@ inline std::string problem_format(const std::string& file, const std::string& fo
 /// when given, else by FILE's extension -- or ends the subcommand with exit
 /// code 2 and the reader's diagnostics. `capacity` is the CSV arena's
 /// capacity (JSON problems carry their own).
-inline ProblemFile load_problem(const std::string& file, std::optional<Addr> capacity, const std::string& format = {}) {
-  const std::string kind = problem_format(file, format);
+///
+/// A JSON text with a top-level "schema_version" key is PyPTO's DSA schema v1
+/// (io/dsa_schema.hpp), read as such; `dsa`, when given, receives what a
+/// schema-v1 solution needs (then set, else reset).
+inline ProblemFile load_problem(const std::string& file, std::optional<Addr> capacity, const std::string& format = {},
+                               std::optional<DsaDocument>* dsa = nullptr) {
+  std::string kind = problem_format(file, format);
+  if (dsa) dsa->reset();
   const std::string name = input_name(file);
-  if (kind == "json" && capacity)
+  if ((kind == "json" || kind == "dsa") && capacity)
     fail_input(name, "--capacity applies to CSV problems; a JSON problem gives each arena's \"capacity\" itself");
   SourceText src;
   if (file == "-") {
@@ -182,6 +190,10 @@ inline ProblemFile load_problem(const std::string& file, std::optional<Addr> cap
   ReadResult r;
   if (!src.text) {
     r.diagnostics = std::move(src.diagnostics);
+  } else if (kind == "dsa" || (kind == "json" && looks_like_dsa_schema(*src.text))) {
+    DsaReadResult d = read_dsa_problem(*src.text, name);
+    if (d && dsa) *dsa = std::move(d.document);
+    r = std::move(d.read);
   } else if (kind == "csv") {
     CsvOptions options;
     options.capacity = capacity;

@@ -111,7 +111,7 @@ std::string stage_names() {
 PyCompileResult run(const std::string& text, const py::object& soc_in, const py::object& soc_file,
                     const std::string& planner, const std::string& until, const std::string& syntax,
                     const std::string& storage, const py::object& passes, const py::object& dump_after,
-                    const std::string& file, bool logical_tile_selection) {
+                    const std::string& unknown_ops, const std::string& file, bool logical_tile_selection) {
   pypto::CompileOptions o;
   PyCompileResult c;
   if (!soc_file.is_none()) {
@@ -143,6 +143,9 @@ PyCompileResult run(const std::string& text, const py::object& soc_in, const py:
     throw py::value_error("logical_tile_selection needs storage='buffer-ir' and the pypto or dsa_rp planner (the "
                           "legacy path leaves branch phis to YieldFixup, and ptoas places allocations and reconciles "
                           "branch phis itself)");
+  const auto unknown = pypto::parse_unknown_ops(unknown_ops);
+  if (!unknown) throw py::value_error("unknown_ops must be one of warn, error, not '" + unknown_ops + "'");
+  o.unknown_ops = *unknown;
   for (const auto& name : names_from(passes, "passes")) {
     auto s = pypto::parse_stage(name);
     if (!s || *s == pypto::Stage::parse)
@@ -216,7 +219,8 @@ void bind_compile(py::module_& m) {
   m.def("compile", &run, py::arg("text"), py::kw_only(), py::arg("soc") = py::none(),
         py::arg("soc_file") = py::none(), py::arg("planner") = "pypto", py::arg("until") = "alloc",
         py::arg("syntax") = "ours", py::arg("storage") = "buffer-ir", py::arg("passes") = py::none(),
-        py::arg("dump_after") = py::none(), py::arg("file") = "<string>", py::arg("logical_tile_selection") = false);
+        py::arg("dump_after") = py::none(), py::arg("unknown_ops") = "warn", py::arg("file") = "<string>",
+        py::arg("logical_tile_selection") = false);
   m.def("soc_names", [] { return pypto::soc_names(); });
 }
 

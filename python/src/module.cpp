@@ -10,6 +10,7 @@
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/io/csv.hpp"
+#include "pto_mem/io/dsa_schema.hpp"
 #include "pto_mem/io/json_problem.hpp"
 #include "pto_mem/io/json_problem_reader.hpp"
 #include "pto_mem/io/svg.hpp"
@@ -639,6 +640,19 @@ void bind_io(py::module_& m) {
   }, py::arg("text"), py::kw_only(), py::arg("file") = "<string>");
   m.def("read_json", [](const std::filesystem::path& path) { return from_problem(read_or_raise(read_json_problem_file(path))); },
         py::arg("path"));
+  // PyPTO's DSA schema v1 (io/dsa_schema.hpp): the problem, and what a
+  // schema-v1 solution repeats (instance, profile, fingerprint, the document's
+  // buffer id of each buffer) with the goal its objective asks for.
+  m.def("read_dsa", [](const std::filesystem::path& path) {
+    DsaReadResult r = read_dsa_problem_file(path);
+    ProblemFile f = read_or_raise(std::move(r.read));
+    const DsaDocument& d = *r.document;
+    using namespace pybind11::literals;
+    py::dict info("instance"_a = d.instance, "profile"_a = d.profile, "fingerprint"_a = d.fingerprint,
+                  "buffer_ids"_a = d.buffer_ids, "objective_terms"_a = d.objective_terms,
+                  "goal"_a = d.goal == Goal::fit ? "fit" : "minimise");
+    return py::make_tuple(from_problem(std::move(f)), std::move(info));
+  }, py::arg("path"));
   m.def("read_placement", [](const std::filesystem::path& path, const py::object& capacity) {
     ProblemFile f = read_or_raise(is_json_path(path) ? read_json_problem_file(path)
                                                      : read_csv_file(path, csv_options(capacity)));

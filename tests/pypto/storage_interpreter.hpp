@@ -141,6 +141,22 @@ class StorageInterpreter {
       fail("the offset of '" + v.name + "' cannot be evaluated");
       return std::nullopt;
     }
+    // The value's data must fit its window (a view or in-place result larger
+    // than its source would reach into bytes its window does not own).
+    std::uint64_t elements = 1;
+    for (const auto& d : t->shape) {
+      auto c = as_const_int(d);
+      if (!c || *c <= 0) {
+        fail("'" + v.name + "' has a dimension that is not a positive constant");
+        return std::nullopt;
+      }
+      elements *= static_cast<std::uint64_t>(*c);
+    }
+    if (auto data = storage_bytes(elements, t->dtype); !data || *data > t->memref->size) {
+      fail("'" + v.name + "' holds " + (data ? std::to_string(*data) : std::string("too many")) +
+           " bytes of data in a window of " + std::to_string(t->memref->size) + " bytes");
+      return std::nullopt;
+    }
     return Place{Region{*t->space, absolute_ ? nullptr : t->memref->base.get()}, *off,
                  *off + static_cast<std::int64_t>(t->memref->size)};
   }

@@ -19,6 +19,12 @@
 // and tile.assemble, a view that writes its source) and half-height phis of
 // slices.
 //
+// From a stream of its own (the kernels are otherwise the same), the whole
+// class of ops whose tile result lands in a source buffer appears: a whole
+// view is a reshape, reinterpret_view, transpose_view or set_validshape, and
+// a write over a whole tile fillpad_inplace, scatter_mask, gather_row or
+// tget_scale_addr (reading a second tile) as well as assemble.
+//
 // Author-level rule it keeps (so every program is one a planner must get
 // right): a tile bound to a declared slot is read only by the next
 // statement (two tiles on one slot are never live at once).
@@ -35,7 +41,8 @@ namespace pto_mem::test {
 class StorageKernelGen {
  public:
   explicit StorageKernelGen(std::uint64_t seed)
-      : rng_(seed), tag_rng_(seed), recv_rng_(seed ^ 0x9e3779b97f4a7c15ULL), mat_rng_(seed ^ 0x5bd1e9955bd1e995ULL) {}
+      : rng_(seed), tag_rng_(seed), recv_rng_(seed ^ 0x9e3779b97f4a7c15ULL), mat_rng_(seed ^ 0x5bd1e9955bd1e995ULL),
+        view_rng_(seed ^ 0xc2b2ae3d27d4eb4fULL) {}
 
   /// Tags about half of the defined tiles as clones of `pl.pipeline` bodies
   /// (`attrs={"pipeline_membership": "g:k"}`, groups 0-1, stages 0-2), from a
@@ -136,11 +143,32 @@ class StorageKernelGen {
   /// half-height part into `a` (a view that writes its source).
   void in_place_over(const std::string& a) {
     if (coin(0.6)) {
-      def(S, "tile.fillpad_inplace(" + a + ")");
+      // fillpad_inplace, or another op writing over its first operand that reads a second tile.
+      static const char* two[] = {"tile.scatter_mask", "tile.gather_row", "tile.tget_scale_addr"};
+      const int k = std::uniform_int_distribution<int>(0, 3)(view_rng_);
+      auto others = visible(S);
+      if (k == 0 || others.empty()) {
+        def(S, "tile.fillpad_inplace(" + a + ")");
+        return;
+      }
+      Val* b = others[std::uniform_int_distribution<std::size_t>(0, others.size() - 1)(view_rng_)];
+      b->plain = false;
+      const std::string tail = k == 2 ? ", 0, 0, [16, 16])" : ")";
+      def(S, std::string(two[k - 1]) + "(" + a + ", " + b->name + tail);
       return;
     }
     const std::string part = use(H);
     def(S, "tile.assemble(" + a + ", " + part + ", [" + (coin() ? "8" : "0") + ", 0])");
+  }
+
+  /// A view of all of `a` ([16, 16] FP32), the op from the view stream.
+  std::string whole_view(const std::string& a) {
+    switch (std::uniform_int_distribution<int>(0, 3)(view_rng_)) {
+      case 1: return "tile.reinterpret_view(" + a + ", [16, 16], dtype=FP32)";
+      case 2: return "tile.transpose_view(" + a + ")";
+      case 3: return "tile.set_validshape(" + a + ", 16, 8)";
+      default: return "tile.reshape(" + a + ", [16, 16])";
+    }
   }
 
   void statement(int d) {
@@ -166,7 +194,7 @@ class StorageKernelGen {
       case 5: def(S, "tile.move(" + use(S) + ", target_memory=Vec)"); break;
       case 6: {  // views: a whole reshape or a half slice (of a carry, a phi, anything)
         const std::string a = use(S);
-        if (coin()) def(S, "tile.reshape(" + a + ", [16, 16])", false);
+        if (coin()) def(S, whole_view(a), false);
         else def(H, "tile.slice(" + a + ", [8, 16], [" + (coin() ? "8" : "0") + ", 0])", false);
         break;
       }
@@ -395,6 +423,7 @@ class StorageKernelGen {
   std::mt19937_64 tag_rng_;  // stage tags only, so tagging leaves the kernel itself unchanged
   std::mt19937_64 recv_rng_;  // which loads are cross-core receives
   std::mt19937_64 mat_rng_;   // which accumulations a Mat operand choice precedes
+  std::mt19937_64 view_rng_;  // which view or in-place op of the class
   bool stage_tags_ = false;
   std::ostringstream out_;
   std::vector<std::vector<Val>> scopes_;

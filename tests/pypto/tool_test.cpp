@@ -359,4 +359,25 @@ TEST_CASE("the tool reads a re-bound name as SSA renaming") {
   CHECK(r.out.find("out_1: Tensor[[16, 16], FP32] = tile.store(t_1, [0, 0], out)") != std::string::npos);
 }
 
+TEST_CASE("--unknown-ops: a misspelt op is a warning by default, an error on request") {
+  const std::string file = write_temp("typo.pto",
+                                      "@function(type=InCore)\n"
+                                      "def main(x: Tensor[[16, 16], FP32], y: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:\n"
+                                      "    t: Tile[[16, 16], FP32] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
+                                      "    u: Tile[[16, 16], FP32] = tile.expp(t)\n"
+                                      "    r: Tensor[[16, 16], FP32] = tile.store(u, [0, 0], y)\n"
+                                      "    return r\n");
+  const Run warn = run("compile '" + file + "'");
+  CHECK(warn.status == 0);
+  CHECK(warn.err.find("typo.pto:4:5: warning: op 'tile.expp' is not registered; the closest registered op is "
+                      "'tile.exp' (edit distance 1). Assumed: ") != std::string::npos);
+  CHECK(warn.out.find("tile.expp(t)") != std::string::npos);
+  const Run error = run("compile '" + file + "' --unknown-ops=error");
+  CHECK(error.status == 2);
+  CHECK(error.out.empty());
+  CHECK(error.err.find("typo.pto:4:5: error: op 'tile.expp' is not registered") != std::string::npos);
+  CHECK(run("compile '" + file + "' --unknown-ops=warn").status == 0);
+  CHECK(run("compile '" + file + "' --unknown-ops=maybe").status != 0);
+}
+
 #endif  // PTO_MEM_TOOL

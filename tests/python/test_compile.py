@@ -206,6 +206,7 @@ def test_rebinding_is_ssa_renaming_as_in_the_tool():
         ({"planner": "dsa_rp", "syntax": "pypto"}, ["--planner", "dsa_rp", "--syntax", "pypto"]),
         ({"storage": "legacy", "until": "alias"}, ["--storage", "legacy", "--until", "alias"]),
         ({"soc": "a5", "planner": "ptoas"}, ["--soc", "a5", "--planner", "ptoas"]),
+        ({"unknown_ops": "error", "logical_tile_selection": True}, ["--unknown-ops", "error", "--logical-tile-selection"]),
     ],
 )
 def test_the_same_program_as_the_tool(kernels_dir, tmp_path, kwargs, flags):
@@ -220,3 +221,18 @@ def test_the_same_program_as_the_tool(kernels_dir, tmp_path, kwargs, flags):
             continue
         assert tool.returncode == 0, tool.stderr
         assert out.read_text() == r.text
+
+
+def test_unregistered_ops_warn_by_default_or_fail_on_request():
+    typo = SIMPLE.replace("tile.add(a, a)", "tile.addd(a, a)")
+    r = pto_mem.compile(typo, file="k.pto")
+    [d] = [d for d in r.diagnostics if d.code == "unknown-op"]
+    assert d.severity == "warning" and (d.file, d.line) == ("k.pto", 4)
+    assert "'tile.addd'" in d.message and "'tile.add'" in d.message
+    assert pto_mem.compile(typo, unknown_ops="warn").text == r.text
+    with pytest.raises(pto_mem.CompileError, match="op 'tile.addd' is not registered") as e:
+        pto_mem.compile(typo, unknown_ops="error", file="k.pto")
+    assert e.value.exit_code == 2 and e.value.diagnostics[0].code == "unknown-op"
+    with pytest.raises(ValueError, match="unknown_ops must be one of warn, error"):
+        pto_mem.compile(SIMPLE, unknown_ops="ignore")
+    assert not pto_mem.compile(SIMPLE, unknown_ops="error").diagnostics

@@ -7,8 +7,9 @@
 // own op are gathered: bare aliases and outputs that land in their source's
 // buffer (views, in-place results) inherit the slot and are not checked;
 // tiles whose slot is chosen at run time are skipped, and so are the copies
-// the passes inserted (a transfer into a carry or phi window continues the
-// value that window holds; it is not a binding of its own). A user error names
+// the passes inserted and, in a planned program read back, the same-space
+// copies yielded into a carry or phi (a transfer into a carry or phi window
+// continues the value that window holds; it is not a binding of its own). A user error names
 // both tiles, their statement-point ranges and the declaration.
 #pragma once
 
@@ -31,6 +32,21 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
   std::unordered_set<std::string> inserted;
   for (const auto& m : ctx.moves)
     if (m.function == f.name) inserted.insert(m.name);
+  // A same-space copy yielded into a carry or phi is such a transfer too when
+  // the program was planned before (read back, the copy is no longer known
+  // as inserted): it continues the value of the window it writes.
+  PointerSet<const Var*> yielded;
+  for_each_statement(f.body, [&](const Stmt& s) {
+    if (const auto* y = s.as<YieldStmt>())
+      for (const auto& v : y->values)
+        if (auto var = as_var(v)) yielded.insert(var.get());
+  });
+  auto is_transfer = [&](const AssignStmt& s) {
+    const Call* c = call_of(s.value);
+    if (!c || c->op != "tile.move" || c->args.empty() || !yielded.contains(s.var.get())) return false;
+    const auto src = as_var(c->args[0]);
+    return src && memory_space_of(src->type) == memory_space_of(s.var->type);
+  };
   std::map<std::pair<std::size_t, std::int64_t>, std::vector<std::size_t>> slots;  // (base rank, offset) -> tiles
   PointerMap<const Var*, std::size_t> base_rank;
   for (std::size_t i = 0; i < lt.size(); ++i) {
@@ -41,7 +57,7 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
     if (!offset) continue;  // slot chosen at run time
     if (const AssignStmt* s = lt.def_stmt[i]) {
       if (as_var(s->value)) continue;
-      if (inserted.contains(lt.vars[i]->name)) continue;  // a bare alias inherits its source's slot
+      if (inserted.contains(lt.vars[i]->name) || is_transfer(*s)) continue;  // a bare alias inherits its source's slot
       if (const Call* c = call_of(s->value))
         if (const OpSpec* spec = spec_of(ctx, *c); spec && spec->lands_in_source()) continue;
     }

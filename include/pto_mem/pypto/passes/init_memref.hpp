@@ -26,7 +26,11 @@
 // Per function (every kind):
 //   1. normalise the structure: nested sequences are flattened, a sequence of
 //      one statement becomes that statement; alloc statements of a re-parsed
-//      dump are dropped (their allocations are made again below);
+//      dump are dropped (their allocations are made again below), after the
+//      tiles on a pinned one are bound to its declaration again
+//      (planned_input.hpp: a planned program compiled again keeps its
+//      declared allocations, pinning and slots; compile() gives its other
+//      allocations their names back at the end);
 //   2. collect and check the declared allocations (declared_allocations.hpp);
 //      under PTOAS a single-slot declaration is rejected;
 //   3. parameters, in order, get fresh MemRefs (scalars consume no id);
@@ -40,7 +44,12 @@
 //      arms' when both arms are one tensor; a bound tile gets its declared slot;
 //      everything else a fresh `mem_<space>_<id>` (one id counter per
 //      function; every tile or tensor loop return var and phi consumes an id
-//      even when it is re-pointed afterwards, as PyPTO does);
+//      even when it is re-pointed afterwards, as PyPTO does). Every tile
+//      obeys one set of shape rules (static, positive dims) and fits its
+//      space's capacity; a view, alias or in-place result also fits its
+//      window, and that window lies inside its source's (fits_source): a
+//      `tile.reshape` annotated larger than its source is an error naming
+//      the statement and both sizes, not a window onto other allocations;
 //   5. one `tile.alloc(space, size)` (`tensor.alloc(DDR, size)` for a DDR
 //      tile; `pinned=True` and slots x slot_size for a declaration) per base,
 //      in first-seen order, prepended to the body.
@@ -53,6 +62,7 @@
 // is the "HasMemRefs" verifier.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -69,6 +79,7 @@
 #include "pto_mem/pypto/passes/declared_allocations.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
+#include "pto_mem/pypto/passes/planned_input.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_call.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
@@ -254,6 +265,106 @@ class MemRefBinder {
     failed = true;
   }
 
+  /// The error of a tile whose size cannot be computed (the same rules for
+  /// every tile: fresh, view or in-place result).
+  void size_error(const VarPtr& v, Loc at, const SizeError& e) {
+    using K = SizeError::Kind;
+    switch (e.kind) {
+      case K::dynamic_dim:
+        return error(at, "dynamic-shape",
+                     "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
+                         std::to_string(e.dim) +
+                         " is dynamic; give the tile a static shape and put the runtime extent in "
+                         "TileView(valid_shape=...)");
+      case K::non_positive_dim:
+        return error(at, "non-positive-shape",
+                     "InitMemRef requires positive shape for variable " + in_quotes(v->name) + ", but " + e.message);
+      case K::acc_rank:
+        return error(at, "acc-rank", "InitMemRef cannot size variable " + in_quotes(v->name) + ": " + e.message);
+      default:
+        return error(at, "size-overflow",
+                     "InitMemRef cannot represent the physical allocation size of variable " + in_quotes(v->name) +
+                         ": " + e.message);
+    }
+  }
+
+  /// `[64, 64] FP32` for messages.
+  [[nodiscard]] static std::string describe(const TileType& t) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < t.shape.size(); ++i) {
+      if (i) out += ", ";
+      auto c = as_const_int(t.shape[i]);
+      out += c ? std::to_string(*c) : std::string("?");
+    }
+    return out + "] " + std::string(to_string(t.dtype));
+  }
+
+  /// A tile of `bytes` bytes in `space` must fit the space's capacity (when
+  /// the SoC gives one): no planner can place it, and a view or in-place
+  /// result takes no allocation of its own that AllocateMemoryAddr would
+  /// count. Reported as "capacity" (memory does not fit), like the planners'.
+  bool fits_capacity(const VarPtr& v, Loc at, MemorySpace space, Addr bytes) {
+    if (!ctx_.soc || !ctx_.soc->configured || !ctx_.soc->planned(space)) return true;
+    const auto cap = ctx_.soc->capacity(space);
+    if (!cap || *cap == 0 || bytes <= *cap) return true;
+    const auto* t = as_tile(v->type);
+    error(at, "capacity",
+          std::string(to_string(space)) + " buffer usage (" + std::to_string(bytes) + " bytes) exceeds platform limit (" +
+              std::to_string(*cap) + " bytes): tile " + in_quotes(v->name) + (t ? " (" + describe(*t) + ")" : "") +
+              " alone is larger than the whole " + std::string(to_string(space)) + " space; split it into smaller tiles");
+    return false;
+  }
+
+  /// A view, alias or in-place result `v` of tile `src` (statement `s`, op
+  /// `by`) takes the window `extra` bytes into src's window, `size` bytes
+  /// long (src's size when nullopt). Its shape follows the rules of a fresh
+  /// tile (static, positive), its data fits that window, the window lies
+  /// inside src's, and the tile fits its space: a reshape, reinterpret or
+  /// in-place result annotated larger than its source would otherwise read
+  /// and write bytes of other allocations.
+  bool fits_source(const AssignStmt& s, const std::string& by, const VarPtr& v, const VarPtr& src,
+                   const ExprPtr& extra, std::optional<Addr> size) {
+    const auto* t = as_tile(v->type);
+    const MemRefPtr sm = memref_of(src->type);
+    if (!t || !is_tile(src->type) || !sm) return true;  // tensor views: DDR, never planned
+    const MemorySpace space = memory_space_of(src->type).value_or(MemorySpace::DDR);
+    // The data bytes (an Acc view needs no row padding of its own), then the padded size in the space.
+    auto data = tile_bytes(t->shape, t->dtype, std::nullopt, *ctx_.soc);
+    if (!data) {
+      size_error(v, s.loc, *data.error);
+      return false;
+    }
+    auto padded = tile_bytes(t->shape, t->dtype, space, *ctx_.soc);
+    if (!padded) {
+      size_error(v, s.loc, *padded.error);
+      return false;
+    }
+    const Addr window = size.value_or(sm->size);
+    const std::string what =
+        in_quotes(v->name) + " = " + (by.empty() ? src->name : by + "(" + src->name + ", ...)");
+    if (const auto off = as_const_int(extra);
+        off && (*off < 0 || static_cast<Addr>(*off) > sm->size || window > sm->size - static_cast<Addr>(*off))) {
+      error(s.loc, "view-outside-source",
+            what + ": the window at byte " + std::to_string(*off) + ", " + std::to_string(window) +
+                " bytes long, leaves the " + std::to_string(sm->size) + "-byte window of " + in_quotes(src->name) +
+                "; keep the offset and shape inside the source tile");
+      return false;
+    }
+    if (*data > window) {
+      const auto* st = as_tile(src->type);
+      error(s.loc, "view-exceeds-source",
+            what + ": the result " + describe(*t) + " needs " + std::to_string(*data) + " bytes, but " +
+                (window == sm->size ? "the source " + in_quotes(src->name) + (st ? " (" + describe(*st) + ")" : "") +
+                                          " has a " + std::to_string(sm->size) + "-byte window"
+                                    : "its window in " + in_quotes(src->name) + " is " + std::to_string(window) +
+                                          " bytes") +
+                "; a view or in-place result lands in its source's bytes and cannot be larger: give it a shape of "
+                "at most the source's size, or produce a new tile");
+      return false;
+    }
+    return fits_capacity(v, s.loc, space, *padded);
+  }
+
   /// A fresh MemRef `mem_<space>_<id>` sized AllocBytes(type, space).
   void bind_fresh(const VarPtr& v) {
     const auto* tile = as_tile(v->type);
@@ -264,26 +375,9 @@ class MemRefBinder {
     auto bytes = tile_bytes(shape, dtype, tile ? tile->space : std::optional<MemorySpace>(MemorySpace::DDR), *ctx_.soc);
     if (bytes) {
       size = *bytes;
+      if (tile && !fits_capacity(v, v->loc, space, size)) return;
     } else if (tile) {  // a tensor may be dynamic (DDR is never planned): size 0
-      const auto& e = *bytes.error;
-      using K = SizeError::Kind;
-      switch (e.kind) {
-        case K::dynamic_dim:
-          return error(v->loc, "dynamic-shape",
-                       "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
-                           std::to_string(e.dim) +
-                           " is dynamic; give the tile a static shape and put the runtime extent in "
-                           "TileView(valid_shape=...)");
-        case K::non_positive_dim:
-          return error(v->loc, "non-positive-shape",
-                       "InitMemRef requires positive shape for variable " + in_quotes(v->name) + ", but " + e.message);
-        case K::acc_rank:
-          return error(v->loc, "acc-rank", "InitMemRef cannot size variable " + in_quotes(v->name) + ": " + e.message);
-        default:
-          return error(v->loc, "size-overflow",
-                       "InitMemRef cannot represent the physical allocation size of variable " + in_quotes(v->name) +
-                           ": " + e.message);
-      }
+      return size_error(v, v->loc, *bytes.error);
     }
     std::string name = "mem_";
     name += lowercase_name(space);
@@ -325,7 +419,10 @@ class MemRefBinder {
     const OpSpec* spec = c ? ops_.find(c->op) : nullptr;
 
     if (VarPtr src = as_var(s.value)) {  // rule 4 (a declared binding on an alias is dropped, as upstream)
-      if (memref_ptr(src->type)) return bind_view(v, src, int_imm(0), std::nullopt);
+      if (memref_ptr(src->type)) {
+        if (!fits_source(s, "", v, src, int_imm(0), std::nullopt)) return;
+        return bind_view(v, src, int_imm(0), std::nullopt);
+      }
       if (is_tile(src->type) && is_tile(v->type)) return clear_memref(v);  // rule 0: alias of a slot tile
       return bind_fresh(v);
     }
@@ -342,8 +439,10 @@ class MemRefBinder {
     if (spec && spec->is_view() && !c->args.empty())  // rule 2
       if (VarPtr src = as_var(c->args[0]); src && memref_ptr(src->type)) return view(s, *c, v, src);
     if (spec && spec->reuses_input && *spec->reuses_input < c->args.size())  // rule 3
-      if (VarPtr src = as_var(c->args[*spec->reuses_input]); src && memref_ptr(src->type))
+      if (VarPtr src = as_var(c->args[*spec->reuses_input]); src && memref_ptr(src->type)) {
+        if (!fits_source(s, c->op, v, src, int_imm(0), std::nullopt)) return;
         return bind_view(v, src, int_imm(0), std::nullopt);
+      }
     if (bound) {  // rule 5
       if (const DeclaredAllocationInfo* d = declared_.find(declared->base.get())) {
         v->type = with_memref_and_space(v->type, resolve_declared(*d, *declared), d->space);
@@ -370,7 +469,10 @@ class MemRefBinder {
 
   /// Rule 2: a buffer-aliasing view; slices get their byte offset and span.
   void view(const AssignStmt& s, const Call& c, const VarPtr& v, const VarPtr& src) {
-    if (c.op != "tile.slice" && c.op != "tensor.slice") return bind_view(v, src, int_imm(0), std::nullopt);
+    if (c.op != "tile.slice" && c.op != "tensor.slice") {
+      if (!fits_source(s, c.op, v, src, int_imm(0), std::nullopt)) return;
+      return bind_view(v, src, int_imm(0), std::nullopt);
+    }
     const auto* shape = c.args.size() > 1 ? as_sequence(c.args[1]) : nullptr;
     const auto* offset = c.args.size() > 2 ? as_sequence(c.args[2]) : nullptr;
     const auto* parent = shape_of(src->type);
@@ -381,8 +483,10 @@ class MemRefBinder {
                        ": its shape and offset arguments must be lists");
     if (c.op == "tile.slice")  // an Acc NZ window; otherwise row-major, bit for bit
       if (const auto* pt = as_tile(src->type))
-        if (auto nz = acc_nz_slice_window(*pt, *offset, *shape, *ctx_.soc))
+        if (auto nz = acc_nz_slice_window(*pt, *offset, *shape, *ctx_.soc)) {
+          if (!fits_source(s, c.op, v, src, nz->byte_offset, nz->span)) return;
           return bind_view(v, src, nz->byte_offset, nz->span);
+        }
     auto w = slice_window(*parent, *dtype, *offset, *shape);
     if (!w) {
       const bool packed = w.error->kind == SizeError::Kind::packed_origin_dynamic ||
@@ -390,6 +494,7 @@ class MemRefBinder {
       return error(s.loc, packed ? "packed-slice-origin" : "slice-window",
                    w.error->message + " (slice " + in_quotes(v->name) + " of " + in_quotes(src->name) + ")");
     }
+    if (!fits_source(s, c.op, v, src, w->byte_offset, w->span)) return;
     bind_view(v, src, w->byte_offset, w->span);
   }
 
@@ -548,6 +653,8 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
   Program out = program;
   for (auto& f : out.functions) {
     if (!f.body) continue;
+    // A planned program read back: its pinned allocations are declarations again (planned_input.hpp).
+    passes::restore_declarations(f.body, ctx.ops ? *ctx.ops : default_registry());
     Normaliser norm;
     f.body = norm.mutate_stmt(f.body);
 

@@ -37,6 +37,7 @@
 
 #include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
+#include "pto_mem/pypto/ops/unknown_ops.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/text/parser.hpp"
@@ -109,6 +110,11 @@ struct CompileOptions {
   bool verify_storage = true;       ///< run the tile-storage verifier on the planned program (verify/tile_storage.hpp)
   bool buffer_ir = true;            ///< Buffer IR storage legalisation (PassContext::buffer_ir); false: legacy
   bool logical_tile_selection = false;  ///< PassContext::logical_tile_selection (opt-in)
+  /// A call of an op the registry does not describe (`tile.expp`): a warning
+  /// naming it, the closest registered op and what the passes assume
+  /// (`warn`, the default), or an error that stops the compile before any
+  /// pass (`error`; ops/unknown_ops.hpp). `pto-mem compile --unknown-ops`.
+  UnknownOps unknown_ops = UnknownOps::warn;
 };
 
 /// The program text after one stage.

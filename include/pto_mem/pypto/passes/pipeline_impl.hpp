@@ -22,6 +22,7 @@
 #include "pto_mem/pypto/passes/materialize_semantic_aliases.hpp"
 #include "pto_mem/pypto/passes/memory_reuse.hpp"
 #include "pto_mem/pypto/passes/pass_requirements.hpp"
+#include "pto_mem/pypto/passes/planned_input.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/verify/tile_storage.hpp"
@@ -136,7 +137,17 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
       r.dumps.push_back(PassDump{s, print(r.program, options.print_options)});
   };
   dump(Stage::parse);
+  // Unregistered ops first: under UnknownOps::error no pass plans a call it
+  // knows nothing about.
+  for (auto& d : check_unknown_ops(r.program, *ctx.ops, options.unknown_ops)) ctx.diagnostics.push_back(std::move(d));
+  if (ctx.failed()) {
+    r.diagnostics = std::move(ctx.diagnostics);
+    return r;
+  }
   detail::pipeline::RelativeOffsets relative;
+  // A planned program read back: the names of its allocations, given back after the passes.
+  const passes::PlannedNames planned = passes::planned_names(r.program);
+  bool restored = false;
   const bool chosen = !options.passes.empty();
   const std::vector<Stage> order =
       chosen ? options.passes : std::vector<Stage>{Stage::infer, Stage::init, Stage::alias, Stage::reuse, Stage::alloc};
@@ -148,6 +159,11 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
     // running on the wrong input (in the full pipeline the verifiers of the
     // passes before it have already established them).
     if (chosen && !detail::pipeline::check_requirements(s, r.program, ctx)) break;
+    // Names back before the placement: the sequential planner places in name order.
+    if (s == Stage::alloc && !planned.functions.empty() && !restored) {
+      (void)passes::restore_names(r.program, planned);
+      restored = true;
+    }
     if (s == Stage::alloc) relative = detail::pipeline::relative_offsets(r.program);
     try {
       switch (s) {
@@ -190,6 +206,19 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
       detail::pipeline::allocation_addresses(r.program, relative, r);
     }
   }
+  if (!planned.functions.empty() && !restored && !ctx.failed() && !r.ran.empty()) {
+    const auto renamed = passes::restore_names(r.program, planned);
+    for (auto& [fn, addrs] : r.allocation_addresses) {
+      auto it = renamed.find(fn);
+      if (it == renamed.end() || it->second.empty()) continue;
+      std::map<std::string, std::int64_t> fixed;
+      for (auto& [name, addr] : addrs) {
+        auto n = it->second.find(name);
+        fixed.emplace(n == it->second.end() ? name : n->second, addr);
+      }
+      addrs = std::move(fixed);
+    }
+  }
   // The planned program leaves the library only if every read sees its value.
   // Passes run one at a time are checked once a pass that shares or places
   // storage has run (their input already has MemRefs).
@@ -219,6 +248,10 @@ PTO_MEM_PYPTO_INLINE CompileResult compile_source(std::string_view text, std::st
     CompileResult r;
     r.program = std::move(parsed.program);
     r.diagnostics = std::move(parsed.diagnostics);
+    if (r.ok()) {
+      const OpRegistry& ops = options.ops ? *options.ops : default_registry();
+      for (auto& d : check_unknown_ops(r.program, ops, options.unknown_ops)) r.diagnostics.push_back(std::move(d));
+    }
     if (r.ok()) r.ran.push_back(Stage::parse);
     if (r.ok() && std::find(options.dump_after.begin(), options.dump_after.end(), Stage::parse) !=
                       options.dump_after.end())

@@ -182,6 +182,7 @@ class Checker {
     for (const auto& p : f_.params)
       if (auto id = tracked(p.var)) s.write(*window_of(*id), *id);
     report_ = true;
+    for (const auto& info : values_) check_fits(*info.var);
     exec(f_.body, s);
   }
 
@@ -354,6 +355,26 @@ class Checker {
                  "zero-trip loop leaves something else there)";
     // The earliest-numbered value is the write itself; later ones are its views and relabels.
     return s + " holds " + describe(*m.holds.begin()) + ", which overwrote it";
+  }
+
+  /// A value's data (its elements, without Acc row padding) fits its
+  /// window: a view or in-place result annotated larger than its source's
+  /// window would read and write bytes of other allocations.
+  void check_fits(const Var& v) {
+    const auto* t = as_tile(v.type);
+    if (!t || !t->memref) return;
+    std::uint64_t elements = 1;
+    for (const auto& d : t->shape) {
+      const auto c = as_const_int(d);
+      if (!c || *c <= 0) return;  // InitMemRef refuses such shapes; nothing to compare
+      const auto e = checked_mul(elements, static_cast<std::uint64_t>(*c));
+      if (!e) return;
+      elements = *e;
+    }
+    const auto data = storage_bytes(elements, t->dtype);
+    if (data && *data > t->memref->size)
+      fail(v.loc, "'" + v.name + "' holds " + std::to_string(*data) + " bytes of data, but its window (" +
+                      t->memref->name() + ") is only " + std::to_string(t->memref->size) + " bytes");
   }
 
   void fail(Loc at, std::string message) {
