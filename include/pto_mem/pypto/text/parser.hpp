@@ -1085,8 +1085,43 @@ class Parser {
     }
     expect_op("=");
     if (!at_keyword_call("yield_") && !(peek().is_op("(") && at_keyword_call("yield_", 1)))
-      fail(peek().loc, "several names can only be assigned from yield_(...), found " + describe(peek()));
+      return parse_tuple_assign(y, out);
     finish_yield_assign(std::move(y), out, yield_info);
+  }
+
+  /// `a, b = f(...)` where `f` returns a tuple: as PyPTO's DSL unpacks it, the
+  /// call's value is bound to a temporary `_tuple_tmp` and each name to one
+  /// element of it (`a = _tuple_tmp[0]`, ...).
+  void parse_tuple_assign(const YieldInfo& y, std::vector<StmtPtr>& out) {
+    const Loc rhs_loc = peek().loc;
+    std::string names;
+    for (const auto& n : y.names) names += (names.empty() ? "" : ", ") + n;
+    pl_calls_.clear();
+    ExprPtr rhs = parse_expr();
+    expect_newline();
+    const auto* c = rhs->as<Call>();
+    if (!c)
+      fail(rhs_loc, "several names (" + names + ") can only be assigned from a call that returns a tuple or from "
+                    "yield_(...); assign one name at a time");
+    TypePtr type = y.annotation ? y.annotation : deduce(rhs);
+    const auto* tt = type ? type->as<TupleType>() : nullptr;
+    if (!type)
+      fail(rhs_loc, "cannot tell what '" + c->op + "(...)' returns, so it cannot be unpacked into " + names +
+                        "; annotate the names: " + names + ": tuple[...] = ...");
+    if (!tt)
+      fail(rhs_loc, "'" + c->op + "(...)' returns one value, not a tuple, so it cannot be unpacked into " + names +
+                        "; assign it to one name");
+    if (tt->elems.size() != y.names.size())
+      fail(rhs_loc, "'" + c->op + "(...)' returns a tuple of " + std::to_string(tt->elems.size()) +
+                        " values but " + std::to_string(y.names.size()) + " names (" + names + ") receive it");
+    auto tmp = make_var("_tuple_tmp", type, y.loc);  // not a name the program can use
+    out.push_back(assign(tmp, std::move(rhs), y.loc));
+    const ExprPtr tmp_ref = var_ref(tmp);
+    for (std::size_t i = 0; i < y.names.size(); ++i) {
+      auto v = make_var(y.names[i], tt->elems[i], y.loc);
+      define(v, y.loc);
+      out.push_back(assign(std::move(v), subscript(tmp_ref, int_imm(static_cast<std::int64_t>(i))), y.loc));
+    }
   }
 
   void finish_yield_assign(YieldInfo y, std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
@@ -1163,6 +1198,13 @@ class Parser {
         if (f->return_types.size() == 1) return f->return_types[0];
         if (f->return_types.size() > 1) return tuple_type(f->return_types);
       }
+      return nullptr;
+    }
+    if (const auto* s = rhs->as<SubscriptExpr>()) {  // one element of a tuple: `a = _tuple_tmp[0]`
+      const TypePtr whole = deduce(s->value);
+      const auto* tt = whole ? whole->as<TupleType>() : nullptr;
+      const auto k = as_const_int(s->index);
+      if (tt && k && *k >= 0 && static_cast<std::size_t>(*k) < tt->elems.size()) return tt->elems[static_cast<std::size_t>(*k)];
       return nullptr;
     }
     return expr_type(rhs);
@@ -1874,6 +1916,10 @@ class Parser {
       if (n == "cond") fail(d.loc, "cond(...) is only allowed as the first line of a while_ loop body");
       if (n == "range" || n == "parallel" || n == "pipeline" || n == "while_")
         fail(d.loc, "'" + std::string(n) + "' is only allowed in a for header");
+      if (n == "submit" || n == "spmd_submit")
+        fail(d.loc, "'" + std::string(d.pl ? "pl." : "") + std::string(n) +
+                        "(...)' launches a function as a task, which has no form in this IR; call the function "
+                        "instead: `r = self.kernel(...)`");
       if (function_names_.count(n)) {
         op = n;
       } else if (auto fixed = dsl::fixed_op(n)) {
