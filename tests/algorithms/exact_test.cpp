@@ -341,6 +341,53 @@ TEST_CASE("exact search finds the brute-force optimum on small random problems")
   CHECK(with_penalty > 10);
 }
 
+TEST_CASE("plan reports proved terms honestly: a proved penalty is the least, a proved peak the least, the bound below both") {
+  std::mt19937_64 rng(20261207);
+  int penalty_proofs = 0, cut = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Problem p = exact_random_problem(rng, 8);
+    INFO("trial " << trial);
+    const auto truth = BruteForce(p).solve();
+    for (const Strategy strategy : {Strategy::portfolio, Strategy::exact, Strategy::greedy, Strategy::reuse}) {
+      for (const Goal goal : {Goal::fit, Goal::minimise}) {
+        for (const std::uint64_t nodes : {std::uint64_t{0}, std::uint64_t{3}}) {
+          PlanOptions o;
+          o.strategy = strategy;
+          o.goal = goal;
+          o.node_limit = nodes;
+          const PlanResult r = plan(p, o);
+          CAPTURE(to_string(strategy));
+          if (!r.placement) {
+            CHECK_FALSE(r.proved.penalty);
+            CHECK_FALSE(r.proved.peak);
+            continue;
+          }
+          REQUIRE(truth);  // a placement exists, so the brute force found one
+          const auto [penalty, total_peak, max_peak] = *truth;
+          CHECK(r.proved.penalty_bound <= penalty);
+          if (r.proved.penalty) {
+            ++penalty_proofs;
+            CHECK(r.objective.penalty == penalty);
+            CHECK(r.proved.penalty_bound == penalty);
+          }
+          // A proved peak is the least of any placement, so no more than the
+          // least among the penalty-optimal ones.
+          if (r.proved.peak) CHECK(r.objective.total_peak <= total_peak);
+          CHECK((r.status == Status::optimal) == (r.proved.penalty && r.proved.peak));
+          // A complete search settles the penalty whatever the goal.
+          if (nodes == 0 && (strategy == Strategy::exact || strategy == Strategy::portfolio)) {
+            CHECK(r.stopped_by == StopReason::completed);
+            CHECK(r.proved.penalty);
+          }
+          if (r.stopped_by == StopReason::node_limit) ++cut;
+        }
+      }
+    }
+  }
+  CHECK(penalty_proofs > 100);
+  CHECK(cut > 10);
+}
+
 TEST_CASE("exact search finds the brute-force optimum with twins, mirrored links and heavy penalties") {
   // Exercises the twin symmetry breaking with separations and penalties, the
   // separation cliques, penalty pairs turned hard by a small budget, and time

@@ -1,4 +1,4 @@
-// The DSA-RP search space (SPEC.md §2.3) over the generic Problem: dense
+// The DSA-RP search space over the generic Problem: dense
 // node numbers (= positions in problem.buffers), explicit separation partners,
 // aggregated soft weights and incident weights. Interference (the implicit
 // hard edges) is never materialised: it follows from lifetimes, and the
@@ -102,7 +102,7 @@ struct SearchSpace {
   for (const auto& [a, b] : seps) s.separated.items.push_back(b);
 
   // Soft weights per canonical node pair; zero weights and hard pairs are
-  // dropped before aggregation (GENERIC.md §5).
+  // dropped before aggregation.
   std::map<std::pair<std::uint32_t, std::uint32_t>, Weight> pairs;
   for (const auto& pen : p.penalties) {
     if (pen.weight == 0) continue;

@@ -7,6 +7,7 @@
 
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/core/placement.hpp"
+#include "pto_mem/core/search_control.hpp"
 
 namespace pto_mem {
 
@@ -45,6 +46,21 @@ enum class Status {
   return std::nullopt;
 }
 
+/// Which terms of the lexicographic objective (a fit, then the least
+/// penalty, then the least peak per arena) the run proved for its placement,
+/// whatever goal it was asked: a search that settled the penalty says so
+/// even when it was not asked to minimise the peak.
+struct ProvedTerms {
+  /// No placement pays less penalty weight than this one does.
+  bool penalty = false;
+  /// Every arena's peak equals its proved bound (PlanResult::lower_bound):
+  /// no placement has a lower one.
+  bool peak = false;
+  /// A proved lower bound on the penalty of any placement (the placement's
+  /// own penalty when `penalty` is proved; 0 when nothing better is known).
+  Weight penalty_bound = 0;
+};
+
 struct PlanResult {
   Status status = Status::invalid_input;
   std::string strategy;
@@ -58,6 +74,13 @@ struct PlanResult {
   std::vector<Addr> lower_bound;
   Diagnostics diagnostics;
   double time_s = 0.0;
+  /// What ended the search: ran to its end, a budget (nodes or time), or the
+  /// caller's stop. A `feasible` answer cut by a budget or a stop is the best
+  /// placement found by then; a `no_fit` one says which budget to raise.
+  StopReason stopped_by = StopReason::completed;
+  /// What is proved about the placement (all false without one). `optimal`
+  /// means both `penalty` and `peak`.
+  ProvedTerms proved;
 
   [[nodiscard]] bool fits() const noexcept {
     return status == Status::optimal || status == Status::feasible;

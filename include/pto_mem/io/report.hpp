@@ -1,6 +1,7 @@
-// The JSON report of a plan: status, strategy, placement, objective, lower
-// bounds, statistics, diagnostics and time, keys always in this order so
-// that two reports diff cleanly. See docs/formats.md.
+// The JSON report of a plan: status, strategy, what stopped the search,
+// which objective terms are proved, placement, objective, lower bounds,
+// statistics, diagnostics and time, keys always in this order so that two
+// reports diff cleanly. See docs/formats.md.
 #pragma once
 
 #include <filesystem>
@@ -36,6 +37,8 @@ PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const Pla
   oj doc = oj::object();
   doc["status"] = to_string(r.status);
   doc["strategy"] = r.strategy;
+  doc["stopped_by"] = std::string(to_string(r.stopped_by));
+  doc["proved"] = oj{{"penalty", r.proved.penalty}, {"peak", r.proved.peak}, {"penalty_bound", r.proved.penalty_bound}};
   oj placement = oj::array();
   if (r.placement)
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
