@@ -202,6 +202,29 @@ TEST_CASE("implicit phi: outside loops, in both arms, a new name bound in both a
   carry_round_trip(text);
 }
 
+TEST_CASE("implicit carry: names an explicit if result binds inside the loop body are carried too") {
+  const std::string text = std::string(carry_head) +
+                           "    for i in pl.range(2):\n"
+                           "        if i == 0:\n"
+                           "            tile_x, tile_y: tuple[pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec], "
+                           "pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]] = pl.yield_(tile_y, tile_x)\n"
+                           "        else:\n"
+                           "            tile_x, tile_y: tuple[pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec], "
+                           "pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]] = pl.yield_(tile_x, tile_y)\n"
+                           "    r = pl.tile.sub(tile_x, tile_y)\n"
+                           "    out = pl.tile.store(r, [0, 0], out)\n"
+                           "    return out\n";
+  const Program p = parse_ok(text, "t.pto", carry_rebinding());
+  const auto* loop = carry_nth<ForStmt>(carry_top(p), 2);
+  REQUIRE(loop->iter_args.size() == 2);
+  const auto* iff = carry_nth<IfStmt>(flatten(loop->body), 0);
+  REQUIRE(iff->return_vars.size() == 2);
+  const YieldStmt* y = carry_last_yield(loop->body);
+  CHECK(as_var(y->values.at(0)) == iff->return_vars[0]);
+  CHECK(as_var(y->values.at(1)) == iff->return_vars[1]);
+  carry_round_trip(text);
+}
+
 TEST_CASE("implicit carry: while loops carry what their body re-binds; the condition reads the carry") {
   const std::string text =
       "@pl.function(type=pl.FunctionType.InCore)\n"

@@ -951,7 +951,7 @@ class Parser {
       }
       if (t.is_op(",")) want_name = true;
       else if (t.is_op("=")) after_eq = true;
-      else if (t.is_op(":") && line_names.size() == 1) annotated = true;
+      else if (t.is_op(":")) annotated = true;
       else targets = false;
     }
     finish();
