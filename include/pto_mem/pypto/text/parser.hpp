@@ -789,7 +789,6 @@ class Parser {
     StmtPtr body;
     std::optional<YieldInfo> yield;
     ExprPtr condition;  ///< while_ bodies: the leading cond(...)
-    std::vector<StmtPtr> stmts;  ///< what `body` is the sequence of
     Loc loc;
     std::vector<ExprPtr> carried_out;  ///< the implicit carries' values at the end of a loop body
     std::vector<Rebind> rebinds;       ///< an if arm's own bindings, in order of first binding
@@ -810,16 +809,18 @@ class Parser {
 
   /// `b`'s statements ending in a yield of `values` after whatever it yields already.
   static void extend_yield(Block& b, const std::vector<ExprPtr>& values, Loc loc) {
-    if (!b.stmts.empty())
-      if (const auto* y = b.stmts.back()->as<YieldStmt>()) {
+    std::vector<StmtPtr> stmts;
+    if (const auto* q = b.body ? b.body->as<SeqStmts>() : nullptr) stmts = q->stmts;
+    if (!stmts.empty())
+      if (const auto* y = stmts.back()->as<YieldStmt>()) {
         std::vector<ExprPtr> all = y->values;
         all.insert(all.end(), values.begin(), values.end());
-        b.stmts.back() = yield(std::move(all), y->loc);
-        b.body = seq(b.stmts, b.loc);
+        stmts.back() = yield(std::move(all), y->loc);
+        b.body = seq(std::move(stmts), b.loc);
         return;
       }
-    b.stmts.push_back(yield(values, loc));
-    b.body = seq(b.stmts, b.loc);
+    stmts.push_back(yield(values, loc));
+    b.body = seq(std::move(stmts), b.loc);
   }
 
   /// After the ':' of a compound statement. `carried`: names whose bindings
@@ -852,8 +853,7 @@ class Parser {
     if (arm) b.rebinds = collect_rebinds();
     pop_scope();
     b.loc = loc;
-    b.stmts = std::move(stmts);
-    b.body = seq(b.stmts, loc);
+    b.body = seq(std::move(stmts), loc);
     return b;
   }
 
@@ -1540,9 +1540,8 @@ class Parser {
       else_b = Block{};
       else_b->rebinds = collect_rebinds();  // the nested if's phis
       pop_scope();
-      else_b->stmts = {std::move(nested)};
       else_b->loc = eloc;
-      else_b->body = seq(else_b->stmts, eloc);
+      else_b->body = seq({std::move(nested)}, eloc);
     }
     const YieldInfo* ty = then_b.yield && then_b.yield->named ? &*then_b.yield : nullptr;
     const YieldInfo* ey = else_b && else_b->yield && else_b->yield->named ? &*else_b->yield : nullptr;
