@@ -245,6 +245,26 @@ TEST_CASE("implicit carry: while loops carry what their body re-binds; the condi
   carry_round_trip(text);
 }
 
+TEST_CASE("implicit carry: a while_ loop carries after its explicit carries") {
+  const std::string text = std::string(carry_head) +
+                           "    for (n,) in pl.while_(init_values=(0,)):\n"
+                           "        pl.cond(n < 3)\n"
+                           "        tile_x = pl.tile.exp(tile_x)\n"
+                           "        n2 = n + 1\n"
+                           "        r = pl.yield_(n2)\n"
+                           "    out = pl.tile.store(tile_x, [0, 0], out)\n"
+                           "    return out\n";
+  const Program p = parse_ok(text, "t.pto", carry_rebinding());
+  const auto* w = carry_nth<WhileStmt>(carry_top(p), 2);
+  REQUIRE(w->iter_args.size() == 2);
+  CHECK(w->iter_args[0].var->name == "n");
+  CHECK(w->iter_args[1].var->name == "tile_x__iter_v1");
+  REQUIRE(w->return_vars.size() == 2);
+  CHECK(w->return_vars[0]->name == "r");
+  CHECK(as_var(carry_nth<AssignStmt>(carry_top(p), 3)->value->as<Call>()->args.at(0)) == w->return_vars[1]);
+  carry_round_trip(text);
+}
+
 TEST_CASE("implicit carry: what is not carried") {
   // A name defined only inside the loop stays there.
   const std::string local = std::string(carry_head) +
