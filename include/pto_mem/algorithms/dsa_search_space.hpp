@@ -182,7 +182,7 @@ inline bool rule_fits(const SearchSpace& s, const ImplicitPenalties& r) {
   if (implicit && !detail::rule_fits(s, *implicit)) {  // list the rule's pairs instead
     for (const auto& [a, b] : implicit_pairs(*implicit)) {
       const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
-      if (!hard_adjacent(s, x, y)) pairs.push_back({x, y, 1});
+      if (s.arena[x] == s.arena[y] && !hard_adjacent(s, x, y)) pairs.push_back({x, y, 1});  // across arenas: free
     }
     implicit = nullptr;
   }
