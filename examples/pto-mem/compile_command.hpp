@@ -40,6 +40,7 @@ namespace pto_mem::tool {
 
 struct CompileOptions {
   std::string file;
+  std::string format;  ///< --format: pto, the only one (for symmetry with plan; "-" reads standard input)
   std::string soc = "a2a3";
   std::string soc_file;                 ///< a chip described in JSON (docs/soc-file.md); replaces --soc
   std::string planner = "pypto";
@@ -140,7 +141,7 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   OutputSet outputs;
   if (!check_compile_outputs(o, outputs, err)) return 2;
 
-  std::ifstream in(o.file, std::ios::binary);
+  std::ifstream in(o.file == "-" ? std::string("/dev/stdin") : o.file, std::ios::binary);
   if (!in) {
     err << o.file << ": error: cannot open the file\n";
     if (o.emit == "json") {
@@ -185,7 +186,8 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
 inline void add_compile_command(CLI::App& app) {
   auto opts = std::make_shared<pto_mem::tool::CompileOptions>();
   CLI::App* sub = app.add_subcommand("compile", "Run the tile-memory pipeline on a .pto program");
-  sub->add_option("file", opts->file, "Program in the tile-IR text format (.pto)")->required();
+  sub->add_option("file", opts->file, "Program in the tile-IR text format (.pto); - reads standard input")->required();
+  sub->add_option("--format", opts->format, "Input format: pto (the only one; any extension is read as it)")->check(CLI::IsMember({"pto"}));
   sub->add_option("--soc", opts->soc, "Target SoC: capacities, Acc row alignment, transfer routes")
       ->check(CLI::IsMember({"a2a3", "a5", "none"}))
       ->capture_default_str();

@@ -13,17 +13,21 @@
 
 #include "compile_command.hpp"
 #include "plan_command.hpp"
+#include "search_session.hpp"
 #include "stats_command.hpp"
 #include "tool_support.hpp"
 #include "validate_command.hpp"
 
 namespace {
 
+/// The first SIGINT or SIGTERM during a search only stops the search: the
+/// tool then writes the best placement found (search_session.hpp). Otherwise
 /// SIGINT, SIGTERM and SIGHUP end the tool the same way: the temporaries of
 /// an output set being staged are removed (no output replaced), or -- when
 /// the signal arrives while the set is being renamed into place, where it is
 /// held off -- the set is finished first; then exit 128 + the signal number.
 extern "C" void on_termination_signal(int sig) {
+  if (pto_mem::tool::signal_stops_search(sig)) return;
   pto_mem::remove_staged_outputs();
   ::_exit(128 + sig);
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "pto_mem/analysis/lower_bound.hpp"
@@ -16,19 +18,25 @@
 #include "pto_mem/io/report.hpp"
 #include "pto_mem/io/svg.hpp"
 #include "pto_mem/planner.hpp"
+#include "search_session.hpp"
 #include "tool_support.hpp"
 
 namespace pto_mem::tool {
 
 struct PlanArgs {
   std::string file;
+  std::string format;  ///< --format: csv or json (empty: by the extension)
   Addr capacity = 0;
   CLI::Option* capacity_option = nullptr;
   bool minimize = false;
   std::string compat;
   std::string output, report, svg;
   std::string strategy{to_string(PlanOptions{}.strategy.value())};
-  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr, *threads_option = nullptr;
+  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr, *threads_option = nullptr,
+              *node_limit_option = nullptr;
+  std::uint64_t node_limit = 0;
+  unsigned threads = 1;
+  bool quiet = false, progress = false;
   PlanOptions options;
 };
 
@@ -78,12 +86,13 @@ inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostre
   t.print(out);
   out << "status: " << to_string(r.status) << " (strategy " << r.strategy;
   if (r.placement && r.objective.penalty > 0) out << ", penalty " << r.objective.penalty;
+  if (r.stopped_by != StopReason::completed) out << "; stopped by " << to_string(r.stopped_by);
   out << ")\n";
 }
 
 inline void run_plan(PlanArgs& a) {
   // "-o -" writes standard output in the input's format.
-  const std::string out_ext = a.output == "-" ? extension_of(a.file) : extension_of(a.output);
+  const std::string out_ext = a.output == "-" ? problem_format(a.file, a.format) : extension_of(a.output);
   if (a.output_option->count() > 0 && !a.output.empty() && out_ext != "csv" && out_ext != "json")
     fail_input(a.output, "--output must name a .csv or .json file");
   // Every output path is checked before the problem is even read.
@@ -97,7 +106,7 @@ inline void run_plan(PlanArgs& a) {
 
   const std::optional<Addr> capacity =
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
-  ProblemFile in = load_problem(a.file, capacity);
+  ProblemFile in = load_problem(a.file, capacity, a.format);
   a.options.compat_pypto = a.compat == "pypto";
   a.options.strategy = *parse_strategy(a.strategy);  // CLI11 checked it against strategies()
   // The goal follows the question the file asks, by the library's own rule
@@ -105,16 +114,19 @@ inline void run_plan(PlanArgs& a) {
   // a JSON problem whose arenas give none -- the readers then set each to
   // always_fitting_capacity) it is the least peak; a capacity asks for a fit.
   if (a.minimize) a.options.goal = Goal::minimise;
-  // The greedy's passes give the same placement on any number of workers
-  // (they are reduced in order), and it uses workers only from 20,000
-  // buffers on: by default the tool lets it use both cores of a machine
-  // that has two. Other strategies keep one thread unless asked.
-  if (a.threads_option->count() == 0 && a.options.strategy == Strategy::greedy)
-    a.options.threads = std::thread::hardware_concurrency() > 1 ? 2 : 1;
+  // Budgets and threads left unset take the library's defaults (the same as
+  // C++ and Python): a time limit alone is the whole budget.
+  if (a.node_limit_option->count() > 0) a.options.node_limit = a.node_limit;
+  if (a.threads_option->count() > 0) a.options.threads = a.threads;
   // The readers return only problems validate() accepts (io/problem_file.hpp):
   // the problem checks ran once, while reading.
   a.options.problem_validated = true;
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  SearchSession session(!a.quiet && (a.progress || terminal), terminal);
+  a.options.stop = session.token();
+  a.options.progress = session.callback();
   const PlanResult r = plan(in.problem, a.options);
+  session.finish();
   print_diagnostics(r.diagnostics, a.file);
   print_plan_summary(in.problem, r, info);
   // A problem the planner refuses is bad input: nothing is written.
@@ -155,6 +167,7 @@ inline void run_plan(PlanArgs& a) {
     std::cerr << a.file << ": note: no placement, so " << what << " were not written\n";
   }
   if (!commit_outputs(outputs, info, written)) exit_with(exit_bad_input);
+  SearchSession::end_like_the_signal();  // a signal stopped the search: end by it, the outputs written
   if (!r.fits()) exit_with(exit_no_fit);
 }
 
@@ -164,6 +177,7 @@ inline void add_plan_command(CLI::App& app) {
   for (const auto& s : strategies()) names += (names.empty() ? "" : ", ") + s;
   CLI::App* cmd = app.add_subcommand("plan", "Place every buffer; print per-arena peaks against the lower bound");
   cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
+  add_format_option(cmd, a->format);
   a->capacity_option = cmd->add_option("--capacity", a->capacity,
                                        "capacity in bytes of a CSV problem's arena (default: minimise the peak)")
                            ->check(unsigned_in(1));
@@ -174,13 +188,14 @@ inline void add_plan_command(CLI::App& app) {
       ->check(CLI::IsMember(strategies()))
       ->capture_default_str();
   cmd->add_option("--time-limit", a->options.time_limit_s,
-                  "wall-clock budget in seconds for searching strategies (default: none; a clock cut can change "
-                  "the answer from run to run)")
+                  "wall-clock budget in seconds; alone it is the whole budget (no node limit then). Default: none, "
+                  "a node budget instead. A clock cut can change the answer from run to run")
       ->check(positive_seconds());
-  cmd->add_option("--node-limit", a->options.node_limit,
-                  "search-node budget for exact and portfolio (0 = none); deterministic")
-      ->check(unsigned_in(0))
-      ->capture_default_str();
+  a->node_limit_option =
+      cmd->add_option("--node-limit", a->node_limit,
+                      "search-node budget for exact and portfolio (0 = none); deterministic. Default: none with "
+                      "--time-limit, else 250,000 up to 2,000 buffers, less above")
+          ->check(unsigned_in(0));
   cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")
       ->check(unsigned_in(0))
       ->capture_default_str();
@@ -188,11 +203,13 @@ inline void add_plan_command(CLI::App& app) {
       ->check(unsigned_in(0, std::numeric_limits<std::size_t>::max()))
       ->capture_default_str();
   a->threads_option =
-      cmd->add_option("--threads", a->options.threads,
-                      "worker threads (1 = this thread; 0 = two when the machine has more than one core; "
-                      "default 1, or two for --strategy greedy on a machine with two cores or more)")
-          ->check(unsigned_in(0, 1024))
-          ->capture_default_str();
+      cmd->add_option("--threads", a->threads,
+                      "worker threads (1 = this thread; 0 = two when the machine has more than one core; default: "
+                      "two for --strategy greedy on a machine with two cores or more, else 1)")
+          ->check(unsigned_in(0, 1024));
+  cmd->add_flag("--quiet,-q", a->quiet, "no progress line on standard error");
+  cmd->add_flag("--progress", a->progress,
+                "show the progress line even when standard error is not a terminal (a line a second)");
   cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")
       ->check(CLI::IsMember({"pypto"}));
   a->output_option = cmd->add_option("--output,-o", a->output,

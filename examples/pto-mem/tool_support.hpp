@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "pto_mem/io/csv.hpp"
+#include "pto_mem/io/id_text.hpp"
 #include "pto_mem/io/json_problem.hpp"
 #include "pto_mem/io/output_set.hpp"
 
@@ -31,11 +33,26 @@ enum ExitCode : int {
 /// Ends the running subcommand with `code`; main() turns it into the exit status.
 [[noreturn]] inline void exit_with(int code) { throw CLI::RuntimeError(code); }
 
+/// A diagnostic line as the terminal gets it: the control characters and
+/// stray bytes of any user text it quotes (a file name, an id) spelled out
+/// (io/id_text.hpp), line breaks and tabs kept.
+inline std::string terminal_text(const std::string& line) {
+  std::string out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t stop = line.find_first_of("\n\t", start);
+    out += printable(std::string_view(line).substr(start, stop == std::string::npos ? std::string::npos : stop - start));
+    if (stop == std::string::npos) return out;
+    out += line[stop];
+    start = stop + 1;
+  }
+}
+
 /// Prints diagnostics to stderr as `file:line:column: severity: message`;
 /// those without a position are attributed to `file`.
 inline void print_diagnostics(Diagnostics ds, const std::string& file) {
   attribute_to_file(ds, file);
-  for (const auto& d : ds) std::cerr << format(d) << '\n';
+  for (const auto& d : ds) std::cerr << terminal_text(format(d)) << '\n';
 }
 
 /// Prints one error about `file` and ends the subcommand with exit code 2.
@@ -55,7 +72,7 @@ inline void add_output(OutputSet& set, const CLI::Option* option, const std::str
 inline void check_outputs(OutputSet& set, const std::vector<std::string>& inputs) {
   const Diagnostics ds = set.check(inputs);
   if (!has_errors(ds)) return;
-  for (const auto& d : ds) std::cerr << format(d) << '\n';
+  for (const auto& d : ds) std::cerr << terminal_text(format(d)) << '\n';
   exit_with(exit_bad_input);
 }
 
@@ -63,7 +80,7 @@ inline void check_outputs(OutputSet& set, const std::vector<std::string>& inputs
 /// written to `info` (or the errors to stderr). False on failure.
 inline bool commit_outputs(OutputSet& set, std::ostream& info, const std::vector<std::string>& written) {
   const Diagnostics ds = set.commit();
-  for (const auto& d : ds) std::cerr << format(d) << '\n';
+  for (const auto& d : ds) std::cerr << terminal_text(format(d)) << '\n';
   if (has_errors(ds)) {
     std::cerr << "pto-mem: note: no output was replaced\n";
     return false;
@@ -85,17 +102,18 @@ inline CLI::Validator unsigned_in(std::uint64_t min, std::uint64_t max = std::nu
         const char* e = b + s.size();
         auto [ptr, ec] = std::from_chars(b, e, v);
         const bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-        if (!digits || ptr != e) return "'" + s + "' is not a non-negative integer";
+        if (!digits || ptr != e) return "'" + printable(s, 40) + "' is not a non-negative integer";
         if (ec == std::errc::result_out_of_range || v > max)
-          return "'" + s + "' is too large; the largest allowed value is " + std::to_string(max);
+          return "'" + printable(s, 40) + "' is too large; the largest allowed value is " + std::to_string(max);
         if (v < min) return "'" + s + "' is too small; the smallest allowed value is " + std::to_string(min);
         return {};
       },
       min > 0 ? "UINT>0" : "UINT");
 }
 
-/// A CLI11 check for a positive, finite number of seconds ("nan", "inf",
-/// 0 and negatives are refused).
+/// A CLI11 check for a positive number of seconds ("nan", 0 and negatives
+/// are refused; "inf", like any value of a billion seconds or more, means no
+/// time limit in practice).
 inline CLI::Validator positive_seconds() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
@@ -103,8 +121,8 @@ inline CLI::Validator positive_seconds() {
         const char* b = s.data();
         const char* e = b + s.size();
         auto [ptr, ec] = std::from_chars(b, e, v);
-        if (s.empty() || ec != std::errc{} || ptr != e || !std::isfinite(v) || v <= 0)
-          return "'" + s + "' is not a positive, finite number of seconds";
+        if (s.empty() || ec != std::errc{} || ptr != e || std::isnan(v) || v <= 0)
+          return "'" + printable(s, 40) + "' is not a positive number of seconds";
         return {};
       },
       "SECONDS>0");
@@ -118,30 +136,64 @@ inline std::string extension_of(const std::string& path) {
   return ext;
 }
 
-/// Reads FILE as CSV or JSON by its extension, or ends the subcommand with
-/// exit code 2 and the reader's diagnostics. `capacity` is the CSV arena's
+/// The name diagnostics give the input FILE: "<stdin>" for "-".
+inline std::string input_name(const std::string& file) { return file == "-" ? "<stdin>" : file; }
+
+/// Adds `--format` to a subcommand that reads a problem: the format of FILE
+/// when its extension does not tell (standard input, "-") or says otherwise.
+inline CLI::Option* add_format_option(CLI::App* cmd, std::string& format) {
+  return cmd->add_option("--format", format,
+                         "problem format: csv or json (default: FILE's extension; needed for -, standard input)")
+      ->check(CLI::IsMember({"csv", "json"}));
+}
+
+/// The problem format of FILE: `format` when given (--format), else FILE's
+/// extension; ends the subcommand with exit code 2 when neither tells.
+inline std::string problem_format(const std::string& file, const std::string& format) {
+  if (!format.empty()) return format;
+  const std::string ext = file == "-" ? std::string() : extension_of(file);
+  if (ext == "csv" || ext == "json") return ext;
+  if (file == "-")
+    fail_input(input_name(file), "cannot tell the format of standard input; give --format csv or --format json");
+  fail_input(file, (ext.empty() ? std::string("cannot tell the problem format without an extension")
+                                : "unknown problem format '." + printable(ext, 40) + "'") +
+                       "; name the file .csv (id,lower,upper,size[,offset]) or .json (see docs/formats.md), or "
+                       "give --format csv|json");
+}
+
+/// Reads FILE ("-": standard input) as CSV or JSON -- `format` (--format)
+/// when given, else by FILE's extension -- or ends the subcommand with exit
+/// code 2 and the reader's diagnostics. `capacity` is the CSV arena's
 /// capacity (JSON problems carry their own).
-inline ProblemFile load_problem(const std::string& file, std::optional<Addr> capacity) {
-  const std::string ext = extension_of(file);
+inline ProblemFile load_problem(const std::string& file, std::optional<Addr> capacity, const std::string& format = {}) {
+  const std::string kind = problem_format(file, format);
+  const std::string name = input_name(file);
+  if (kind == "json" && capacity)
+    fail_input(name, "--capacity applies to CSV problems; a JSON problem gives each arena's \"capacity\" itself");
+  SourceText src;
+  if (file == "-") {
+    std::ostringstream text;
+    text << std::cin.rdbuf();
+    if (std::cin.bad()) fail_input(name, "cannot read standard input");
+    src.text = std::move(text).str();
+  } else {
+    src = read_source_text(file);
+  }
   ReadResult r;
-  if (ext == "csv") {
+  if (!src.text) {
+    r.diagnostics = std::move(src.diagnostics);
+  } else if (kind == "csv") {
     CsvOptions options;
     options.capacity = capacity;
-    r = read_csv_file(file, options);
-  } else if (ext == "json") {
-    if (capacity)
-      fail_input(file, "--capacity applies to CSV problems; a JSON problem gives each arena's \"capacity\" itself");
-    r = read_json_problem_file(file);
+    r = read_csv(*src.text, options, name);
   } else {
-    fail_input(file, (ext.empty() ? std::string("cannot tell the problem format without an extension")
-                                  : "unknown problem format '." + ext + "'") +
-                         "; name the file .csv (id,lower,upper,size[,offset]) or .json (see docs/formats.md)");
+    r = read_json_problem(*src.text, name);
   }
   if (!r) {
-    print_diagnostics(std::move(r.diagnostics), file);
+    print_diagnostics(std::move(r.diagnostics), name);
     exit_with(exit_bad_input);
   }
-  print_diagnostics(std::move(r.diagnostics), file);  // warnings, if any
+  print_diagnostics(std::move(r.diagnostics), name);  // warnings, if any
   return std::move(*r.file);
 }
 

@@ -18,6 +18,7 @@ namespace pto_mem::tool {
 
 struct ValidateArgs {
   std::string file;
+  std::string format;  ///< --format: csv or json (empty: by the extension)
   Addr capacity = 0;
   CLI::Option* capacity_option = nullptr;
 };
@@ -25,9 +26,10 @@ struct ValidateArgs {
 inline void run_validate(ValidateArgs& a) {
   const std::optional<Addr> capacity =
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
-  ProblemFile in = load_problem(a.file, capacity);
+  ProblemFile in = load_problem(a.file, capacity, a.format);
+  const std::string name = input_name(a.file);
   if (!in.placement)
-    fail_input(a.file, "the file carries no offsets to validate; add an 'offset' column (CSV) or a "
+    fail_input(name, "the file carries no offsets to validate; add an 'offset' column (CSV) or a "
                        "\"placement\" array (JSON)");
   // An arena the file gives no capacity has none to check: the reader's
   // always-fitting capacity is a planning device, not a limit.
@@ -42,18 +44,19 @@ inline void run_validate(ValidateArgs& a) {
     std::string list;
     for (const auto& l : unchecked) list += (list.empty() ? "" : ", ") + l;
     std::cout << "capacity: not checked for " << list
-              << (extension_of(a.file) == "csv" ? " (no --capacity given)" : " (the file gives no capacity)") << '\n';
+              << (problem_format(a.file, a.format) == "csv" ? " (no --capacity given)" : " (the file gives no capacity)")
+              << '\n';
   }
   // The reader accepted the problem (io/problem_file.hpp): only the placement is left to check.
   const Diagnostics violations = validate_placement(in.problem, *in.placement);
   if (has_errors(violations)) {
-    print_diagnostics(violations, a.file);
+    print_diagnostics(violations, name);
     std::size_t n = 0;
     for (const auto& d : violations) n += d.severity == Severity::error ? 1 : 0;
-    std::cerr << a.file << ": " << n << (n == 1 ? " violation" : " violations") << '\n';
+    std::cerr << terminal_text(name) << ": " << n << (n == 1 ? " violation" : " violations") << '\n';
     exit_with(exit_no_fit);
   }
-  print_diagnostics(violations, a.file);  // warnings, if any
+  print_diagnostics(violations, name);  // warnings, if any
   const Objective o = evaluate_objective(in.problem, *in.placement);
   const auto loads = arena_loads(in.problem);
   Table t({"arena", "buffers", "capacity", "max-load bound", "peak", "peak/bound"});
@@ -71,8 +74,11 @@ inline void run_validate(ValidateArgs& a) {
 inline void add_validate_command(CLI::App& app) {
   auto a = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand("validate", "Check the placement a file carries; exit 1 on any violation");
-  cmd->add_option("FILE", a->file, "problem with offsets: .csv with an offset column, or .json with \"placement\"")
+  cmd->add_option("FILE", a->file,
+                  "problem with offsets: .csv with an offset column, or .json with \"placement\"; - reads standard "
+                  "input")
       ->required();
+  add_format_option(cmd, a->format);
   a->capacity_option = cmd->add_option("--capacity", a->capacity, "capacity in bytes of a CSV problem's arena")
                            ->check(unsigned_in(1));
   cmd->callback([a] { run_validate(*a); });

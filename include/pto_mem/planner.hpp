@@ -89,12 +89,23 @@ class StrategyChoice {
   Strategy value_;
 };
 
-/// The default search-node budget: enough for the exact stage to prove or
-/// improve small kernels; a 200-buffer kernel plans in milliseconds.
-inline constexpr std::uint64_t default_node_limit = 20000;
+/// The default search-node budget when neither a node limit nor a time limit
+/// is given (see PlanOptions::node_limit): 250,000 nodes up to 2,000
+/// allocations -- several times what the hardest MiniMalloc instances need
+/// to fit, a fraction of a second on a 200-buffer kernel the greedy does not
+/// settle -- then inversely proportional to the allocations, down to 20,000
+/// from 25,000 allocations on (a large problem's nodes cost more: a dive
+/// counts one node per 1,024 buffers it places). Deterministic.
+[[nodiscard]] constexpr std::uint64_t default_node_limit(std::size_t allocations) noexcept {
+  constexpr std::uint64_t most = 250'000, least = 20'000, small = 2'000;
+  if (allocations <= small) return most;
+  const std::uint64_t scaled = most * small / static_cast<std::uint64_t>(allocations);
+  return scaled < least ? least : scaled;
+}
 
 /// How plan() runs. The defaults are deterministic (a node budget, never a
-/// wall clock, one thread) and fast; see docs/index.md, "Options".
+/// wall clock; one search thread) and fast; see docs/index.md, "Options".
+/// The tool and the Python module start from these same defaults.
 struct PlanOptions {
   StrategyChoice strategy = Strategy::portfolio;
   /// What `exact` and `portfolio` aim at. Unset (the default): the question
@@ -103,15 +114,24 @@ struct PlanOptions {
   /// policy whose capacity() is nullopt). The tool uses the same rule.
   std::optional<Goal> goal = std::nullopt;
   /// Search nodes for `exact` and `portfolio`, counted over all workers;
-  /// 0 = no node limit. Deterministic: the same answer on every machine.
-  std::uint64_t node_limit = default_node_limit;
-  /// A wall-clock budget in seconds; 0 (the default) = none. A clock cut can
-  /// change the answer from run to run: use it for interactive tools, not in
-  /// a compiler whose output must be reproducible.
+  /// 0 = no node limit. Unset (the default): no node limit when a time limit
+  /// is given (the time limit is then the whole budget), else
+  /// default_node_limit(allocations). Deterministic: the same answer on
+  /// every machine.
+  std::optional<std::uint64_t> node_limit = std::nullopt;
+  /// A wall-clock budget in seconds; 0 (the default) = none, and so is any
+  /// value of unlimited_seconds or more. Negative and NaN are invalid input.
+  /// Every strategy honours it (sequential and reuse stop sharing and
+  /// finish with their own bytes for what is left). A clock cut can change
+  /// the answer from run to run: use it for interactive tools, not in a
+  /// compiler whose output must be reproducible.
   double time_limit_s = 0.0;
-  /// Worker threads of the exact stage: 1 = the caller's thread (default);
-  /// 0 or >= 2 = two workers (still deterministic: they meet at node counts).
-  unsigned threads = 1;
+  /// Worker threads: 1 = the caller's thread; 0 or >= 2 = two workers.
+  /// Unset (the default): two for `greedy` on a machine with two cores or
+  /// more (its passes are reduced in order: the same placement on any number
+  /// of workers), one for `exact` and `portfolio` (two exact workers are
+  /// deterministic too, but may answer differently from one).
+  std::optional<unsigned> threads = std::nullopt;
   std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP); the exact search's randomised dives
   std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
   bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
@@ -122,13 +142,15 @@ struct PlanOptions {
   /// false guarantee breaks plan()'s precondition: leave it false for
   /// problems built by hand.
   bool problem_validated = false;
-  /// A caller's cancellation (another thread, an IDE); `exact` and
-  /// `portfolio` return their best placement so far. Like a clock, it makes
-  /// the answer depend on timing.
+  /// A caller's cancellation (another thread, a signal handler's watcher,
+  /// an IDE): every strategy stops at its next check (the searches within a
+  /// few milliseconds) and returns its best placement so far, with
+  /// PlanResult::stopped_by = interrupted. Like a clock, it makes the answer
+  /// depend on timing.
   std::stop_token stop = {};
-  /// Told the best total peak, the proved total bound and the elapsed time
-  /// as the search improves (on the caller's thread); for progress bars and
-  /// for deciding when to request a stop.
+  /// Told the best total peak and penalty, the proved total bound and the
+  /// elapsed time as the search improves (on the caller's thread); for
+  /// progress bars and for deciding when to request a stop.
   ProgressCallback progress = {};
 };
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
+#include <thread>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -39,8 +41,10 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
 /// Strategy "reuse", PyPTO's default pipeline: allocations whose lifetimes do
 /// not overlap share slots (algorithms/reuse.hpp), then the slots are placed
 /// sequentially. Returns a placement of `p`'s buffers.
-inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<bool>& closed, PlanResult& r) {
-  const ReuseResult shared = reuse_lifetimes(p, closed);
+inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<bool>& closed, PlanResult& r,
+                                             const ReuseCut& cut) {
+  const ReuseResult shared = reuse_lifetimes(p, closed, cut);
+  if (shared.cut_short) r.stopped_by = cut.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
   r.statistics.set("slots", static_cast<std::int64_t>(shared.slots.size()));
   SlotProblem slots = shared_slot_problem(p, shared);
   if (has_errors(slots.diagnostics)) {
@@ -170,6 +174,12 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     r.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(r);
   };
+  if (std::isnan(options.time_limit_s) || options.time_limit_s < 0) {
+    r.diagnostics.push_back(error("the time limit must be a number of seconds >= 0 (0 = none), not " +
+                                  std::to_string(options.time_limit_s)));
+    r.status = Status::invalid_input;
+    return finish();
+  }
   if (!options.problem_validated) r.diagnostics = validate(original);
   if (has_errors(r.diagnostics)) {
     r.status = Status::invalid_input;
@@ -193,6 +203,12 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     return finish();
   }
   const Goal goal = options.goal.value_or(detail::default_goal(original));
+  // An explicit time limit is the whole budget: no default node limit cuts it.
+  const std::uint64_t node_limit = options.node_limit.value_or(
+      options.time_limit_s > 0 ? 0 : default_node_limit(problem.buffers.size()));
+  const unsigned threads = options.threads.value_or(
+      strategy == Strategy::greedy && std::thread::hardware_concurrency() > 1 ? 2u : 1u);
+  const auto deadline = deadline_after(start, options.time_limit_s);
 
   std::optional<Placement> placement;  // of problem.buffers
   // Set when a strategy relaxed pipeline-only separations into penalties: the
@@ -206,12 +222,13 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
       ExactOptions eo;
       eo.mode = goal;
       eo.time_limit_s = options.time_limit_s;
-      eo.node_limit = options.node_limit;
-      eo.threads = options.threads;
+      eo.node_limit = node_limit;
+      eo.threads = threads;
       eo.seed = options.seed;
       eo.stop = options.stop;
       eo.progress = options.progress;
       eo.started = start;
+      eo.trusted = true;  // the original was validated above (or by the caller); unification keeps it well formed
       e = solve_exact(problem, eo);
     } else {
       PortfolioOptions po;
@@ -219,13 +236,15 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
       po.seed = options.seed;
       po.restarts = options.restarts;
       po.time_limit_s = options.time_limit_s;
-      po.node_limit = options.node_limit;
-      po.threads = options.threads;
+      po.node_limit = node_limit;
+      po.threads = threads;
       po.stop = options.stop;
       po.progress = options.progress;
+      po.trusted = true;  // as for exact
       e = solve_portfolio(problem, po);
     }
     r.diagnostics.insert(r.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    r.stopped_by = e.stopped_by;
     const auto allocations = r.statistics.extra;
     r.statistics = std::move(e.statistics);
     for (const auto& [k, v] : allocations) r.statistics.set(k, v);
@@ -238,19 +257,25 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     proven = e.status;
     placement = std::move(e.placement);
   } else if (strategy == Strategy::sequential) {
+    // Sequential placement is one pass in O(n log n): nothing to cut short.
     auto s = place_sequential(problem);
     r.diagnostics.insert(r.diagnostics.end(), s.diagnostics.begin(), s.diagnostics.end());
     placement = std::move(s.placement);
   } else if (strategy == Strategy::reuse) {
-    placement = detail::plan_reuse(problem, unified.closed, r);
+    ReuseCut cut;
+    cut.stop = options.stop;
+    if (deadline != std::chrono::steady_clock::time_point::max()) cut.deadline = deadline;
+    placement = detail::plan_reuse(problem, unified.closed, r, cut);
   } else {
     // Strategy::greedy. trusted: the problem was validated above and the placement is below.
     GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
-    greedy.threads = options.threads;
-    if (options.time_limit_s > 0)  // the restarts and the walk stop at the budget
-      greedy.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::duration<double>(options.time_limit_s));
+    greedy.threads = threads;
+    if (deadline != std::chrono::steady_clock::time_point::max()) greedy.deadline = deadline;  // the restarts and the walk stop at it
+    greedy.stop = options.stop;
     auto g = plan_dsa_rp(problem, greedy);
+    for (const auto& [k, v] : g.greedy.statistics.extra)
+      if (k == "stopped_by_deadline" && v != 0)
+        r.stopped_by = options.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
     const auto allocations = r.statistics.extra;
     r.statistics = std::move(g.greedy.statistics);
     for (const auto& [k, v] : allocations) r.statistics.set(k, v);
@@ -293,6 +318,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   if (options.progress) {
     SearchProgress sp;
     sp.best_peak = r.objective.total_peak;
+    sp.best_penalty = r.objective.penalty;
     for (Addr b : r.lower_bound) sp.proved_bound = saturating_add(sp.proved_bound, b);
     sp.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     options.progress(sp);

@@ -1,5 +1,6 @@
-// The bundled PyPTO-style tile-IR adapter, part 1: the IR, its text format,
+// The bundled PyPTO-style tile-IR adapter without its passes: the IR, its text format,
 // the op registry, the SoC arena policies and the sizing rules.
+// The memory passes are in pto_mem/pypto/passes/ (pipeline.hpp runs them all).
 #pragma once
 
 #include "pto_mem/pypto/ir/builder.hpp"

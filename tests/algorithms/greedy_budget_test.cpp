@@ -93,7 +93,7 @@ TEST_CASE("plan: strategies greedy and portfolio pass their time limit to the gr
     const PlanResult r = plan(p, o);
     CAPTURE(to_string(strategy));
     CHECK(r.placement);
-    CHECK(extra(r.statistics, "stopped_by_deadline") == 1);
+    CHECK(r.stopped_by == StopReason::deadline);
   }
 }
 

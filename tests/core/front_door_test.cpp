@@ -215,8 +215,14 @@ TEST_CASE("defaults: deterministic (a node budget, no clock, one thread) and the
   const pto_mem::PlanOptions d;
   CHECK(d.strategy == pto_mem::Strategy::portfolio);
   CHECK(d.time_limit_s == 0);
-  CHECK(d.node_limit == pto_mem::default_node_limit);
-  CHECK(d.threads == 1);
+  CHECK_FALSE(d.node_limit.has_value());  // the default budget, scaled with the problem
+  CHECK_FALSE(d.threads.has_value());     // one search thread; two for the greedy's passes
+  CHECK(pto_mem::default_node_limit(200) == 250000);
+  CHECK(pto_mem::default_node_limit(2000) == 250000);
+  CHECK(pto_mem::default_node_limit(10000) == 50000);
+  CHECK(pto_mem::default_node_limit(1000000) == 20000);
+  for (std::size_t n = 1; n < 100000; n = n * 3 / 2 + 1)  // never grows with the problem
+    CHECK(pto_mem::default_node_limit(n + 1) <= pto_mem::default_node_limit(n));
   CHECK_FALSE(d.goal.has_value());
   const auto buffers = kernel(7);
   const auto unbounded = pto_mem::plan(buffers, pto_mem::UnboundedArenaPolicy{32});
@@ -225,7 +231,7 @@ TEST_CASE("defaults: deterministic (a node budget, no clock, one thread) and the
   CHECK(again.offsets == unbounded.offsets);
   // The search stayed within the node budget (no clock involved).
   for (const auto& [key, value] : unbounded.result.statistics.extra)
-    if (key == "exact_nodes") CHECK(static_cast<std::uint64_t>(value) <= pto_mem::default_node_limit);
+    if (key == "exact_nodes") CHECK(static_cast<std::uint64_t>(value) <= pto_mem::default_node_limit(buffers.size()));
 }
 
 TEST_CASE("defaults: the goal is the question the problem asks, as in the tool") {

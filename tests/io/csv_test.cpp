@@ -89,7 +89,8 @@ TEST_CASE("csv: header errors name the column") {
   CHECK(csv_contains(csv_errors_of("id,lower,,upper,size\n"), "f.csv:1:10: error: empty column name"));
   CHECK(csv_contains(csv_errors_of("id,lower,upper,size,Size\n"), "f.csv:1:21: error: column 'size' appears twice (first as column 4)"));
   CHECK(csv_contains(csv_errors_of("id, lower,upper,size\n"), "f.csv:1:4: error: unknown column ' lower'"));
-  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size\n"), "f.csv:1:1: error: the file starts with a UTF-8 byte-order mark"));
+  // A byte-order mark is skipped; columns count from the byte after it.
+  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size,colour\n"), "f.csv:1:21: error: unknown column 'colour'"));
   const auto both = csv_errors_of("id,low,upper\n");
   CHECK(csv_contains(both, "unknown column 'low'"));
   CHECK(csv_contains(both, "missing column 'lower'"));
@@ -116,7 +117,7 @@ TEST_CASE("csv: row errors name the line and column") {
   CHECK(csv_contains(csv_errors_of(h + "\"a\"b,0,1,2\n"), "f.csv:2:4: error: text after the closing quote"));
   CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\rb,0,1,2\n"), "f.csv:2:8: error: stray carriage return"));
   CHECK(csv_contains(csv_errors_of(h + "a\x01,0,1,2\n"),
-                 "f.csv:2:2: error: id 'a?' cannot be a buffer id: it holds the control character U+0001"));
+                 "f.csv:2:2: error: id 'a<U+0001>' cannot be a buffer id: it holds the control character U+0001"));
   CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\n\nb,0,1,2\n"), "f.csv:3:1: error: blank line inside the table"));
   CHECK(csv_contains(csv_errors_of("id,lower,upper,size,offset\na,0,1,2,x\n"), "f.csv:2:9: error: offset must be an integer"));
 }
@@ -218,4 +219,23 @@ TEST_CASE("csv: every shared instance loads (MiniMalloc and idealloc suites)") {
     }
   }
   CHECK(files == 19);
+}
+
+TEST_CASE("csv: no diagnostic echoes a control character or a stray byte") {
+  const std::string nasty = "x\x7f\xc2\x9b\x9b\x1b[2J";
+  for (const std::string& text : {"id,lower,upper,size," + nasty + "\n", "id,lower,upper,size\n" + nasty + ",0,1,4\n",
+                                  "id,lower,upper,size\na,0,1," + nasty + "\n"}) {
+    const std::string shown = csv_errors_of(text);
+    INFO(shown);
+    for (unsigned char c : shown) CHECK(((c >= 0x20 && c != 0x7f && c != 0x9b && c != 0xc2) || c == '\n'));
+  }
+  CHECK(csv_contains(csv_errors_of("id,lower,upper,size\na,0,1," + nasty + "\n"),
+                     "size must be an integer, found 'x<U+007F><U+009B><0x9B><U+001B>[2J'"));
+}
+
+TEST_CASE("csv: a byte-order mark is skipped") {
+  auto r = read_csv("\xEF\xBB\xBFid,lower,upper,size\na,0,1,4\n", {}, "f.csv");
+  REQUIRE_MESSAGE(r, dump(r.diagnostics));
+  CHECK(r.file->problem.buffers.size() == 1);
+  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size\na,0,1,-4\n"), "f.csv:2:7: error: size must not be negative"));
 }

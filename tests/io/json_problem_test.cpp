@@ -254,3 +254,83 @@ TEST_CASE("json: a file without a capacity is written without one") {
   REQUIRE(file);
   CHECK(file.file->no_capacity == std::vector<bool>{true});
 }
+
+TEST_CASE("json: a byte-order mark is skipped and every position is kept") {
+  const std::string body = doc("  {\"id\": \"a\", \"size\": -4, \"arena\": 0, \"lifetime\": [0, 1]}");
+  const std::string plain = json_errors_of(body);
+  const std::string marked = json_errors_of("\xEF\xBB\xBF" + body);
+  CHECK(json_contains(plain, "p.json:3:23: error: /buffers/0/size: size must not be negative"));
+  CHECK(marked == plain);  // columns count from the byte after the mark, as an editor shows them
+  CHECK(json_errors_of("\xEF\xBB\xBF{\"arenas\": [}") == json_errors_of("{\"arenas\": [}"));
+  auto ok = read_json_problem("\xEF\xBB\xBF" + doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 1]}"));
+  CHECK_MESSAGE(ok, dump(ok.diagnostics));
+}
+
+TEST_CASE("json: a number out of range is named with its position") {
+  CHECK(json_contains(json_errors_of("{\"arenas\": [{\"id\": 0, \"capacity\": 1E400}], \"buffers\": []}"),
+                      "p.json:1:35: error: invalid JSON: the number 1E400 is out of range"));
+  // The same digits inside a string earlier do not mislead it.
+  CHECK(json_contains(json_errors_of("{\"arenas\": [{\"id\": 0, \"name\": \"1E400\"}],\n \"buffers\": [-2e999]}"),
+                      "p.json:2:14: error: invalid JSON: the number -2e999 is out of range"));
+  // A tiny number rounds to 0 (nlohmann accepts it): the reader then says it is no integer.
+  CHECK(json_contains(json_errors_of(doc("  {\"id\": \"a\", \"size\": 1e-400, \"arena\": 0, \"lifetime\": [0, 1]}")),
+                      "p.json:3:23: error: /buffers/0/size"));
+}
+
+TEST_CASE("json: no diagnostic echoes a control character or a stray byte") {
+  // C0, DEL, C1 (U+009B is CSI to some terminals) and a lone 0x9B byte, in
+  // every place a message quotes the input: a syntax error's excerpt, an
+  // unknown key and its pointer, a value found where another was expected.
+  const std::string nasty = "x\x01\x7f\xc2\x9b\x9b";
+  const std::vector<std::string> texts = {
+      "{\"arenas\": [], \"" + nasty + "\": 1}",
+      "{\"arenas\": [{\"id\": 0, \"name\": 5}], \"buffers\": [{\"id\": \"" + std::string("x\x7f\xc2\x9b") + "\"}]}",
+      "{\"arenas\": [{\"id\": \"" + std::string("x\x7f\xc2\x9b") + "\"}], \"buffers\": []}",
+      "{\"arenas\": [], \"buffers\": [], \"k\": \"" + nasty,
+      "{\"arenas\": [], \"buffers\": [" + nasty + "]}",
+  };
+  for (const auto& text : texts) {
+    const std::string shown = json_errors_of(text);
+    INFO(shown);
+    for (unsigned char c : shown) {
+      CHECK((c >= 0x20 || c == '\n'));
+      CHECK(c != 0x7f);
+      CHECK(c != 0x9b);
+      CHECK(c != 0xc2);  // the first byte of every C1 control in UTF-8
+    }
+  }
+  // A raw C0 control (and a lone byte) in a string is a syntax error.
+  CHECK(json_contains(json_errors_of(texts[0]), "p.json:1:18: error: invalid JSON: syntax error while parsing object key - "
+                                                "invalid string: control character U+0001 (SOH) must be escaped"));
+  CHECK(json_contains(json_errors_of("{\"arenas\": [], \"buffers\": [], \"k\x7f\xc2\x9b\": 1}"),
+                      "/k<U+007F><U+009B>: unknown field 'k<U+007F><U+009B>'"));
+  CHECK(json_contains(json_errors_of(texts[2]), "found the string \"x<U+007F><U+009B>\""));
+}
+
+// The model's one rule for "no capacity": capacity == always_fitting_capacity
+// (what the readers and make_problem set, what plan() reads as "minimise").
+// A written problem leaves such a capacity out, so re-planning the file asks
+// the same question.
+TEST_CASE("json: an always-fitting capacity is never written as if it were the user's") {
+  auto csv = read_csv("id,lower,upper,size\na,0,2,40\nb,1,3,24\nc,3,5,64\n", {}, "s.csv");
+  REQUIRE(csv);
+  Placement pl{{Addr{0}, Addr{40}, Addr{0}}};
+  const std::string text = json_problem_text(csv.file->problem, &pl);  // what `plan -o out.json` writes
+  CHECK_FALSE(json_contains(text, "capacity"));
+  auto back = read_json_problem(text, "out.json");
+  REQUIRE_MESSAGE(back, dump(back.diagnostics));
+  CHECK(pto_mem::test::first_difference(csv.file->problem, back.file->problem) == "");
+  CHECK(back.file->no_capacity == std::vector<bool>{true});
+
+  // A capacity of the user's own is written, and so is a reserved window.
+  Problem p = csv.file->problem;
+  p.arenas[0].capacity = 128;
+  p.arenas[0].reserved = {{0, 8}};
+  CHECK(json_contains(json_problem_text(p), "\"capacity\": 128"));
+  p.arenas[0].capacity = always_fitting_capacity(p, 0);  // the window counts in the always-fitting capacity
+  const std::string windowed = json_problem_text(p);
+  CHECK_FALSE(json_contains(windowed, "capacity"));
+  auto again = read_json_problem(windowed);
+  REQUIRE_MESSAGE(again, dump(again.diagnostics));
+  CHECK(pto_mem::test::first_difference(p, again.file->problem) == "");
+}

@@ -76,10 +76,16 @@ TEST_CASE("report: keys in a stable order with every field of the result") {
   const auto j = report_json(p, r);
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  CHECK(keys == std::vector<std::string>{"status", "strategy", "placement", "objective", "max_load_bound",
+  CHECK(keys == std::vector<std::string>{"status", "strategy", "stopped_by", "placement", "objective", "max_load_bound",
                                          "proved_bound", "statistics", "diagnostics", "time_s"});
   CHECK(j["status"] == to_string(r.status));
   CHECK(j["strategy"] == r.strategy);
+  CHECK(j["stopped_by"] == "completed");
+  {
+    PlanResult cut = r;
+    cut.stopped_by = StopReason::interrupted;
+    CHECK(report_json(p, cut)["stopped_by"] == "interrupted");
+  }
   REQUIRE(j["placement"].size() == p.buffers.size());
   CHECK(j["placement"][0]["id"] == "a");
   CHECK(j["placement"][3]["id"] == 10);  // integer ids stay integers

@@ -68,7 +68,6 @@ TEST_CASE("numeric options out of their range exit 2 naming the option") {
       {"plan", small, "--restarts", "-1"},
       {"plan", small, "--threads", "-1"},
       {"plan", small, "--time-limit", "nan"},
-      {"plan", small, "--time-limit", "inf"},
       {"plan", small, "--time-limit", "0"},
   };
   for (const auto& args : cases) {
@@ -90,7 +89,7 @@ TEST_CASE("--restarts far beyond the time limit stops at the limit and says so")
     CAPTURE(strategy);
     CHECK_MESSAGE(r.code == 0, r.err);
     const auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
-    CHECK(j["statistics"]["stopped_by_deadline"] == 1);
+    CHECK(j["stopped_by"] == "deadline");
     if (strategy == "greedy") CHECK(j["statistics"]["orders_evaluated"].get<long long>() >= 1);
   }
 }

@@ -79,7 +79,9 @@ struct UnifyOptions {
 ///   (members whose offsets contradict their alignments are an error).
 /// - Separations map onto allocation pairs: one inside an allocation is an
 ///   error naming both buffers; duplicates merge (reasons or-ed) into
-///   ascending (first, second) allocation order.
+///   ascending (first, second) allocation order. A separation between two
+///   arenas is vacuous (different memories never overlap) and is dropped, so
+///   no planner sees one.
 /// - A closed allocation spans its arena's horizon, or is separated from every
 ///   other allocation of its arena (UnifyOptions::closed_by_separations).
 /// - Penalties map onto allocation pairs: inside one allocation, or between

@@ -79,6 +79,13 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
 
   if (p.must_alias.empty() && p.declared.empty()) {
     out.problem = p;
+    if (!p.separations.empty()) {  // drop the vacuous ones (two arenas)
+      const ProblemIndex index(p);
+      std::erase_if(out.problem.separations, [&](const Separation& s) {
+        const auto a = index.buffer(s.a), b = index.buffer(s.b);
+        return a && b && p.buffers[*a].arena != p.buffers[*b].arena;
+      });
+    }
     out.members.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       out.allocation_of[i] = i;
@@ -285,7 +292,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
   for (const auto& sep : p.separations) {
     const auto ia = index.buffer(sep.a);
     const auto ib = index.buffer(sep.b);
-    if (!ia || !ib) continue;
+    if (!ia || !ib || p.buffers[*ia].arena != p.buffers[*ib].arena) continue;  // two arenas: vacuous
     const std::size_t a = out.allocation_of[*ia], b = out.allocation_of[*ib];
     if (a == b) {
       if (*ia != *ib)

@@ -1,4 +1,4 @@
-// DSA-RP canonical greedy (SPEC.md §2): a penalty-blind first-fit incumbent,
+// DSA-RP canonical greedy: a penalty-blind first-fit incumbent,
 // then the canonical step over the size, birth and incident-weight orders
 // and seeded restarts; the best placement under (penalty, total peak, max
 // peak) wins, ties keep the earlier one. "No fit" is the result of this
@@ -24,12 +24,14 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <tuple>
 #include <utility>
 #include <cstdint>
 #include <limits>
 #include <future>
 #include <optional>
+#include <stop_token>
 #include <set>
 #include <string>
 #include <vector>
@@ -73,6 +75,9 @@ struct GreedyOptions {
   /// a first fit is found whenever it fits); nullopt: no time limit. The
   /// result then records `stopped_by_deadline` in its statistics.
   std::optional<std::chrono::steady_clock::time_point> deadline{};
+  /// A caller's cancellation: checked where the deadline is, and it ends
+  /// the search the same way (recorded as `stopped_by_deadline` too).
+  std::stop_token stop{};
   /// Tuning of the occupancy tree (lifetime ends per leaf bucket). Results
   /// never depend on it; the tests vary it to exercise every code path.
   std::uint32_t bucket_events = 128;
@@ -170,7 +175,9 @@ namespace dsa {
     contention_pending = false;
     return stream.extra("contention", dsa::contention_order(space));
   };
-  auto out_of_time = [&] { return options.deadline && std::chrono::steady_clock::now() >= *options.deadline; };
+  auto out_of_time = [&] {
+    return options.stop.stop_requested() || (options.deadline && std::chrono::steady_clock::now() >= *options.deadline);
+  };
   bool stopped = false;  // the deadline ended the search early
 
   // The fixed passes: first fit (penalty-blind; without penalties it is the
@@ -204,6 +211,7 @@ namespace dsa {
     built.emplace(build());
   }
   dsa::CanonicalPlacer& placer = built->first;
+  placer.watch(options.stop);  // copied with it to every worker
   const dsa::PlacementCheck& check = built->second;
   // Upstream re-validates every placement it considers; a failure is an
   // internal error, reported with the stage and what was wrong. Only a
@@ -359,6 +367,7 @@ namespace dsa {
       if (*number == 0 || !out_of_time()) {
         pass->ran = true;
         pass->ok = worker.place(pass->order->order, pass->kind, false, cut && *number > 0 ? &limit : nullptr);
+        pass->ran = !worker.interrupted();  // a stopped pass is dropped with every later one
         pass->candidates = worker.candidates();
         if (pass->ok) pass->offsets = worker.offsets();
         if (cut && *number > 0) pass->progress = worker.progress();
@@ -417,6 +426,7 @@ namespace dsa {
       if (fits && !offer(placer.offsets(), r.orders.size() - 1, r.orders.back(), order)) return r;
     }
   }
+  if (placer.interrupted()) stopped = true;  // the caller's stop cut a pass of the walk
   if (stopped) r.statistics.set("stopped_by_deadline", 1);
   if (cut_short > 0) r.statistics.set("passes_cut_short", static_cast<std::int64_t>(cut_short));
 

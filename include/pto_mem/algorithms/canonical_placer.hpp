@@ -1,4 +1,4 @@
-// One pass of the DSA-RP canonical greedy (SPEC.md §2.5–2.6): buffers in a
+// One pass of the DSA-RP canonical greedy: buffers in a
 // given order, each at the best canonical candidate offset — lowest penalty,
 // then lowest address — or the pass fails (no backtracking).
 //
@@ -18,7 +18,7 @@
 //    every later one up to the next soft top.
 //
 // Both modes place identically. The compat mode also counts every candidate
-// upstream would scan (SPEC.md §2.7), which needs the placed neighbours listed
+// upstream would scan, which needs the placed neighbours listed
 // once per buffer: O(degree), the only part of a pass that is.
 //
 // Soft neighbours come from the explicit list and, for a penalty rule, from
@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stop_token>
 #include <utility>
 #include <vector>
 
@@ -47,8 +48,8 @@ namespace pto_mem::dsa {
 
 /// How a pass picks offsets and what it counts.
 enum class PassKind {
-  penalty_blind,  ///< first fit: lowest free offset, penalties ignored, nothing counted (§2.5)
-  canonical,      ///< the canonical step (§2.6)
+  penalty_blind,  ///< first fit: lowest free offset, penalties ignored, nothing counted
+  canonical,      ///< the canonical step: the best canonical candidate offset
 };
 
 /// Counts distinct values with an open-addressing table whose slots are
@@ -87,8 +88,8 @@ class DistinctCounter {
   std::uint32_t now_ = 0;
 };
 
-/// A pass's objective over the buffers it has placed so far (SPEC.md §4.1:
-/// penalty, total peak, max peak), after `placed` buffers and `candidates`
+/// A pass's objective over the buffers it has placed so far (penalty,
+/// total peak, max peak), after `placed` buffers and `candidates`
 /// counted candidates. It only grows as the pass goes on: each arena's peak
 /// is a maximum, the penalty a sum of the soft pairs both placed.
 struct PassProgress {
@@ -191,6 +192,7 @@ class CanonicalPlacer {
     offset_.assign(s_.n, 0);
     candidates_ = 0;
     stopped_early_ = false;
+    interrupted_ = false;
     progress_.clear();
     PassProgress now;  // the running objective, kept only with a limit
     bool reference_known = false;
@@ -231,6 +233,10 @@ class CanonicalPlacer {
         trees_[s_.arena[f]].prefetch_sets(local_[f]);
       }
       const std::uint32_t i = order[j];
+      if ((j & 4095u) == 4095u && stop_.stop_requested()) {  // a caller's stop lands within a pass
+        interrupted_ = true;
+        return false;
+      }
       const auto at = best_offset(i, kind, count_exact);
       if (!at) return false;
       offset_[i] = *at;
@@ -273,6 +279,11 @@ class CanonicalPlacer {
   [[nodiscard]] const std::vector<PassProgress>& progress() const noexcept { return progress_; }
   /// Whether the last pass stopped because it could no longer beat its limit.
   [[nodiscard]] bool stopped_early() const noexcept { return stopped_early_; }
+  /// The caller's stop (watch()) ended the last pass: place() returned false
+  /// without deciding whether the order fits.
+  [[nodiscard]] bool interrupted() const noexcept { return interrupted_; }
+  /// Passes check `stop` every 4,096 buffers from now on.
+  void watch(std::stop_token stop) noexcept { stop_ = std::move(stop); }
 
   [[nodiscard]] const std::vector<Addr>& offsets() const noexcept { return offset_; }
   /// Candidates of the last pass (see the constructor).
@@ -403,7 +414,7 @@ class CanonicalPlacer {
         v.ranges);
   }
 
-  /// |C_i| of SPEC.md §2.6: distinct aligned values of 0, the reserved ends
+  /// The number of canonical candidates: distinct aligned values of 0, the reserved ends
   /// and the tops of placed hard and soft neighbours. Linear in the number of
   /// placed neighbours (a hash set, no sort); soft neighbours as gathered in
   /// soft_, rule partners once per byte range.
@@ -446,6 +457,8 @@ class CanonicalPlacer {
   std::vector<Addr> offset_;
   std::uint64_t candidates_ = 0;
   bool stopped_early_ = false;
+  bool interrupted_ = false;
+  std::stop_token stop_;
   std::vector<PassProgress> progress_;
   std::vector<Addr> peak_;  // per arena, of the running objective
   // Scratch, reused across buffers.

@@ -1,4 +1,4 @@
-// The orders DSA-RP tries (SPEC.md §2.4): size, birth and incident-weight
+// The orders DSA-RP tries: size, birth and incident-weight
 // orders, then seeded restarts that shuffle the incident-weight order
 // cumulatively, then deduplication. Every key ends in the buffer id, so each
 // order is total and independent of the sort algorithm.
@@ -81,7 +81,7 @@ struct NamedOrder {
 
 /// The deduplicated DSA-RP orders one at a time: O1, O2, O3, then
 /// `restarts` shuffles of O3 from one mt19937_64(seed) engine, each
-/// shuffling the previous restart's result (SPEC.md §2.4). An order equal to
+/// shuffling the previous restart's result. An order equal to
 /// an earlier one is skipped (first wins); the engine draws do not depend
 /// on that. Orders are made only when asked for, so a caller with a time
 /// budget stops generating when it stops placing, and memory stays O(n)

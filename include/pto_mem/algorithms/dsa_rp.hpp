@@ -1,4 +1,4 @@
-// The hard-then-relaxed DSA-RP driver (SPEC.md §5.1, §5.4). Solve with every
+// The hard-then-relaxed DSA-RP driver. Solve with every
 // separation hard; if the bounded search finds nothing and some separations
 // only keep software-pipeline depth, solve once more with those pairs as unit
 // penalties, and say so (PH-DSA-001) only when the placement really overlaps

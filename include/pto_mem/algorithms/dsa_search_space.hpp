@@ -1,4 +1,4 @@
-// The DSA-RP search space (SPEC.md §2.3) over the generic Problem: dense
+// The DSA-RP search space over the generic Problem: dense
 // node numbers (= positions in problem.buffers), explicit separation partners,
 // aggregated soft weights and incident weights. Interference (the implicit
 // hard edges) is never materialised: it follows from lifetimes, and the
@@ -165,8 +165,7 @@ inline bool rule_fits(const SearchSpace& s, const ImplicitPenalties& r) {
   s.separated = detail::adjacency(s.n, seps);
 
   // Soft weights per canonical node pair; zero weights and hard pairs are
-  // dropped before aggregation (GENERIC.md §5). A sort, not a map: this list
-  // can be long.
+  // dropped before aggregation. A sort, not a map: this list can be long.
   struct Pair {
     std::uint32_t a, b;
     Weight w;

@@ -1,5 +1,5 @@
 // The check DSA-RP runs on every placement it considers (upstream's
-// ValidateSolution after each order, SPEC.md §3.2), on the dense model and by
+// ValidateSolution after each order), on the dense model and by
 // a sweep over time, so it costs O(n log n) instead of upstream's all-pairs
 // scan. It shares nothing with the placer but the search space. The placement
 // the solver returns is checked once more by the full validator.

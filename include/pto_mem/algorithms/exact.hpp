@@ -73,6 +73,9 @@ struct ExactOptions {
   ProgressCallback progress = {};
   /// When the solve started, for SearchProgress::elapsed_s (default: now).
   std::optional<std::chrono::steady_clock::time_point> started = std::nullopt;
+  /// The caller has validated the problem (pto_mem::plan and the portfolio
+  /// have): skip that check (a second at a million buffers).
+  bool trusted = false;
 };
 
 struct ExactResult {
@@ -80,6 +83,7 @@ struct ExactResult {
   std::optional<Placement> placement;  ///< best found (present for optimal/feasible)
   std::vector<Addr> lower_bound;       ///< proved, per arena (aligned with problem.arenas)
   bool penalty_proven = false;         ///< the placement's penalty is the least possible
+  StopReason stopped_by = StopReason::completed;  ///< what ended the search
   Diagnostics diagnostics;
   Statistics statistics;
 };
@@ -105,6 +109,28 @@ namespace exact {
     off[i] = *pl.offsets[b];
   }
   return score(sp, std::move(off));
+}
+
+/// Which limit ended a search that did not end by itself.
+[[nodiscard]] inline StopReason stop_reason(const Limits& limits) {
+  if (limits.stop.stop_requested()) return StopReason::interrupted;
+  if (limits.out_of_nodes()) return StopReason::node_limit;
+  if (Clock::now() >= limits.deadline) return StopReason::deadline;
+  return StopReason::completed;
+}
+
+/// What a user can do when a budget ended the search before a fit.
+[[nodiscard]] inline std::string budget_advice(StopReason why) {
+  switch (why) {
+    case StopReason::node_limit:
+      return "the node budget ran out; raise it (PlanOptions::node_limit, pto-mem --node-limit, 0 = none) or give "
+             "a time limit instead (time_limit_s, --time-limit), which then is the whole budget";
+    case StopReason::deadline:
+      return "the time limit ran out; raise it (PlanOptions::time_limit_s, pto-mem --time-limit)";
+    case StopReason::interrupted: return "the search was interrupted before it found one";
+    case StopReason::completed: break;
+  }
+  return "raise the time or node limit";
 }
 
 /// (peak - lower) in parts per million of `lower` (0 when lower is 0).
@@ -152,6 +178,29 @@ struct Worker {
   return s.closed() || (goal == Goal::fit && s.best && s.penalty_proven);
 }
 
+/// Tells o.progress the totals over the parts once every part has a
+/// placement: best peak and penalty, proved bound, elapsed time.
+inline void report_progress(const std::vector<Subproblem>& parts, const std::vector<PartSolver>& solvers,
+                            const std::vector<Addr>& arena_lb, std::size_t na, const ExactOptions& o) {
+  if (!o.progress) return;
+  SearchProgress sp;
+  std::vector<Addr> peak(na, 0), low(arena_lb);
+  for (std::size_t k = 0; k < solvers.size(); ++k) {
+    const auto& best = solvers[k].state().best;
+    if (!best) return;
+    const auto a = parts[k].arena;
+    peak[a] = std::max(peak[a], best->peak);
+    sp.best_penalty = saturating_add(sp.best_penalty, best->penalty);
+    low[a] = std::max(low[a], solvers[k].state().lower);
+  }
+  for (std::size_t a = 0; a < na; ++a) {
+    sp.best_peak = saturating_add(sp.best_peak, peak[a]);
+    sp.proved_bound = saturating_add(sp.proved_bound, low[a]);
+  }
+  sp.elapsed_s = std::chrono::duration<double>(Clock::now() - o.started.value_or(Clock::now())).count();
+  o.progress(sp);
+}
+
 /// Runs the search: every part, fit then penalty then (minimise) peak.
 /// Returns true when it ended by itself (not by a limit or the caller).
 /// With `lanes`, each probe splits its restarts over two threads (part_solver.hpp).
@@ -177,6 +226,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     if (part_settled(s.state(), o.mode)) continue;
     if (!s.fit_and_penalty(limits)) return false;  // the limits ended it
     if (s.state().infeasible) return true;         // nothing fits: that settles the answer
+    report_progress(parts, solvers, arena_lb, p.arenas.size(), o);
   }
   // A part without a fit leaves nothing to tighten.
   const bool no_fit = std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) { return !s.state().best; });
@@ -204,21 +254,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
       if (top->tighten(limits, lower)) progress = true;
       else done[a] = true;
     }
-    if (progress && o.progress) {
-      SearchProgress sp;
-      std::vector<Addr> peak(na, 0), low(arena_lb);
-      for (std::size_t k = 0; k < solvers.size(); ++k) {
-        const auto a = parts[k].arena;
-        if (solvers[k].state().best) peak[a] = std::max(peak[a], solvers[k].state().best->peak);
-        low[a] = std::max(low[a], solvers[k].state().lower);
-      }
-      for (std::size_t a = 0; a < na; ++a) {
-        sp.best_peak = saturating_add(sp.best_peak, peak[a]);
-        sp.proved_bound = saturating_add(sp.proved_bound, low[a]);
-      }
-      sp.elapsed_s = std::chrono::duration<double>(Clock::now() - o.started.value_or(Clock::now())).count();
-      o.progress(sp);
-    }
+    if (progress) report_progress(parts, solvers, arena_lb, na, o);
     if (!progress) return !limits.exhausted();
   }
 }
@@ -230,7 +266,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
 [[nodiscard]] inline ExactResult solve_exact(const Problem& p, const ExactOptions& o = {}) {
   using namespace exact;
   ExactResult r;
-  r.diagnostics = validate(p);
+  if (!o.trusted) r.diagnostics = validate(p);
   if (has_errors(r.diagnostics)) return r;
   if (auto d = unsupported(p); !d.empty()) {
     r.diagnostics = std::move(d);
@@ -248,12 +284,17 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
   std::optional<LanePool> pool;
   if (two) pool.emplace();
   Worker worker;
-  if (o.time_limit_s > 0)
-    worker.limits.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+  worker.limits.deadline = deadline_after<Clock>(start, o.time_limit_s);
   worker.limits.stop = o.stop;
   worker.limits.node_limit = o.node_limit;
   worker.limits.meter = &worker.meter;
   worker.finished = run_worker(p, parts, arena_lb, o, worker, pool ? &*pool : nullptr);
+  r.stopped_by = worker.finished ? StopReason::completed : stop_reason(worker.limits);
+  // A part left without a fit (and not proved infeasible) was cut by a limit
+  // even when the worker counted itself done.
+  for (const auto& s : worker.solvers)
+    if (!s.state().best && !s.state().infeasible && r.stopped_by == StopReason::completed)
+      r.stopped_by = stop_reason(worker.limits);
   std::vector<PartState> states;
   std::uint64_t nodes = worker.meter.own, probes = 0, proofs = 0, random_dives = 0;
   for (const auto& s : worker.solvers) {
@@ -302,7 +343,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     if (!states[k].best) {
       r.status = Status::no_fit;
       r.diagnostics.push_back(error("no fit found within the budget for " + describe_part(p, parts[k]) +
-                                    "; this is not a proof that none exists: raise the time or node limit"));
+                                    "; this is not a proof that none exists: " + budget_advice(r.stopped_by)));
       return r;
     }
 

@@ -1,4 +1,4 @@
-// The objective of a placement (SPEC.md §4.1): per-arena peaks, their sum and
+// The objective of a placement: per-arena peaks, their sum and
 // maximum, and the weight of the penalties whose buffers overlap in bytes.
 #pragma once
 

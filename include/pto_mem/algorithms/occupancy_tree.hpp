@@ -1,6 +1,6 @@
 // Which bytes of one arena are taken during a window of time, by the buffers
 // placed so far. This is the indexed structure behind the canonical greedy's
-// "lowest feasible offset" (SPEC.md §2.5–2.6) without visiting every co-live
+// "lowest feasible offset" without visiting every co-live
 // neighbour: real traces keep thousands of buffers live at once (idealloc's
 // Y_1: 62k buffers, 2.2e8 interfering pairs), so enumerating or sorting the
 // placed neighbours per buffer is what makes a greedy pass slow.

@@ -1,9 +1,9 @@
 // The seeded shuffle of DSA-RP's random restarts, written out so that a
-// result never depends on the standard library (SPEC.md Appendix A).
+// result never depends on the standard library.
 //
 // std::shuffle and std::uniform_int_distribution are implementation-defined:
 // PyPTO's restarts reproduce only with libstdc++ (GCC >= 11), and one of its
-// own tests fails under libc++ (CASES.md S2). This is that exact algorithm —
+// own tests fails under libc++. This is that exact algorithm —
 // Lemire's nearly divisionless bounded draw on the 128-bit product, then
 // Fisher–Yates two positions per draw — so every compiler gives the same
 // orders. The engine (std::mt19937_64) is fully specified by the standard.

@@ -29,6 +29,9 @@ struct PortfolioOptions {
   std::size_t restarts = 4;
   std::stop_token stop;
   ProgressCallback progress = {};  ///< after the greedy stage, then as the exact stage improves
+  /// The caller has validated the problem (pto_mem::plan has): skip that
+  /// check here and in the exact stage (a second at a million buffers).
+  bool trusted = false;
 };
 
 namespace exact {
@@ -45,13 +48,15 @@ namespace exact {
   g.restarts = o.restarts;
   g.trusted = true;  // the portfolio validated the problem and validates the placement
   g.threads = o.threads;
-  if (o.time_limit_s > 0)  // the greedy stage spends the budget too (its restarts stop at it)
-    g.deadline = exact::Clock::now() + std::chrono::duration_cast<exact::Clock::duration>(
-                                           std::chrono::duration<double>(o.time_limit_s));
+  if (has_deadline(o.time_limit_s))  // the greedy stage spends the budget too (its restarts stop at it)
+    g.deadline = deadline_after<exact::Clock>(exact::Clock::now(), o.time_limit_s);
+  g.stop = o.stop;
   auto r = canonical_greedy(p, g);
   if (stopped_by_deadline)
     for (const auto& [k, v] : r.statistics.extra) *stopped_by_deadline = *stopped_by_deadline || (k == "stopped_by_deadline" && v != 0);
-  if (!r.placement || validate(p, *r.placement).size() != 0) return std::nullopt;
+  // The greedy checks every incumbent itself; an untrusting caller gets the
+  // independent validator too (pto_mem::plan validates the final placement).
+  if (!r.placement || (!o.trusted && validate(p, *r.placement).size() != 0)) return std::nullopt;
   return std::move(r.placement);
 }
 
@@ -60,7 +65,7 @@ namespace exact {
 /// Greedy, then (if the goal asks for more) the exact search; see the header.
 [[nodiscard]] inline ExactResult solve_portfolio(const Problem& p, const PortfolioOptions& o = {}) {
   ExactResult r;
-  r.diagnostics = validate(p);
+  if (!o.trusted) r.diagnostics = validate(p);
   if (has_errors(r.diagnostics)) return r;
   if (auto d = exact::unsupported(p); !d.empty()) {
     r.diagnostics = std::move(d);
@@ -68,7 +73,7 @@ namespace exact {
     return r;
   }
   const auto start = exact::Clock::now();
-  bool greedy_stopped = false;  // the time limit ended the greedy's restarts
+  bool greedy_stopped = false;  // the time limit or the caller ended the greedy's restarts
   std::optional<Placement> greedy = exact::greedy_placement(p, o, &greedy_stopped);
   if (greedy) {
     const Objective obj = evaluate_objective(p, *greedy);
@@ -76,6 +81,7 @@ namespace exact {
     if (o.progress) {
       SearchProgress sp;
       sp.best_peak = obj.total_peak;
+      sp.best_penalty = obj.penalty;
       for (const auto& l : loads) sp.proved_bound = saturating_add(sp.proved_bound, l.lower_bound);
       sp.elapsed_s = std::chrono::duration<double>(exact::Clock::now() - start).count();
       o.progress(sp);
@@ -94,19 +100,34 @@ namespace exact {
       r.penalty_proven = obj.penalty == 0;
       for (const auto& l : loads) r.lower_bound.push_back(l.lower_bound);
       r.statistics.set("portfolio_stage", 0);
-      if (greedy_stopped) r.statistics.set("stopped_by_deadline", 1);
+      if (greedy_stopped) r.stopped_by = o.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
       r.statistics.set("lower_bound_total", static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
       r.statistics.set("gap_ppm", exact::gap_ppm(obj.total_peak, total_lower));
       if (!at_bound) r.diagnostics.push_back(exact::gap_note(obj.total_peak, total_lower, true, o.goal));
       return r;
     }
   }
+  if (o.stop.stop_requested()) {  // the caller stopped the greedy stage: answer with what it found
+    r.stopped_by = StopReason::interrupted;
+    for (const auto& l : arena_loads(p)) r.lower_bound.push_back(l.lower_bound);
+    if (greedy) {
+      r.status = Status::feasible;
+      r.placement = std::move(greedy);
+    } else {
+      r.status = Status::no_fit;
+      r.diagnostics.push_back(error("no fit found before the search was interrupted; this is not a proof that none "
+                                    "exists"));
+    }
+    r.statistics.set("portfolio_stage", 0);
+    return r;
+  }
   ExactOptions eo;
   eo.mode = o.goal;
+  eo.trusted = true;  // checked above, or by the caller
   // The budget covers both stages: the exact stage gets what the greedy left
   // (at least a millisecond, so that "no limit" stays distinguishable).
   eo.time_limit_s = o.time_limit_s;
-  if (o.time_limit_s > 0)
+  if (has_deadline(o.time_limit_s))
     eo.time_limit_s = std::max(1e-3, o.time_limit_s - std::chrono::duration<double>(exact::Clock::now() - start).count());
   eo.node_limit = o.node_limit;
   eo.threads = o.threads;
@@ -117,7 +138,8 @@ namespace exact {
   eo.started = start;
   r = solve_exact(p, eo);
   r.statistics.set("portfolio_stage", 1);
-  if (greedy_stopped) r.statistics.set("stopped_by_deadline", 1);
+  if (greedy_stopped && r.stopped_by == StopReason::completed)
+    r.stopped_by = o.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
   return r;
 }
 

@@ -1,4 +1,4 @@
-// Problem transforms of the hard-then-relaxed driver (SPEC.md §4.2–4.3):
+// Problem transforms of the hard-then-relaxed driver:
 // which separations only carry pipeline intent, how they become unit
 // penalties, and how many of them a placement ended up overlapping.
 #pragma once
@@ -78,7 +78,7 @@ class IdLess {
   return out;
 }
 
-/// SPEC.md §4.2: removes every separation on a selected pair (duplicates
+/// Removes every separation on a selected pair (duplicates
 /// included), adds `weight` to each selected pair whose buffers are known and
 /// not co-live, and rewrites the penalty list as one aggregate per pair in
 /// ascending (min id, max id) order, zero totals dropped (saturating sums).
@@ -112,7 +112,7 @@ class IdLess {
   return out;
 }
 
-/// SPEC.md §4.3: how many entries of `pairs` (duplicates counted) name two
+/// How many entries of `pairs` (duplicates counted) name two
 /// known, placed buffers of one arena whose bytes overlap. Lifetimes are not
 /// consulted.
 [[nodiscard]] inline std::size_t count_overlapping_pairs(const Problem& p, const Placement& pl,

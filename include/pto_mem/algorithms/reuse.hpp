@@ -1,4 +1,4 @@
-// Lifetime reuse (PyPTO's MemoryReuse packing, pypto SPEC §6.3): within each
+// Lifetime reuse (PyPTO's MemoryReuse packing): within each
 // arena, allocations whose lifetimes do not overlap share one storage slot.
 // Global first-fit-decreasing: items in (size descending, lifetime begin
 // ascending, index) order each join the first open slot, in opening order,
@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include <optional>
 #include <ranges>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -57,6 +59,18 @@ struct ReuseRules {
   /// parts[i]: the values of item i for the phi-family exception; empty (or
   /// no family) = item i shares only when lifetimes do not interfere.
   std::vector<std::vector<LivePart>> parts;
+  /// When sharing must end early (a time limit, a caller's stop): from the
+  /// first item at which the deadline has passed or a stop was requested
+  /// (checked every 64 items), every remaining item gets a slot of its own.
+  /// The result stays valid -- it only shares less -- and says it was cut.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::stop_token stop;
+};
+
+/// The time limit and the stop token of a reuse run (ReuseRules' fields).
+struct ReuseCut {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::stop_token stop;
 };
 
 /// The default extra predicate: no further restriction.
@@ -76,6 +90,7 @@ struct ReuseResult {
   std::vector<std::size_t> slot_of;  ///< slot_of[i]: index into slots of item i
   /// Per arena (ascending arena key), in the order the slots were opened.
   std::vector<ReuseSlot> slots;
+  bool cut_short = false;  ///< the deadline or a stop ended sharing early
 };
 
 namespace detail::reuse {
@@ -180,6 +195,8 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
   constexpr std::size_t none = static_cast<std::size_t>(-1);
   out.slot_of.assign(n, none);
   std::vector<std::size_t> blocked_stamp;  // blocked_stamp[slot] == c + 1: a forbidden partner is there
+  const bool cuttable = rules.deadline || rules.stop.stop_possible();
+  std::size_t visited = 0;
 
   for (auto& [key, order] : by_arena) {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -203,8 +220,11 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
         out.slots.push_back(std::move(s));
         blocked_stamp.push_back(0);
       };
-      if (closed(c)) {
-        open_new(true);
+      if (cuttable && !out.cut_short && (visited++ & 63u) == 0 &&
+          (rules.stop.stop_requested() || (rules.deadline && std::chrono::steady_clock::now() >= *rules.deadline)))
+        out.cut_short = true;
+      if (closed(c) || out.cut_short) {
+        open_new(closed(c));
         continue;
       }
       for (std::size_t f : forbidden[c])
@@ -259,9 +279,12 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
 /// Reuse over a problem's buffers (after alias unification, so each buffer is
 /// one allocation): its separations are the forbidden pairs, `closed` marks
 /// declared allocations (AliasUnification::closed).
-[[nodiscard]] inline ReuseResult reuse_lifetimes(const Problem& p, const std::vector<bool>& closed = {}) {
+[[nodiscard]] inline ReuseResult reuse_lifetimes(const Problem& p, const std::vector<bool>& closed = {},
+                                                const ReuseCut& cut = {}) {
   ReuseRules rules;
   rules.closed = closed;
+  rules.deadline = cut.deadline;
+  rules.stop = cut.stop;
   if (p.separations.empty()) return reuse_lifetimes(p.buffers, rules);
   const ProblemIndex index(p);
   for (const auto& s : p.separations) {

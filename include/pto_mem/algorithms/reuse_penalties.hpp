@@ -1,4 +1,4 @@
-// Reuse-penalty recognition (dsa_rp SPEC §6, GENERIC §8): which pairs of
+// Reuse-penalty recognition: which pairs of
 // lifetime-compatible allocations would, if the planner overlapped them,
 // force a cross-pipe hand-off — the later allocation's first write on pipe q
 // waiting for the earlier one's last access on a pipe p != q (write-after-read
@@ -106,7 +106,8 @@ struct Access {
   bool write = false;
 };
 
-/// Per allocation: the three conservative requirements of SPEC §6.6 and, when
+/// Per allocation: the three conservative requirements (every access has a
+/// known route, none is partial, all lie in one structured region) and, when
 /// they hold, the initial write and one terminal access per pipe.
 template <class Pipe>
 struct Summary {
@@ -157,7 +158,7 @@ struct Summary {
 
 }  // namespace detail::handoff
 
-/// The reuse penalties of SPEC §6.7 over `allocations` (a random-access range
+/// The reuse penalties over `allocations` (a random-access range
 /// of Buffer models; only arena and lifetime are read), `events` (AccessEvent
 /// with allocation indices) and `separated` (index pairs, either order, that
 /// carry any hard separation: such pairs need no price).

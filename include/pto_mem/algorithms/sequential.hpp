@@ -1,4 +1,4 @@
-// Sequential placement (PyPTO's default after MemoryReuse, pypto SPEC §7.3):
+// Sequential placement (PyPTO's default after MemoryReuse):
 // per arena, a bump pointer over the buffers in a deterministic order,
 // starting above the reserved windows; each buffer at the cursor aligned up
 // to its alignment, the cursor then moved past it (and aligned again when the

@@ -17,8 +17,13 @@
 namespace pto_mem {
 
 /// Checks that the problem is well formed; an empty result means it is.
-/// Every check runs and every error is named (SPEC.md §3.1 plus the
-/// must-alias and declared-allocation rules). Declared slots: two bindings
+/// Every check runs and every error is named: arenas (unique ids, positive
+/// capacities, reserved windows inside them), buffers (unique non-empty ids,
+/// positive sizes and alignments, non-empty lifetimes from 0 on, known
+/// arenas), separations and penalties between two known, distinct buffers
+/// (a penalty within one arena and between buffers never live at once; a
+/// separation may join two arenas, where it is vacuous), and the must-alias
+/// and declared-allocation rules. Declared slots: two bindings
 /// on one constant slot may not be live at once, and a binding whose slot is
 /// chosen at run time (it may land on any slot) may not be live at the same
 /// time as any other binding of its declaration.
@@ -32,6 +37,11 @@ namespace pto_mem {
 /// means the placement is valid. If the problem itself is malformed, only
 /// those errors are returned.
 [[nodiscard]] PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p, const Placement& pl);
+
+/// How many separations join buffers of two different arenas. Such a pair
+/// is vacuous (different memories never overlap): accepted, never violated,
+/// and ignored by every planner.
+[[nodiscard]] PTO_MEM_PLAN_INLINE std::size_t vacuous_separations(const Problem& p);
 
 /// The placement checks of validate(p, pl) alone, for a caller that has
 /// already found `p` well formed (validate(p) empty) and not changed it since.

@@ -104,8 +104,9 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     if (!index.arena(b.arena)) err(name() + ": unknown arena " + std::to_string(b.arena));
   }
 
-  // Both ends of a pair must be known buffers of one arena.
-  auto check_pair = [&](const std::string& kind, const std::string& a, const std::string& b) -> bool {
+  // Both ends of a pair must be known buffers; a penalty's must be of one
+  // arena (`across`: a separation may join two arenas, where it is vacuous).
+  auto check_pair = [&](const std::string& kind, const std::string& a, const std::string& b, bool across) -> bool {
     if (a == b) {
       err(kind + " (" + quote(a) + ", " + quote(b) + ") names the same buffer twice");
       return false;
@@ -116,17 +117,19 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       err(kind + " (" + quote(a) + ", " + quote(b) + ") names unknown buffer " + quote(!ia ? a : b));
       return false;
     }
-    if (p.buffers[*ia].arena != p.buffers[*ib].arena) {
+    if (!across && p.buffers[*ia].arena != p.buffers[*ib].arena) {
       err(kind + " (" + quote(a) + ", " + quote(b) + ") joins buffers of different arenas (" +
           std::to_string(p.buffers[*ia].arena) + " and " + std::to_string(p.buffers[*ib].arena) + ")");
       return false;
     }
     return true;
   };
-  for (const auto& s : p.separations) check_pair("separation", s.a, s.b);
+  // A separation between two arenas asks nothing (different memories never
+  // share a byte); files written by other planners hold such pairs.
+  for (const auto& s : p.separations) check_pair("separation", s.a, s.b, true);
   Weight total = 0;
   for (const auto& pen : p.penalties) {
-    if (check_pair("penalty", pen.a, pen.b)) {
+    if (check_pair("penalty", pen.a, pen.b, false)) {
       const auto& ba = p.buffers[*index.buffer(pen.a)];
       const auto& bb = p.buffers[*index.buffer(pen.b)];
       if (interferes(ba.lifetime, bb.lifetime))
@@ -260,6 +263,17 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     }
   }
   return out;
+}
+
+PTO_MEM_PLAN_INLINE std::size_t vacuous_separations(const Problem& p) {
+  if (p.separations.empty()) return 0;
+  const ProblemIndex index(p);
+  std::size_t n = 0;
+  for (const auto& s : p.separations) {
+    const auto a = index.buffer(s.a), b = index.buffer(s.b);
+    if (a && b && p.buffers[*a].arena != p.buffers[*b].arena) ++n;
+  }
+  return n;
 }
 
 PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p, const Placement& pl) {
@@ -398,7 +412,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   for (const auto& s : p.separations) {
     const auto a = *index.buffer(s.a);
     const auto b = *index.buffer(s.b);
-    if (usable[a] && usable[b] && overlaps(range(a), range(b)))
+    if (usable[a] && usable[b] && p.buffers[a].arena == p.buffers[b].arena && overlaps(range(a), range(b)))
       err("separated buffers " + describe(a) + " and " + describe(b) + " overlap in bytes " +
           detail::bytes(std::max(range(a).begin, range(b).begin), std::min(range(a).end, range(b).end)));
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pto_mem/core/numeric.hpp"
@@ -25,12 +26,47 @@ template <class A>
   else return std::nullopt;
 }
 
+namespace detail {
+
+template <class T>
+struct capacity_value {
+  using type = T;
+};
+template <class T>
+struct capacity_value<std::optional<T>> {
+  using type = T;
+};
+/// The number type of a capacity as a policy returns it: T for T and for
+/// std::optional<T>.
+template <class T>
+using capacity_value_t = typename capacity_value<std::remove_cvref_t<T>>::type;
+
+/// The number type of P's own `capacity(a)` (Addr when it has none).
+template <class P, class A>
+struct policy_capacity_value {
+  using type = Addr;
+};
+template <class P, class A>
+  requires requires(const P& p, const A& a) { p.capacity(a); }
+struct policy_capacity_value<P, A> {
+  using type = capacity_value_t<decltype(std::declval<const P&>().capacity(std::declval<const A&>()))>;
+};
+
+/// A capacity is a whole number of bytes: a floating-point type cannot say one.
+template <class V>
+inline constexpr bool whole_capacity = !std::is_floating_point_v<V>;
+
+}  // namespace detail
+
 /// Customisation point. The primary template forwards to the members a
 /// policy has and gives a default for each it does not, so a policy states
 /// only what differs:
 ///
 ///     bool planned(A) const;                      // default true; false: off-chip, never placed
 ///     std::optional<Addr> capacity(A) const;      // default nullopt: no capacity (the peak is minimised)
+///                                                 // (any integer type, or an optional of one: a negative
+///                                                 // value is reported by make_problem and plan(), naming
+///                                                 // the arena; a floating-point type does not compile)
 ///     range-of-AddrRange reserved(A) const;       // default none: windows no buffer may touch
 ///     Addr alignment(A) const;                    // default 1: address alignment in the arena
 ///     std::string name(A) const;                  // default "arena<k>" or the key's text
@@ -44,10 +80,24 @@ struct arena_policy_traits {
     if constexpr (requires { p.planned(a); }) return p.planned(a);
     else return true;
   }
+  /// std::optional of the policy's own number type, so that a negative value
+  /// of a signed type stays visible (make_problem reports it) instead of
+  /// wrapping around to 2^64 - 1.
   template <class A>
-  static std::optional<Addr> capacity(const P& p, const A& a) {
-    if constexpr (requires { p.capacity(a); }) return p.capacity(a);
-    else return std::nullopt;
+  static auto capacity(const P& p, const A& a) {
+    if constexpr (requires { p.capacity(a); }) {
+      using R = std::remove_cvref_t<decltype(p.capacity(a))>;
+      using V = detail::capacity_value_t<R>;
+      static_assert(detail::whole_capacity<V>,
+                    "pto_mem::arena_policy_traits<P>::capacity: `capacity(a)` returns a floating-point number, but a "
+                    "capacity is a whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: no "
+                    "capacity), or specialise pto_mem::arena_policy_traits<P>.");
+      if constexpr (std::is_integral_v<V> && std::is_same_v<R, std::optional<V>>) return p.capacity(a);
+      else if constexpr (std::is_integral_v<V> && std::is_same_v<R, V>) return std::optional<V>(p.capacity(a));
+      else return std::optional<Addr>(p.capacity(a));
+    } else {
+      return std::optional<Addr>();
+    }
   }
   template <class A>
   static std::vector<AddrRange> reserved(const P& p, const A& a) {
@@ -90,6 +140,11 @@ consteval bool check_policy() {
                             "and never placed); or specialise pto_mem::arena_policy_traits<P>.");
   static_assert(capacity_ok, "pto_mem::check_policy<P, A>: `capacity(a)` must return std::optional<pto_mem::Addr> "
                              "(bytes; nullopt: no limit); or specialise pto_mem::arena_policy_traits<P>.");
+  constexpr bool capacity_whole =
+      !own_capacity || !capacity_ok || detail::whole_capacity<typename detail::policy_capacity_value<P, A>::type>;
+  static_assert(capacity_whole, "pto_mem::check_policy<P, A>: `capacity(a)` returns a floating-point number, but a "
+                                "capacity is a whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: "
+                                "no limit), or specialise pto_mem::arena_policy_traits<P>.");
   static_assert(reserved_ok, "pto_mem::check_policy<P, A>: `reserved(a)` must return a range of pto_mem::AddrRange (or "
                              "of anything with `begin`/`end` byte members); or specialise pto_mem::arena_policy_traits<P>.");
   static_assert(alignment_ok, "pto_mem::check_policy<P, A>: `alignment(a)` must return an integral byte count; or "
@@ -100,7 +155,7 @@ consteval bool check_policy() {
                 "pto_mem::arena_policy_traits<P>.");
   static_assert(name_ok || !own_name, "pto_mem::check_policy<P, A>: `name(a)` must return something convertible to "
                                       "std::string; or specialise pto_mem::arena_policy_traits<P>.");
-  return planned_ok && capacity_ok && reserved_ok && alignment_ok && name_ok;
+  return planned_ok && capacity_ok && capacity_whole && reserved_ok && alignment_ok && name_ok;
 }
 
 template <class P, class A>

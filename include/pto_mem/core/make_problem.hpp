@@ -52,6 +52,9 @@ namespace detail {
 struct ArenaRecord {
   std::string name;
   std::optional<Addr> capacity;  ///< nullopt: always_fitting_capacity
+  /// The policy gave a negative capacity (a signed type): reported by
+  /// build_problem, naming the arena; `capacity` is then nullopt.
+  std::optional<std::intmax_t> negative_capacity;
   std::vector<AddrRange> reserved;
   Addr alignment = 1;
 };
@@ -82,9 +85,32 @@ struct BuiltProblem {
 
 /// The Problem the records describe: arena k has id k; a buffer's alignment
 /// is combined with its arena's; repeated ids become "<id>#<position>";
-/// negative sizes and alignments are diagnosed; an arena without a capacity
-/// gets always_fitting_capacity.
+/// negative sizes, alignments and capacities are diagnosed; an arena without
+/// a capacity gets always_fitting_capacity.
 [[nodiscard]] PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records);
+
+/// Puts the capacity the traits read (an optional of the policy's own number
+/// type) into `r`: a negative value of a signed type is kept aside to be
+/// reported, not wrapped around to a huge capacity.
+template <class T>
+void read_capacity(const std::optional<T>& c, ArenaRecord& r) {
+  static_assert(whole_capacity<T>,
+                "pto_mem::arena_policy_traits<P>::capacity: returns a floating-point number, but a capacity is a "
+                "whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: no capacity).");
+  if (!c) return;
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    if (*c < 0) {
+      r.negative_capacity = static_cast<std::intmax_t>(*c);
+      return;
+    }
+  }
+  if constexpr (std::is_integral_v<T>) r.capacity = static_cast<Addr>(*c);
+  else r.capacity = std::optional<Addr>(*c);
+}
+template <class T>
+void read_capacity(const T& c, ArenaRecord& r) {  // a specialised trait that returns a plain value
+  read_capacity(std::optional<T>(c), r);
+}
 
 /// Reads the user's range through the traits and the policy into records
 /// (and the planned arena keys, in key order).
@@ -108,8 +134,11 @@ ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<
   for (std::size_t k = 0; k < seen.size(); ++k) {
     if (!planned[k]) continue;
     index_of[k] = out.arenas.size();
-    out.arenas.push_back({PT::name(policy, seen[k]), PT::capacity(policy, seen[k]), PT::reserved(policy, seen[k]),
-                          PT::alignment(policy, seen[k])});
+    ArenaRecord& a = out.arenas.emplace_back();
+    a.name = PT::name(policy, seen[k]);
+    read_capacity(PT::capacity(policy, seen[k]), a);
+    a.reserved = PT::reserved(policy, seen[k]);
+    a.alignment = PT::alignment(policy, seen[k]);
     keys.push_back(seen[k]);
   }
   std::size_t i = 0;
@@ -133,7 +162,9 @@ ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<
 
 /// Every arena key used by a buffer becomes one arena, ordered by key; arenas
 /// the policy does not plan are left out together with their buffers. An arena
-/// without a capacity gets always_fitting_capacity (core/problem.hpp). A
+/// without a capacity gets always_fitting_capacity (core/problem.hpp); a
+/// negative capacity (a signed type) is an error in `diagnostics` naming the
+/// arena, and a floating-point capacity type does not compile. A
 /// buffer without an id is named by its position in the range; repeated ids
 /// get "#<position>" appended.
 template <std::ranges::forward_range R, class Policy>

@@ -32,6 +32,10 @@ PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records) {
     a.id = static_cast<std::int64_t>(k);
     a.name = std::move(r.name);
     a.reserved = std::move(r.reserved);
+    if (r.negative_capacity)  // the arena is then planned as if it had none: one message, not two
+      out.diagnostics.push_back(error("arena '" + a.name + "': the policy gives capacity " +
+                                      std::to_string(*r.negative_capacity) +
+                                      ", a negative byte count; return a positive capacity, or std::nullopt for none"));
     unlimited.push_back(!r.capacity.has_value());
     a.capacity = r.capacity.value_or(0);  // 0 = set to always_fitting_capacity below
     p.arenas.push_back(std::move(a));

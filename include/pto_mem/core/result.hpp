@@ -7,6 +7,7 @@
 
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/core/placement.hpp"
+#include "pto_mem/core/search_control.hpp"
 
 namespace pto_mem {
 
@@ -58,6 +59,10 @@ struct PlanResult {
   std::vector<Addr> lower_bound;
   Diagnostics diagnostics;
   double time_s = 0.0;
+  /// What ended the search: ran to its end, a budget (nodes or time), or the
+  /// caller's stop. A `feasible` answer cut by a budget or a stop is the best
+  /// placement found by then; a `no_fit` one says which budget to raise.
+  StopReason stopped_by = StopReason::completed;
 
   [[nodiscard]] bool fits() const noexcept {
     return status == Status::optimal || status == Status::feasible;

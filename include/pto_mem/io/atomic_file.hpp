@@ -10,6 +10,7 @@
 // one unit on top of these pieces.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -54,8 +55,11 @@ struct OutputTarget {
 PTO_MEM_IO_INLINE void remove_staged_outputs() noexcept;
 
 /// Follows `path` to what will really be written and checks that it can be:
-/// not empty, not a directory, its directory exists and is writable (a
-/// device or FIFO: is itself writable). Returns the target or why not.
+/// not empty, not a directory, neither the path nor the file name longer
+/// than the system allows, its directory exists and is writable (a device or
+/// FIFO: is itself writable). Returns the target or why not. A name that
+/// passes is always writable through a temporary: the temporary's name is
+/// never longer than allowed (StagedFile::write).
 [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem::path& path,
                                                                         OutputTarget& out);
 
@@ -81,7 +85,9 @@ class StagedFile {
   }
   ~StagedFile() { discard(); }
 
-  /// Writes `text` to a fresh temporary in `target.directory`.
+  /// Writes `text` to a fresh temporary in `target.directory`, named
+  /// ".NAME.tmp-XXXXXXXX" (NAME cut short when the whole would pass the
+  /// directory's longest file name).
   [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write(const OutputTarget& target, std::string_view text);
 
   /// Renames the temporary onto `target.path`.
@@ -140,6 +146,35 @@ inline void unstage_name(int slot) noexcept {
   if (slot >= 0) staged_names.used[slot] = 0;
 }
 
+/// The longest file name `directory` holds (NAME_MAX, usually 255 bytes).
+inline std::size_t name_max(const std::filesystem::path& directory) noexcept {
+  errno = 0;
+  const long n = ::pathconf(directory.c_str(), _PC_NAME_MAX);
+  return n > 0 ? static_cast<std::size_t>(n) : 255;
+}
+
+/// The longest path the system takes (PATH_MAX less its terminating NUL).
+inline constexpr std::size_t path_max = 4095;
+
+/// The name of a temporary for `filename`: "." + a leading part of it +
+/// ".tmp-" + 8 hex digits, at most `limit` bytes (at least 14). The leading
+/// part is the whole name when it fits, else cut at a UTF-8 character
+/// boundary, so that a final name of any allowed length has a temporary
+/// that is allowed too.
+inline std::string staged_name(const std::string& filename, std::size_t limit, unsigned random) {
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, ".tmp-%08x", random);
+  const std::size_t fixed = 1 + std::strlen(suffix);
+  std::size_t keep = filename.size();
+  if (fixed + keep > limit) {
+    keep = limit > fixed ? limit - fixed : 0;
+    while (keep > 0 && (static_cast<unsigned char>(filename[keep]) & 0xC0) == 0x80) --keep;  // not inside a character
+  }
+  std::string name(1, '.');  // appended, not `"." + ...`: see GCC PR 105651 (-Wrestrict)
+  name.append(filename, 0, keep).append(suffix);
+  return name;
+}
+
 /// Writes all of `text` to `fd`; 0 or the errno of the failure.
 inline int write_all(int fd, std::string_view text) noexcept {
   std::size_t done = 0;
@@ -185,9 +220,18 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem
   out.path = p;
   if (p.filename().empty() || p.filename() == "." || p.filename() == "..")
     return cannot_write(path, "the path names a directory, not a file");
+  // Too long a name would only fail when the output is written, after all
+  // the work: say so now.
+  if (p.string().size() > detail::output::path_max)
+    return cannot_write(path, "the path is " + std::to_string(p.string().size()) + " bytes long; the longest allowed is " +
+                                  std::to_string(detail::output::path_max) + "; choose a shorter path");
+  out.directory = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (const std::size_t longest = detail::output::name_max(out.directory); p.filename().string().size() > longest)
+    return cannot_write(path, "the file name is " + std::to_string(p.filename().string().size()) +
+                                  " bytes long; the longest allowed is " + std::to_string(longest) +
+                                  "; choose a shorter name");
   struct stat st {};
   const bool exists = ::stat(p.c_str(), &st) == 0;
-  out.directory = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (exists) {
     out.device = st.st_dev;
     out.inode = st.st_ino;
@@ -233,12 +277,16 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> StagedFile::write(const OutputTarget
   std::random_device entropy;
   int fd = -1;
   int open_errno = 0;
+  // The temporary's name is no longer than the directory allows, nor its
+  // path longer than the final path when that one is near the limit.
+  const std::string filename = target.path.filename().string();
+  const std::size_t directory_part = target.directory.string().size() + 1;
+  std::size_t limit = detail::output::name_max(target.directory);
+  if (directory_part < detail::output::path_max)
+    limit = std::min(limit, detail::output::path_max - directory_part);
+  limit = std::max(limit, filename.size());  // never shorter than what the final name needs
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    char suffix[32];
-    std::snprintf(suffix, sizeof suffix, ".tmp-%08x", static_cast<unsigned>(entropy()));
-    std::string name(1, '.');  // appended, not `"." + ...`: see GCC PR 105651 (-Wrestrict)
-    name.append(target.path.filename().string()).append(suffix);
-    tmp_ = (target.directory / name).string();
+    tmp_ = (target.directory / detail::output::staged_name(filename, limit, static_cast<unsigned>(entropy()))).string();
     slot_ = detail::output::stage_name(tmp_);  // before the file exists: a signal can always remove it
     fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     open_errno = errno;

@@ -68,13 +68,9 @@ inline bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-/// A printable excerpt of a bad field for messages.
-inline std::string excerpt(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  if (s.size() > 40) out += "...";
-  return out;
-}
+/// A printable excerpt of a bad field for messages: its first 40 bytes,
+/// every control character and stray byte spelled out (io/id_text.hpp).
+inline std::string excerpt(std::string_view s) { return printable(s, 40); }
 
 /// True when two of the ids are equal: one sort of their hashes, so a
 /// million rows cost a few tens of milliseconds where a hash map of every id
@@ -101,14 +97,16 @@ class CsvReader {
   /// give up (run() returns nullopt) on any error or repeat; the caller then
   /// reads again with `ids_after = false`, which names every error where it
   /// occurs, repeats with the line of the first occurrence.
+  ///
+  /// A UTF-8 byte-order mark (spreadsheets write one) is skipped: columns
+  /// on the first line count from the byte after it, as an editor shows them.
   CsvReader(std::string_view text, const CsvOptions& options, std::string file, bool ids_after = false)
-      : text_(text), options_(options), file_(std::move(file)), ids_after_(ids_after) {}
+      : text_(text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text), options_(options), file_(std::move(file)),
+        ids_after_(ids_after) {}
 
   std::optional<ReadResult> run() {
     ReadResult out;
-    if (text_.starts_with("\xEF\xBB\xBF"))
-      fail(1, 1, "the file starts with a UTF-8 byte-order mark; save it as plain UTF-8 without one");
-    else if (read_header()) read_rows();
+    if (read_header()) read_rows();
     if (ids_after_ && (errors_ > 0 || has_equal_ids(result_.problem.buffers))) return std::nullopt;
     if (errors_ == 0) finish();
     if (ids_after_ && errors_ > 0) return std::nullopt;

@@ -7,6 +7,7 @@
 // escapes in SVG, CSV quoting (docs/formats.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -31,6 +32,17 @@ struct IdDefect {
 /// possible from a problem built in code) becomes U+FFFD, so the document
 /// stays well formed.
 [[nodiscard]] PTO_MEM_IO_INLINE std::string xml_escape(std::string_view s);
+
+/// `s` safe to print on a terminal inside a diagnostic: every control
+/// character (C0 including TAB and newline, DEL, and the C1 range
+/// U+0080-U+009F, which terminals may read as escape sequences) becomes
+/// `<U+XXXX>`, and every byte that is not part of well-formed UTF-8 becomes
+/// `<0xNN>`; the rest is kept. At most `max_bytes` of `s` are shown, cut at
+/// a character boundary and followed by "..." when something was left out.
+/// Diagnostics that quote what a user wrote (a field, a key, an id) quote it
+/// through this, so that no input can drive the terminal.
+[[nodiscard]] PTO_MEM_IO_INLINE std::string printable(std::string_view s,
+                                                     std::size_t max_bytes = static_cast<std::size_t>(-1));
 
 #if PTO_MEM_IO_DEFINE
 namespace detail::id_text {
@@ -88,6 +100,30 @@ PTO_MEM_IO_INLINE std::optional<IdDefect> id_defect(std::string_view name) {
     i += len;
   }
   return std::nullopt;
+}
+
+PTO_MEM_IO_INLINE std::string printable(std::string_view s, std::size_t max_bytes) {
+  using namespace detail::id_text;
+  std::string out;
+  out.reserve(std::min(s.size(), max_bytes) + 8);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t len = 1;
+    const auto cp = decode(s, i, len);
+    if (i + len > max_bytes) break;
+    if (!cp) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "<0x%02X>", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
+      out += buf;
+    } else if (is_control(*cp)) {
+      out += '<' + code_point_name(*cp) + '>';
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len;
+  }
+  if (i < s.size()) out += "...";
+  return out;
 }
 
 PTO_MEM_IO_INLINE std::string xml_escape(std::string_view s) {

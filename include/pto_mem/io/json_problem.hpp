@@ -4,8 +4,12 @@
 // json_problem_reader.hpp; this header adds the writer. See docs/formats.md.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +20,12 @@
 
 namespace pto_mem {
 
-/// The JSON document of a problem (and its placement, when given).
+/// The JSON document of a problem (and its placement, when given). An arena
+/// whose capacity is always_fitting_capacity (what the readers and
+/// make_problem give an arena without one, and what plan() reads as "no
+/// capacity") is written without "capacity": that number is a planning
+/// device, not the user's limit, and reading the document back gives the
+/// same problem.
 [[nodiscard]] PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p,
                                                                       const Placement* placement = nullptr);
 
@@ -24,10 +33,10 @@ namespace pto_mem {
 [[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const Problem& p, const Placement* placement = nullptr);
 
 /// The JSON document of a file as a reader returned it: its placement, and
-/// no capacity for an arena the file gave none. The capacity the reader set
-/// there (always_fitting_capacity) is a planning device, not a limit; written
-/// out, it would become one, and `validate` of the written file would refuse
-/// offsets the original passed.
+/// no capacity for an arena the file gave none (no_capacity). The capacity
+/// the reader set there (always_fitting_capacity) is a planning device, not a
+/// limit; written out, it would become one, and `validate` of the written
+/// file would refuse offsets the original passed.
 [[nodiscard]] PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const ProblemFile& f);
 
 [[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f);
@@ -55,18 +64,37 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return id;
 }
 
-}  // namespace detail
+/// always_fitting_capacity(p, a.id) of every arena, in one pass over the
+/// buffers (the same sums, arena by arena).
+inline std::vector<Addr> always_fitting_capacities(const Problem& p) {
+  std::unordered_map<std::int64_t, Addr> cap;
+  for (const auto& a : p.arenas) {
+    Addr& c = cap[a.id];
+    for (const auto& r : a.reserved) c = std::max(c, r.end);
+  }
+  for (const auto& b : p.buffers) {
+    auto it = cap.find(b.arena);
+    if (it == cap.end()) continue;
+    const Addr align = std::max<Addr>(b.alignment, 1);
+    it->second = saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
+  }
+  std::vector<Addr> out;
+  for (const auto& a : p.arenas) out.push_back(std::max<Addr>(cap[a.id], 1));
+  return out;
+}
 
-PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement) {
+/// The document; `given[k]`: arena k's capacity is written.
+inline nlohmann::ordered_json problem_document(const Problem& p, const Placement* placement,
+                                               const std::vector<bool>& given) {
   using oj = nlohmann::ordered_json;
-  using detail::json_id;
   oj doc = oj::object();
   oj arenas = oj::array();
-  for (const auto& a : p.arenas) {
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+    const auto& a = p.arenas[k];
     oj j;
     j["id"] = a.id;
     if (!a.name.empty()) j["name"] = a.name;
-    j["capacity"] = a.capacity;
+    if (k >= given.size() || given[k]) j["capacity"] = a.capacity;
     if (!a.reserved.empty()) {
       oj rs = oj::array();
       for (const auto& r : a.reserved) rs.push_back({r.begin, r.end});
@@ -140,16 +168,25 @@ PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p, const
   return doc;
 }
 
+}  // namespace detail
+
+PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement) {
+  const std::vector<Addr> none = detail::always_fitting_capacities(p);
+  std::vector<bool> given(p.arenas.size());
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) given[k] = p.arenas[k].capacity != none[k];
+  return detail::problem_document(p, placement, given);
+}
+
 PTO_MEM_IO_INLINE std::string json_problem_text(const Problem& p, const Placement* placement) {
   return json_text(problem_to_json(p, placement));
 }
 
 PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const ProblemFile& f) {
-  auto doc = problem_to_json(f.problem, f.placement ? &*f.placement : nullptr);
-  auto& arenas = doc["arenas"];
-  for (std::size_t k = 0; k < arenas.size() && k < f.no_capacity.size(); ++k)
-    if (f.no_capacity[k]) arenas[k].erase("capacity");
-  return doc;
+  // The file's own word: a capacity it gave is written even when it happens
+  // to equal always_fitting_capacity, so the copy reads back the same flags.
+  std::vector<bool> given(f.problem.arenas.size(), true);
+  for (std::size_t k = 0; k < given.size() && k < f.no_capacity.size(); ++k) given[k] = !f.no_capacity[k];
+  return detail::problem_document(f.problem, f.placement ? &*f.placement : nullptr, given);
 }
 
 PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f) { return json_text(problem_to_json(f)); }

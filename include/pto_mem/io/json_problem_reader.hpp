@@ -4,7 +4,10 @@
 // json_problem.hpp holds the writer.
 #pragma once
 
+#include <cctype>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
@@ -78,8 +81,10 @@ class JsonProblemReader {
   using json = nlohmann::json;
 
  public:
+  // A UTF-8 byte-order mark (which some editors write) is skipped: every
+  // position then counts from the byte after it, the first one an editor shows.
   JsonProblemReader(std::string_view text, std::string file, const JsonReadOptions& options)
-      : text_(text), file_(std::move(file)), options_(options) {}
+      : text_(text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text), file_(std::move(file)), options_(options) {}
 
   ReadResult run() {
     ReadResult out;
@@ -89,15 +94,26 @@ class JsonProblemReader {
     } catch (const json::parse_error& e) {
       out.diagnostics.push_back(syntax_error(e));
       return out;
+    } catch (const json::out_of_range& e) {
+      // A number past the range of a double (1E400): nlohmann says so
+      // without a position; the first such number is the one it stopped at.
+      const auto at = overflowing_number(text_);
+      const std::string number = at ? std::string(text_.substr(at->first, at->second)) : std::string();
+      out.diagnostics.push_back(error_at(
+          at ? location_at(file_, text_, at->first) : SourceLocation{file_, 0, 0},
+          "invalid JSON: the number " + (number.empty() ? std::string() : printable(number, 40) + " ") +
+              "is out of range (a number must fit a 64-bit integer or a double); write it in range"));
+      return out;
     } catch (const json::exception& e) {
-      out.diagnostics.push_back(error_at(SourceLocation{file_, 0, 0}, std::string("invalid JSON: ") + e.what()));
+      out.diagnostics.push_back(
+          error_at(SourceLocation{file_, 0, 0}, "invalid JSON: " + printable(e.what())));
       return out;
     }
     const JsonPath root;
     read_document(doc, root);
     if (errors_.empty()) finish();
     for (auto& e : errors_) {
-      auto d = e.path ? error_at(locate(*e.path), json_pointer(*e.path) + ": " + e.message) : error(e.message);
+      auto d = e.path ? error_at(locate(*e.path), printable(json_pointer(*e.path)) + ": " + e.message) : error(e.message);
       if (!e.path) d.location = SourceLocation{file_, 0, 0};
       out.diagnostics.push_back(std::move(d));
     }
@@ -122,7 +138,35 @@ class JsonProblemReader {
     if (auto col = what.find("column "); col != std::string::npos)
       if (auto colon = what.find(": ", col); colon != std::string::npos) what = what.substr(colon + 2);
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    return error_at(location_at(file_, text_, offset), "invalid JSON: " + what);
+    return error_at(location_at(file_, text_, offset), "invalid JSON: " + printable(what));
+  }
+
+  /// Where the first number literal whose value no double holds starts and
+  /// how long it is, outside strings; in a text nlohmann refused for such a
+  /// number, everything before it parsed, so this is the one.
+  static std::optional<std::pair<std::size_t, std::size_t>> overflowing_number(std::string_view t) {
+    for (std::size_t i = 0; i < t.size();) {
+      const char c = t[i];
+      if (c == '"') {  // skip the string, escapes included
+        for (++i; i < t.size() && t[i] != '"'; ++i)
+          if (t[i] == '\\') ++i;
+        ++i;
+        continue;
+      }
+      if (c != '-' && (c < '0' || c > '9')) {
+        ++i;
+        continue;
+      }
+      std::size_t end = i + 1;
+      while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.' || t[end] == 'e' ||
+                                t[end] == 'E' || t[end] == '+' || t[end] == '-'))
+        ++end;
+      const std::string literal(t.substr(i, end - i));
+      const double v = std::strtod(literal.c_str(), nullptr);
+      if (!std::isfinite(v)) return std::pair{i, end - i};
+      i = end;
+    }
+    return std::nullopt;
   }
 
   SourceLocation locate(const std::vector<JsonStep>& path) const {
@@ -142,9 +186,9 @@ class JsonProblemReader {
     if (v.is_object()) return "found an object";
     if (v.is_array()) return "found an array";
     if (v.is_null()) return "found null";
-    std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (s.size() > 40) s = s.substr(0, 40) + "...";
-    return std::string("found ") + (v.is_string() ? "the string " : "") + s;
+    // dump() escapes C0 controls; printable() spells out DEL and the C1 range.
+    return std::string("found ") + (v.is_string() ? "the string " : "") +
+           printable(v.dump(-1, ' ', false, json::error_handler_t::replace), 40);
   }
 
   /// Checks that `v` is an object holding only `allowed` keys.
@@ -160,7 +204,7 @@ class JsonProblemReader {
       std::string list;
       for (auto k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
       const JsonPath at = p / it.key();
-      fail(at, "unknown field '" + it.key() + "' in " + std::string(what) + "; the fields are " + list);
+      fail(at, "unknown field '" + printable(it.key(), 40) + "' in " + std::string(what) + "; the fields are " + list);
     }
     return true;
   }

@@ -1,6 +1,6 @@
-// The JSON report of a plan: status, strategy, placement, objective, lower
-// bounds, statistics, diagnostics and time, keys always in this order so
-// that two reports diff cleanly. See docs/formats.md.
+// The JSON report of a plan: status, strategy, what stopped the search,
+// placement, objective, lower bounds, statistics, diagnostics and time, keys
+// always in this order so that two reports diff cleanly. See docs/formats.md.
 #pragma once
 
 #include <filesystem>
@@ -36,6 +36,7 @@ PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const Pla
   oj doc = oj::object();
   doc["status"] = to_string(r.status);
   doc["strategy"] = r.strategy;
+  doc["stopped_by"] = std::string(to_string(r.stopped_by));
   oj placement = oj::array();
   if (r.placement)
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {

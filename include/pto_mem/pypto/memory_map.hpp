@@ -10,7 +10,7 @@
 //
 // Lifetimes are numbered here, not taken from a pass: statements in program
 // order (assignments, expression statements, yields and returns each take one
-// point, as SPEC.md §6.1 numbers them); an allocation lives from the first
+// point, as MemoryReuse numbers them); an allocation lives from the first
 // point any window on it is defined or read to one past the last, extended to
 // the end of a loop it is read in when it was defined before that loop.
 #pragma once

@@ -1,5 +1,5 @@
-// A JSON report of a program for tools and conformance checks (the shape of
-// issue 6 item 7; docs/pypto-ir.md):
+// A JSON report of a program for tools and conformance checks (the shape is
+// documented in docs/pypto-ir.md):
 //
 //   {"ok": bool,
 //    "functions": [{"name", "kind",

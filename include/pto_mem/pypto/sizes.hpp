@@ -1,4 +1,4 @@
-// Byte sizes (SPEC.md §1.7) and slice windows (§1.8) of the tile IR.
+// Byte sizes and slice windows of the tile IR.
 //
 //   [64,64] FP32 Vec = 16384; [32,32] FP16 = 2048; [8,16] FP4 = 64 (packed);
 //   [4,64] FP32 Acc = 16*64*4 = 4096 (M padded to the L0C row alignment);
@@ -85,7 +85,7 @@ template <class T>
   return {std::move(dims), std::nullopt};
 }
 
-/// AllocBytes(shape, dtype, space) of SPEC.md §1.7: `ceil(prod(shape)·bits/8)`,
+/// The bytes a tile of `shape` and `dtype` takes in `space`: `ceil(prod(shape)·bits/8)`,
 /// and in Acc `roundup(M, A)·N·elem·prod(batch)` with A the SoC's L0C M-row
 /// alignment for `dtype`. (Reads the dims in place: InitMemRef sizes every
 /// tile through here, and a vector of dims per tile was two allocations.)
@@ -121,7 +121,7 @@ template <class T>
   return tile_bytes(t.shape, t.dtype, t.space, soc);
 }
 
-/// The window a slice takes in its parent's buffer (SPEC.md §1.8).
+/// The window a slice takes in its parent's buffer.
 struct SliceWindow {
   ExprPtr byte_offset;        ///< relative to the parent window; folded when constant
   std::optional<Addr> span;   ///< byte envelope; nullopt when a dim is not a positive constant
@@ -192,7 +192,7 @@ struct SliceWindow {
   return {w, std::nullopt};
 }
 
-/// The accumulator NZ window of a slice (SPEC.md §1.8 [DEEP], seed 000), or
+/// The accumulator NZ window of a slice, or
 /// nullopt when the predicate rejects it and the row-major arithmetic of
 /// slice_window applies unchanged.
 ///
@@ -202,7 +202,7 @@ struct SliceWindow {
 /// the 16 columns starting at c occupy the contiguous bytes
 /// [c·R·4, (c+16)·R·4) of an R-row tile. So a window that keeps every row
 /// (row offset 0, R rows) and starts at a panel edge (c a multiple of 16, or
-/// a runtime value, taken on trust as the seed does) is
+/// a runtime value, taken on trust as PyPTO's design does) is
 ///   byte_offset = c · R · elem_bytes,  span = cols · R · elem_bytes.
 /// Accepted only when the parent is 2-D, static, box-aligned (R a multiple
 /// of 16 and of the SoC's Acc row alignment, so no padding rows; C a multiple

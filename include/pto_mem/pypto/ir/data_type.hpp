@@ -1,5 +1,5 @@
 // Element types of tensors, tiles and scalars, with the widths the sizing
-// rules need (OPS.md "Element widths"): 4-bit types are packed two per byte,
+// rules need: 4-bit types are packed two per byte,
 // BOOL has bit width 1 but is stored as a byte.
 #pragma once
 
@@ -53,7 +53,7 @@ inline constexpr std::array<DataType, data_type_count> all_data_types = {
   }
 }
 
-/// The logical bit width (BOOL = 1); used where the spec compares widths,
+/// The logical bit width (BOOL = 1); used where PyPTO compares widths,
 /// e.g. a widening tile.cast.
 [[nodiscard]] constexpr unsigned bit_width(DataType t) noexcept {
   return t == DataType::BOOL ? 1u : storage_bits(t);

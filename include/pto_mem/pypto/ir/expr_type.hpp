@@ -35,7 +35,7 @@ namespace pto_mem::pypto {
 
 /// The type of an if-phi whose arms yield `then_value` / `else_value`: the
 /// then value's when it is a variable, else the else value's, else whatever
-/// the values' types are (TEXT_IR.md §2.3 rule 4).
+/// the values' types are.
 [[nodiscard]] inline TypePtr phi_type(const ExprPtr& then_value, const ExprPtr& else_value) {
   if (auto v = as_var(then_value)) return v->type;
   if (auto v = as_var(else_value)) return v->type;

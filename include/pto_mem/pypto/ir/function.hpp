@@ -49,7 +49,7 @@ struct Param {
 };
 
 /// A function; a value type (copying shares the body, which is immutable).
-/// The text format's default kind is InCore (TEXT_IR.md §2.3, deliberately
+/// The text format's default kind is InCore (deliberately
 /// unlike PyPTO's Opaque).
 struct Function {
   std::string name;

@@ -1,4 +1,4 @@
-// On-chip memory spaces of the tile IR (SPEC.md §1.1). The enum values are
+// On-chip memory spaces of the tile IR. The enum values are
 // PyPTO's, so pool ids and orderings derived from them match upstream.
 #pragma once
 

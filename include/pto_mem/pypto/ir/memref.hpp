@@ -1,4 +1,5 @@
-// MemRef: a window into an allocation (SPEC.md §1.3).
+// MemRef: a window (byte offset and size) into an allocation; two MemRefs are
+// on one allocation exactly when they share the same `base` object.
 #pragma once
 
 #include <cstdint>
@@ -53,13 +54,13 @@ struct MemRef {
   return make_memref(std::move(base), int_imm(0), 0, slot_count, std::move(slot_index), true);
 }
 
-/// Same allocation: the bases are the same object (SPEC.md `SameAllocation`).
+/// Same allocation: the bases are the same object.
 [[nodiscard]] inline bool same_allocation(const MemRef& a, const MemRef& b) noexcept {
   return a.base && a.base == b.base;
 }
 
 /// Same allocation and, when both offsets are constant, intersecting byte
-/// ranges; a symbolic offset conservatively aliases (SPEC.md `MayAlias`).
+/// ranges; a symbolic offset conservatively aliases.
 [[nodiscard]] inline bool may_alias(const MemRef& a, const MemRef& b) noexcept {
   if (!same_allocation(a, b)) return false;
   const auto oa = a.const_offset(), ob = b.const_offset();

@@ -8,7 +8,7 @@
 // consolidation alone was 6 % of a 100k compile), and every later walk
 // chases pointers across the whole heap. The pool keeps nodes of one size
 // together and gives a freed block to the next node of that size: the 100k
-// pipeline runs 16-20 % faster (docs/benchmarks.md, "IR nodes from a pool").
+// pipeline runs 16-20 % faster (docs/notes/benchmarks-history.md, "IR nodes from a pool").
 // The standard pool hands out the lowest free block of a chunk first, so
 // nodes made one after the other stay next to each other; a hand-written
 // last-in-first-out free list, with fewer instructions, was slower (it

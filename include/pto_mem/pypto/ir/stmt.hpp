@@ -1,4 +1,4 @@
-// Statements (SPEC.md §1.5): sequences, assignments, expression statements,
+// Statements: sequences, assignments, expression statements,
 // allocations, for / if / while with their SSA carries, yield and return.
 //
 // Loop-carried values have four roles per carry i: the init value
@@ -193,7 +193,7 @@ struct ReturnStmt final : Stmt {
 // ---- structure helpers ----------------------------------------------------------
 
 /// The yield that terminates `body`: its last statement, descending into the
-/// last element of nested sequences (SPEC.md §1.5). Null when there is none.
+/// last element of nested sequences. Null when there is none.
 [[nodiscard]] inline const YieldStmt* terminating_yield(const StmtPtr& body) noexcept {
   const Stmt* s = body.get();
   while (s) {

@@ -65,7 +65,7 @@ struct TileView {
 };
 
 /// The layout a tile has in a space when its view does not say otherwise
-/// (SPEC.md §3.6). The printer omits view fields equal to these.
+/// The printer omits view fields equal to these.
 struct ImplicitLayout {
   std::string_view blayout;  ///< empty: either layout is implicit (Right)
   std::string_view slayout;

@@ -14,7 +14,7 @@ namespace pto_mem::pypto {
 
 /// A variable is identified by its address, not its name: two loops may both
 /// call their counter `i`, and two MemRefs are on the same allocation exactly
-/// when their `base` pointers are equal (SPEC.md §1.3).
+/// when their `base` pointers are equal.
 ///
 /// `type` is deliberately mutable: a memory pass that infers a space or binds
 /// a MemRef refines the variable's type in place, and every use sees it. A pass

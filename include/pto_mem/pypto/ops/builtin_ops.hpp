@@ -1,5 +1,5 @@
-// Every op of OPS.md §2 with its memory contract. Each line mirrors a row of
-// that table; the evidence column follows DSA-RP SPEC.md §6.3: metadata ops
+// Every op PyPTO knows, with its memory contract. Each line is one row of the
+// op table; the evidence column says what the op does to memory: metadata ops
 // (create, alloc, zero-copy views) are no_access; pure producers that read
 // every tile operand and write their result are functional; ops that write a
 // tmp/scratch operand, pass a destination, or touch a sub-range are unknown
@@ -70,7 +70,7 @@ namespace pto_mem::pypto {
   // ---- 2.2 views and layout transforms ----------------------------------------------
   add(OpSpec("tile.slice").arg("input").arg("shape").arg("offset").optional_arg("valid_shape")
           .optional_arg("drop_dims").kw({"pad_value"}).inherit().access(E::no_access).typed(tr::view_with_shape(1))
-          .note("view MemRef: (base, parent_off + linear(offset)*elem, span) (SPEC §1.8)"));
+          .note("view MemRef: (base, parent_off + linear(offset)*elem, span)"));
   add(OpSpec("tensor.slice").arg("input").arg("shape").arg("offset").inherit().returns(ResultKind::tensor)
           .access(E::no_access).note("DDR view; same byte-offset rule as tile.slice"));
   add(OpSpec("tile.reshape").arg("input").arg("shape").inherit().access(E::no_access).typed(tr::view_with_shape(1))

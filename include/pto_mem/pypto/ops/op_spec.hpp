@@ -1,10 +1,11 @@
-// The memory contract of one op (SPEC.md §2, OPS.md §1): which spaces each
+// The memory contract of one op: which spaces each
 // argument accepts, how the output space is decided, whether the output is
 // one of the inputs' buffers, which inputs it must not share a buffer with,
 // and what the op does to memory for the reuse-penalty recognizer
-// (DSA-RP SPEC.md §6.3-6.4).
+// (its access evidence: no access, functional — reads its tile operands and
+// writes its result —, or unknown).
 //
-// Built with chained setters, so a table entry reads like a row of OPS.md:
+// Built with chained setters, so a table entry reads like a row of an op table:
 //
 //     OpSpec("tile.add").arg("lhs", {Vec}).arg("rhs", {Vec}).fixed(Vec)
 //                       .access(AccessEvidence::functional).typed(type_rules::like_arg(0));
@@ -29,7 +30,7 @@
 
 namespace pto_mem::pypto {
 
-/// How the output's memory space is decided (SPEC.md §2, "output resolver").
+/// How the output's memory space is decided.
 enum class OutputSpace : std::uint8_t {
   none,           ///< no tile result (tensor, scalar, Ptr or nothing)
   fixed,          ///< always `output_space`
@@ -54,7 +55,7 @@ enum class OutputSpace : std::uint8_t {
 /// What the op returns.
 enum class ResultKind : std::uint8_t { tile, tensor, scalar, ptr, none };
 
-/// OPS.md "view" column.
+/// Whether the output is a view of argument 0 (the "view" column of an op table).
 enum class ViewKind : std::uint8_t {
   none,
   alias,    ///< `V`: inherit-input and in-place safe: the output is a window of argument 0's buffer
@@ -185,7 +186,7 @@ struct OpSpec {
     return *this;
   }
 
-  // ---- derived predicates (SPEC.md §2) --------------------------------------------
+  // ---- derived predicates ---------------------------------------------------------
   [[nodiscard]] bool is_inherit_input() const noexcept { return output == OutputSpace::inherit_input; }
   /// Buffer-aliasing view: inherit-input and in-place safe (excludes tile.transpose).
   [[nodiscard]] bool is_view() const noexcept { return is_inherit_input() && inplace_safe; }
@@ -245,7 +246,7 @@ struct OpSpec {
     }
   }
 
-  /// Argument indices whose buffer the output must not share (SPEC.md §6.3):
+  /// Argument indices whose buffer the output must not share:
   /// every argument when not in-place safe (or the SoC override), else the
   /// forbid_output_alias set, plus argument 0 for a widening cast.
   [[nodiscard]] std::vector<std::size_t> forbidden_operands(std::size_t num_args, std::string_view soc = {},

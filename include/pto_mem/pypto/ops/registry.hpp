@@ -45,7 +45,7 @@ class OpRegistry {
   }
   ~OpRegistry() = default;
 
-  /// A registry holding every op of OPS.md §2.
+  /// A registry holding every built-in op (builtin_ops.hpp).
   [[nodiscard]] static OpRegistry with_builtins() {
     OpRegistry r;
     for (auto& s : builtin_ops())

@@ -1,4 +1,4 @@
-// Peeled accumulator if-phi coalescing (pypto SPEC.md §6.6, §5.4) [CORNER].
+// Peeled accumulator if-phi coalescing (a corner case).
 //
 // A peeled accumulator loop yields, per phi slot, a fresh seed in one arm
 // (`seed = tile.matmul(...)`) and an in-place accumulation in the other
@@ -13,7 +13,7 @@
 // different allocation, is defined by a call inside its own arm, and the
 // accumulator's buffer is neither read nor written after the seed in that
 // arm, and the accumulator's reused input has no independent read after the
-// if (seed "MaterializeSemanticAliases": on the path where the seed runs, the
+// if (PyPTO's MaterializeSemanticAliases design: on the path where the seed runs, the
 // input's bytes would hold the seed — a read of the input after the if, or
 // on a later iteration of a loop the input was defined outside of, would see
 // it; observation.hpp). Then the seed takes the accumulator's MemRef,

@@ -1,6 +1,5 @@
 // The access trace the generic reuse-penalty recognizer reads
-// (algorithms/reuse_penalties.hpp), built from the tile IR (dsa_rp SPEC.md
-// §6.3–6.5).
+// (algorithms/reuse_penalties.hpp), built from the tile IR.
 //
 // One walk in program order. Every assignment, expression statement and
 // return takes one order number (yield, if, for and while take none; this

@@ -1,4 +1,4 @@
-// The "AllocatedMemoryAddr" property verifier (pypto SPEC.md §7.4), run
+// The "AllocatedMemoryAddr" property verifier, run
 // after AllocateMemoryAddr: in every function with a body (Opaque and
 // Orchestration ones too, as PyPTO's verifier does: AllocateMemoryAddr
 // addresses only kernels, so an on-chip tile of another kind that InitMemRef
@@ -6,7 +6,7 @@
 // MemRef has an address expression and no negative constant address; per
 // space, the high-water mark max(addr + size) over the distinct
 // constant-addressed MemRefs stays within the backend's capacity (with the
-// reserve note of §7.6). The in-pass checks are the exact ones (they count
+// reserve note of reserve_buffer.hpp). The in-pass checks are the exact ones (they count
 // unbound declared slots and run-time slot offsets); this one re-checks the
 // IR as written.
 #pragma once

@@ -1,5 +1,5 @@
 // The allocations AllocateMemoryAddr places and how their MemRefs get
-// absolute addresses (pypto SPEC.md §7.3 steps 2 and 6, dsa_rp SPEC.md §5.3).
+// absolute addresses.
 //
 // An allocation is one base with every distinct MemRef object of a tile
 // variable on it (parameters, assignment targets, iter-args, loop return

@@ -1,6 +1,27 @@
-// AllocateMemoryAddr (pypto SPEC.md §7, dsa_rp SPEC.md §5): absolute
+// AllocateMemoryAddr: absolute
 // addresses for every on-chip tile MemRef of the kernel functions (InCore,
 // AIC, AIV; other kinds are returned unchanged).
+//
+// Example: the three 16 KiB Vec tiles of MemoryReuse's example, x (live
+// until the add), e (from the exp to the add) and s (from the add on):
+//
+//     x = tile.load(x_ddr, ...)
+//     e = tile.exp(x)
+//     s = tile.add(e, x)
+//
+//  * PYPTO: after MemoryReuse put s on x's allocation, the two allocations
+//    are laid one after the other in name order: x and s at address 0, e at
+//    16384 (peak 32 KiB).
+//  * DSA_RP (no MemoryReuse before it): three allocations, placed by the
+//    canonical greedy: x at 0, e at 16384 and s at 16384 too, because e is
+//    read for the last time by the add that writes s (peak 32 KiB).
+//
+// The rule: every allocation gets an address in its memory space such that
+// two allocations live at the same time never share a byte, every address
+// is aligned as the SoC asks, no allocation enters a reserved window, and
+// the space's peak stays within its capacity (otherwise an error names the
+// space, its usage and the limit). Each MemRef's offset then holds its
+// absolute address: its allocation's address plus its offset within it.
 //
 // Per kernel: resolve the system.reserve_buffer windows (reserve_buffer.hpp),
 // then place the allocations
@@ -42,7 +63,7 @@ namespace passes {
     if (model.bases.empty()) return write_reserve_bases(f, reserve);  // X1: nothing to place
     if (!solve_dsa_problem(f, p, ctx, reserve, model, replace)) return f;
     apply_memref_replacements(f, replace);
-    // The clone tags of pipeline stages have been read (dsa_rp §5.1).
+    // The clone tags of pipeline stages have been read.
     return write_reserve_bases(strip_pipeline_membership(drop_orphaned_allocs(f)), reserve);
   }
   const std::vector<PlannedBase> bases = planned_bases(f, ctx);

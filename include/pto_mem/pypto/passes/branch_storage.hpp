@@ -1,5 +1,24 @@
-// Explicit branch destinations (pypto SPEC.md §5.5 [Buffer IR], seed
-// "MaterializeSemanticAliases": explicit transfers at branch exits).
+// Explicit branch destinations (the Buffer IR storage rules of
+// MaterializeSemanticAliases: explicit transfers at branch exits).
+//
+// Example. One arm computes a new value, the other passes `x` through, and
+// `x` is read again after the if:
+//
+//     x = tile.load(x_ddr, ...)                          # on mem_vec_2
+//     if c < 1:
+//         a = tile.exp(x)                                # on mem_vec_3
+//         r1 = yield_(a)
+//     else:
+//         r1 = yield_(x)
+//     s = tile.add(r1, x)
+//
+// `r1` needs one window whichever arm ran. x's window will not do: the then
+// arm would have to overwrite x, which the add still reads. The then arm's
+// own producer's window (mem_vec_3) will, so the else arm copies into it:
+//
+//     else:
+//         x_mv = tile.move(x, target_memory=Vec)         # on mem_vec_3
+//         r1 = yield_(x_mv)
 //
 // Every if-phi gets a destination window that both arms leave its value in,
 // chosen per result slot, inner ifs first:

@@ -1,4 +1,4 @@
-// Author-declared allocations (`MemRef("name", slots=N)[k]`, SPEC.md §4.4):
+// Author-declared allocations (`MemRef("name", slots=N)[k]`):
 // collecting them from a function body, checking them, and resolving a bound
 // tile's window. Used by InitMemRef.
 //

@@ -1,4 +1,4 @@
-// Declared-allocation slot check (pypto SPEC.md §6.8b, dsa_rp SPEC.md §1.5):
+// Declared-allocation slot check:
 // two tiles bound independently to one slot of a declared allocation
 // (`MemRef("buf", slots=2)[0]`) may not be live at the same time — they
 // would overwrite each other. Different slots may be co-live.

@@ -1,6 +1,6 @@
 // Where each variable is defined, and the "is this buffer still touched
-// later in this block?" question the retargeting rules ask (pypto SPEC.md
-// §5.1 rule 6, §6.6).
+// later in this block?" question the retargeting rules ask (a producer may
+// write into a carried or phi buffer only when nothing later still reads it).
 #pragma once
 
 #include <cstddef>

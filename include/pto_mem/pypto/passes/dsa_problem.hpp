@@ -1,7 +1,7 @@
-// AllocateMemoryAddr, DSA_RP policy (dsa_rp SPEC.md §1.8, §5): the tile IR
+// AllocateMemoryAddr, DSA_RP policy: the tile IR
 // as a generic DSA-RP problem, solved by algorithms/dsa_rp.hpp, written back.
 //
-// Model (§1.8):
+// Model:
 //  * one buffer per allocation base (every tile sharing a base is one
 //    allocation: views, in-place results, carries), ids dense in interval
 //    order (definition order, parameters first);
@@ -73,7 +73,9 @@ struct DsaProblem {
 /// problem; larger ones stay a rule.
 inline constexpr std::uint64_t listed_penalty_limit = 1 << 16;
 
-/// Ticks of an inclusive point range (dsa_rp SPEC §1.8 "Tick conversion").
+/// Ticks of an inclusive point range: statement point p reads at tick 2p and
+/// writes at tick 2p+1, so a value read last by p and the value p writes do
+/// not overlap (in-place reuse stays possible); an unused value takes one tick.
 [[nodiscard]] constexpr Interval dsa_ticks(Tick def, Tick last) noexcept {
   return Interval{2 * def + 1, std::max(2 * def + 2, 2 * last + 1)};
 }
@@ -161,7 +163,7 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
     auto& r = separated[{std::min(a, b), std::max(a, b)}];
     r = static_cast<std::uint8_t>(r | pair.reasons);
   }
-  // Pipeline clones of one group at different stages (§1.4 PipelineStage):
+  // Pipeline clones of one group at different stages:
   // all of them, in every space; pipeline-only pairs may be relaxed later.
   const std::vector<BaseStages> staged = base_stages(lt);
   for (std::size_t i = 0; i < staged.size(); ++i)

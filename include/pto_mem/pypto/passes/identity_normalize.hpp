@@ -1,4 +1,4 @@
-// Identity-chain normalisation (pypto SPEC.md §5.3, MemoryReuse §6.8 step 1):
+// Identity-chain normalisation (also MemoryReuse's first clean-up step):
 // after a pass moved some values to other buffers, every value that is by
 // definition another value's storage follows it again.
 //
@@ -75,7 +75,7 @@ struct DerivedValue {
       const auto* shape = as_sequence(c->args[1]);
       const auto* offsets = as_sequence(c->args[2]);
       const TileType* parent = tile_of(src);
-      // The window InitMemRef gave the view: an Acc NZ page (SPEC §1.8) where
+      // The window InitMemRef gave the view: an Acc NZ page where
       // the SoC's predicate takes it, else row-major, bit for bit.
       if (shape && offsets && parent && c->op == "tile.slice" && ctx.soc)
         if (auto nz = acc_nz_slice_window(*parent, *offsets, *shape, *ctx.soc)) rel = nz->byte_offset;

@@ -1,9 +1,32 @@
-// InferTileMemorySpace (specs/pypto/SPEC.md §3): give every tile of a kernel
+// InferTileMemorySpace: give every tile of a kernel
 // a memory space, insert a tile.move wherever a constrained op input is in a
 // space the op does not accept, and pin retargetable producers (tile.load,
 // tile.create) to the space their result was given.
 //
-// Per kernel function (InCore, AIC, AIV; SPEC §1.6 — the library treats all
+// Example (SoC a2a3). A matmul reads its operands in Left and Right, but the
+// kernel loaded them into Mat:
+//
+//     a: Tile[[64, 64], BF16] = tile.load(a_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     b: Tile[[64, 64], BF16] = tile.load(b_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     c: Tile[[64, 64], FP32] = tile.matmul(a, b)
+//
+// becomes
+//
+//     a: Tile[[64, 64], BF16, Mat] = tile.load(a_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     b: Tile[[64, 64], BF16, Mat] = tile.load(b_ddr, [0, 0], [64, 64], target_memory=Mat)
+//     a_Left: Tile[[64, 64], BF16, Left] = tile.move(a, target_memory=Left)
+//     b_Right: Tile[[64, 64], BF16, Right] = tile.move(b, target_memory=Right)
+//     c: Tile[[64, 64], FP32, Acc] = tile.matmul(a_Left, b_Right)
+//
+// The rule: every tile gets one memory space, the one its op's output rule
+// gives (a matmul writes Acc); a load or create without an explicit space
+// takes the space its consumers ask for when it can write there (Vec or
+// Mat), else Vec.
+// An operand in a space its op does not accept is copied into the op's
+// canonical space by one tile.move, placed just before the first consumer
+// that needs it and shared by the later ones in the same block.
+//
+// Per kernel function (InCore, AIC, AIV — the library treats all
 // kernel kinds alike), in phases:
 //   0. backward demand: a constrained input wants its canonical space, and the
 //      want flows back through inherit-input view chains (one reverse sweep);
@@ -17,15 +40,15 @@
 //      first consumer, scoped per block (a move made in a `then` arm never
 //      leaks into `else`; one made before an `if` is reused inside it),
 //      substitute the consumers' arguments, rewrite retargetable kwargs.
-//   4. loop-invariant Mat residency (§3.5, [DEEP]): a compiler-marked GM->Mat
+//   4. loop-invariant Mat residency: a compiler-marked GM->Mat
 //      bridge chain that provably does not change across a loop moves to the
 //      loop's preheader (passes/mat_residency.hpp).
-// Moves carry only `target_memory` (the layout kwargs of §3.6 are
+// Moves carry only `target_memory` (the layout kwargs are
 // informational and not attached).
 //
 // Like every pass it refines the variables' types in place (docs/pypto-ir.md:
 // `Var` is the one mutable node); clone the program first to keep the input.
-// verify_tile_memory_inferred is the "TileMemoryInferred" verifier (§3.7).
+// verify_tile_memory_inferred is the "TileMemoryInferred" verifier.
 #pragma once
 
 #include <cstddef>
@@ -71,7 +94,7 @@ using VarSet = PointerSet<const Var*>;
   return out;
 }
 
-/// Demand merge rule (§3.1): the first demand wins, except that a Vec demand
+/// Demand merge rule: the first demand wins, except that a Vec demand
 /// gives way to any other.
 inline void merge_demand(SpaceMap& demand, const Var* v, MemorySpace s) {
   auto [it, inserted] = demand.try_emplace(v, s);
@@ -162,7 +185,7 @@ class SpaceResolver {
     }
   }
 
-  /// Resolve(op) of §3.2.
+  /// The space the result of `c` gets from its op's output rule.
   [[nodiscard]] MemorySpace resolve(const Call& c, const Var& lhs) const {
     using enum MemorySpace;
     if (!starts_with(c.op, "tile.")) return Vec;  // user functions, pld.*, ...
@@ -335,7 +358,7 @@ class MoveInserter : public IRMutator {
   /// `<v>_<Space> = tile.move(v, target_memory=<Space>)`, typed like v in the
   /// new space with the layout of PyPTO's move rule (moved_view, types.hpp).
   /// An Acc -> Vec move lands un-fractalised, so, as PyPTO does, it says
-  /// `blayout=row_major, slayout=none_box` on the call (§3.6).
+  /// `blayout=row_major, slayout=none_box` on the call.
   VarPtr make_move(const VarPtr& v, MemorySpace target, Loc loc, std::vector<StmtPtr>& out) {
     const auto* src = as_tile(v->type);
     std::vector<Kwarg> kwargs{Kwarg{"target_memory", space_imm(target)}};
@@ -376,14 +399,14 @@ inline void retype(const SpaceResolver& resolved) {
 
 }  // namespace detail::infer
 
-/// "TileMemoryInferred" (§3.7): every tile a kernel defines has a space, and
+/// "TileMemoryInferred": every tile a kernel defines has a space, and
 /// every constrained input that is a variable with a space is in an allowed
 /// one. Adds an error per violation; returns whether none was found.
 ///
-/// SPEC §3.7 names assignment targets only; this also names if-phis, loop
+/// PyPTO's check names assignment targets only; this also names if-phis, loop
 /// return vars and iter-args left without a space (arms that disagree and
 /// nothing annotated), which InitMemRef would otherwise silently place in
-/// the then-value's space (the §3 output contract: every tile has a space).
+/// the then-value's space (the pass's output contract: every tile has a space).
 PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, PassContext& ctx);
 #if PTO_MEM_PYPTO_DEFINE
 PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, PassContext& ctx) {

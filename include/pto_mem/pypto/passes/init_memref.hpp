@@ -1,8 +1,29 @@
-// InitMemRef (specs/pypto/SPEC.md §4): give every Tile and Tensor variable a
+// InitMemRef: give every Tile and Tensor variable a
 // MemRef — a window (base, relative byte offset, size) into an allocation —
 // and prepend one alloc statement per on-chip (or DDR tile) allocation.
 //
-// Per function (every kind, §1.6):
+// Example (after InferTileMemorySpace). A slice, then an exp:
+//
+//     x: Tile[[64, 64], FP32, Vec] = tile.load(x_ddr, [0, 0], [64, 64], target_memory=Vec)
+//     v: Tile[[32, 64], FP32, Vec] = tile.slice(x, [32, 64], [32, 0])
+//     e: Tile[[32, 64], FP32, Vec] = tile.exp(v)
+//
+// becomes (the two DDR parameters took ids 0 and 1)
+//
+//     mem_vec_2: Ptr = tile.alloc(Vec, 16384)
+//     mem_vec_3: Ptr = tile.alloc(Vec, 8192)
+//     x: Tile[[64, 64], FP32, MemRef(mem_vec_2, 0, 16384), Vec] = tile.load(...)
+//     v: Tile[[32, 64], FP32, MemRef(mem_vec_2, 8192, 8192), Vec] = tile.slice(x, ...)
+//     e: Tile[[32, 64], FP32, MemRef(mem_vec_3, 0, 8192), Vec] = tile.exp(v)
+//
+// The rule: a value that is by definition part of another's storage (a view
+// such as the slice v, bytes 8192-16383 of x; an in-place result; a loop's
+// carry; a stored tensor) gets a window of that storage; every other tile gets
+// an allocation of its own, exactly as large as the tile in its space. No
+// sharing is made here that the program does not require: saving memory is
+// left to MemoryReuse and AllocateMemoryAddr.
+//
+// Per function (every kind):
 //   1. normalise the structure: nested sequences are flattened, a sequence of
 //      one statement becomes that statement; alloc statements of a re-parsed
 //      dump are dropped (their allocations are made again below);
@@ -11,8 +32,8 @@
 //   3. parameters, in order, get fresh MemRefs (scalars consume no id);
 //   4. the body, in rewrite order (assignment: value, then target; loop:
 //      bounds, iter-args, body, return vars; if: condition, then, else, phis),
-//      gets MemRefs by the sharing rules of §4.3: views and aliases share their
-//      source's window (a slice gets its byte offset and span, §1.8), a store
+//      gets MemRefs by these sharing rules: views and aliases share their
+//      source's window (a slice gets its byte offset and span), a store
 //      result is its output tensor's MemRef, an in-place op's result is its
 //      accumulator's, a loop's init / iter-arg / return var share one MemRef
 //      (tile or tensor), a tile phi takes its then-value's, a tensor phi its
@@ -26,10 +47,10 @@
 // Tensor shapes may be dynamic (DDR is never planned): their MemRef size is
 // then 0. Between steps 2 and 3, under the PYPTO and DSA_RP planners, a
 // kernel call whose backend ABI needs level-3 scratch it lacks gets a Vec
-// `tile.create` operand (§4.5, ScratchInserter); PTOAS plans its own.
+// `tile.create` operand (PyPTO's ScratchInserter); PTOAS plans its own.
 //
 // Refines variables' types in place (docs/pypto-ir.md). verify_has_memrefs
-// is the "HasMemRefs" verifier (§4.7).
+// is the "HasMemRefs" verifier.
 #pragma once
 
 #include <cstddef>
@@ -87,13 +108,13 @@ class Normaliser : public IRMutator {
   StmtPtr mutate_alloc(const AllocStmt&, const StmtPtr&) override { return nullptr; }
 };
 
-/// A tile.tpop result lives in the cross-core slot: no MemRef (§4.3 rule 0).
+/// A tile.tpop result lives in the cross-core slot: no MemRef.
 [[nodiscard]] inline bool is_cross_core_receive(std::string_view op) noexcept {
   return op == "tile.tpop_from_aic" || op == "tile.tpop_from_aiv";
 }
 
-/// Level-3 scratch (§4.5): the Vec workspace a backend ABI needs for a call
-/// that does not carry one. The seed gives no scratch shape; we take one tile
+/// Level-3 scratch: the Vec workspace a backend ABI needs for a call
+/// that does not carry one. PyPTO gives no scratch shape; we take one tile
 /// like the data the op works on (an upper bound a backend may shrink).
 struct ScratchNeed {
   std::size_t index = 0;        ///< where the scratch operand goes (appended)
@@ -136,7 +157,7 @@ struct ScratchNeed {
   return std::nullopt;
 }
 
-/// Step 2b (§4.5, PYPTO and DSA_RP planners, kernels): before each call that
+/// Step 2b (PYPTO and DSA_RP planners, kernels): before each call that
 /// needs level-3 scratch, a plain `<lhs>_scratch = tile.create(shape,
 /// dtype=D, target_memory=Vec)`, passed to the call as its trailing scratch
 /// operand. The op specs list that operand and forbid the output to share
@@ -358,7 +379,7 @@ class MemRefBinder {
       return error(s.loc, "slice-window",
                    "InitMemRef cannot compute the window of " + in_quotes(c.op) + " for " + in_quotes(v->name) +
                        ": its shape and offset arguments must be lists");
-    if (c.op == "tile.slice")  // an Acc NZ window (§1.8 [DEEP]); otherwise row-major, bit for bit
+    if (c.op == "tile.slice")  // an Acc NZ window; otherwise row-major, bit for bit
       if (const auto* pt = as_tile(src->type))
         if (auto nz = acc_nz_slice_window(*pt, *offset, *shape, *ctx_.soc))
           return bind_view(v, src, nz->byte_offset, nz->span);
@@ -489,7 +510,7 @@ class AllocCollector {
 
 }  // namespace detail::init
 
-/// "HasMemRefs" (§4.7): every tile assigned in a function has a MemRef,
+/// "HasMemRefs": every tile assigned in a function has a MemRef,
 /// except the buffer-less ones by design (a tile.tpop result, or a view or
 /// alias of one).
 PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext& ctx);

@@ -1,5 +1,5 @@
-// Statement points and live ranges of tile values (pypto SPEC.md §6.1,
-// dsa_rp SPEC.md §1.8 "Statement points" / "Uses and last use"): the one
+// Statement points and live ranges of tile values (a tile is live from the
+// point that defines it to the point of its last use): the one
 // numbering MemoryReuse and the DSA-RP allocation plan share.
 //
 // Walking the body in program order, every assignment, expression
@@ -29,7 +29,7 @@
 // its body, its *back-edge* point, and that is the loop's last point: a
 // value read inside the loop is read again on the next iteration, after
 // everything the body defines — even a value defined last in the body and
-// never used must not take its buffer (the spec's touching intervals would
+// never used must not take its buffer (PyPTO's touching intervals would
 // allow that).
 //
 // Phi families: each (if, result slot) gets a family id, attached to the
@@ -79,7 +79,7 @@ struct Lifetimes {
 };
 
 struct LifetimeOptions {
-  /// Track on-chip tile parameters, defined at point 0 (DSA-RP §1.8).
+  /// Track on-chip tile parameters, defined at point 0 (as DSA-RP does).
   bool params_at_zero = false;
 };
 

@@ -1,4 +1,4 @@
-// Top-down loop-carry retargeting (pypto SPEC.md §5.1): a loop's carried
+// Top-down loop-carry retargeting: a loop's carried
 // buffer must hold the value the body yields, so the producer of that value
 // is made to write straight into the carried buffer when that is safe;
 // otherwise YieldFixup later copies it with a tile.move.
@@ -14,7 +14,7 @@
 //    3./4. a target_memory or resolved output space other than the target's
 //       refuses (a Vec-only op never lands on a DDR carry);
 //    5. an op that may not write a buffer it reads refuses when a forbidden
-//       operand is, or is planned to be, on the target base (SPEC: not-in-
+//       operand is, or is planned to be, on the target base (PyPTO: not-in-
 //       place-safe ops, current bases; here every forbidden operand,
 //       forbid_output_alias and widening casts too);
 //    6. liveness: any statement after the definition, in every enclosing
@@ -24,13 +24,13 @@
 //    7. plan the value onto the target;
 //  * an if-phi: both arms' values must retarget, then the phi;
 //  * a loop return var: its init (then the iter-arg is planned), then the
-//    loop's yielded value (spec order: yield first), then the return var;
+//    loop's yielded value (PyPTO's order: yield first), then the return var;
 //  * an iter-arg: its init, then the iter-arg.
 // A variable met again while being retargeted refuses (cycle guard), and so
 // does one already planned onto another window (one value, one storage: a
 // value yielded to two carries is written into the first one's buffer and
 // copied into the second's). A
-// refusal takes back the plans made on its way (the spec lets them remain;
+// refusal takes back the plans made on its way (PyPTO lets them remain;
 // but a then-value left on the target drags its phi — and a loop carried
 // through that phi — onto the target, where a value planned under the old
 // carry may clobber it). Nothing is rewritten here: MaterializeSemanticAliases

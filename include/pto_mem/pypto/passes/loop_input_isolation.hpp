@@ -1,5 +1,22 @@
-// Loop-input isolation (pypto SPEC.md §5.5 [Buffer IR], seed
-// "MaterializeSemanticAliases": loop inputs that are still observed).
+// Loop-input isolation (the Buffer IR storage rules of
+// MaterializeSemanticAliases: loop inputs that are still observed).
+//
+// Example. The body reads the loop's initializer `init` while the carry
+// `acc`, which starts as `init`, is rewritten each iteration:
+//
+//     init = tile.load(x, ...)                           # on mem_vec_2
+//     for i, (acc,) in range(4, init_values=(init,)):    # acc on mem_vec_2 too
+//         t = tile.exp(init)                             # reads init every iteration
+//         nxt = tile.add(acc, t)
+//         out = yield_(nxt)
+//
+// Writing `nxt` into the carried buffer would overwrite `init` before the
+// next iteration's exp reads it. So the loop starts from a copy:
+//
+//     init_in = tile.move(init, target_memory=Vec)       # on mem_vec_init_in
+//     for i, (acc,) in range(4, init_values=(init_in,)):
+//         t = tile.exp(init)                             # still reads mem_vec_2
+//         nxt = tile.add(acc, t)                         # now on mem_vec_init_in
 //
 // InitMemRef puts a loop's init, iter-arg and result on one window: the loop
 // then writes its carried values over the init's bytes. That is only right
@@ -282,7 +299,7 @@ inline bool in_place_input_read_again(const Function& f, const std::vector<Deriv
   return again;
 }
 
-/// In-place input isolation (seed "MaterializeSemanticAliases": in-place
+/// In-place input isolation (PyPTO's MaterializeSemanticAliases design: in-place
 /// results are writes over their input). `r = op(..., src, ...)` with
 /// `output_reuses_input` writes `src`'s window, and so does a view that
 /// writes into its source (`r = tile.assemble(src, part, offsets)`, whole

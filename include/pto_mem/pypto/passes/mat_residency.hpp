@@ -1,5 +1,5 @@
-// InferTileMemorySpace phase 4 (specs/pypto/SPEC.md §3.5 [DEEP]; PyPTO's
-// InferTileMemorySpace document): loop-invariant Mat residency.
+// InferTileMemorySpace phase 4 (as PyPTO's InferTileMemorySpace
+// documents it): loop-invariant Mat residency.
 //
 // A GM->Mat bridge load that an earlier compiler pass generated (marked with
 // the kwarg `compiler_bridge=True`; a user-written load never is, and is never

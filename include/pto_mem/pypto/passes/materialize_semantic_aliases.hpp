@@ -1,17 +1,38 @@
-// MaterializeSemanticAliases (pypto SPEC.md §5): the sharing that program
+// MaterializeSemanticAliases: the sharing that program
 // semantics require, before any opportunistic reuse. A loop's carried
 // buffer holds what its body yields (loop_carry_retarget.hpp), in-place
 // results and views follow their inputs (identity_normalize.hpp). Runs under
 // every planner, on every function except Orchestration ones.
 //
-// Planner extras (§5.2):
+// Example (after InitMemRef). A loop carries `acc`; its body yields `t`:
+//
+//     acc0: Tile[..., MemRef(mem_vec_3, 0, 16384), Vec] = tile.create(...)
+//     for i, (acc,) in range(4, init_values=(acc0,)):      # acc is on mem_vec_3
+//         t: Tile[..., MemRef(mem_vec_4, 0, 16384), Vec] = tile.add(acc, x)
+//         out = yield_(t)
+//
+// At the end of each iteration the carried buffer, mem_vec_3, must hold
+// what the body yields. Nothing reads acc after the add, so the add writes
+// straight into the carried buffer: `t` moves onto mem_vec_3 (mem_vec_4 is
+// left unused). Had the body read acc again after the add
+// (`u = tile.mul(acc, t)`), writing `t` there would clobber that read: `t`
+// keeps its own buffer and `t_mv = tile.move(t, target_memory=Vec)`, written
+// into mem_vec_3, is yielded instead.
+//
+// The rule: values the program makes one (a loop's init, carry, yield and
+// result; an if's result and its arms' values; a view and its source; an
+// in-place result and its input) end up in one allocation, and never by
+// overwriting bytes that a later statement still reads: where sharing would,
+// an explicit copy (tile.move) is made instead.
+//
+// Planner extras:
 //  * PYPTO: nothing more; MemoryReuse reconciles carries and phis later.
 //  * PTOAS: YieldFixup for loops only (ptoas reconciles branch phis).
 //  * DSA_RP (MemoryReuse does not run): accumulator if-phi coalescing, full
 //    YieldFixup (loops and ifs), identity normalisation.
 //
-// With PassContext::buffer_ir (the default; the seed's "Buffer IR"
-// pipeline, SPEC.md §5.5) the storage is legalised here for every planner,
+// With PassContext::buffer_ir (the default; the "Buffer IR"
+// pipeline) the storage is legalised here for every planner,
 // in this order:
 //  0. in-place input isolation: an in-place op whose input is still read
 //     afterwards works on a copy (loop_input_isolation.hpp);
@@ -170,7 +191,7 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
       f = legalize_storage(f, program, ctx);
       if (ctx.failed()) return out;
       // Under PTOAS no later pass drops the allocations the rewrites left
-      // without users (a redirected branch producer's own one): the seed's
+      // without users (a redirected branch producer's own one): PyPTO's design's
       // legalisation never lets them reach PTOAS planning.
       if (ctx.planner == Planner::ptoas) f = drop_orphaned_allocs(f);
       continue;

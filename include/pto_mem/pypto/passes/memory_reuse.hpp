@@ -1,9 +1,28 @@
-// MemoryReuse (pypto SPEC.md §6): opportunistic sharing of independent
+// MemoryReuse: opportunistic sharing of independent
 // buffers whose lifetimes do not overlap, then the repairs that keep loop
 // carries and if-phis in one buffer, then removal of dead allocs. PyPTO's
 // default planner (PYPTO) runs it; the pipeline skips it under DSA_RP and
 // PTOAS. Orchestration functions and functions without tile MemRefs are
 // returned unchanged.
+//
+// Example (after MaterializeSemanticAliases, three 16 KiB Vec tiles):
+//
+//     x: Tile[..., MemRef(mem_vec_2, 0, 16384), Vec] = tile.load(x_ddr, ...)
+//     e: Tile[..., MemRef(mem_vec_3, 0, 16384), Vec] = tile.exp(x)
+//     s: Tile[..., MemRef(mem_vec_4, 0, 16384), Vec] = tile.add(e, x)
+//
+// x is read for the last time by the add that writes s, so the two never
+// hold live data at once: s moves onto mem_vec_2 and mem_vec_4's alloc is
+// dropped (48 KiB of allocations become 32 KiB). e cannot share with x: both
+// are live between the exp and the add.
+//
+// The rule: two allocations of one memory space may become one when their
+// lifetimes do not overlap (a value read for the last time by a statement
+// does not overlap the value that statement writes) and no pair rule forbids
+// it (an op whose output may not overwrite one of its inputs, the SoC's
+// hazard pairs, clones of different software-pipeline stages). Larger
+// allocations are packed first; a joining allocation takes the first slot
+// whose lifetimes it does not meet.
 //
 //  1. Lifetimes (lifetimes.hpp) and the declared-slot check (declared_slots.hpp).
 //  2. One reuse item per allocation base: the tracked tiles on it, their
@@ -12,7 +31,7 @@
 //  3. Packing: the generic reuse_lifetimes (algorithms/reuse.hpp) with the
 //     phi families as LiveParts and, as forbidden pairs, the no-alias /
 //     hazard pairs of no_alias.hpp and the pipeline-stage pairs of
-//     pipeline_stages.hpp (§6.3 [DEEP]): with a known capacity, clones of
+//     pipeline_stages.hpp: with a known capacity, clones of
 //     different stages stay apart up to the affordable depth, and while a
 //     space's packed footprint exceeds the capacity the depth of one group
 //     is shed and the items re-packed; with nothing left to shed the space
@@ -28,7 +47,7 @@
 //  5. Loop carries re-aligned on their init's buffer; peeled accumulator
 //     if-phis coalesced (acc_phi_coalesce.hpp); YieldFixup
 //     (yield_fixup.hpp); identity chains normalised; orphaned allocs dropped;
-//     the pipeline_membership attributes stripped (§6.8).
+//     the pipeline_membership attributes stripped.
 //
 // Variable types are refined in place (see pass_support.hpp).
 #pragma once
@@ -127,7 +146,7 @@ class VarsByBase {
   std::vector<const VarPtr*> vars_;
 };
 
-/// SPEC.md §6.5: every iter-arg and return var whose base differs from its
+/// Every iter-arg and return var whose base differs from its
 /// init's takes the init's MemRef and space, outer loops first.
 inline void realign_loop_carries(const Function& f) {
   for_each_statement(f.body, [&](const Stmt& s) {

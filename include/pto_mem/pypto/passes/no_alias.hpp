@@ -1,6 +1,6 @@
-// Which allocations may never share bytes whatever their lifetimes (pypto
-// SPEC.md §6.3 "No-alias" and the Ascend910B hazard; dsa_rp SPEC.md §1.4
-// SemanticNoAlias and TargetHazard). MemoryReuse turns these into forbidden
+// Which allocations may never share bytes whatever their lifetimes (an op's
+// output and the inputs it may not overwrite, and the Ascend910B hazard
+// pairs). MemoryReuse turns these into forbidden
 // pairs of the generic reuse, DSA-RP into typed separations.
 //
 //  * No-alias: an op that reads an operand while writing its output must not

@@ -1,6 +1,6 @@
 // "Is this storage still observed?" — the question the storage rules ask
 // before they let a loop carry, a branch result or an accumulator write over
-// a value's bytes (pypto SPEC.md §5.5, seed "MaterializeSemanticAliases":
+// a value's bytes (the Buffer IR storage rules of MaterializeSemanticAliases:
 // protect reads repeated by back-edges, record initializer reads at the loop
 // header).
 //

@@ -19,7 +19,7 @@
 
 namespace pto_mem::pypto {
 
-/// AllocateMemoryAddr's planner (SPEC.md §7.1).
+/// AllocateMemoryAddr's planner.
 enum class Planner { pypto, dsa_rp, ptoas };
 
 [[nodiscard]] constexpr std::string_view to_string(Planner p) noexcept {
@@ -37,10 +37,10 @@ struct PassContext {
   const OpRegistry* ops = nullptr;         ///< never null while a pass runs
   Diagnostics diagnostics;                 ///< errors, warnings, hints (with codes) of every pass
   std::vector<InsertedMove> moves;         ///< every tile.move a pass inserted, in insertion order
-  /// The seed's default storage legalisation ("Buffer IR", SPEC.md §5.5):
+  /// The default storage legalisation ("Buffer IR"):
   /// loop-input isolation, explicit branch destinations and parallel
   /// transfers in MaterializeSemanticAliases under every planner. false: the
-  /// legacy path (YieldFixup per planner, SPEC.md §5.2, §6.7).
+  /// legacy path (YieldFixup per planner).
   bool buffer_ir = true;
   /// Logical tile selection (opt-in, Buffer IR only, PYPTO and DSA_RP
   /// planners; docs/passes.md): where a branch exit would copy one of two

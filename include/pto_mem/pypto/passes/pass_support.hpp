@@ -199,8 +199,8 @@ inline void align_loop_carries(const std::vector<IterArg>& iter_args, const std:
   return ctx.ops ? ctx.ops->find(c.op) : nullptr;
 }
 
-/// Argument indices the call's output may not share a buffer with (SPEC.md
-/// §6.3): every argument of a not-in-place-safe op (A5 tile.prelu: its first
+/// Argument indices the call's output may not share a buffer with:
+/// every argument of a not-in-place-safe op (A5 tile.prelu: its first
 /// two), the forbid_output_alias set, and the input of a widening tile.cast.
 [[nodiscard]] inline std::vector<std::size_t> forbidden_operands(const OpSpec& spec, const Call& c,
                                                                  const VarPtr& out, const PassContext& ctx) {
@@ -268,7 +268,7 @@ void for_each_var_def(const Function& f, F&& fn) {
 }
 
 /// Drops the top-level tile.alloc / tensor.alloc statements whose base no
-/// MemRef uses any more (MemoryReuse §6.8 step 2; DSA-RP writeback). The
+/// MemRef uses any more (after MemoryReuse and the DSA-RP writeback). The
 /// remaining allocs keep their order and sizes.
 [[nodiscard]] inline Function drop_orphaned_allocs(const Function& f) {
   if (!f.body) return f;

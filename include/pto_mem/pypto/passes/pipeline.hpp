@@ -1,4 +1,4 @@
-// The tile-memory pipeline (SPEC.md §7.1): parse → InferTileMemorySpace →
+// The tile-memory pipeline: parse → InferTileMemorySpace →
 // InitMemRef → MaterializeSemanticAliases → MemoryReuse → AllocateMemoryAddr,
 // with the planner deciding which passes run:
 //
@@ -10,7 +10,7 @@
 // `until` stops after the named stage; a stage the planner skips is a no-op,
 // so `--until reuse` under dsa_rp gives the program after alias. The first
 // pass that reports an error stops the pipeline. InferTileMemorySpace and
-// InitMemRef are followed by their verifiers (SPEC §3.7, §4.7).
+// InitMemRef are followed by their verifiers.
 //
 // Exit codes (the `pto-mem compile` contract): 0 success; 1 memory does not
 // fit (only "capacity" errors, which AllocateMemoryAddr emits); 2 the input
@@ -87,7 +87,7 @@ inline constexpr Stage all_stages[] = {Stage::parse, Stage::infer, Stage::init,
   return std::nullopt;
 }
 
-/// Whether `planner` runs the pass of `stage` (§7.1).
+/// Whether `planner` runs the pass of `stage`.
 [[nodiscard]] constexpr bool runs(Planner planner, Stage stage) noexcept {
   if (stage == Stage::reuse) return planner == Planner::pypto;
   if (stage == Stage::alloc) return planner != Planner::ptoas;

@@ -75,7 +75,7 @@ void for_each_window(const Function& f, F&& fn) {
 
 /// The allocation's start given a window's offset before (`rel`) and after
 /// (`abs`) AllocateMemoryAddr: abs - rel when both are constants, else c when
-/// abs is `c + rel` or `rel + c` (a runtime slot: SPEC §7.3 step 4), and 0
+/// abs is `c + rel` or `rel + c` (a runtime slot), and 0
 /// when abs is rel itself (`0 + rel` folds to rel).
 [[nodiscard]] inline std::optional<std::int64_t> start_address(const ExprPtr& abs, const ExprPtr& rel) {
   auto a = as_const_int(abs), r = as_const_int(rel);

@@ -1,6 +1,5 @@
-// Pipeline-stage membership of `pl.pipeline(stage=F)` clones (pypto SPEC.md
-// §6.3 [DEEP] "Pipeline-stage separation", §6.8 step 3; dsa_rp SPEC.md §1.4
-// PipelineStage, §1.8 "Separations").
+// Pipeline-stage membership of `pl.pipeline(stage=F)` clones and the
+// separation that keeps clones of different stages in different bytes.
 //
 // PyPTO's LowerPipelineLoops replicates a `pl.pipeline(N, stage=F)` body F
 // times and tags the tile-producing call of every clone with
@@ -276,7 +275,7 @@ void report_pipeline_depths(const Function& f, const Program& p, PassContext& ct
 
 /// A copy of `f` without the `pipeline_membership` attributes (an `attrs`
 /// dict left empty is dropped): the tags are consumed by the planner and
-/// must not reach later passes or codegen (§6.8 step 3).
+/// must not reach later passes or codegen.
 [[nodiscard]] inline Function strip_pipeline_membership(const Function& f) {
   struct Strip : IRMutator {
     ExprPtr mutate_call(const Call& c, const ExprPtr& self) override {

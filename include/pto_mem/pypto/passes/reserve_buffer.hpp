@@ -1,5 +1,5 @@
-// `system.reserve_buffer(name=..., size=S, base=B)` windows (pypto SPEC.md
-// §7.5): leading windows of a function's cross-core space (Mat for AIC
+// `system.reserve_buffer(name=..., size=S, base=B)` windows:
+// leading windows of a function's cross-core space (Mat for AIC
 // functions, Vec for AIV and InCore ones) that no tile may use.
 //
 // In program order, an explicit base B >= 0 is kept as written and an
@@ -131,7 +131,7 @@ struct ReserveResolution {
   return m.mutate_function(f);
 }
 
-/// The note SPEC.md §7.6 appends to a capacity error of a space with a
+/// The note appended to a capacity error of a space with a
 /// reserved floor, with the cross-core ring advice when one of the windows is
 /// the kernel's automatic pipe ring.
 [[nodiscard]] inline std::string reserve_note(const Function& f, const ReserveResolution& r, MemorySpace s) {

@@ -1,4 +1,4 @@
-// Semantic alias classes (pypto SPEC.md §5, issue 15 item 3): the sharing
+// Semantic alias classes: the sharing
 // MaterializeSemanticAliases requires, as must-alias relations that the
 // generic unification (algorithms/alias.hpp) joins into classes.
 //

@@ -1,4 +1,4 @@
-// AllocateMemoryAddr, PYPTO policy (pypto SPEC.md §7.3): every allocation
+// AllocateMemoryAddr, PYPTO policy: every allocation
 // gets bytes of its own, per memory space in MemRef name order (string
 // order: `mem_vec_10` before `mem_vec_2`, a declared `aaa` before every
 // `mem_*`), from the reserved floor up, each at the aligned cursor; the

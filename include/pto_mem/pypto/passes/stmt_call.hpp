@@ -1,5 +1,5 @@
 // The call a statement evaluates: the value of an assignment or of an
-// expression statement (the places where op contracts apply, SPEC.md §3.1).
+// expression statement (the places where op contracts apply).
 #pragma once
 
 #include <string>

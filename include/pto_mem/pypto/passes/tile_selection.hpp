@@ -1,4 +1,4 @@
-// Logical tile selection (pypto SPEC.md §5.5, seed "MaterializeSemanticAliases";
+// Logical tile selection (part of MaterializeSemanticAliases's storage rules;
 // opt-in: PassContext::logical_tile_selection, PYPTO and DSA_RP planners).
 //
 // Where an if's exit would copy one of two values into its phi's window,

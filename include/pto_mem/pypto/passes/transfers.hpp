@@ -1,5 +1,5 @@
-// Explicit transfers (pypto SPEC.md §5.5, seed "MaterializeSemanticAliases",
-// explicit transfers): the tile.move statements the storage rules insert —
+// Explicit transfers (the Buffer IR storage rules of MaterializeSemanticAliases):
+// the tile.move statements the storage rules insert —
 // the copies at a loop's yield into its carried windows, at a branch exit
 // into the phis' windows, and the entry copy that isolates a loop input —
 // and the parallel transfer scheduler.
@@ -15,7 +15,7 @@
 //
 // A copy from Acc to Acc does not exist: it is reported as an error naming
 // the value ("cannot reconcile divergent L0C accumulator buffers"), code
-// `unsupported-copy` under Buffer IR (the seed's early "unsupported
+// `unsupported-copy` under Buffer IR (PyPTO's design's early "unsupported
 // same-space copy" diagnostic), `internal` in the legacy pipeline.
 // A save or an entry copy is only made in Vec (same-space copies in Mat,
 // Left, Right and Acc are not supported); elsewhere the error names the
@@ -171,8 +171,8 @@ class TransferBuilder {
  private:
   void error(Loc loc, std::string message) {
     // Under Buffer IR the copies are planned before any planner, and a copy
-    // that cannot exist is the kernel's limit (seed: "unsupported same-space
-    // copy"); in the legacy pipeline it is the broken invariant SPEC §6.7 names.
+    // that cannot exist is the kernel's limit (PyPTO's design: "unsupported same-space
+    // copy"); in the legacy pipeline it is a broken invariant of YieldFixup.
     ctx_.diagnostics.push_back(pass_error(p_, loc, std::move(message), ctx_.buffer_ir ? code::unsupported_copy : code::internal));
     failed_ = true;
   }

@@ -1,4 +1,4 @@
-// YieldFixup (pypto SPEC.md §6.7): make every loop carry and if-phi live in
+// YieldFixup: make every loop carry and if-phi live in
 // one buffer by inserting a tile.move where the yielded value sits elsewhere.
 //
 // Bottom-up (children first):
@@ -11,13 +11,13 @@
 //  * an if-phi takes the then value's MemRef; an else value elsewhere gets
 //    `e_mv = tile.move(e, ...)` before the else yield (skipped under PTOAS,
 //    which reconciles branch phis in codegen).
-// Beyond the spec (each found by the property test): the phi's buffer must
+// Beyond PyPTO's pass (each found by the property test): the phi's buffer must
 // be one the phi may overwrite on either path, so it is the buffer of a
 // value defined inside its arm — the then value's, else the else value's,
 // whose arm copies nothing while the then arm copies its value in — and,
 // when neither arm defines its value (both come from before the if and may
 // still be live after it), a fresh allocation both arms copy into. Iter-args
-// yielded directly are copied like any value (the spec skips them, leaving
+// yielded directly are copied like any value (PyPTO skips them, leaving
 // the phi's buffer unwritten on that path). A loop yielding its own
 // iter-arg needs nothing. MemoryReuse chooses the phi buffers before it
 // packs lifetimes (YieldFixupOptions::arm_copies = false) and copies after. A move from Acc to Acc is illegal (an internal

@@ -1,4 +1,4 @@
-// The hardware pipes of an Ascend core (DSA-RP SPEC.md §6.2). A reuse of one
+// The hardware pipes of an Ascend core. A reuse of one
 // buffer by another is free when both hand-off accesses are on the same pipe.
 #pragma once
 

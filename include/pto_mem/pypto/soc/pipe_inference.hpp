@@ -1,4 +1,4 @@
-// Which pipe performs an op's memory accesses (DSA-RP SPEC.md §6.4,
+// Which pipe performs an op's memory accesses (upstream DSA-RP's
 // `TryInferPipe`), from its memory contract, the spaces involved and the
 // SoC's direct transfer routes. "No pipe" makes the recognizer price nothing.
 #pragma once

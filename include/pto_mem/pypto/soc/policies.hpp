@@ -1,4 +1,4 @@
-// The SoCs PyPTO targets (OPS.md §3) and the "no backend" configuration.
+// The SoCs PyPTO targets and the "no backend" configuration.
 #pragma once
 
 #include <optional>

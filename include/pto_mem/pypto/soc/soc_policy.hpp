@@ -32,7 +32,7 @@
 namespace pto_mem::pypto {
 
 /// L0C M-row alignment: the penultimate dim of an Acc tile is rounded up to
-/// `int32_rows` for INT32 accumulators and `other_rows` otherwise (SPEC.md §1.7).
+/// `int32_rows` for INT32 accumulators and `other_rows` otherwise.
 struct AccRowAlignment {
   Addr int32_rows = 16;
   Addr other_rows = 16;

@@ -1,4 +1,4 @@
-// The comment header of a conformance case (specs/pypto/cases/README.md §0):
+// The comment header of a conformance case:
 //
 //     # from: <upstream test>
 //     # passes: infer+init
@@ -12,7 +12,7 @@
 //     <program>
 //
 // Facts are split into a kind and its arguments; the conformance runner
-// (part 2) decides whether each holds.
+// (tests/conformance/) decides whether each holds.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Tokens of the tile-IR text (TEXT_IR.md §2.1): Python-style lines with
+// Tokens of the tile-IR text: Python-style lines with
 // INDENT / DEDENT from leading spaces, `#` comments, implicit line joining
 // inside brackets and after a backslash. The lexer is pull-based so a
 // 100k-statement file is never held as a token vector.

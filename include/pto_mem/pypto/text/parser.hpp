@@ -1,4 +1,4 @@
-// Parser for the tile-IR text of TEXT_IR.md §2: a superset of what PyPTO's
+// Parser for the tile-IR text (docs/pypto-ir.md): a superset of what PyPTO's
 // printer emits (`pl.` prefixes optional, `Mem.X` / `MemorySpace.X`, the
 // `@pl.program` class wrapper and `self`, `pl.const(0, pl.INT64)`, declared
 // `MemRef("name", slots=N)[k]`) and exactly what our printer emits.

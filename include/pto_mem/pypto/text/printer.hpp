@@ -1,4 +1,4 @@
-// Canonical printing of the tile IR (TEXT_IR.md §2.4). The output re-parses
+// Canonical printing of the tile IR. The output re-parses
 // to the same IR, and print -> parse -> print is a fixed point.
 //
 // * 4-space indent, one statement per line, parameters one per line aligned
@@ -32,7 +32,7 @@
 namespace pto_mem::pypto {
 
 /// Which spelling the printer writes. `ours` is the canonical text of
-/// TEXT_IR.md §2.4; `pypto` is what PyPTO's python printer writes
+/// this library; `pypto` is what PyPTO's python printer writes
 /// (`@pl.program`, `pl.Tile[..., pl.Mem.Vec]`, `pl.tile.add`, `self` calls),
 /// which PyPTO's parser reads back. Both re-parse to the same IR.
 enum class Syntax : std::uint8_t { ours, pypto };
