@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -75,6 +74,20 @@ class TickCounter {
 };
 
 class PlacedRuleIndex {
+ private:
+  struct Key {
+    std::uint32_t cell;
+    Addr begin, end;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      std::uint64_t h = k.cell * 0x9E3779B97F4A7C15ull;
+      h ^= (k.begin + 0x7f4a7c15u) * 0xff51afd7ed558ccdull;
+      h = (h ^ (h >> 29)) + k.end * 0xc4ceb9fe1a85ec53ull;
+      return static_cast<std::size_t>(h ^ (h >> 32));
+    }
+  };
  public:
   struct Entry {
     AddrRange bytes;
@@ -114,27 +127,84 @@ class PlacedRuleIndex {
     lookup_.clear();
   }
 
+ private:
+  /// Buckets by (cell, bytes): open addressing, slots stamped per pass so
+  /// that clearing costs nothing and a pass allocates nothing once the
+  /// table has grown.
+  class BucketTable {
+   public:
+    void clear() {
+      if (++now_ == 0) {
+        for (auto& s : slots_) s.stamp = 0;
+        now_ = 1;
+      }
+      used_ = 0;
+    }
+    /// The bucket of `key`, or `fresh` stored under it when it has none; and whether it was stored.
+    std::pair<std::uint32_t, bool> find_or_add(const Key& key, std::uint32_t fresh) {
+      if (2 * (used_ + 1) > slots_.size()) grow();
+      const std::size_t mask = slots_.size() - 1;
+      for (std::size_t h = KeyHash{}(key) & mask;; h = (h + 1) & mask) {
+        Slot& s = slots_[h];
+        if (s.stamp != now_) {
+          s = Slot{key, fresh, now_};
+          ++used_;
+          return {fresh, true};
+        }
+        if (s.key == key) return {s.bucket, false};
+      }
+    }
+
+   private:
+    struct Slot {
+      Key key{};
+      std::uint32_t bucket = 0;
+      std::uint32_t stamp = 0;
+    };
+    void grow() {
+      std::vector<Slot> old = std::move(slots_);
+      slots_.assign(std::max<std::size_t>(64, 2 * old.size()), Slot{});
+      const std::uint32_t was = now_;
+      now_ = 1;
+      used_ = 0;
+      const std::size_t mask = slots_.size() - 1;
+      for (const Slot& s : old)
+        if (s.stamp == was)
+          for (std::size_t h = KeyHash{}(s.key) & mask;; h = (h + 1) & mask)
+            if (slots_[h].stamp != now_) {
+              slots_[h] = Slot{s.key, s.bucket, now_};
+              ++used_;
+              break;
+            }
+    }
+    std::vector<Slot> slots_;
+    std::uint32_t now_ = 1;
+    std::size_t used_ = 0;
+  };
+
+ public:
+
   /// Records buffer i at `bytes`.
   void insert(std::uint32_t i, AddrRange bytes) {
     if (!s_->implicit || s_->implicit->group[i] == ImplicitPenalties::none) return;
     const std::uint32_t cell = node_cell_[i];
-    auto [at, fresh] = lookup_.try_emplace(Key{cell, bytes.begin, bytes.end}, static_cast<std::uint32_t>(live_));
+    const auto [at, fresh] = lookup_.find_or_add(Key{cell, bytes.begin, bytes.end}, static_cast<std::uint32_t>(live_));
     if (fresh) {
       if (live_ == buckets_.size()) buckets_.emplace_back();
       Bucket& b = buckets_[live_++];
       b.bytes = bytes;
       b.ends.clear();
       b.begins.clear();
-      cell_buckets_[cell].push_back(at->second);
+      cell_buckets_[cell].push_back(at);
       if (stamp_.size() < buckets_.size()) {
         stamp_.resize(buckets_.size(), 0);
         slot_.resize(buckets_.size(), 0);
       }
     }
-    Bucket& b = buckets_[at->second];
+    Bucket& b = buckets_[at];
     b.ends.insert(s_->implicit->end[i]);
     b.begins.insert(s_->implicit->begin[i]);
-    node_bucket_[i] = at->second;
+    node_bucket_[i] = at;
   }
 
   /// Appends, per placed byte range, the number of buffer i's placed rule
@@ -177,19 +247,6 @@ class PlacedRuleIndex {
   }
 
  private:
-  struct Key {
-    std::uint32_t cell;
-    Addr begin, end;
-    friend bool operator==(const Key&, const Key&) = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const noexcept {
-      std::uint64_t h = k.cell * 0x9E3779B97F4A7C15ull;
-      h ^= (k.begin + 0x7f4a7c15u) * 0xff51afd7ed558ccdull;
-      h = (h ^ (h >> 29)) + k.end * 0xc4ceb9fe1a85ec53ull;
-      return static_cast<std::size_t>(h ^ (h >> 32));
-    }
-  };
   struct Bucket {
     AddrRange bytes;
     TickCounter ends, begins;  // of the members
@@ -202,7 +259,7 @@ class PlacedRuleIndex {
   std::vector<std::vector<std::uint32_t>> cell_buckets_;
   std::vector<Bucket> buckets_;  // the first live_ are in use
   std::size_t live_ = 0;
-  std::unordered_map<Key, std::uint32_t, KeyHash> lookup_;
+  BucketTable lookup_;
   std::vector<std::uint32_t> node_bucket_;
   // Per bucket, for the removed partners of one query: where its entry is.
   std::vector<std::uint32_t> stamp_;
