@@ -11,8 +11,8 @@ For each size (statements) and each configuration -- `--planner dsa_rp`,
 at the --svg-sizes) -- each round runs OLD then NEW once, so both see the
 same machine load. OLD runs only up to --old-max statements (before the
 change it grows with the square of the kernel: minutes and gigabytes at
-100k). Wall time and peak RSS come from GNU time around the whole process
-(parse, passes, printing). The table gives medians over the rounds; every
+100k). Wall time and peak RSS (the child's own, from wait4) cover the whole
+process (parse, passes, printing). The table gives medians over the rounds; every
 run must succeed, and OLD and NEW must print the same program and draw the
 same map (a changed placement is a failure, not a figure). The load average
 is printed before and after.
@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -32,23 +33,31 @@ def run(binary, kernel, extra, scratch, timeout):
     """(wall s, peak RSS MB, sha of the output and map) or None on timeout."""
     out = os.path.join(scratch, "out.txt")
     svg = os.path.join(scratch, "map.svg")
-    times = os.path.join(scratch, "time.txt")
+    err = os.path.join(scratch, "err.txt")
     for f in (out, svg):
         if os.path.exists(f):
             os.remove(f)
-    argv = ["/usr/bin/time", "-o", times, "-f", "%e %M", binary, "compile", kernel, "-o", out]
-    argv += [a.replace("MAP", svg) for a in extra]
-    try:
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-    if proc.returncode != 0:
-        sys.exit(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr.decode()[-2000:]}")
-    wall, rss = open(times).read().split()[-2:]
+    argv = [binary, "compile", kernel, "-o", out] + [a.replace("MAP", svg) for a in extra]
+    t0 = time.perf_counter()
+    with open(err, "wb") as e:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=e)
+    while True:  # wait4 gives this child's own peak RSS
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid != 0:
+            break
+        if time.perf_counter() - t0 > timeout:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            return None
+        time.sleep(0.01)
+    wall = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"{' '.join(argv)} failed ({code}):\n{open(err).read()[-2000:]}")
     h = hashlib.sha256(open(out, "rb").read())
     if os.path.exists(svg):
         h.update(open(svg, "rb").read())
-    return float(wall), int(rss) / 1024, h.hexdigest()
+    return wall, usage.ru_maxrss / 1024, h.hexdigest()
 
 
 def figure(rs, timeout):
