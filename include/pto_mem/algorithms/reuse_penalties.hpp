@@ -9,6 +9,12 @@
 // turns one operation into events through a HazardRoute (evidence + pipe).
 // Conservative: missing information (an unknown route, a partial access, an
 // allocation spread over several regions) means no penalty, never a wrong one.
+//
+// The relation can be quadratic (a straight-line kernel pairs every block
+// with every other): recognize_reuse_penalties lists it, and
+// recognize_reuse_penalty_relation gives the same pairs as a rule plus a
+// short list (dsa_rp_implicit_penalties.hpp) in memory linear in the
+// allocations.
 #pragma once
 
 #include <algorithm>
