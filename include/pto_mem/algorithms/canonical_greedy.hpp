@@ -114,6 +114,20 @@ namespace dsa {
       if (b->node > i && overlaps(AddrRange{offset[i], offset[i] + s.size[i]},
                                   AddrRange{offset[b->node], offset[b->node] + s.size[b->node]}))
         o.penalty = saturating_add(o.penalty, b->weight);
+  if (s.implicit) {  // rule pairs: each buffer against the ones before it, by byte range
+    PlacedRuleIndex index(s);
+    std::vector<char> placed(s.n, 0);
+    std::vector<PlacedRuleIndex::Entry> partners;
+    for (std::uint32_t i = 0; i < s.n; ++i) {
+      const AddrRange bytes{offset[i], offset[i] + s.size[i]};
+      partners.clear();
+      index.partners(i, placed, partners);
+      for (const auto& e : partners)
+        if (overlaps(bytes, e.bytes)) o.penalty = saturating_add(o.penalty, e.weight);
+      index.insert(i, bytes);
+      placed[i] = 1;
+    }
+  }
   return o;
 }
 
@@ -121,8 +135,12 @@ namespace dsa {
 
 /// Runs DSA-RP canonical greedy on `p`. Must-alias groups and declared
 /// allocations must be unified into single buffers first; a problem that
-/// still has them is rejected as invalid.
-[[nodiscard]] inline GreedyResult canonical_greedy(const Problem& p, const GreedyOptions& options = {}) {
+/// still has them is rejected as invalid. `implicit`, when given, adds unit
+/// penalties by rule over p's buffer positions (a relation too large to
+/// list, see dsa_rp_implicit_penalties.hpp); the placement and the objective
+/// are the ones the same pairs listed in p.penalties would give.
+[[nodiscard]] inline GreedyResult canonical_greedy(const Problem& p, const GreedyOptions& options = {},
+                                                   const ImplicitPenalties* implicit = nullptr) {
   GreedyResult r;
   if (!options.trusted) r.diagnostics = validate(p);
   if (has_errors(r.diagnostics)) {
@@ -138,7 +156,14 @@ namespace dsa {
     return r;
   }
 
-  const dsa::SearchSpace space = dsa::build_search_space(p);
+  if (implicit && implicit->size() != p.buffers.size()) {
+    r.status = Status::invalid_input;
+    r.diagnostics.push_back(error("the penalty rule covers " + std::to_string(implicit->size()) +
+                                  " buffer(s) but the problem has " + std::to_string(p.buffers.size()) +
+                                  "; build the rule over the problem's buffers, in their order"));
+    return r;
+  }
+  const dsa::SearchSpace space = dsa::build_search_space(p, implicit);
   // Orders are made when a worker asks for one (OrderStream), so that a
   // deadline stops the generation with the passes and memory does not grow
   // with the number of restarts. In fast mode the contention order comes last.

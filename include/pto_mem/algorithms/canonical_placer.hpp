@@ -20,6 +20,12 @@
 // Both modes place identically. The compat mode also counts every candidate
 // upstream would scan, which needs the placed neighbours listed
 // once per buffer: O(degree), the only part of a pass that is.
+//
+// Soft neighbours come from the explicit list and, for a penalty rule, from
+// the placed-partner index (dsa_rp_placed_penalties.hpp), which gives the
+// rule partners aggregated by byte range. Every use of the neighbours is a
+// sum of weights or a set of tops, so aggregated entries place exactly as
+// the pairs one by one would.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +39,7 @@
 #include <vector>
 
 #include "pto_mem/algorithms/dsa_orders.hpp"
+#include "pto_mem/algorithms/dsa_rp_placed_penalties.hpp"
 #include "pto_mem/algorithms/dsa_search_space.hpp"
 #include "pto_mem/algorithms/occupancy_tree.hpp"
 #include "pto_mem/core/placement.hpp"
@@ -126,7 +133,7 @@ class CanonicalPlacer {
   /// `bucket_events` tunes the occupancy tree's leaves; offsets never depend
   /// on it.
   CanonicalPlacer(const SearchSpace& s, bool exact_candidates, std::uint32_t bucket_events = 128)
-      : s_(s), exact_(exact_candidates) {
+      : s_(s), exact_(exact_candidates), implicit_(s) {
     const std::size_t arenas = s.capacity.size();
     // Each lifetime end's rank among its arena's distinct ticks, from one
     // sort of (tick, end) pairs: no search per buffer.
@@ -176,6 +183,10 @@ class CanonicalPlacer {
   bool place(const Order& order, PassKind kind, bool ignore_capacity = false, const PassLimit* limit = nullptr) {
     const bool count_exact = exact_ && kind == PassKind::canonical;
     ignore_capacity_ = ignore_capacity;
+    // Soft neighbours are gathered for the canonical step and for the
+    // running penalty of a pass with a limit.
+    gather_soft_ = s_.has_soft && (kind == PassKind::canonical || limit);
+    implicit_.clear();
     for (auto& tree : trees_) tree.reset(count_exact);
     placed_.assign(s_.n, 0);
     offset_.assign(s_.n, 0);
@@ -231,14 +242,13 @@ class CanonicalPlacer {
       offset_[i] = *at;
       placed_[i] = 1;
       trees_[s_.arena[i]].insert(local_[i], AddrRange{*at, *at + s_.size[i]});
+      if (gather_soft_) implicit_.insert(i, AddrRange{*at, *at + s_.size[i]});
       if (!limit) continue;
       // The running objective; a record only where it changes.
       const Addr top = *at + s_.size[i];  // fits: lowest_free keeps offset + size <= the capacity
       Weight penalty_added = 0;           // the soft pairs this buffer completes, as dense_objective counts them
-      if (s_.has_soft)
-        for (auto [b, e] = s_.soft.of(i); b != e; ++b)
-          if (placed_[b->node] && b->node != i && overlaps(AddrRange{*at, top}, range_of(b->node)))
-            penalty_added = saturating_add(penalty_added, b->weight);
+      for (const auto& n : soft_)         // its placed soft neighbours, gathered by best_offset
+        if (overlaps(AddrRange{*at, top}, n.bytes)) penalty_added = saturating_add(penalty_added, n.weight);
       Addr& peak = peak_[s_.arena[i]];
       if (top <= peak && penalty_added == 0) continue;
       if (top > peak) {
@@ -298,23 +308,21 @@ class CanonicalPlacer {
       views_.push_back({u->data(), u->size(), unpositioned});
       prefetch(u->data());
     }
-    if (count_exact) candidates_ += count_candidates(i);
-
     soft_.clear();
-    if (kind == PassKind::canonical && s_.has_soft)
+    if (gather_soft_) {
       for (auto [b, e] = s_.soft.of(i); b != e; ++b)
         if (placed_[b->node]) soft_.push_back({range_of(b->node), b->weight});
-    if (soft_.empty()) {
+      implicit_.partners(i, placed_, soft_);
+    }
+    if (count_exact) candidates_ += count_candidates(i);
+    if (kind != PassKind::canonical || soft_.empty()) {
       if (!exact_ && kind == PassKind::canonical) ++candidates_;
       return lowest_free(i, 0);
     }
     return cheapest(i);
   }
 
-  struct SoftNeighbour {
-    AddrRange bytes;
-    Weight weight;
-  };
+  using SoftNeighbour = PlacedRuleIndex::Entry;  // bytes and weight, one neighbour or several on the same bytes
 
   /// min (penalty, offset) over f(0) and f(aligned soft tops): see the header.
   std::optional<Addr> cheapest(std::uint32_t i) {
@@ -408,7 +416,8 @@ class CanonicalPlacer {
 
   /// The number of canonical candidates: distinct aligned values of 0, the reserved ends
   /// and the tops of placed hard and soft neighbours. Linear in the number of
-  /// placed neighbours (a hash set, no sort).
+  /// placed neighbours (a hash set, no sort); soft neighbours as gathered in
+  /// soft_, rule partners once per byte range.
   std::uint64_t count_candidates(std::uint32_t i) {
     const Addr align = s_.alignment[i];
     values_.clear();
@@ -420,8 +429,7 @@ class CanonicalPlacer {
     trees_[s_.arena[i]].for_each_top(local_[i], add);
     for (auto [b, e] = s_.separated.of(i); b != e; ++b)
       if (placed_[*b]) add(offset_[*b] + s_.size[*b]);
-    for (auto [b, e] = s_.soft.of(i); b != e; ++b)
-      if (placed_[b->node]) add(offset_[b->node] + s_.size[b->node]);
+    for (const auto& n : soft_) add(n.bytes.end);
     return distinct_.count(values_);
   }
 
@@ -439,10 +447,12 @@ class CanonicalPlacer {
   const SearchSpace& s_;
   bool exact_;
   bool ignore_capacity_ = false;
+  bool gather_soft_ = false;
   bool has_separations_ = !s_.separated.items.empty();
   std::vector<std::uint32_t> local_;      // per node: its number in its arena's tree
   std::vector<RangeUnion> reserved_;      // per arena, merged
   std::vector<OccupancyTree> trees_;      // per arena
+  PlacedRuleIndex implicit_;              // placed rule partners, by byte range
   std::vector<char> placed_;
   std::vector<Addr> offset_;
   std::uint64_t candidates_ = 0;

@@ -31,7 +31,11 @@ struct DsaRpResult {
   [[nodiscard]] const Problem& solved(const Problem& strict) const { return relaxed ? *relaxed : strict; }
 };
 
-[[nodiscard]] PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyOptions& options = {});
+/// `implicit`: unit reuse penalties by rule over strict's buffer positions,
+/// in addition to strict.penalties (see canonical_greedy); it is kept
+/// through the relaxation, which only turns separations into penalties.
+[[nodiscard]] PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyOptions& options = {},
+                                                          const ImplicitPenalties* implicit = nullptr);
 
 }  // namespace pto_mem
 

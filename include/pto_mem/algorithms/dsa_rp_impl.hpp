@@ -14,9 +14,10 @@
 
 namespace pto_mem {
 
-PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyOptions& options) {
+PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyOptions& options,
+                                            const ImplicitPenalties* implicit) {
   DsaRpResult out;
-  out.greedy = canonical_greedy(strict, options);
+  out.greedy = canonical_greedy(strict, options, implicit);
   if (is_error(out.greedy.status)) return out;
   const std::vector<BufferPair> pairs = pipeline_pairs(strict);
   out.relaxable_pairs = pairs.size();
@@ -25,7 +26,7 @@ PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyO
     Diagnostics strict_diagnostics = std::move(out.greedy.diagnostics);
     GreedyOptions relaxed_options = options;
     relaxed_options.trusted = false;  // relaxing can overflow the penalty total: validate what we built
-    out.greedy = canonical_greedy(*out.relaxed, relaxed_options);
+    out.greedy = canonical_greedy(*out.relaxed, relaxed_options, implicit);
     out.greedy.statistics.set("relaxed_pipeline_pairs", static_cast<std::int64_t>(pairs.size()));
     if (!out.greedy.placement) {
       strict_diagnostics.insert(strict_diagnostics.end(), out.greedy.diagnostics.begin(), out.greedy.diagnostics.end());

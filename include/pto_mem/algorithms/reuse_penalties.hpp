@@ -9,6 +9,12 @@
 // turns one operation into events through a HazardRoute (evidence + pipe).
 // Conservative: missing information (an unknown route, a partial access, an
 // allocation spread over several regions) means no penalty, never a wrong one.
+//
+// The relation can be quadratic (a straight-line kernel pairs every block
+// with every other): recognize_reuse_penalties lists it, and
+// recognize_reuse_penalty_relation gives the same pairs as a rule plus a
+// short list (dsa_rp_implicit_penalties.hpp) in memory linear in the
+// allocations.
 #pragma once
 
 #include <algorithm>
@@ -19,9 +25,11 @@
 #include <optional>
 #include <ranges>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "pto_mem/algorithms/dsa_rp_implicit_penalties.hpp"
 #include "pto_mem/core/buffer.hpp"
 #include "pto_mem/core/hazard_route.hpp"
 #include "pto_mem/core/problem.hpp"
@@ -247,6 +255,175 @@ template <std::ranges::random_access_range Allocs, std::ranges::input_range Even
       }
     }
   }
+  return out;
+}
+
+/// The recognizer's relation in compressed form (dsa_rp_implicit_penalties.hpp):
+/// a rule for the pairs whose accesses do not interleave, and an explicit
+/// list for the rest. Together they hold exactly the pairs
+/// recognize_reuse_penalties lists, each once, with weight 1.
+struct ReusePenaltyRelation {
+  ImplicitPenalties implicit;
+  std::vector<ReusePenalty> listed;  ///< ascending (a, b); none of them a rule pair
+
+  /// The number of pairs.
+  [[nodiscard]] std::uint64_t size() const { return implicit_pair_count(implicit) + listed.size(); }
+
+  /// Every pair, ascending (a, b). Costs what it lists.
+  [[nodiscard]] std::vector<ReusePenalty> pairs() const {
+    std::vector<ReusePenalty> out;
+    for (const auto& [a, b] : implicit_pairs(implicit)) out.push_back({a, b, 1});
+    const std::size_t rule = out.size();
+    out.insert(out.end(), listed.begin(), listed.end());
+    std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(rule), out.end(),
+                       [](const ReusePenalty& x, const ReusePenalty& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
+    return out;
+  }
+};
+
+namespace detail::handoff {
+
+/// The recognizer's test for one ordered pair, P ended before Q began
+/// (end(P) <= begin(Q), same arena and region, both usable): the distance-0
+/// and distance-1 hand-offs of recognize_reuse_penalties.
+template <class Pipe>
+[[nodiscard]] bool hands_off(const Summary<Pipe>& p, const Summary<Pipe>& q) {
+  for (const auto& [pipe, access] : p.terminal)
+    if (pipe != *q.first_pipe && access.order <= q.first) return true;
+  if (q.in_loop)
+    for (const auto& [pipe, access] : q.terminal)
+      if (pipe != *p.first_pipe && access.order > p.first) return true;
+  return false;
+}
+
+}  // namespace detail::handoff
+
+/// The relation of recognize_reuse_penalties (same arguments, same pairs)
+/// without listing the pairs whose accesses do not interleave.
+///
+/// When every access of P comes before every access of Q (last order of P <
+/// first order of Q), both order tests of the hand-off hold or fail by pipes
+/// alone: distance 0 asks for a terminal pipe of P other than Q's first
+/// pipe, distance 1 (Q in a loop) for a terminal pipe of Q other than P's
+/// first pipe. So an allocation's kind is (first pipe, terminal pipes,
+/// in a loop), its group (arena, region), and the rule pairs P before Q
+/// when their lifetimes are strictly ordered. What the rule cannot say is
+/// settled pair by pair: lifetimes that touch (end(P) == begin(Q)) are
+/// tested and listed; strictly ordered pairs whose accesses interleave are
+/// tested and, where the kinds' answer is wrong, listed or removed;
+/// separated rule pairs are removed. Cost O(B log B + E + kinds² + the
+/// touching and interleaved pairs + separations).
+template <std::ranges::random_access_range Allocs, std::ranges::input_range Events,
+          std::ranges::input_range Pairs = std::vector<std::pair<std::size_t, std::size_t>>>
+  requires Buffer<std::ranges::range_value_t<Allocs>>
+[[nodiscard]] ReusePenaltyRelation recognize_reuse_penalty_relation(const Allocs& allocations, const Events& events,
+                                                                    const Pairs& separated = {}) {
+  using Event = std::ranges::range_value_t<Events>;
+  using Pipe = typename Event::pipe_type;
+  static_assert(std::totally_ordered<Pipe>, "pipes are bucketed in a deterministic order");
+  using B = std::ranges::range_value_t<Allocs>;
+  using Summary = detail::handoff::Summary<Pipe>;
+  const std::size_t n = static_cast<std::size_t>(std::ranges::size(allocations));
+  auto item = [&](std::size_t i) -> const B& { return std::ranges::begin(allocations)[static_cast<std::ptrdiff_t>(i)]; };
+
+  std::vector<Summary> sum(n);
+  for (const auto& e : events)
+    if (e.allocation < n) sum[e.allocation].add(e);
+
+  ReusePenaltyRelation out;
+  ImplicitPenalties& rule = out.implicit;
+  rule.group.assign(n, ImplicitPenalties::none);
+  rule.kind.assign(n, 0);
+  rule.begin.resize(n);
+  rule.end.resize(n);
+  std::map<std::pair<buffer_arena_t<B>, std::uint32_t>, std::uint32_t> groups;
+  using Kind = std::tuple<Pipe, std::vector<Pipe>, bool>;  // first pipe, terminal pipes (ascending), in a loop
+  std::map<Kind, std::uint32_t> kinds;
+  std::vector<const Kind*> kind_of;  // by kind number
+  std::vector<std::uint64_t> last_order(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Interval live = buffer_lifetime(item(i));
+    rule.begin[i] = live.begin;
+    rule.end[i] = live.end;
+    const Summary& s = sum[i];
+    if (!s.usable()) continue;
+    rule.group[i] = groups.try_emplace({buffer_arena(item(i)), s.region}, static_cast<std::uint32_t>(groups.size())).first->second;
+    Kind k{*s.first_pipe, {}, s.in_loop};
+    for (const auto& [p, access] : s.terminal) {
+      std::get<1>(k).push_back(p);
+      last_order[i] = std::max(last_order[i], access.order);
+    }
+    auto [it, fresh] = kinds.try_emplace(std::move(k), static_cast<std::uint32_t>(kinds.size()));
+    if (fresh) kind_of.push_back(&it->first);
+    rule.kind[i] = it->second;
+  }
+  rule.kinds = static_cast<std::uint32_t>(kinds.size());
+  rule.ordered.assign(static_cast<std::size_t>(rule.kinds) * rule.kinds, 0);
+  auto ends_off = [](const Kind& k, const Pipe& pipe) {  // some terminal pipe other than `pipe`
+    return std::ranges::any_of(std::get<1>(k), [&](const Pipe& p) { return p != pipe; });
+  };
+  for (std::uint32_t a = 0; a < rule.kinds; ++a)
+    for (std::uint32_t b = 0; b < rule.kinds; ++b) {
+      const Kind &p = *kind_of[a], &q = *kind_of[b];
+      rule.ordered[static_cast<std::size_t>(a) * rule.kinds + b] =
+          ends_off(p, std::get<0>(q)) || (std::get<2>(q) && ends_off(q, std::get<0>(p))) ? 1 : 0;
+    }
+
+  std::set<std::pair<std::size_t, std::size_t>> hard;
+  for (const auto& [a, b] : separated)
+    if (a != b && a < n && b < n) hard.insert({std::min<std::size_t>(a, b), std::max<std::size_t>(a, b)});
+
+  // Per group: the pairs the kinds cannot answer.
+  std::vector<std::vector<std::size_t>> members(groups.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (rule.group[i] != ImplicitPenalties::none) members[rule.group[i]].push_back(i);
+  std::vector<std::pair<std::size_t, std::size_t>> listed, removed;
+  for (const auto& group : members) {
+    // Touching lifetimes: end(P) == begin(Q).
+    std::vector<std::pair<Tick, std::size_t>> by_begin, by_end;
+    for (std::size_t i : group) {
+      by_begin.push_back({rule.begin[i], i});
+      by_end.push_back({rule.end[i], i});
+    }
+    std::sort(by_begin.begin(), by_begin.end());
+    std::sort(by_end.begin(), by_end.end());
+    for (std::size_t e = 0, b = 0; e < by_end.size();) {
+      const Tick t = by_end[e].first;
+      std::size_t e2 = e;
+      while (e2 < by_end.size() && by_end[e2].first == t) ++e2;
+      while (b < by_begin.size() && by_begin[b].first < t) ++b;
+      for (std::size_t b2 = b; b2 < by_begin.size() && by_begin[b2].first == t; ++b2)
+        for (std::size_t k = e; k < e2; ++k) {
+          const std::size_t p = by_end[k].second, q = by_begin[b2].second;
+          if (p != q && detail::handoff::hands_off(sum[p], sum[q])) listed.emplace_back(std::min(p, q), std::max(p, q));
+        }
+      e = e2;
+    }
+    // Strictly ordered lifetimes whose accesses interleave: P's last order
+    // >= Q's first. Sweep Q by begin; P joins once it has ended.
+    std::multiset<std::pair<std::uint64_t, std::size_t>> ended;  // (last order, P)
+    std::size_t next = 0;
+    for (const auto& [begin, q] : by_begin) {
+      for (; next < by_end.size() && by_end[next].first < begin; ++next)
+        ended.insert({last_order[by_end[next].second], by_end[next].second});
+      for (auto it = ended.lower_bound({sum[q].first, 0}); it != ended.end(); ++it) {
+        const std::size_t p = it->second;
+        const bool truth = detail::handoff::hands_off(sum[p], sum[q]);
+        if (truth == rule.pays(rule.kind[p], rule.kind[q])) continue;
+        (truth ? listed : removed).emplace_back(std::min(p, q), std::max(p, q));
+      }
+    }
+  }
+  // Separated pairs pay nothing.
+  for (const auto& ab : hard)
+    if (rule.in_rule(ab.first, ab.second)) removed.push_back(ab);
+  std::sort(listed.begin(), listed.end());
+  listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+  std::sort(removed.begin(), removed.end());
+  removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
+  rule.removed = std::move(removed);
+  for (const auto& [a, b] : listed)
+    if (!hard.contains({a, b})) out.listed.push_back({a, b, 1});
   return out;
 }
 

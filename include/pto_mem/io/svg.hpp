@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pto_mem/core/compiled_mode.hpp"
@@ -129,6 +130,26 @@ inline std::uint64_t tick_step(std::uint64_t span, std::uint64_t target) {
   }
 }
 
+/// always_fitting_capacity of every arena (by position), in one pass over
+/// the buffers instead of one per arena: the same saturating sums in the
+/// same order, per arena id.
+inline std::vector<Addr> always_fitting_capacities(const Problem& p) {
+  std::unordered_map<std::int64_t, Addr> by_id;
+  for (const auto& a : p.arenas) {
+    Addr& c = by_id[a.id];
+    for (const auto& r : a.reserved) c = std::max(c, r.end);
+  }
+  for (const auto& b : p.buffers) {
+    const auto it = by_id.find(b.arena);
+    if (it == by_id.end()) continue;
+    const Addr align = std::max<Addr>(b.alignment, 1);
+    it->second = saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
+  }
+  std::vector<Addr> cap;
+  for (const auto& a : p.arenas) cap.push_back(std::max<Addr>(by_id[a.id], 1));
+  return cap;
+}
+
 inline std::uint32_t colour_of(std::string_view id) {
   std::uint32_t h = 2166136261u;  // FNV-1a: stable across runs and platforms
   for (char c : id) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
@@ -144,6 +165,7 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
   const auto loads = arena_loads(p);
   const Objective objective = evaluate_objective(p, pl);
   const std::size_t na = p.arenas.size();
+  const std::vector<Addr> unbounded = always_fitting_capacities(p);
   const double W = std::max(opt.width, left + right + 100);
   const double H = std::max(opt.panel_height, top + bottom + 60);
   const double total_h = H * static_cast<double>(std::max<std::size_t>(na, 1)) + (na > 0 ? 22 : 0);
@@ -225,7 +247,7 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
     // Address axis: up to the capacity when it is at most twice the peak,
     // else up to the peak (a capacity far above would squash every buffer
     // into a thin band). A capacity the problem did not give is not drawn.
-    const bool real_capacity = arena.capacity != always_fitting_capacity(p, arena.id);
+    const bool real_capacity = arena.capacity != unbounded[k];
     Addr ytop = std::max<Addr>({peak, proved, 1});
     const bool show_capacity = real_capacity && arena.capacity / 2 <= ytop;
     if (show_capacity) ytop = std::max(ytop, arena.capacity);

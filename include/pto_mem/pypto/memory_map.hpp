@@ -70,12 +70,36 @@ class LiveRanges : public IRVisitor {
   void visit_var_def(const VarPtr& v) override { note(v); }
   void visit_var_use(const VarPtr& v) override { note(v); }
 
+  /// A value defined before a loop and read inside it lives through the
+  /// loop: its last point becomes the largest end of the loops that start
+  /// after its first point and at or before its last. (Loops nest, so a
+  /// loop this extension reaches into lies inside one that already counts:
+  /// one range-maximum query per allocation, not a pass over every loop.)
   void finish() {
     points = point_ + 1;
-    // A value defined before a loop and read inside it lives through the loop.
-    for (const auto& [start, end] : loops_)
-      for (auto& [b, r] : ranges)
-        if (r.first < start && r.last >= start) r.last = std::max(r.last, end);
+    if (loops_.empty()) return;
+    std::sort(loops_.begin(), loops_.end());  // by start
+    // Sparse table of loop ends: levels[j][i] = max end of loops i .. i + 2^j - 1.
+    std::vector<std::vector<Tick>> levels(1);
+    for (const auto& [start, end] : loops_) levels[0].push_back(end);
+    for (std::size_t w = 1; 2 * w <= loops_.size(); w *= 2) {
+      const auto& below = levels.back();
+      std::vector<Tick> next(below.size() - w);
+      for (std::size_t i = 0; i < next.size(); ++i) next[i] = std::max(below[i], below[i + w]);
+      levels.push_back(std::move(next));
+    }
+    auto first_starting_after = [&](Tick t) {
+      return static_cast<std::size_t>(
+          std::upper_bound(loops_.begin(), loops_.end(), t, [](Tick x, const auto& l) { return x < l.first; }) -
+          loops_.begin());
+    };
+    for (auto& [b, r] : ranges) {
+      const std::size_t lo = first_starting_after(r.first), hi = first_starting_after(r.last);  // loops [lo, hi)
+      if (lo >= hi) continue;
+      std::size_t j = 0;
+      while ((std::size_t{2} << j) <= hi - lo) ++j;
+      r.last = std::max({r.last, levels[j][lo], levels[j][hi - (std::size_t{1} << j)]});
+    }
   }
 
  private:
@@ -186,12 +210,18 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
       out.placement.offsets.push_back(addr);
     });
   }
-  // A space without a capacity (no backend) is drawn up to its high-water mark.
-  for (auto& arena : out.problem.arenas) {
+  // A space without a capacity (no backend) is drawn up to its high-water
+  // mark (arena ids are their positions: one pass over the buffers).
+  std::vector<Addr> high(out.problem.arenas.size(), 0);
+  for (std::size_t i = 0; i < out.problem.buffers.size(); ++i)
+    if (out.placement.offsets[i]) {
+      Addr& h = high[static_cast<std::size_t>(out.problem.buffers[i].arena)];
+      h = std::max(h, *out.placement.offsets[i] + out.problem.buffers[i].size);
+    }
+  for (std::size_t k = 0; k < out.problem.arenas.size(); ++k) {
+    auto& arena = out.problem.arenas[k];
     if (arena.capacity != 0) continue;
-    for (std::size_t i = 0; i < out.problem.buffers.size(); ++i)
-      if (out.problem.buffers[i].arena == arena.id && out.placement.offsets[i])
-        arena.capacity = std::max(arena.capacity, *out.placement.offsets[i] + out.problem.buffers[i].size);
+    arena.capacity = high[k];
     for (const auto& r : arena.reserved) arena.capacity = std::max(arena.capacity, r.end);
   }
   return out;

@@ -18,7 +18,11 @@
 //    alias unification does that: declared allocations with
 //    closed_by_separations), cross-pool pairs dropped;
 //  * penalties: the generic recognizer (algorithms/reuse_penalties.hpp) over
-//    the IR's access trace (access_events.hpp); none without a backend.
+//    the IR's access trace (access_events.hpp); none without a backend. A
+//    small relation is listed in the problem's penalties; a large one (a
+//    long kernel pairs most allocations of a region with each other) stays
+//    a rule beside the problem (DsaProblem::implicit) and only its
+//    exceptions are listed: the placements are the same either way.
 // plan_dsa_rp solves hard, then with pipeline-only separations relaxed
 // (PH-DSA-001); the placement is validated independently and written back
 // (address_writeback.hpp); orphaned allocs are dropped.
@@ -26,6 +30,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -59,7 +64,14 @@ struct DsaProblem {
   std::vector<PlannedBase> bases;      ///< interval order
   std::vector<DsaInterval> intervals;  ///< aligned with bases
   Problem problem;                     ///< the strict problem (declarations closed, penalties included)
+  /// Reuse penalties kept as a rule over problem.buffers (none when the
+  /// relation was small enough to list in problem.penalties).
+  std::optional<ImplicitPenalties> implicit;
 };
+
+/// Reuse-penalty relations of at most this many pairs are listed in the
+/// problem; larger ones stay a rule.
+inline constexpr std::uint64_t listed_penalty_limit = 1 << 16;
 
 /// Ticks of an inclusive point range: statement point p reads at tick 2p and
 /// writes at tick 2p+1, so a value read last by p and the value p writes do
@@ -69,9 +81,10 @@ struct DsaProblem {
 }
 
 /// Builds the problem; false (with the error reported) on a declared-slot
-/// conflict or a model the generic unification rejects.
+/// conflict or a model the generic unification rejects. `listed_limit`: the
+/// largest penalty relation listed pair by pair (tests vary it).
 inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
-                              DsaProblem& out) {
+                              DsaProblem& out, std::uint64_t listed_limit = listed_penalty_limit) {
   const Lifetimes lt = compute_lifetimes(f, {true});
   const AllocTable allocs(f);
   if (!check_declared_slots(f, p, lt, ctx, allocs)) return false;
@@ -184,11 +197,11 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
     const AccessTrace trace(f, ctx, index, bytes);
     std::vector<std::pair<std::size_t, std::size_t>> hard;
     for (const auto& s : prob.separations) hard.emplace_back(std::stoul(s.a), std::stoul(s.b));
-    auto penalties = recognize_reuse_penalties(out.intervals, trace.events(), hard);
-    std::sort(penalties.begin(), penalties.end(),
-              [](const ReusePenalty& x, const ReusePenalty& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
-    for (const auto& e : penalties)
-      if (e.weight > 0) prob.penalties.push_back({std::to_string(e.a), std::to_string(e.b), e.weight});
+    ReusePenaltyRelation relation = recognize_reuse_penalty_relation(out.intervals, trace.events(), hard);
+    const bool listed = relation.size() <= listed_limit;
+    for (const auto& e : listed ? relation.pairs() : relation.listed)  // ascending (a, b)
+      prob.penalties.push_back({std::to_string(e.a), std::to_string(e.b), e.weight});
+    if (!listed) out.implicit = std::move(relation.implicit);
   }
   return true;
 }
@@ -212,7 +225,7 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
   GreedyOptions options;
   options.compat_pypto = true;  // PyPTO's placements: seed 0, 4 restarts
   options.trusted = true;
-  const DsaRpResult solved = plan_dsa_rp(model.problem, options);
+  const DsaRpResult solved = plan_dsa_rp(model.problem, options, model.implicit ? &*model.implicit : nullptr);
   const GreedyResult& r = solved.greedy;
   if (is_error(r.status)) {
     ctx.diagnostics.push_back(pass_error(

@@ -97,7 +97,7 @@ using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 class Parser {
  public:
   Parser(std::string_view text, std::string file, const ParseOptions& opt)
-      : lex_(text), file_(std::move(file)), opt_(opt),
+      : lex_(text), text_(text), file_(std::move(file)), opt_(opt),
         reg_(opt.registry ? *opt.registry : default_registry()), function_names_(scan_function_names(text)) {}
 
   Program run() {
@@ -300,6 +300,7 @@ class Parser {
   struct Undo {
     Binding* slot;
     Binding previous;
+    std::string_view name;  ///< the slot's key (map keys are stable)
   };
 
   void push_scope() { frames_.emplace_back(); }
@@ -337,14 +338,26 @@ class Parser {
                         ") is re-bound inside a loop body, which makes it a loop-carried value; carry it explicitly: "
                         "for i, (" + v->name + "_iter,) in range(..., init_values=(" + v->name + ",)) ... " +
                         v->name + "_out = yield_(...)");
-        fail(loc, "'" + v->name + "' (defined" + where +
-                      ") is re-bound inside an if arm, which makes it an if result; end both arms with `" + v->name +
-                      "_phi = yield_(...)` instead");
+        // Re-bound inside an if arm: the if gets an implicit phi of it (parse_if).
       }
     }
-    Binding& slot = names_[v->name];  // map nodes are stable: the undo log points at them
-    frames_.back().push_back(Undo{&slot, std::move(slot)});
+    bind_as(v->name, v);
+    ++versions_[v->name];
+  }
+  /// Binds `name` to `v` in the innermost scope, whatever `v` is called (an
+  /// implicit iter-arg, return variable or phi answers to the name it carries).
+  void bind_as(std::string_view name, const VarPtr& v) {
+    auto it = names_.try_emplace(std::string(name)).first;  // map nodes are stable: the undo log points at them
+    Binding& slot = it->second;
+    frames_.back().push_back(Undo{&slot, std::move(slot), it->first});
     slot = Binding{v, var_ref(v), frames_.size() - 1};
+  }
+  /// PyPTO's name for an implicit carry or phi of `name`: `x__iter_v1`,
+  /// `x__rv_v2`, `x__phi_v3`, numbered by the definitions of `name` so far in
+  /// the function.
+  std::string implicit_name(const std::string& name, std::string_view role) {
+    int& k = versions_[name];
+    return name + "__" + std::string(role) + "_v" + std::to_string(k++);
   }
 
   /// The compound statement's own yield names, for one annotation: bound in
@@ -357,8 +370,9 @@ class Parser {
       for (const auto& n : names) {
         VarPtr& v = p.yield_names_.back()[n];
         if (!v) v = make_var(n, nullptr, loc);
-        Binding& slot = p.names_[n];
-        p.frames_.back().push_back(Undo{&slot, std::move(slot)});
+        auto it = p.names_.try_emplace(n).first;
+        Binding& slot = it->second;
+        p.frames_.back().push_back(Undo{&slot, std::move(slot), it->first});
         slot = Binding{v, var_ref(v), p.frames_.size() - 1};
       }
     }
@@ -387,6 +401,7 @@ class Parser {
     declared_.clear();
     free_symbols_.clear();
     yield_names_.clear();
+    versions_.clear();
   }
 
   // ---- allocation bases -------------------------------------------------------------------------
@@ -764,14 +779,54 @@ class Parser {
     bool pl = false;  ///< `pl.yield_`: a partial annotation takes the carried value's space
     const YieldStmt* stmt = nullptr;
   };
+  /// A name an if arm bound in its own scope: what it was before the arm
+  /// (no var: new in the arm) and at the arm's end.
+  struct Rebind {
+    std::string name;
+    Binding before, after;
+  };
   struct Block {
     StmtPtr body;
     std::optional<YieldInfo> yield;
     ExprPtr condition;  ///< while_ bodies: the leading cond(...)
+    Loc loc;
+    std::vector<ExprPtr> carried_out;  ///< the implicit carries' values at the end of a loop body
+    std::vector<Rebind> rebinds;       ///< an if arm's own bindings, in order of first binding
   };
 
-  /// After the ':' of a compound statement.
-  Block parse_block(bool while_condition) {
+  /// The names the innermost scope bound, with their bindings before it and now.
+  std::vector<Rebind> collect_rebinds() {
+    std::vector<Rebind> out;
+    std::unordered_map<std::string_view, std::size_t> seen;
+    for (const auto& u : frames_.back()) {
+      if (seen.count(u.name)) continue;
+      seen.emplace(u.name, out.size());
+      if (u.slot->var && alloc_vars_.count(u.slot->var.get())) continue;
+      out.push_back(Rebind{std::string(u.name), u.previous, *u.slot});
+    }
+    return out;
+  }
+
+  /// `b`'s statements ending in a yield of `values` after whatever it yields already.
+  static void extend_yield(Block& b, const std::vector<ExprPtr>& values, Loc loc) {
+    std::vector<StmtPtr> stmts;
+    if (const auto* q = b.body ? b.body->as<SeqStmts>() : nullptr) stmts = q->stmts;
+    if (!stmts.empty())
+      if (const auto* y = stmts.back()->as<YieldStmt>()) {
+        std::vector<ExprPtr> all = y->values;
+        all.insert(all.end(), values.begin(), values.end());
+        stmts.back() = yield(std::move(all), y->loc);
+        b.body = seq(std::move(stmts), b.loc);
+        return;
+      }
+    stmts.push_back(yield(values, loc));
+    b.body = seq(std::move(stmts), b.loc);
+  }
+
+  /// After the ':' of a compound statement. `carried`: names whose bindings
+  /// at the end of the body are the loop's implicit carries; `arm`: record
+  /// the names the block bound (an if arm's implicit phis).
+  Block parse_block(bool while_condition, const std::vector<std::string>* carried = nullptr, bool arm = false) {
     const Loc loc = peek().loc;
     expect(TokenKind::Newline, "end of line after ':'");
     expect(TokenKind::Indent, "an indented block");
@@ -793,21 +848,116 @@ class Parser {
       parse_stmt(stmts, b.yield);
     }
     expect(TokenKind::Dedent, "end of block");
+    if (carried)
+      for (const auto& n : *carried) b.carried_out.push_back(lookup(n)->ref);
+    if (arm) b.rebinds = collect_rebinds();
     pop_scope();
+    b.loc = loc;
     b.body = seq(std::move(stmts), loc);
     return b;
   }
 
-  /// A loop body or if arm: names bound below frame `root` may not be re-bound in it.
-  Block rooted_block(BlockKind kind, std::size_t root, bool while_condition) {
+  /// A loop body or if arm: names bound below frame `root` may not be re-bound
+  /// in a loop body (a loop carries what it re-binds); re-binding one in an if
+  /// arm makes an implicit phi.
+  Block rooted_block(BlockKind kind, std::size_t root, bool while_condition,
+                     const std::vector<std::string>* carried = nullptr) {
     const std::size_t saved_root = block_root_;
     const BlockKind saved_kind = block_kind_;
     block_root_ = root;
     block_kind_ = kind;
-    Block b = parse_block(while_condition);
+    Block b = parse_block(while_condition, carried, kind == BlockKind::arm);
     block_root_ = saved_root;
     block_kind_ = saved_kind;
     return b;
+  }
+
+  // ---- implicit carries and phis (PyPTO's DSL) ----------------------------------------------------
+  /// The names assigned anywhere in the body of the compound statement whose
+  /// header starts with `header` (nested blocks included), sorted: the body
+  /// is read ahead with a second lexer, so a loop knows what it carries
+  /// before its body refers to it. A `yield_` assignment binds its names in
+  /// the enclosing block, so the statement's own (one level in) do not count.
+  std::vector<std::string> scan_assigned(const Token& header) {
+    std::vector<std::string> out;
+    if (header.text.data() < text_.data() || header.text.data() > text_.data() + text_.size()) return out;
+    const std::size_t at = static_cast<std::size_t>(header.text.data() - text_.data());
+    const std::size_t nl = text_.rfind('\n', at);
+    const std::size_t line_start = nl == std::string_view::npos ? 0 : nl + 1;
+    Lexer scan(text_.substr(line_start));
+    int depth = 0;                    // 1: the header's line, 2: the body
+    bool entered = false;
+    std::size_t k = 0;                // tokens seen on this line
+    int brackets = 0;
+    bool targets = false;             // the line so far is `name (, name)*`
+    bool want_name = false;
+    bool annotated = false;           // after `targets :`, waiting for '='
+    bool after_eq = false;            // in the right-hand side of the target list's '='
+    bool decided = false;             // the right-hand side is known to be a yield_ or not
+    bool yield_rhs = false;
+    std::vector<std::string_view> line_names;
+    auto finish = [&] {
+      if (targets && after_eq && depth >= (yield_rhs ? 3 : 2))
+        for (auto n : line_names) out.emplace_back(n);
+      k = 0;
+      brackets = 0;
+      targets = want_name = annotated = after_eq = decided = yield_rhs = false;
+      line_names.clear();
+    };
+    for (;;) {
+      const Token t = scan.next();
+      if (t.is(TokenKind::End) || t.is(TokenKind::Error)) break;
+      if (t.is(TokenKind::Indent)) {
+        if (++depth >= 2) entered = true;
+        continue;
+      }
+      if (t.is(TokenKind::Dedent)) {
+        if (--depth < 2 && entered) break;
+        continue;
+      }
+      if (t.is(TokenKind::Newline)) {
+        finish();
+        continue;
+      }
+      const std::size_t i = k++;
+      if (i == 0) {
+        if (t.is(TokenKind::Name) && classify_word(t.text).kind == Word::Kind::none && t.text != "pl") {
+          targets = true;
+          line_names.push_back(t.text);
+        }
+        continue;
+      }
+      if (!targets) continue;
+      if (after_eq) {  // only whether the right-hand side is a yield_ matters
+        if (decided || t.is_op("(") || t.is_name("pl") || t.is_op(".")) continue;
+        decided = true;
+        yield_rhs = t.is_name("yield_");
+        continue;
+      }
+      if (annotated) {
+        if (t.is_op("[") || t.is_op("(")) ++brackets;
+        else if (t.is_op("]") || t.is_op(")")) --brackets;
+        else if (brackets == 0 && t.is_op("=")) after_eq = true;
+        continue;
+      }
+      if (want_name) {
+        if (t.is(TokenKind::Name)) {
+          line_names.push_back(t.text);
+          want_name = false;
+        } else {
+          targets = false;
+        }
+        continue;
+      }
+      if (t.is_op(",")) want_name = true;
+      else if (t.is_op("=")) after_eq = true;
+      else if (t.is_op(":")) annotated = true;
+      else targets = false;
+    }
+    finish();
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
   }
 
   /// `yield_`, `cond`, ... possibly written `pl.yield_`, followed by '('.
@@ -935,8 +1085,43 @@ class Parser {
     }
     expect_op("=");
     if (!at_keyword_call("yield_") && !(peek().is_op("(") && at_keyword_call("yield_", 1)))
-      fail(peek().loc, "several names can only be assigned from yield_(...), found " + describe(peek()));
+      return parse_tuple_assign(y, out);
     finish_yield_assign(std::move(y), out, yield_info);
+  }
+
+  /// `a, b = f(...)` where `f` returns a tuple: as PyPTO's DSL unpacks it, the
+  /// call's value is bound to a temporary `_tuple_tmp` and each name to one
+  /// element of it (`a = _tuple_tmp[0]`, ...).
+  void parse_tuple_assign(const YieldInfo& y, std::vector<StmtPtr>& out) {
+    const Loc rhs_loc = peek().loc;
+    std::string names;
+    for (const auto& n : y.names) names += (names.empty() ? "" : ", ") + n;
+    pl_calls_.clear();
+    ExprPtr rhs = parse_expr();
+    expect_newline();
+    const auto* c = rhs->as<Call>();
+    if (!c)
+      fail(rhs_loc, "several names (" + names + ") can only be assigned from a call that returns a tuple or from "
+                    "yield_(...); assign one name at a time");
+    TypePtr type = y.annotation ? y.annotation : deduce(rhs);
+    const auto* tt = type ? type->as<TupleType>() : nullptr;
+    if (!type)
+      fail(rhs_loc, "cannot tell what '" + c->op + "(...)' returns, so it cannot be unpacked into " + names +
+                        "; annotate the names: " + names + ": tuple[...] = ...");
+    if (!tt)
+      fail(rhs_loc, "'" + c->op + "(...)' returns one value, not a tuple, so it cannot be unpacked into " + names +
+                        "; assign it to one name");
+    if (tt->elems.size() != y.names.size())
+      fail(rhs_loc, "'" + c->op + "(...)' returns a tuple of " + std::to_string(tt->elems.size()) +
+                        " values but " + std::to_string(y.names.size()) + " names (" + names + ") receive it");
+    auto tmp = make_var("_tuple_tmp", type, y.loc);  // not a name the program can use
+    out.push_back(assign(tmp, std::move(rhs), y.loc));
+    const ExprPtr tmp_ref = var_ref(tmp);
+    for (std::size_t i = 0; i < y.names.size(); ++i) {
+      auto v = make_var(y.names[i], tt->elems[i], y.loc);
+      define(v, y.loc);
+      out.push_back(assign(std::move(v), subscript(tmp_ref, int_imm(static_cast<std::int64_t>(i))), y.loc));
+    }
   }
 
   void finish_yield_assign(YieldInfo y, std::vector<StmtPtr>& out, std::optional<YieldInfo>& yield_info) {
@@ -1015,6 +1200,13 @@ class Parser {
       }
       return nullptr;
     }
+    if (const auto* s = rhs->as<SubscriptExpr>()) {  // one element of a tuple: `a = _tuple_tmp[0]`
+      const TypePtr whole = deduce(s->value);
+      const auto* tt = whole ? whole->as<TupleType>() : nullptr;
+      const auto k = as_const_int(s->index);
+      if (tt && k && *k >= 0 && static_cast<std::size_t>(*k) < tt->elems.size()) return tt->elems[static_cast<std::size_t>(*k)];
+      return nullptr;
+    }
     return expr_type(rhs);
   }
 
@@ -1088,8 +1280,38 @@ class Parser {
     return rvs;
   }
 
+  /// The names a loop re-binds that are visible before it (PyPTO's DSL
+  /// carries them implicitly), sorted, except `skip` (its own loop variable
+  /// and explicit carries) and allocations.
+  std::vector<std::string> implicit_carries(const Token& header, const std::vector<std::string>& skip) {
+    std::vector<std::string> out;
+    if (!opt_.allow_rebinding) return out;
+    for (auto& n : scan_assigned(header)) {
+      if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
+      const Binding* b = lookup(n);
+      if (!b || alloc_vars_.count(b->var.get())) continue;
+      out.push_back(std::move(n));
+    }
+    return out;
+  }
+
+  /// Adds the implicit carries `names` to `iter_args` (named as PyPTO names
+  /// them), returning the names their return variables will take.
+  std::vector<std::string> add_implicit_iter_args(const std::vector<std::string>& names, Loc loc,
+                                                  std::vector<IterArg>& iter_args, std::vector<TypePtr>& types) {
+    std::vector<std::string> rv_names;
+    for (const auto& n : names) {
+      const Binding* b = lookup(n);
+      iter_args.push_back(IterArg{make_var(implicit_name(n, "iter"), b->var->type, loc), b->ref});
+      types.push_back(b->var->type);
+      rv_names.push_back(implicit_name(n, "rv"));
+    }
+    return rv_names;
+  }
+
   StmtPtr parse_for() {
-    const Loc loc = take().loc;
+    const Token header = take();
+    const Loc loc = header.loc;
     struct Name {
       std::string name;
       Loc loc;
@@ -1191,36 +1413,70 @@ class Parser {
 
     std::vector<IterArg> iter_args;
     std::vector<TypePtr> carry_types;
+    std::vector<bool> typed_by_use;  // the init's type is taken from the loop's yield
     for (std::size_t i = 0; i < carries.size(); ++i) {
-      TypePtr t = expr_type(inits[i]);
-      if (!t)
-        fail(loc, "cannot tell the type of init value " + std::to_string(i + 1) + "; bind it to a variable first");
+      TypePtr t = deduce(inits[i]);  // a call's type too: `init_values=(self.helper(x),)`
+      const bool literal = (inits[i]->is<IntImm>() && !inits[i]->as<IntImm>()->dtype) ||
+                           (inits[i]->is<FloatImm>() && !inits[i]->as<FloatImm>()->dtype);
+      typed_by_use.push_back(!t || literal);
+      if (!t) t = unknown_type();  // until the yield tells
       iter_args.push_back(IterArg{make_var(carries[i].name, t, carries[i].loc), inits[i]});
       carry_types.push_back(std::move(t));
     }
+    const std::size_t n_explicit = iter_args.size();
+    std::vector<std::string> skip;
+    if (loop_var) skip.push_back(loop_var->name);
+    for (const auto& c : carries) skip.push_back(c.name);
+    const std::vector<std::string> implicit = implicit_carries(header, skip);
+    const std::vector<std::string> rv_names = add_implicit_iter_args(implicit, loc, iter_args, carry_types);
     VarPtr lv;
     push_scope();
     if (loop_var) {
       lv = make_var(loop_var->name, scalar_type(DataType::INDEX), loop_var->loc);
       define(lv, loop_var->loc);
     }
-    for (const auto& ia : iter_args) define(ia.var, ia.var->loc);
+    for (std::size_t i = 0; i < n_explicit; ++i) define(iter_args[i].var, iter_args[i].var->loc);
+    for (std::size_t i = 0; i < implicit.size(); ++i) bind_as(implicit[i], iter_args[n_explicit + i].var);
     YieldNameFrame own_names(*this);
-    Block b = rooted_block(BlockKind::loop, frames_.size() - 1, is_while);
+    Block b = rooted_block(BlockKind::loop, frames_.size() - 1, is_while, &implicit);
     pop_scope();
 
     std::vector<VarPtr> rvs;
-    if (!iter_args.empty()) {
+    if (n_explicit > 0) {
       if (!b.yield || !b.yield->named)
         fail(loc, "a loop with init_values must end with `" + carries[0].name + "_out" +
                       (carries.size() > 1 ? ", ..." : "") + " = yield_(...)` carrying " +
                       std::to_string(carries.size()) + " value(s)");
-      if (b.yield->names.size() != iter_args.size())
-        fail(b.yield->loc, "the loop carries " + std::to_string(iter_args.size()) + " value(s) but yield_ defines " +
+      if (b.yield->names.size() != n_explicit)
+        fail(b.yield->loc, "the loop carries " + std::to_string(n_explicit) + " value(s) but yield_ defines " +
                                std::to_string(b.yield->names.size()));
-      rvs = bind_return_vars(*b.yield, yielded_types(*b.yield, carry_types));
+      for (std::size_t i = 0; i < n_explicit; ++i) {
+        if (!typed_by_use[i]) continue;
+        // An initializer whose type cannot be told alone (a literal, an unregistered call) takes the
+        // type of what the loop yields in its place.
+        const TypePtr t = deduce(b.yield->stmt->values.at(i));
+        if (carry_types[i]->is<UnknownType>()) {
+          if (!t || t->is<UnknownType>())
+            fail(loc, "cannot tell the type of init value " + std::to_string(i + 1) +
+                          " from it or from what the loop yields for it; bind it to an annotated variable first");
+        } else if (!t || !t->is<ScalarType>()) {
+          continue;  // a literal whose loop yields no scalar keeps the literal's type
+        }
+        iter_args[i].var->type = t;
+        carry_types[i] = t;
+      }
+      std::vector<TypePtr> explicit_types(carry_types.begin(), carry_types.begin() + static_cast<std::ptrdiff_t>(n_explicit));
+      rvs = bind_return_vars(*b.yield, yielded_types(*b.yield, explicit_types));
     } else if (b.yield && b.yield->named) {
       fail(b.yield->loc, "a loop without init_values cannot define names with yield_");
+    }
+    if (!implicit.empty()) {
+      extend_yield(b, b.carried_out, loc);
+      for (std::size_t i = 0; i < implicit.size(); ++i) {
+        auto rv = make_var(rv_names[i], carry_types[n_explicit + i], loc);
+        bind_as(implicit[i], rv);
+        rvs.push_back(std::move(rv));
+      }
     }
     if (is_while)
       return make_node<WhileStmt>(b.condition, std::move(iter_args), b.body, std::move(rvs), loc);
@@ -1233,14 +1489,31 @@ class Parser {
   }
 
   StmtPtr parse_while() {
-    const Loc loc = take().loc;
+    const Token header = take();
+    const Loc loc = header.loc;
+    // What the body re-binds is carried, and the condition reads the carried values too.
+    const std::vector<std::string> implicit = implicit_carries(header, {});
+    std::vector<IterArg> iter_args;
+    std::vector<TypePtr> types;
+    const std::vector<std::string> rv_names = add_implicit_iter_args(implicit, loc, iter_args, types);
+    push_scope();
+    for (std::size_t i = 0; i < implicit.size(); ++i) bind_as(implicit[i], iter_args[i].var);
     ExprPtr cond = parse_expr();
     expect_op(":");
     YieldNameFrame own_names(*this);
-    Block b = rooted_block(BlockKind::loop, frames_.size(), false);
+    Block b = rooted_block(BlockKind::loop, frames_.size() - 1, false, &implicit);
+    pop_scope();
     if (b.yield && b.yield->named) fail(b.yield->loc, "a while loop without carries cannot define names with yield_");
-    return make_node<WhileStmt>(std::move(cond), std::vector<IterArg>{}, b.body, std::vector<VarPtr>{},
-                                             loc);
+    std::vector<VarPtr> rvs;
+    if (!implicit.empty()) {
+      extend_yield(b, b.carried_out, loc);
+      for (std::size_t i = 0; i < implicit.size(); ++i) {
+        auto rv = make_var(rv_names[i], types[i], loc);
+        bind_as(implicit[i], rv);
+        rvs.push_back(std::move(rv));
+      }
+    }
+    return make_node<WhileStmt>(std::move(cond), std::move(iter_args), b.body, std::move(rvs), loc);
   }
 
   StmtPtr parse_if() {
@@ -1256,10 +1529,19 @@ class Parser {
       else_b = rooted_block(BlockKind::arm, frames_.size(), false);
     } else if (peek().is_name("elif")) {
       const Loc eloc = peek().loc;
+      const std::size_t saved_root = block_root_;
+      const BlockKind saved_kind = block_kind_;
       push_scope();
+      block_root_ = frames_.size() - 1;
+      block_kind_ = BlockKind::arm;
       StmtPtr nested = parse_if();
+      block_root_ = saved_root;
+      block_kind_ = saved_kind;
+      else_b = Block{};
+      else_b->rebinds = collect_rebinds();  // the nested if's phis
       pop_scope();
-      else_b = Block{seq({std::move(nested)}, eloc), std::nullopt, nullptr};
+      else_b->loc = eloc;
+      else_b->body = seq({std::move(nested)}, eloc);
     }
     const YieldInfo* ty = then_b.yield && then_b.yield->named ? &*then_b.yield : nullptr;
     const YieldInfo* ey = else_b && else_b->yield && else_b->yield->named ? &*else_b->yield : nullptr;
@@ -1283,8 +1565,61 @@ class Parser {
     } else if (ey) {
       fail(ey->loc, "the else arm defines '" + ey->names[0] + "' with yield_ but the then arm does not");
     }
+    if (opt_.allow_rebinding) add_implicit_phis(then_b, else_b, ty, rvs, loc);
     return make_node<IfStmt>(std::move(cond), then_b.body, else_b ? else_b->body : nullptr,
                                           std::move(rvs), loc);
+  }
+
+  /// PyPTO's DSL merges what the arms of an if bind: a name visible before the
+  /// if and re-bound in either arm, or new and bound in both, becomes a phi
+  /// (`x__phi_vN`); an arm that leaves it alone yields the value from before
+  /// the if. Sorted by name, after any explicit results; an if without else
+  /// gets one that only yields.
+  void add_implicit_phis(Block& then_b, std::optional<Block>& else_b, const YieldInfo* explicit_yield,
+                         std::vector<VarPtr>& rvs, Loc loc) {
+    struct Phi {
+      std::string name;
+      ExprPtr then_value, else_value;
+    };
+    std::vector<Phi> phis;
+    auto find = [](const std::vector<Rebind>& r, const std::string& n) -> const Rebind* {
+      for (const auto& x : r)
+        if (x.name == n) return &x;
+      return nullptr;
+    };
+    static const std::vector<Rebind> none;
+    const std::vector<Rebind>& er = else_b ? else_b->rebinds : none;
+    auto is_explicit = [&](const std::string& n) {
+      return explicit_yield &&
+             std::find(explicit_yield->names.begin(), explicit_yield->names.end(), n) != explicit_yield->names.end();
+    };
+    for (const auto& t : then_b.rebinds) {
+      if (is_explicit(t.name)) continue;
+      const Rebind* e = find(er, t.name);
+      if (t.before.var) phis.push_back({t.name, t.after.ref, e ? e->after.ref : t.before.ref});
+      else if (e && !e->before.var) phis.push_back({t.name, t.after.ref, e->after.ref});
+    }
+    for (const auto& e : er)
+      if (e.before.var && !find(then_b.rebinds, e.name) && !is_explicit(e.name))
+        phis.push_back({e.name, e.before.ref, e.after.ref});
+    if (phis.empty()) return;
+    std::sort(phis.begin(), phis.end(), [](const Phi& a, const Phi& b) { return a.name < b.name; });
+    std::vector<ExprPtr> tv, ev;
+    for (const auto& p : phis) {
+      tv.push_back(p.then_value);
+      ev.push_back(p.else_value);
+    }
+    extend_yield(then_b, tv, loc);
+    if (!else_b) {
+      else_b = Block{};
+      else_b->loc = loc;
+    }
+    extend_yield(*else_b, ev, loc);
+    for (const auto& p : phis) {
+      auto v = make_var(implicit_name(p.name, "phi"), phi_type(p.then_value, p.else_value), loc);
+      bind_as(p.name, v);
+      rvs.push_back(std::move(v));
+    }
   }
 
 
@@ -1580,6 +1915,10 @@ class Parser {
       if (n == "cond") fail(d.loc, "cond(...) is only allowed as the first line of a while_ loop body");
       if (n == "range" || n == "parallel" || n == "pipeline" || n == "while_")
         fail(d.loc, "'" + std::string(n) + "' is only allowed in a for header");
+      if (n == "submit" || n == "spmd_submit")
+        fail(d.loc, "'" + std::string(d.pl ? "pl." : "") + std::string(n) +
+                        "(...)' launches a function as a task, which has no form in this IR; call the function "
+                        "instead: `r = self.kernel(...)`");
       if (function_names_.count(n)) {
         op = n;
       } else if (auto fixed = dsl::fixed_op(n)) {
@@ -1634,6 +1973,7 @@ class Parser {
   bool last_yield_pl_ = false;  ///< calls written `pl.op(...)` (PyPTO's typing rules)
 
   Lexer lex_;
+  std::string_view text_;  ///< the whole source: loop bodies are scanned ahead from it
   std::array<Token, 8> la_{};
   std::size_t la_head_ = 0, la_count_ = 0;
   std::string file_;
@@ -1646,6 +1986,9 @@ class Parser {
   const Program* program_ = nullptr;  // functions parsed so far (typing calls to them)
 
   NameMap<Binding> names_;
+  /// Definitions of each name so far in the function (PyPTO numbers its
+  /// implicit carries and phis by them).
+  std::unordered_map<std::string, int> versions_;
   std::vector<std::vector<Undo>> frames_;
   NameMap<VarPtr> bases_;
   std::unordered_set<const Var*> alloc_vars_;
