@@ -1571,7 +1571,8 @@ class Parser {
   }
 
   /// PyPTO's DSL merges what the arms of an if bind: a name visible before the
-  /// if and re-bound in either arm, or new and bound in both, becomes a phi
+  /// if and re-bound in either arm, or new and bound in both (when the if has
+  /// no explicit results), becomes a phi
   /// (`x__phi_vN`); an arm that leaves it alone yields the value from before
   /// the if. Sorted by name, after any explicit results; an if without else
   /// gets one that only yields.
@@ -1597,7 +1598,10 @@ class Parser {
       if (is_explicit(t.name)) continue;
       const Rebind* e = find(er, t.name);
       if (t.before.var) phis.push_back({t.name, t.after.ref, e ? e->after.ref : t.before.ref});
-      else if (e && !e->before.var) phis.push_back({t.name, t.after.ref, e->after.ref});
+      // New in both arms: a phi only where the if has no explicit results.
+      // With them the program is in the explicit form (as printed), where
+      // every result is spelled out and such names stay local to their arm.
+      else if (e && !e->before.var && !explicit_yield) phis.push_back({t.name, t.after.ref, e->after.ref});
     }
     for (const auto& e : er)
       if (e.before.var && !find(then_b.rebinds, e.name) && !is_explicit(e.name))
