@@ -53,11 +53,6 @@ struct PyProblem {
   std::shared_ptr<Items<DeclaredAllocation>> declared = std::make_shared<Items<DeclaredAllocation>>();
 };
 
-/// always_fitting_capacity(p, a.id) of every arena a of p, in p.arenas
-/// order, in one pass over the buffers (the same sums; the per-arena call
-/// would cost arenas x buffers).
-[[nodiscard]] std::vector<Addr> fitting_capacities(const Problem& p);
-
 /// The library's problem (a copy of every element) and, per arena, whether
 /// it has no capacity (then its capacity is always_fitting_capacity).
 [[nodiscard]] ProblemFile to_problem(const PyProblem& p);

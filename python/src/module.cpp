@@ -17,23 +17,6 @@
 
 namespace pto_mem::python {
 
-std::vector<Addr> fitting_capacities(const Problem& p) {
-  std::unordered_map<std::int64_t, Addr> cap;
-  for (const auto& a : p.arenas) {
-    Addr& c = cap[a.id];
-    for (const auto& r : a.reserved) c = std::max(c, r.end);
-  }
-  for (const auto& b : p.buffers) {
-    auto it = cap.find(b.arena);
-    if (it == cap.end()) continue;
-    const Addr align = std::max<Addr>(b.alignment, 1);
-    it->second = saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
-  }
-  std::vector<Addr> out;
-  out.reserve(p.arenas.size());
-  for (const auto& a : p.arenas) out.push_back(std::max<Addr>(cap[a.id], 1));
-  return out;
-}
 
 ProblemFile to_problem(const PyProblem& p) {
   ProblemFile f;
@@ -50,7 +33,7 @@ ProblemFile to_problem(const PyProblem& p) {
   }
   // After every arena and buffer is in: the capacity depends on them all.
   if (std::find(f.no_capacity.begin(), f.no_capacity.end(), true) != f.no_capacity.end()) {
-    const auto fitting = fitting_capacities(out);
+    const auto fitting = always_fitting_capacities(out);
     for (std::size_t k = 0; k < out.arenas.size(); ++k)
       if (f.no_capacity[k]) out.arenas[k].capacity = fitting[k];
   }
@@ -59,7 +42,7 @@ ProblemFile to_problem(const PyProblem& p) {
 
 PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity) {
   PyProblem out;
-  const auto fitting = fitting_capacities(p);
+  const auto fitting = always_fitting_capacities(p);
   for (std::size_t k = 0; k < p.arenas.size(); ++k) {
     Arena& a = p.arenas[k];
     const bool none = (k < no_capacity.size() && no_capacity[k]) || a.capacity == fitting[k];

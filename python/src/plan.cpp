@@ -308,7 +308,7 @@ ProblemFile problem_from_arrays(const py::object& sizes_in, const py::object& be
   raise_if_errors(bad);
   // Arenas without a given capacity get one every placement fits into
   // (always_fitting_capacity: "no capacity" to the library and to Python).
-  const auto fitting = fitting_capacities(p);
+  const auto fitting = always_fitting_capacities(p);
   for (std::size_t k = 0; k < p.arenas.size(); ++k) p.arenas[k].capacity = fitting[k];
   f.no_capacity.assign(p.arenas.size(), true);
   apply_capacity(f, capacity);

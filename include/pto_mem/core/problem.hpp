@@ -113,6 +113,28 @@ struct Problem {
   return std::max<Addr>(cap, 1);
 }
 
+/// always_fitting_capacity of every arena (by position), in one pass over
+/// the buffers instead of one per arena: the same saturating sums in the
+/// same order, per arena id. An arena whose capacity equals its entry here
+/// has no capacity of its own (the readers' and writers' rule).
+[[nodiscard]] inline std::vector<Addr> always_fitting_capacities(const Problem& p) {
+  std::unordered_map<std::int64_t, Addr> by_id;
+  for (const auto& a : p.arenas) {
+    Addr& c = by_id[a.id];
+    for (const auto& r : a.reserved) c = std::max(c, r.end);
+  }
+  for (const auto& b : p.buffers) {
+    const auto it = by_id.find(b.arena);
+    if (it == by_id.end()) continue;
+    const Addr align = std::max<Addr>(b.alignment, 1);
+    it->second = saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
+  }
+  std::vector<Addr> cap;
+  cap.reserve(p.arenas.size());
+  for (const auto& a : p.arenas) cap.push_back(std::max<Addr>(by_id[a.id], 1));
+  return cap;
+}
+
 /// True when some constraint names buffers by id (must-alias groups,
 /// separations, penalties, declared allocations): only then does an
 /// algorithm need ProblemIndex::buffer. A plain list of buffers (any CSV

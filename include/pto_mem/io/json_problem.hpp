@@ -64,24 +64,6 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return id;
 }
 
-/// always_fitting_capacity(p, a.id) of every arena, in one pass over the
-/// buffers (the same sums, arena by arena).
-inline std::vector<Addr> always_fitting_capacities(const Problem& p) {
-  std::unordered_map<std::int64_t, Addr> cap;
-  for (const auto& a : p.arenas) {
-    Addr& c = cap[a.id];
-    for (const auto& r : a.reserved) c = std::max(c, r.end);
-  }
-  for (const auto& b : p.buffers) {
-    auto it = cap.find(b.arena);
-    if (it == cap.end()) continue;
-    const Addr align = std::max<Addr>(b.alignment, 1);
-    it->second = saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
-  }
-  std::vector<Addr> out;
-  for (const auto& a : p.arenas) out.push_back(std::max<Addr>(cap[a.id], 1));
-  return out;
-}
 
 /// The document; `given[k]`: arena k's capacity is written.
 inline nlohmann::ordered_json problem_document(const Problem& p, const Placement* placement,
@@ -171,7 +153,7 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
 }  // namespace detail
 
 PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement) {
-  const std::vector<Addr> none = detail::always_fitting_capacities(p);
+  const std::vector<Addr> none = always_fitting_capacities(p);
   std::vector<bool> given(p.arenas.size());
   for (std::size_t k = 0; k < p.arenas.size(); ++k) given[k] = p.arenas[k].capacity != none[k];
   return detail::problem_document(p, placement, given);

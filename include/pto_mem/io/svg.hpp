@@ -130,26 +130,6 @@ inline std::uint64_t tick_step(std::uint64_t span, std::uint64_t target) {
   }
 }
 
-/// always_fitting_capacity of every arena (by position), in one pass over
-/// the buffers instead of one per arena: the same saturating sums in the
-/// same order, per arena id.
-inline std::vector<Addr> always_fitting_capacities(const Problem& p) {
-  std::unordered_map<std::int64_t, Addr> by_id;
-  for (const auto& a : p.arenas) {
-    Addr& c = by_id[a.id];
-    for (const auto& r : a.reserved) c = std::max(c, r.end);
-  }
-  for (const auto& b : p.buffers) {
-    const auto it = by_id.find(b.arena);
-    if (it == by_id.end()) continue;
-    const Addr align = std::max<Addr>(b.alignment, 1);
-    it->second = saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
-  }
-  std::vector<Addr> cap;
-  for (const auto& a : p.arenas) cap.push_back(std::max<Addr>(by_id[a.id], 1));
-  return cap;
-}
-
 inline std::uint32_t colour_of(std::string_view id) {
   std::uint32_t h = 2166136261u;  // FNV-1a: stable across runs and platforms
   for (char c : id) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
