@@ -280,7 +280,9 @@ TEST_CASE("implicit carry: what is not carried") {
                           "        tile_x = pl.yield_(nxt)\n"
                           "    out = pl.tile.store(tile_x, [0, 0], out)\n"
                           "    return out\n";
-  const auto* loop = carry_nth<ForStmt>(carry_top(parse_ok(own, "t.pto", carry_rebinding())), 2);
+  const Program own_program = parse_ok(own, "t.pto", carry_rebinding());  // outlives the pointer below
+  const auto* loop = carry_nth<ForStmt>(carry_top(own_program), 2);
+  REQUIRE(loop);
   CHECK(loop->iter_args.size() == 1);
   // Our strict spelling (the library's default) still refuses any re-binding.
   CHECK(parse_error(std::string(carry_head) + "    for i in range(2):\n        tile_x = tile.exp(tile_x)\n    return out\n")

@@ -97,7 +97,8 @@ TEST_CASE("pypto syntax: re-binding an outer name in a loop or an if arm makes t
       "        y = tile.exp(y)\n"
       "    return y\n";
   // As PyPTO's DSL does (implicit_carries_test.cpp has the details).
-  const auto* f = stmts_of(parse_ok(loop, "t.pto", rebinding())).at(1)->as<ForStmt>();
+  const Program loop_program = parse_ok(loop, "t.pto", rebinding());  // outlives the pointer below
+  const auto* f = stmts_of(loop_program).at(1)->as<ForStmt>();
   REQUIRE(f);
   CHECK(f->iter_args.size() == 1);
   CHECK(f->return_vars.size() == 1);
@@ -107,7 +108,8 @@ TEST_CASE("pypto syntax: re-binding an outer name in a loop or an if arm makes t
       "    if c < 1:\n"
       "        y = tile.exp(y)\n"
       "    return y\n";
-  const auto* i = stmts_of(parse_ok(arm, "t.pto", rebinding())).at(1)->as<IfStmt>();
+  const Program arm_program = parse_ok(arm, "t.pto", rebinding());
+  const auto* i = stmts_of(arm_program).at(1)->as<IfStmt>();
   REQUIRE(i);
   CHECK(i->return_vars.size() == 1);
   // Inside one block, and for iter-args in their own loop body, it is plain renaming.
