@@ -24,8 +24,6 @@
 #include "test_support.hpp"
 #include "tool_run.hpp"
 
-extern char** environ;
-
 namespace {
 using namespace pto_mem::tool_test;
 using pto_mem::test::read_file;
@@ -54,20 +52,8 @@ struct Spawned {
   std::string err_file;
 };
 
-Spawned spawn_tool(std::vector<std::string> args, const std::string& err_file) {
-  args.insert(args.begin(), PTO_MEM_TOOL);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  Spawned s;
-  s.err_file = err_file;
-  REQUIRE(posix_spawn(&s.pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return s;
+Spawned spawn_with_stderr(std::vector<std::string> args, const std::string& err_file) {
+  return {spawn_tool(std::move(args), err_file), err_file};
 }
 
 /// Waits (up to `seconds`) until the tool's standard error holds `what`.
@@ -136,7 +122,7 @@ TEST_CASE("SIGINT or SIGTERM during a long search: the best placement is written
     TempDir dir;
     const std::string file = write_long_problem(dir);
     dir.write("out.csv", "old\n");
-    const auto s = spawn_tool({"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv"), "--json",
+    const auto s = spawn_with_stderr({"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv"), "--json",
                                dir.file("r.json"), "--svg", dir.file("map.svg")},
                               dir.file("stderr"));
     // The progress line shows a best peak once a placement exists.
@@ -166,7 +152,7 @@ TEST_CASE("a second signal during an interrupted search aborts at once: no outpu
   TempDir dir;
   const std::string file = write_long_problem(dir);
   dir.write("out.csv", "old\n");
-  const auto s = spawn_tool({"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv")},
+  const auto s = spawn_with_stderr({"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv")},
                             dir.file("stderr"));
   REQUIRE(wait_for_text(s, "pto-mem:", 120));  // the search runs (the progress line appears after a second)
   ::kill(s.pid, SIGINT);

@@ -21,7 +21,6 @@
 
 #include "tool_run.hpp"
 
-extern char** environ;
 
 using namespace pto_mem::tool_test;
 using pto_mem::test::read_file;
@@ -265,17 +264,7 @@ TEST_CASE("SIGTERM, SIGHUP and SIGINT while outputs are staged: no output replac
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     // The FIFO has no reader, so the tool blocks opening it -- after it has
     // staged out.csv as a temporary and before it renames anything.
-    std::vector<std::string> args{PTO_MEM_TOOL, "plan", example("small.csv"), "-o", dir.file("out.csv"), "--json", fifo};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = spawn_tool({"plan", example("small.csv"), "-o", dir.file("out.csv"), "--json", fifo});
     bool staged = false;
     for (int i = 0; i < 2000 && !staged; ++i) {  // up to 20 s under sanitizers
       for (const auto& e : dir.entries()) staged = staged || e.starts_with(".out.csv.tmp-");

@@ -5,7 +5,10 @@
 
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -14,6 +17,8 @@
 
 #include "temp_dir.hpp"
 #include "test_support.hpp"
+
+extern char** environ;
 
 namespace pto_mem::tool_test {
 
@@ -58,6 +63,24 @@ inline std::string example(const std::string& name) {
 }
 
 inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+/// Starts the tool with `args` without waiting for it (for tests that send
+/// it signals): standard output to /dev/null, standard error to `err_file`
+/// (/dev/null by default). Returns its pid.
+inline pid_t spawn_tool(std::vector<std::string> args, const std::string& err_file = "/dev/null") {
+  args.insert(args.begin(), PTO_MEM_TOOL);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
 
 }  // namespace pto_mem::tool_test
 

@@ -172,13 +172,7 @@ class DsaReader {
     errors_.push_back({at.steps(), std::move(message)});
   }
 
-  static std::string found(const json& v) {
-    if (v.is_object()) return "found an object";
-    if (v.is_array()) return "found an array";
-    if (v.is_null()) return "found null";
-    return std::string("found ") + (v.is_string() ? "the string " : "") +
-           printable(v.dump(-1, ' ', false, json::error_handler_t::replace), 40);
-  }
+  static std::string found(const json& v) { return found_json_value(v); }
 
   bool object(const json& v, const JsonPath& p, std::string_view what, std::initializer_list<std::string_view> allowed,
               std::initializer_list<std::string_view> required) {

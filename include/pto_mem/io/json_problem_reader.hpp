@@ -77,6 +77,17 @@ inline constexpr std::pair<std::string_view, SeparationReason> separation_reason
     {"declared_allocation", reason_declared_allocation},
 };
 
+/// "found an object", "found the string \"x\"", "found 1.5": what a JSON
+/// reader's error says it found instead, quoted safely for a terminal.
+inline std::string found_json_value(const nlohmann::json& v) {
+  if (v.is_object()) return "found an object";
+  if (v.is_array()) return "found an array";
+  if (v.is_null()) return "found null";
+  // dump() escapes C0 controls; printable() spells out DEL and the C1 range.
+  return std::string("found ") + (v.is_string() ? "the string " : "") +
+         printable(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 40);
+}
+
 class JsonProblemReader {
   using json = nlohmann::json;
 
@@ -182,14 +193,7 @@ class JsonProblemReader {
     errors_.push_back({at.steps(), std::move(message)});
   }
 
-  static std::string found(const json& v) {
-    if (v.is_object()) return "found an object";
-    if (v.is_array()) return "found an array";
-    if (v.is_null()) return "found null";
-    // dump() escapes C0 controls; printable() spells out DEL and the C1 range.
-    return std::string("found ") + (v.is_string() ? "the string " : "") +
-           printable(v.dump(-1, ' ', false, json::error_handler_t::replace), 40);
-  }
+  static std::string found(const json& v) { return found_json_value(v); }
 
   /// Checks that `v` is an object holding only `allowed` keys.
   bool object(const json& v, const JsonPath& p, std::string_view what, std::initializer_list<std::string_view> allowed) {
