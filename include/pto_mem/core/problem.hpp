@@ -26,9 +26,15 @@ struct Arena {
   std::vector<AddrRange> reserved;  ///< windows no buffer may overlap (may overlap each other)
 };
 
+/// A buffer's identity: its position in Problem::buffers. Every constraint,
+/// placement and algorithm refers to buffers by this index; names are only
+/// labels for files and messages.
+using BufferId = std::uint32_t;
+
 /// One allocation request.
 struct BufferSpec {
-  std::string id;             ///< unique; integer ids are written in decimal
+  std::string name;           ///< label for files and messages; may be empty
+                              ///< (then the index, in decimal, stands for it)
   Addr size = 0;              ///< bytes, > 0
   Addr alignment = 1;         ///< offset % alignment == 0; any positive integer
   std::int64_t arena = 0;     ///< Arena::id
@@ -37,7 +43,7 @@ struct BufferSpec {
 
 /// A member of a must-alias group sits `offset` bytes above the group's start.
 struct AliasMember {
-  std::string buffer;
+  BufferId buffer = 0;
   Addr offset = 0;
 };
 
@@ -58,20 +64,20 @@ enum SeparationReason : std::uint8_t {
 
 /// The two buffers may never overlap in bytes, whatever their lifetimes.
 struct Separation {
-  std::string a, b;
+  BufferId a = 0, b = 0;
   std::uint8_t reasons = reason_explicit;  ///< bit set of SeparationReason
 };
 
 /// `weight` is paid when a and b (lifetime-disjoint) overlap in bytes.
 struct Penalty {
-  std::string a, b;
+  BufferId a = 0, b = 0;
   Weight weight = 1;
 };
 
 /// A buffer bound to one slot of a declared allocation; `slot` is nullopt when
 /// the slot is chosen at run time.
 struct SlotBinding {
-  std::string buffer;
+  BufferId buffer = 0;
   std::optional<std::uint32_t> slot;
 };
 
@@ -80,7 +86,7 @@ struct SlotBinding {
 /// offset(buffer) + slot * slot_size. The declaration is closed: no buffer
 /// other than its bindings may share its bytes, even when lifetimes allow.
 struct DeclaredAllocation {
-  std::string buffer;
+  BufferId buffer = 0;
   std::uint32_t slots = 1;
   Addr slot_size = 0;
   std::vector<SlotBinding> bindings;
@@ -135,36 +141,27 @@ struct Problem {
   return cap;
 }
 
-/// True when some constraint names buffers by id (must-alias groups,
-/// separations, penalties, declared allocations): only then does an
-/// algorithm need ProblemIndex::buffer. A plain list of buffers (any CSV
-/// problem) names none.
-[[nodiscard]] inline bool names_buffers(const Problem& p) noexcept {
-  return !p.must_alias.empty() || !p.separations.empty() || !p.penalties.empty() || !p.declared.empty();
+/// The label of buffer `b` in files and messages: its name, or its index in
+/// decimal when it has none.
+[[nodiscard]] inline std::string buffer_label(const Problem& p, BufferId b) {
+  if (b < p.buffers.size() && !p.buffers[b].name.empty()) return p.buffers[b].name;
+  return std::to_string(b);
 }
 
-/// Looks up buffers by id and arenas by id. Built once per problem; the
-/// first occurrence wins when ids repeat (the validator reports repeats).
-/// The index refers to the problem's ids: the problem must outlive it and
-/// keep its buffers unchanged meanwhile.
-///
-/// `by_buffer_id = false` skips the id table (at a million buffers it costs
-/// more than the sweeps that use it); pass names_buffers(p) where only the
-/// constraints' names are looked up. buffer() then scans, which such a
-/// caller never reaches.
+/// The first buffer named `name` (a linear scan: for callers that build a
+/// problem by hand; readers resolve names once with their own table).
+[[nodiscard]] inline std::optional<BufferId> find_buffer(const Problem& p, std::string_view name) {
+  for (std::size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].name == name) return static_cast<BufferId>(i);
+  return std::nullopt;
+}
+
+/// Looks up arenas by id (buffers need no lookup: a BufferId is their
+/// position). The first occurrence wins when ids repeat (the validator
+/// reports repeats). The problem must outlive the index.
 class ProblemIndex {
  public:
-  PTO_MEM_PLAN_INLINE explicit ProblemIndex(const Problem& p, bool by_buffer_id = true);
-  [[nodiscard]] std::optional<std::size_t> buffer(std::string_view id) const {
-    if (!by_id_) {
-      for (std::size_t i = 0; i < p_->buffers.size(); ++i)
-        if (p_->buffers[i].id == id) return i;
-      return std::nullopt;
-    }
-    auto it = buffer_.find(id);
-    if (it == buffer_.end()) return std::nullopt;
-    return it->second;
-  }
+  PTO_MEM_PLAN_INLINE explicit ProblemIndex(const Problem& p);
   [[nodiscard]] std::optional<std::size_t> arena(std::int64_t id) const {
     if (dense_arenas_)  // arena k has id k: no lookup (the usual case)
       return id >= 0 && id < static_cast<std::int64_t>(p_->arenas.size()) ? std::optional<std::size_t>(static_cast<std::size_t>(id))
@@ -173,16 +170,10 @@ class ProblemIndex {
     if (it == arena_.end()) return std::nullopt;
     return it->second;
   }
-  /// Buffers whose id an earlier buffer already has, ascending (empty
-  /// without the id table).
-  [[nodiscard]] const std::vector<std::size_t>& duplicates() const noexcept { return duplicates_; }
 
  private:
   const Problem* p_;
-  bool by_id_;
   bool dense_arenas_ = true;
-  std::unordered_map<std::string_view, std::size_t> buffer_;
-  std::vector<std::size_t> duplicates_;
   std::unordered_map<std::int64_t, std::size_t> arena_;
 };
 
@@ -196,22 +187,31 @@ class ProblemIndex {
   return v;
 }
 
-/// The rank of each buffer under the id order used for tie-breaking: numeric
-/// when every id is an integer, lexicographic otherwise. Equal ids share a rank.
+/// The rank of each buffer under the label order used for tie-breaking:
+/// numeric when every label (buffer_label) is an integer, lexicographic
+/// otherwise. Equal labels share a rank. Ordering by label (rather than by
+/// position) keeps results independent of the order a file lists buffers in.
 [[nodiscard]] inline std::vector<std::uint32_t> id_ranks(const Problem& p) {
   const std::size_t n = p.buffers.size();
   std::vector<std::int64_t> numbers(n);
   bool numeric = true;
   for (std::size_t i = 0; i < n && numeric; ++i) {
-    auto v = parse_integer_id(p.buffers[i].id);
+    auto v = p.buffers[i].name.empty() ? std::optional<std::int64_t>(static_cast<std::int64_t>(i)) : parse_integer_id(p.buffers[i].name);
     if (v) numbers[i] = *v;
     else numeric = false;
   }
+  std::vector<std::string> unnamed;  // decimal labels of unnamed buffers, built only when compared as text
+  if (!numeric) {
+    unnamed.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (p.buffers[i].name.empty()) unnamed[i] = std::to_string(i);
+  }
+  auto label = [&](std::uint32_t i) -> const std::string& { return p.buffers[i].name.empty() ? unnamed[i] : p.buffers[i].name; };
   std::vector<std::uint32_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
   auto less = [&](std::uint32_t a, std::uint32_t b) {
     if (numeric) return numbers[a] < numbers[b];
-    return p.buffers[a].id < p.buffers[b].id;
+    return label(a) < label(b);
   };
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return less(a, b) || (!less(b, a) && a < b);

@@ -10,12 +10,7 @@
 
 namespace pto_mem {
 
-PTO_MEM_PLAN_INLINE ProblemIndex::ProblemIndex(const Problem& p, bool by_buffer_id) : p_(&p), by_id_(by_buffer_id) {
-  if (by_id_) {
-    buffer_.reserve(p.buffers.size());
-    for (std::size_t i = 0; i < p.buffers.size(); ++i)
-      if (!buffer_.try_emplace(p.buffers[i].id, i).second) duplicates_.push_back(i);
-  }
+PTO_MEM_PLAN_INLINE ProblemIndex::ProblemIndex(const Problem& p) : p_(&p) {
   for (std::size_t i = 0; i < p.arenas.size(); ++i) {
     arena_.try_emplace(p.arenas[i].id, i);
     dense_arenas_ = dense_arenas_ && p.arenas[i].id == static_cast<std::int64_t>(i);
