@@ -64,6 +64,9 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   return id;
 }
 
+/// Buffer `b` as the file names it: its label (buffer_label), as json_id.
+inline nlohmann::ordered_json json_buffer(const Problem& p, BufferId b) { return json_id(buffer_label(p, b)); }
+
 
 /// The document; `given[k]`: arena k's capacity is written.
 inline nlohmann::ordered_json problem_document(const Problem& p, const Placement* placement,
@@ -86,9 +89,10 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
   }
   doc["arenas"] = std::move(arenas);
   oj buffers = oj::array();
-  for (const auto& b : p.buffers) {
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    const auto& b = p.buffers[i];
     oj j;
-    j["id"] = json_id(b.id);
+    j["id"] = json_buffer(p, static_cast<BufferId>(i));
     j["size"] = b.size;
     if (b.alignment != 1) j["alignment"] = b.alignment;
     j["arena"] = b.arena;
@@ -101,8 +105,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     for (const auto& g : p.must_alias) {
       oj members = oj::array();
       for (const auto& m : g.members) {
-        if (m.offset == 0) members.push_back(json_id(m.buffer));
-        else members.push_back(oj{{"id", json_id(m.buffer)}, {"offset", m.offset}});
+        if (m.offset == 0) members.push_back(json_buffer(p, m.buffer));
+        else members.push_back(oj{{"id", json_buffer(p, m.buffer)}, {"offset", m.offset}});
       }
       groups.push_back(std::move(members));
     }
@@ -112,20 +116,20 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     oj seps = oj::array();
     for (const auto& s : p.separations) {
       if (s.reasons == reason_explicit) {
-        seps.push_back({json_id(s.a), json_id(s.b)});
+        seps.push_back({json_buffer(p, s.a), json_buffer(p, s.b)});
         continue;
       }
       oj reasons = oj::array();
       for (auto [name, bit] : detail::separation_reason_names)
         if (bit != reason_explicit && (s.reasons & bit) != 0) reasons.push_back(std::string(name));
-      seps.push_back(oj{{"a", json_id(s.a)}, {"b", json_id(s.b)}, {"reasons", std::move(reasons)}});
+      seps.push_back(oj{{"a", json_buffer(p, s.a)}, {"b", json_buffer(p, s.b)}, {"reasons", std::move(reasons)}});
     }
     doc["separations"] = std::move(seps);
   }
   if (!p.penalties.empty()) {
     oj pens = oj::array();
     for (const auto& pen : p.penalties)
-      pens.push_back(oj{{"a", json_id(pen.a)}, {"b", json_id(pen.b)}, {"weight", pen.weight}});
+      pens.push_back(oj{{"a", json_buffer(p, pen.a)}, {"b", json_buffer(p, pen.b)}, {"weight", pen.weight}});
     doc["penalties"] = std::move(pens);
   }
   if (!p.declared.empty()) {
@@ -133,8 +137,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     for (const auto& d : p.declared) {
       oj bindings = oj::array();
       for (const auto& b : d.bindings)
-        bindings.push_back(oj{{"buffer", json_id(b.buffer)}, {"slot", b.slot ? oj(*b.slot) : oj(nullptr)}});
-      decls.push_back(oj{{"buffer", json_id(d.buffer)},
+        bindings.push_back(oj{{"buffer", json_buffer(p, b.buffer)}, {"slot", b.slot ? oj(*b.slot) : oj(nullptr)}});
+      decls.push_back(oj{{"buffer", json_buffer(p, d.buffer)},
                          {"slots", d.slots},
                          {"slot_size", d.slot_size},
                          {"bindings", std::move(bindings)}});
@@ -144,7 +148,7 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
   if (placement) {
     oj pl = oj::array();
     for (std::size_t i = 0; i < p.buffers.size() && i < placement->offsets.size(); ++i)
-      if (placement->offsets[i]) pl.push_back(oj{{"id", json_id(p.buffers[i].id)}, {"offset", *placement->offsets[i]}});
+      if (placement->offsets[i]) pl.push_back(oj{{"id", json_buffer(p, static_cast<BufferId>(i))}, {"offset", *placement->offsets[i]}});
     doc["placement"] = std::move(pl);
   }
   return doc;
