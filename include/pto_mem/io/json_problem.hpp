@@ -41,8 +41,9 @@ namespace pto_mem {
 
 [[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f);
 
-/// The names the JSON format cannot carry losslessly (io/id_text.hpp): only
-/// a problem built in code can hold them, the readers refuse them.
+/// The names the JSON format cannot carry losslessly (io/id_text.hpp) and
+/// labels that repeat (repeated_label): only a problem built in code can
+/// hold them, the readers refuse them.
 [[nodiscard]] PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p);
 
 /// Writes the JSON problem to `path` atomically; returns the errors (empty on
@@ -179,8 +180,11 @@ PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f) { return j
 
 PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p) {
   Diagnostics out;
-  for (const auto& b : p.buffers)
-    if (auto bad = id_defect(b.id)) out.push_back(error("buffer id cannot be written to JSON: " + bad->reason));
+  for (const auto& b : p.buffers)  // an unnamed buffer is written as its index
+    if (auto bad = b.name.empty() ? std::nullopt : id_defect(b.name))
+      out.push_back(error("buffer id cannot be written to JSON: " + bad->reason));
+  if (out.empty())
+    if (auto twice = repeated_label(p)) out.push_back(error(repeated_label_message(p, *twice)));
   for (const auto& a : p.arenas)
     if (auto bad = a.name.empty() ? std::nullopt : id_defect(a.name))
       out.push_back(error("the name of arena " + std::to_string(a.id) + " cannot be written to JSON: " + bad->reason));
