@@ -58,13 +58,6 @@ struct TextResult {
 
 /// Attributes diagnostics without a location (the validator names buffers,
 /// not lines) to `file`, so that every message says which file it is about.
-PTO_MEM_IO_INLINE std::string repeated_label_message(const Problem& p, std::pair<BufferId, BufferId> twice) {
-  const auto [a, b] = std::minmax(twice.first, twice.second);
-  return "buffers " + std::to_string(a) + " and " + std::to_string(b) + " are both called '" +
-         printable(buffer_label(p, a), 40) +
-         "' (a buffer without a name is called by its index); a file names each buffer once: give them distinct names";
-}
-
 PTO_MEM_IO_INLINE void attribute_to_file(Diagnostics& ds, const std::string& file);
 #if PTO_MEM_IO_DEFINE
 PTO_MEM_IO_INLINE std::optional<std::pair<BufferId, BufferId>> repeated_label(const Problem& p) {
@@ -88,6 +81,13 @@ PTO_MEM_IO_INLINE std::optional<std::pair<BufferId, BufferId>> repeated_label(co
     k = run;
   }
   return std::nullopt;
+}
+
+PTO_MEM_IO_INLINE std::string repeated_label_message(const Problem& p, std::pair<BufferId, BufferId> twice) {
+  const auto [a, b] = std::minmax(twice.first, twice.second);
+  return "buffers " + std::to_string(a) + " and " + std::to_string(b) + " are both called '" +
+         printable(buffer_label(p, a), 40) +
+         "' (a buffer without a name is called by its index); a file names each buffer once: give them distinct names";
 }
 
 PTO_MEM_IO_INLINE void attribute_to_file(Diagnostics& ds, const std::string& file) {
