@@ -36,7 +36,7 @@ inline constexpr no_id_t no_id{};
 ///
 /// | property  | default                                        | required type           |
 /// |-----------|------------------------------------------------|-------------------------|
-/// | id        | data member `id`; else the position (no_id)    | integral or string-like |
+/// | id        | data member `id`; else a string-like `name`; else the position (no_id) | integral or string-like |
 /// | size      | data member `size`                             | integral (bytes)        |
 /// | alignment | data member `alignment`; else 1                | integral                |
 /// | arena     | data member `arena`; else 0 (one arena)        | totally ordered, copyable |
@@ -45,6 +45,7 @@ template <class B>
 struct buffer_id_traits {
   static constexpr decltype(auto) get(const B& b) {
     if constexpr (requires { b.id; }) return (b.id);
+    else if constexpr (requires { b.name; } && std::convertible_to<decltype((b.name)), std::string_view>) return (b.name);
     else return no_id;
   }
 };
