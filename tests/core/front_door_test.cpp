@@ -153,7 +153,13 @@ TEST_CASE("front door: one customisation point per property, the rest default") 
   CHECK(plan.model.problem.buffers[0].alignment == 1);                        // default alignment
   CHECK(plan.model.problem.arenas.size() == 2);
   CHECK(plan.model.problem.arenas[1].name == "arena1");
-  // Repeated user ids never collide: they are told apart by position.
+  // A BufferSpec's name is its id through the front door; repeated ones
+  // never collide: they are told apart by position.
+  const std::vector<pto_mem::BufferSpec> once = {{"t", 8, 1, 0, {0, 2}}, {"u", 8, 1, 0, {1, 3}}};
+  const auto kept = pto_mem::plan(once, pto_mem::UnboundedArenaPolicy{});
+  REQUIRE(kept.fits());
+  CHECK(kept.model.problem.buffers[0].name == "t");
+  CHECK(kept.model.problem.buffers[1].name == "u");
   const std::vector<pto_mem::BufferSpec> named = {{"t", 8, 1, 0, {0, 2}}, {"t", 8, 1, 0, {1, 3}}};
   const auto twice = pto_mem::plan(named, pto_mem::UnboundedArenaPolicy{});
   REQUIRE(twice.fits());
