@@ -211,12 +211,25 @@ def test_random_mutations_match_a_python_list(seed):
             assert len(got) == len(mirror[kd])
             assert all(g is r for g, r in zip(got, mirror[kd])), (seed, step, kd)
             assert [value(g) for g in got] == [value(r) for r in mirror[kd]]
+    # Every element held along the way is still a valid object.
+    for x, _ in held:
+        assert repr(x)
+    # Constraints name buffers; a name no buffer has (or several have) cannot
+    # be built into the library's problem, and to_json says which.
+    names = [b.name for b in p.buffers]
+    named = [m.buffer for g in p.must_alias for m in g.members] + [n for s in [*p.separations, *p.penalties] for n in (s.a, s.b)]
+    named += [n for d in p.declared for n in [d.buffer, *(s.buffer for s in d.bindings)]]
+    bad = {n for n in named if names.count(n) != 1} | {n for n in names if names.count(n) > 1}
+    if bad:
+        with pytest.raises(pto_mem.InputError) as e:
+            p.to_json()
+        assert all(f"'{n}'" in str(e.value) for n in bad), (seed, bad, str(e.value))
+        p = Problem(p.arenas, p.buffers)  # the same elements, without the constraints
+        if len(set(names)) < len(names):
+            return
     # The library's copy of the problem (written as JSON) holds exactly the Python values.
     doc = json.loads(p.to_json())
     assert [(b["id"], b["size"], b["lifetime"]) for b in doc.get("buffers", [])] == [
         (b.id, b.size, list(b.lifetime)) for b in p.buffers
     ]
     assert [a.get("capacity") for a in doc.get("arenas", [])] == [a.capacity for a in p.arenas]
-    # Every element held along the way is still a valid object.
-    for x, _ in held:
-        assert repr(x)
