@@ -142,10 +142,11 @@ namespace pto_mem::python {
 [[nodiscard]] Placement placement_from(const Problem& p, py::handle offsets);
 
 /// One arena (id 0, or one per distinct value of `arenas`) and buffer i
-/// (unnamed: its label is "i") with sizes[i], [begins[i], ends[i]), alignments[i] (default 1), from
-/// integer arrays, without a Python object per buffer. `capacity`: None (no
-/// capacity: the arenas get always_fitting_capacity), an int (every arena)
-/// or a dict {arena id: capacity}.
+/// (unnamed: its label is "i") with sizes[i], [begins[i], ends[i]),
+/// alignments[i] (default 1), from integer arrays, without a Python object
+/// per buffer. `capacity`: None (no capacity: the arenas get
+/// always_fitting_capacity), an int (every arena) or a dict {arena id:
+/// capacity}.
 [[nodiscard]] ProblemFile problem_from_arrays(const py::object& sizes, const py::object& begins,
                                               const py::object& ends, const py::object& alignments,
                                               const py::object& arenas, const py::object& capacity);

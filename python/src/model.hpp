@@ -115,9 +115,10 @@ struct BuiltProblem {
 
 /// The Python model of a problem the library built (a reader, the arrays
 /// path). Every buffer is named by its label (buffer_label: its name, or its
-/// index in decimal when it has none), and so are the constraints' ends. An arena has no capacity when `no_capacity` says so or when its
-/// capacity is always_fitting_capacity: the library reads that value as
-/// "no capacity was given" (it picks the goal by it), and so does Python.
+/// index in decimal when it has none), and so are the constraints' ends. An
+/// arena has no capacity when `no_capacity` says so or when its capacity is
+/// always_fitting_capacity: the library reads that value as "no capacity
+/// was given" (it picks the goal by it), and so does Python.
 [[nodiscard]] PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity);
 [[nodiscard]] inline PyProblem from_problem(ProblemFile f) { return from_problem(std::move(f.problem), f.no_capacity); }
 

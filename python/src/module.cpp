@@ -165,7 +165,7 @@ PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity) {
   out.buffers->reserve(p.buffers.size());
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     BufferSpec& b = p.buffers[i];
-    if (b.name.empty()) b.name = std::to_string(i);
+    if (b.name.empty()) b.name = label(static_cast<BufferId>(i));
     out.buffers->push_back(std::make_shared<BufferSpec>(std::move(b)));
   }
   return out;
@@ -563,7 +563,6 @@ void bind_model(py::module_& m) {
   // `name` is the buffer's identity in Python; `id` is its older spelling,
   // accepted as a keyword and an attribute so that code written for it runs.
   auto name_get = [](const BufferSpec& b) { return b.name; };
-  auto name_set = [](BufferSpec& b, py::handle v) { b.name = buffer_name_from(v, "name"); };
   py::class_<BufferSpec, std::shared_ptr<BufferSpec>>(
       m, "Buffer", "One allocation request: its name, size, alignment, arena and lifetime [begin, end).")
       .def(py::init([](py::handle name, py::handle size, py::handle lifetime, py::handle alignment, py::handle arena,
@@ -579,8 +578,10 @@ void bind_model(py::module_& m) {
            }),
            py::arg("name") = py::none(), py::arg("size") = py::none(), py::arg("lifetime") = py::none(),
            py::arg("alignment") = 1, py::arg("arena") = 0, py::kw_only(), py::arg("id") = py::none())
-      .def_property("name", name_get, name_set, "The buffer's name: constraints and offsets refer to it by it.")
-      .def_property("id", name_get, name_set, "The older spelling of `name` (the same attribute).")
+      .def_property("name", name_get, [](BufferSpec& b, py::handle v) { b.name = buffer_name_from(v, "name"); },
+                    "The buffer's name: constraints and offsets refer to the buffer by it.")
+      .def_property("id", name_get, [](BufferSpec& b, py::handle v) { b.name = buffer_name_from(v, "id"); },
+                    "The older spelling of `name` (the same attribute).")
       .def_property("size", [](const BufferSpec& b) { return to_int(b.size); },
                     [](BufferSpec& b, py::handle v) { b.size = addr_from(v, "size"); })
       .def_property("alignment", [](const BufferSpec& b) { return to_int(b.alignment); },

@@ -51,6 +51,8 @@ def test_name_and_id_are_one_attribute():
         b.name = 1.5
     with pytest.raises(TypeError, match="id must be a str or an int, not float"):
         Buffer(id=1.5, size=8, lifetime=(0, 1))
+    with pytest.raises(TypeError, match="id must be a str or an int, not NoneType"):
+        b.id = None
 
 
 def test_buffer_names_and_buffer_ids_agree():
