@@ -20,6 +20,7 @@
 #include "pto_mem/algorithms/portfolio.hpp"
 #include "pto_mem/algorithms/reuse.hpp"
 #include "pto_mem/algorithms/sequential.hpp"
+#include "pto_mem/algorithms/structured.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/core/make_problem.hpp"
@@ -162,6 +163,217 @@ inline Goal default_goal(const Problem& p) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// Two pinned buffers of one arena that overlap in bytes and must not (they
+/// are live together, separated, or one is exclusive): no placement exists.
+inline std::optional<Diagnostic> pin_clash(const Problem& p) {
+  std::vector<std::size_t> pinned;
+  for (std::size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].pin) pinned.push_back(i);
+  if (pinned.size() < 2) return std::nullopt;
+  std::set<std::pair<std::size_t, std::size_t>> separated, excluded, edges;
+  for (const auto& s : p.separations) separated.insert({std::min(s.a, s.b), std::max(s.a, s.b)});
+  for (const auto& x : p.exclusions) excluded.insert({std::min(x.a, x.b), std::max(x.a, x.b)});
+  if (p.conflict_graph)
+    for (const auto& c : *p.conflict_graph) edges.insert({std::min(c.a, c.b), std::max(c.a, c.b)});
+  for (std::size_t x = 0; x < pinned.size(); ++x)
+    for (std::size_t y = x + 1; y < pinned.size(); ++y) {
+      const std::size_t i = pinned[x], j = pinned[y];
+      const auto& a = p.buffers[i];
+      const auto& b = p.buffers[j];
+      if (a.arena != b.arena) continue;
+      if (!overlaps(AddrRange{a.pin->offset, a.pin->offset + a.size}, AddrRange{b.pin->offset, b.pin->offset + b.size})) continue;
+      const std::pair<std::size_t, std::size_t> key{i, j};
+      const bool together = !excluded.contains(key) &&
+                            (p.conflict_graph ? edges.contains(key) : lowering::live_meet(a, b));
+      if (together || separated.contains(key) || a.pin->exclusive || b.pin->exclusive)
+        return error("no placement exists: buffers '" + buffer_label(p, static_cast<BufferId>(i)) + "' and '" +
+                         buffer_label(p, static_cast<BufferId>(j)) + "' are pinned to overlapping bytes of arena " +
+                         std::to_string(a.arena) + " and may not share them; move one pin",
+                     "PLAN-PIN-CLASH");
+    }
+  return std::nullopt;
+}
+
+/// Moves buffers to later candidate arenas after a failed attempt: in each
+/// arena whose live bytes (over interval hulls) exceed its capacity, the
+/// movable buffers live at the fullest instant, largest first, until it fits;
+/// if no arena is over, the largest movable buffer at the fullest instant of
+/// the fullest arena (relative to its capacity). False when nothing can move.
+inline bool spill_step(const Problem& p, std::vector<std::int64_t>& choice) {
+  const ProblemIndex index(p);
+  auto next = [&](std::size_t i) -> std::optional<std::int64_t> {
+    const auto& c = p.buffers[i].candidate_arenas;
+    const auto at = std::find(c.begin(), c.end(), choice[i]);
+    if (at == c.end() || at + 1 == c.end()) return std::nullopt;
+    return *(at + 1);
+  };
+  struct Fullest {
+    Addr load = 0;
+    Tick at = 0;
+  };
+  std::vector<Fullest> fullest(p.arenas.size());
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+    std::vector<std::pair<Tick, std::int64_t>> ev;  // (tick, +size / -size), ends first
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (index.arena(choice[i]) == k) {
+        ev.push_back({p.buffers[i].lifetime.begin, static_cast<std::int64_t>(p.buffers[i].size)});
+        ev.push_back({p.buffers[i].lifetime.end, -static_cast<std::int64_t>(p.buffers[i].size)});
+      }
+    std::sort(ev.begin(), ev.end());
+    Addr live = 0;
+    for (const auto& [t, d] : ev) {
+      live = d > 0 ? saturating_add(live, static_cast<Addr>(d)) : live - std::min(live, static_cast<Addr>(-d));
+      if (d > 0 && live > fullest[k].load) fullest[k] = {live, t};
+    }
+  }
+  auto movable_at = [&](std::size_t k, Tick t) {
+    std::vector<std::size_t> m;
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (index.arena(choice[i]) == k && next(i) && p.buffers[i].lifetime.begin <= t && t < p.buffers[i].lifetime.end)
+        m.push_back(i);
+    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) {
+      return p.buffers[a].size > p.buffers[b].size || (p.buffers[a].size == p.buffers[b].size && a < b);
+    });
+    return m;
+  };
+  bool moved = false;
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+    Addr load = fullest[k].load;
+    if (load <= p.arenas[k].capacity) continue;
+    for (std::size_t i : movable_at(k, fullest[k].at)) {
+      if (load <= p.arenas[k].capacity) break;
+      choice[i] = *next(i);
+      load -= std::min(load, p.buffers[i].size);
+      moved = true;
+    }
+  }
+  if (moved) return true;
+  std::optional<std::size_t> worst;
+  double worst_ratio = -1;
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+    if (movable_at(k, fullest[k].at).empty()) continue;
+    const double ratio = static_cast<double>(fullest[k].load) / static_cast<double>(std::max<Addr>(p.arenas[k].capacity, 1));
+    if (ratio > worst_ratio) worst_ratio = ratio, worst = k;
+  }
+  if (!worst) {  // nothing movable at the fullest instants: move any movable buffer, largest first
+    std::optional<std::size_t> pick;
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (next(i) && (!pick || p.buffers[i].size > p.buffers[*pick].size)) pick = i;
+    if (!pick) return false;
+    choice[*pick] = *next(*pick);
+    return true;
+  }
+  const std::size_t i = movable_at(*worst, fullest[*worst].at).front();
+  choice[i] = *next(i);
+  return true;
+}
+
+/// plan() for a problem that is not plain: lower it (algorithms/structured.hpp)
+/// under an arena choice, place the plain problem with the asked strategy,
+/// lift the placement back and check it against the structured problem;
+/// move buffers to later candidate arenas while nothing fits.
+inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
+                                  std::chrono::steady_clock::time_point start) {
+  PlanResult r;
+  r.strategy = std::string(to_string(options.strategy.value()));
+  auto finish = [&]() -> PlanResult {
+    r.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(r);
+  };
+  for (const auto& load : arena_loads(p)) r.max_load_bound.push_back(load.lower_bound);
+  r.lower_bound = r.max_load_bound;
+  for (std::size_t k = 0; k < p.arenas.size(); ++k)
+    if (r.max_load_bound[k] > p.arenas[k].capacity) {
+      r.status = Status::infeasible;
+      r.diagnostics.push_back(error("no placement fits in arena " + std::to_string(p.arenas[k].id) +
+                                        (p.arenas[k].name.empty() ? "" : " (" + p.arenas[k].name + ")") +
+                                        ": buffers that must be there and are live together need " +
+                                        with_thousands(r.max_load_bound[k]) + " bytes (with its reserved bytes), over "
+                                        "the capacity " + with_thousands(p.arenas[k].capacity) +
+                                        "; raise the capacity, or shorten or split lifetimes",
+                                    "PLAN-MAX-LOAD"));
+      return finish();
+    }
+  if (auto clash = pin_clash(p)) {
+    r.status = Status::infeasible;
+    r.diagnostics.push_back(std::move(*clash));
+    return finish();
+  }
+  std::vector<std::int64_t> choice(p.buffers.size());
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) choice[i] = p.buffers[i].arena;
+  const auto deadline = deadline_after(start, options.time_limit_s);
+  std::int64_t rounds = 0;
+  for (;;) {
+    ++rounds;
+    const LoweredProblem lowered = lower_structured(p, choice);
+    PlanOptions o = options;
+    o.problem_validated = false;
+    if (options.time_limit_s > 0) {
+      const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+      o.time_limit_s = std::max(left, 1e-3);
+    }
+    // The lowered problem's own capacities say whether it was given one; keep the structured problem's goal.
+    o.goal = options.goal.value_or(default_goal(p));
+    PlanResult sub = plan(lowered.problem, o);
+    r.stopped_by = sub.stopped_by;
+    r.statistics = sub.statistics;
+    r.statistics.set("arena_rounds", rounds);
+    r.statistics.set("lowering_exact", lowered.exact ? 1 : 0);
+    if (sub.status == Status::invalid_input || sub.status == Status::internal_error) {
+      r.status = Status::internal_error;
+      r.diagnostics.push_back(error("internal error: the plain form of this structured problem is malformed; please report it"));
+      r.diagnostics.insert(r.diagnostics.end(), sub.diagnostics.begin(), sub.diagnostics.end());
+      return finish();
+    }
+    if (sub.fits() && sub.placement) {
+      Placement pl = lift_placement(p, lowered, *sub.placement, choice);
+      if (auto bad = validate_placement(p, pl); !bad.empty()) {
+        r.status = Status::internal_error;
+        r.diagnostics.push_back(error("internal error: strategy '" + r.strategy +
+                                      "' produced a placement of a structured problem that fails validation; please "
+                                      "report it"));
+        r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
+        return finish();
+      }
+      r.diagnostics.insert(r.diagnostics.end(), sub.diagnostics.begin(), sub.diagnostics.end());
+      r.objective = evaluate_objective(p, pl);
+      if (lowered.exact)
+        for (std::size_t k = 0; k < r.lower_bound.size() && k < sub.lower_bound.size(); ++k)
+          r.lower_bound[k] = std::max(r.lower_bound[k], sub.lower_bound[k]);
+      const bool spill_free = r.objective.spill == 0;
+      r.status = spill_free && reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
+      if (lowered.exact && sub.status == Status::optimal) r.status = Status::optimal;
+      r.proved.penalty = r.objective.penalty == 0 || (lowered.exact && sub.proved.penalty);
+      r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : 0;
+      r.proved.peak = true;
+      for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
+        r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];
+      r.proved.peak = r.proved.peak || (lowered.exact && sub.proved.peak);
+      if (!lowered.exact)
+        for (const auto& why : lowered.losses)
+          r.diagnostics.push_back(note("proofs of the plain form do not carry over: " + why));
+      r.placement = std::move(pl);
+      return finish();
+    }
+    const bool out_of_time = options.stop.stop_requested() || std::chrono::steady_clock::now() >= deadline;
+    if (!out_of_time && spill_step(p, choice)) continue;
+    r.diagnostics.insert(r.diagnostics.end(), sub.diagnostics.begin(), sub.diagnostics.end());
+    if (sub.status == Status::infeasible && lowered.exact) {
+      r.status = Status::infeasible;  // the plain form has the same placements: its proof is one here
+    } else {
+      r.status = is_error(sub.status) ? sub.status : Status::no_fit;
+      if (sub.status == Status::infeasible)
+        for (const auto& why : lowered.losses)
+          r.diagnostics.push_back(note("the plain form was proved infeasible, which proves nothing here: " + why));
+    }
+    return finish();
+  }
+}
+
+}  // namespace detail
+
 PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const Strategy strategy = options.strategy.value();
@@ -182,6 +394,11 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   if (has_errors(r.diagnostics)) {
     r.status = Status::invalid_input;
     return finish();
+  }
+  if (!is_plain(original)) {
+    PlanResult s = detail::plan_structured(original, options, start);
+    s.diagnostics.insert(s.diagnostics.begin(), r.diagnostics.begin(), r.diagnostics.end());  // the validator's warnings
+    return s;
   }
   for (const auto& load : arena_loads(original)) r.max_load_bound.push_back(load.lower_bound);
   r.lower_bound = r.max_load_bound;

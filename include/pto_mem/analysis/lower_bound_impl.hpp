@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/analysis/structured_bound.hpp"
 
 namespace pto_mem {
 
@@ -51,6 +52,7 @@ inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes, std::size_t& 
 }  // namespace detail
 
 PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
+  if (!is_plain(p)) return structured_arena_loads(p);  // live intervals, exclusions, pins, candidates, graphs
   const ProblemIndex index(p);
   const AliasClasses classes = alias_classes(p, index);
   const std::size_t na = p.arenas.size();

@@ -45,6 +45,10 @@ using Diagnostics = std::vector<Diagnostic>;
   return Diagnostic{Severity::warning, std::move(code), std::move(message), std::nullopt};
 }
 
+[[nodiscard]] inline Diagnostic note(std::string message, std::string code = {}) {
+  return Diagnostic{Severity::note, std::move(code), std::move(message), std::nullopt};
+}
+
 [[nodiscard]] inline bool has_errors(const Diagnostics& ds) noexcept {
   return std::any_of(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.severity == Severity::error; });
 }

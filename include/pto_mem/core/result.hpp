@@ -71,6 +71,8 @@ struct PlanResult {
   /// max_load_bound: the sweep's max(reserved end, max load + reserved bytes), known before any search.
   std::vector<Addr> max_load_bound;
   /// The proved bound: at least max_load_bound, raised by what a complete search proved (exact, portfolio).
+  /// The objective is lexicographic, so a search's bound holds for the placements of least penalty
+  /// (a placement that pays more penalty may have a lower peak); max_load_bound holds for every one.
   std::vector<Addr> lower_bound;
   Diagnostics diagnostics;
   double time_s = 0.0;
