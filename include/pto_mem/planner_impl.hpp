@@ -61,13 +61,11 @@ inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<b
 /// those between two allocations whose pair it turned into a penalty.
 inline Problem without_relaxed(const Problem& original, const AliasUnification& unified,
                                const std::vector<BufferPair>& relaxed) {
-  std::set<std::pair<std::string, std::string>> pairs;
-  for (const auto& [a, b] : relaxed) pairs.insert({std::min(a, b), std::max(a, b)});
-  const ProblemIndex index(original);
+  std::set<std::pair<std::size_t, std::size_t>> pairs;  // allocations of the unified problem
+  for (const auto& [a, b] : relaxed) pairs.insert({std::min<std::size_t>(a, b), std::max<std::size_t>(a, b)});
   Problem out = original;
   std::erase_if(out.separations, [&](const Separation& s) {
-    const auto& x = unified.problem.buffers[unified.allocation_of[*index.buffer(s.a)]].id;
-    const auto& y = unified.problem.buffers[unified.allocation_of[*index.buffer(s.b)]].id;
+    const std::size_t x = unified.allocation_of[s.a], y = unified.allocation_of[s.b];
     return pairs.contains({std::min(x, y), std::max(x, y)});
   });
   return out;
@@ -137,7 +135,7 @@ inline std::optional<Diagnostic> max_load_overflow(const std::vector<Addr>& max_
     std::vector<std::string> names;
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
       const auto& b = p.buffers[i];
-      if (b.arena == arena.id && b.lifetime.begin <= worst_at && worst_at < b.lifetime.end) names.push_back(b.id);
+      if (b.arena == arena.id && b.lifetime.begin <= worst_at && worst_at < b.lifetime.end) names.push_back(buffer_label(p, static_cast<BufferId>(i)));
     }
     std::string list;
     const std::size_t shown = std::min<std::size_t>(names.size(), 8);
@@ -343,8 +341,8 @@ PTO_MEM_PLAN_INLINE ObjectsPlan plan_records(ProblemRecords records, const std::
   for (std::size_t i = 0; i < objects.size(); ++i) position.emplace(objects[i], i);
   Problem& p = out.built.problem;
   Diagnostics& diagnostics = out.built.diagnostics;
-  // The problem id of `r`, or nullopt (with a diagnostic when `required`).
-  auto id_of = [&](const void* r, const std::string& what, bool required) -> std::optional<std::string> {
+  // The BufferId of `r`, or nullopt (with a diagnostic when `required`).
+  auto id_of = [&](const void* r, const std::string& what, bool required) -> std::optional<BufferId> {
     auto found = position.find(r);
     if (found == position.end()) {
       diagnostics.push_back(error(what + " names an object that is not an element of the buffer range given "
@@ -358,7 +356,7 @@ PTO_MEM_PLAN_INLINE ObjectsPlan plan_records(ProblemRecords records, const std::
                                     " of the range, whose arena the policy does not plan"));
       return std::nullopt;
     }
-    return p.buffers[*index].id;
+    return static_cast<BufferId>(*index);
   };
   for (std::size_t k = 0; k < c.separations.size(); ++k) {
     const std::string what = "separation #" + std::to_string(k);

@@ -31,7 +31,7 @@ namespace pto_mem {
 /// The reduced problem and the way back to the original buffers.
 struct AliasUnification {
   /// One buffer per allocation, in the order of each allocation's first member
-  /// in the original problem. An allocation takes the id of its representative:
+  /// in the original problem. An allocation takes the name (label) of its representative:
   /// the declaration for a declared allocation, else its first member. It has
   /// no must-alias groups or declarations left; separations and penalties are
   /// mapped onto allocations (see unify_aliases).

@@ -160,7 +160,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
         // (group or declaration) that disagrees.
         const std::size_t anchor = e.up ? v : e.to;
         const std::string where =
-            anchor >= n ? anchor_name[anchor - n] : "declared allocation " + quote(p.buffers[anchor].id);
+            anchor >= n ? anchor_name[anchor - n] : "declared allocation " + quote(buffer_label(p, static_cast<BufferId>(anchor)));
         const std::size_t who = e.to < n ? e.to : v;
         const i128 first = e.to < n ? *pos[e.to] : *pos[v];
         const i128 second = e.to < n ? want : *pos[e.to] + e.offset;
@@ -169,8 +169,8 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
           if (x < 0) t.insert(t.begin(), '-');
           return t;
         };
-        err("buffer " + quote(p.buffers[who].id) + " is placed at two different offsets relative to " +
-            quote(p.buffers[root].id) + " (" + text(first) + " and " + text(second) + " bytes) by " + where +
+        err("buffer " + quote(buffer_label(p, static_cast<BufferId>(who))) + " is placed at two different offsets relative to " +
+            quote(buffer_label(p, static_cast<BufferId>(root))) + " (" + text(first) + " and " + text(second) + " bytes) by " + where +
             " and the other aliases of its allocation; one buffer has one address, so fix the member offsets");
         broken[a] = true;
         break;
@@ -186,7 +186,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
     const auto& ms = out.members[a];
     const std::size_t rep = declaration_of[a] != n ? declaration_of[a] : ms.front();
     BufferSpec& s = out.problem.buffers[a];
-    s.id = p.buffers[rep].id;
+    s.name = buffer_label(p, static_cast<BufferId>(rep));
     s.arena = p.buffers[rep].arena;
     s.lifetime = p.buffers[ms.front()].lifetime;
     for (std::size_t i : ms) {
@@ -216,8 +216,8 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
       const i128 rel = *pos[i] - low;
       const i128 end = rel + p.buffers[i].size;
       if (end > static_cast<i128>(max_addr)) {
-        err("buffer " + quote(p.buffers[i].id) + " ends more than 2^64 bytes above the start of the allocation of " +
-            quote(s.id) + "; check the member offsets");
+        err("buffer " + quote(buffer_label(p, static_cast<BufferId>(i))) + " ends more than 2^64 bytes above the start of the allocation of " +
+            quote(s.name) + "; check the member offsets");
         fits = false;
         break;
       }
@@ -229,8 +229,8 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
       if (e == detail::alias::MergeError::none) continue;
       fits = false;
       if (e == detail::alias::MergeError::too_large) {
-        err("the allocation of " + quote(s.id) + " would need an alignment above 2^64 to align every member (" +
-            quote(p.buffers[i].id) + " adds alignment " + std::to_string(align) + ")");
+        err("the allocation of " + quote(s.name) + " would need an alignment above 2^64 to align every member (" +
+            quote(buffer_label(p, static_cast<BufferId>(i))) + " adds alignment " + std::to_string(align) + ")");
         break;
       }
       // Name a member whose alignment contradicts this one.
@@ -241,11 +241,11 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
         const Addr g = std::gcd(align, aj);
         const Addr rj = static_cast<Addr>((*pos[j] - low) % aj);
         if ((r % g) != (rj % g)) {
-          other = p.buffers[j].id;
+          other = buffer_label(p, static_cast<BufferId>(j));
           break;
         }
       }
-      err("must-alias members " + quote(other.empty() ? s.id : other) + " and " + quote(p.buffers[i].id) +
+      err("must-alias members " + quote(other.empty() ? s.name : other) + " and " + quote(buffer_label(p, static_cast<BufferId>(i))) +
           " cannot both be aligned: their offsets differ by a non-multiple of the alignments they share; "
           "change a member offset or an alignment");
       break;
@@ -259,7 +259,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
     // allocation begins at that multiple and carries start.r leading bytes.
     const i128 size = high + start.r;
     if (size > static_cast<i128>(max_addr)) {
-      err("the allocation of " + quote(s.id) + " needs more than 2^64 bytes");
+      err("the allocation of " + quote(s.name) + " needs more than 2^64 bytes");
       continue;
     }
     s.size = static_cast<Addr>(size);
@@ -281,7 +281,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
           const auto& by = p.buffers[ds[y]];
           const Addr ox = out.member_offset[ds[x]], oy = out.member_offset[ds[y]];
           if (overlaps(AddrRange{ox, ox + bx.size}, AddrRange{oy, oy + by.size}))
-            err("declared allocations " + quote(bx.id) + " and " + quote(by.id) +
+            err("declared allocations " + quote(buffer_label(p, static_cast<BufferId>(ds[x]))) + " and " + quote(buffer_label(p, static_cast<BufferId>(ds[y]))) +
                 " are joined into one allocation and overlap; each declaration needs bytes of its own");
         }
     }
@@ -296,7 +296,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
     const std::size_t a = out.allocation_of[*ia], b = out.allocation_of[*ib];
     if (a == b) {
       if (*ia != *ib)
-        err("separation (" + quote(sep.a) + ", " + quote(sep.b) +
+        err("separation (" + quote(buffer_label(p, sep.a)) + ", " + quote(buffer_label(p, sep.b)) +
             ") joins two buffers that must alias (one allocation); drop the separation or the alias");
       continue;
     }
@@ -324,7 +324,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
   out.problem.separations.reserve(separated.size());
   for (const auto& [pair, reasons] : separated)
     out.problem.separations.push_back(
-        {out.problem.buffers[pair.first].id, out.problem.buffers[pair.second].id, reasons});
+        {static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), reasons});
 
   // Penalties.
   std::map<std::pair<std::size_t, std::size_t>, Weight> priced;
@@ -338,7 +338,7 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
     w = saturating_add(w, pen.weight);
   }
   for (const auto& [pair, w] : priced)
-    if (w != 0) out.problem.penalties.push_back({out.problem.buffers[pair.first].id, out.problem.buffers[pair.second].id, w});
+    if (w != 0) out.problem.penalties.push_back({static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), w});
   return out;
 }
 

@@ -123,14 +123,14 @@ inline bool rule_fits(const SearchSpace& s, const ImplicitPenalties& r) {
 }  // namespace detail
 
 /// Builds the search space. Precondition: validate(p) reported nothing, so
-/// every name resolves and every pair lies in one arena. `implicit`, when
+/// every buffer id is in range and every pair lies in one arena. `implicit`, when
 /// given, adds unit soft pairs by rule over the same buffer positions; it
 /// must outlive the search space. A rule whose pairs the search space
 /// cannot take as they are (a pair across arenas or co-live in the
 /// problem's lifetimes) is listed pair by pair instead, which is slow but
 /// never wrong.
 [[nodiscard]] inline SearchSpace build_search_space(const Problem& p, const ImplicitPenalties* implicit = nullptr) {
-  const ProblemIndex index(p, names_buffers(p));  // ids: only the constraints' names
+  const ProblemIndex index(p);
   SearchSpace s;
   s.n = p.buffers.size();
   s.arena.resize(s.n);
@@ -152,7 +152,7 @@ inline bool rule_fits(const SearchSpace& s, const ImplicitPenalties& r) {
     s.reserved.push_back(a.reserved);
   }
 
-  auto node = [&](const std::string& id) { return static_cast<std::uint32_t>(*index.buffer(id)); };
+  auto node = [](BufferId id) { return static_cast<std::uint32_t>(id); };
 
   // Explicit separations: both directions, duplicates collapse.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> seps;

@@ -15,7 +15,7 @@ namespace pto_mem {
 /// are read from the raw list: duplicates count, unknown or unplaced ends,
 /// cross-arena pairs and interfering pairs add nothing.
 [[nodiscard]] inline Objective evaluate_objective(const Problem& p, const Placement& pl) {
-  const ProblemIndex index(p, !p.penalties.empty());  // ids: only the penalties' names
+  const ProblemIndex index(p);
   Objective o;
   o.peak_by_arena.assign(p.arenas.size(), 0);
   for (std::size_t k = 0; k < p.arenas.size(); ++k)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -16,29 +17,18 @@
 
 namespace pto_mem {
 
-/// An unordered pair of buffer ids.
-using BufferPair = std::pair<std::string, std::string>;
+/// An unordered pair of buffers.
+using BufferPair = std::pair<BufferId, BufferId>;
 
 namespace detail {
 
-/// The id order of a problem: numeric when every id in sight is a decimal
-/// integer, lexicographic otherwise (the same rule as id_ranks).
+/// The label order of a problem's buffers (id_ranks), ties by position; a
+/// BufferId past the end sorts after every buffer, by value.
 class IdLess {
  public:
-  IdLess(const Problem& p, const std::vector<BufferPair>& extra) {
-    auto check = [&](const std::string& id) { numeric_ = numeric_ && parse_integer_id(id).has_value(); };
-    for (const auto& b : p.buffers) check(b.id);
-    for (const auto& sep : p.separations) check(sep.a), check(sep.b);
-    for (const auto& pen : p.penalties) check(pen.a), check(pen.b);
-    for (const auto& [a, b] : extra) check(a), check(b);
-  }
-  bool operator()(const std::string& a, const std::string& b) const {
-    if (numeric_) return *parse_integer_id(a) < *parse_integer_id(b);
-    return a < b;
-  }
-  BufferPair canonical(const std::string& a, const std::string& b) const {
-    return (*this)(b, a) ? BufferPair{b, a} : BufferPair{a, b};
-  }
+  explicit IdLess(const Problem& p) : rank_(id_ranks(p)) {}
+  bool operator()(BufferId a, BufferId b) const { return key(a) < key(b); }
+  BufferPair canonical(BufferId a, BufferId b) const { return (*this)(b, a) ? BufferPair{b, a} : BufferPair{a, b}; }
   bool operator()(const BufferPair& x, const BufferPair& y) const {
     if ((*this)(x.first, y.first)) return true;
     if ((*this)(y.first, x.first)) return false;
@@ -46,14 +36,17 @@ class IdLess {
   }
 
  private:
-  bool numeric_ = true;
+  std::pair<std::uint64_t, BufferId> key(BufferId b) const {
+    return {b < rank_.size() ? rank_[b] : std::uint64_t{1} << 32, b};
+  }
+  std::vector<std::uint32_t> rank_;
 };
 
 }  // namespace detail
 
 /// The separations a bounded search may relax: pairs whose every separation
 /// carries exactly the pipeline-stage reason and whose lifetimes do not
-/// interfere (a co-live pair stays hard anyway). Ascending (min id, max id),
+/// interfere (a co-live pair stays hard anyway). Ascending in label order,
 /// each pair once. Unknown or cross-arena pairs are skipped.
 [[nodiscard]] inline std::vector<BufferPair> pipeline_pairs(const Problem& p) {
   // Most problems have no pipeline-only separation at all: skip the id-ordered map.
@@ -61,7 +54,7 @@ class IdLess {
                    [](const Separation& s) { return s.reasons == reason_pipeline_stage; }))
     return {};
   const ProblemIndex index(p);
-  const detail::IdLess less(p, {});
+  const detail::IdLess less(p);
   std::map<BufferPair, bool, detail::IdLess> relaxable(less);
   for (const auto& s : p.separations) {
     const auto a = index.buffer(s.a), b = index.buffer(s.b);
@@ -81,12 +74,12 @@ class IdLess {
 /// Removes every separation on a selected pair (duplicates
 /// included), adds `weight` to each selected pair whose buffers are known and
 /// not co-live, and rewrites the penalty list as one aggregate per pair in
-/// ascending (min id, max id) order, zero totals dropped (saturating sums).
+/// ascending label order, zero totals dropped (saturating sums).
 /// Arenas and buffers are unchanged; pass same-arena pairs only.
 [[nodiscard]] inline Problem relax_separations_to_penalties(const Problem& p, const std::vector<BufferPair>& pairs,
                                                             Weight weight) {
   const ProblemIndex index(p);
-  const detail::IdLess less(p, pairs);
+  const detail::IdLess less(p);
   std::set<BufferPair, detail::IdLess> selected(less);
   for (const auto& [a, b] : pairs) selected.insert(less.canonical(a, b));
 

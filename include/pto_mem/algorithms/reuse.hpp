@@ -296,7 +296,7 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
 }
 
 /// The slots as a problem for a placer: one buffer per slot, with the
-/// representative's id, the largest member size, an alignment that suits
+/// representative's name, the largest member size, an alignment that suits
 /// every member (their least common multiple) and the hull of the member
 /// lifetimes; arenas are kept. Separations between members of different slots
 /// become slot separations (merged, ascending); penalties are not carried (a
@@ -312,13 +312,14 @@ struct SlotProblem {
   out.problem.buffers.reserve(r.slots.size());
   for (const auto& s : r.slots) {
     BufferSpec b = p.buffers[s.representative];
+    b.name = buffer_label(p, static_cast<BufferId>(s.representative));
     b.alignment = std::max<Addr>(b.alignment, 1);
     for (std::size_t m : s.members) {
       const Addr am = std::max<Addr>(p.buffers[m].alignment, 1);
       const auto lcm = checked_mul(b.alignment / std::gcd(b.alignment, am), am);
       if (!lcm) {
-        out.diagnostics.push_back(error("the slot of '" + b.id + "' cannot align all its members: '" +
-                                        p.buffers[m].id + "' adds alignment " + std::to_string(am) +
+        out.diagnostics.push_back(error("the slot of '" + b.name + "' cannot align all its members: '" +
+                                        buffer_label(p, static_cast<BufferId>(m)) + "' adds alignment " + std::to_string(am) +
                                         " and the common multiple exceeds 2^64"));
         break;
       }
@@ -339,7 +340,7 @@ struct SlotProblem {
     if (x != y) separated[{std::min(x, y), std::max(x, y)}] |= sep.reasons;
   }
   for (const auto& [pair, reasons] : separated)
-    out.problem.separations.push_back({out.problem.buffers[pair.first].id, out.problem.buffers[pair.second].id, reasons});
+    out.problem.separations.push_back({static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), reasons});
   return out;
 }
 

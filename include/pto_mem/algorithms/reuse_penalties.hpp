@@ -442,7 +442,7 @@ template <std::ranges::input_range Events>
   }
   std::vector<Penalty> out;
   for (const auto& e : recognize_reuse_penalties(p.buffers, events, separated))
-    out.push_back({p.buffers[e.a].id, p.buffers[e.b].id, e.weight});
+    out.push_back({static_cast<BufferId>(e.a), static_cast<BufferId>(e.b), e.weight});
   return out;
 }
 

@@ -26,6 +26,11 @@ namespace pto_mem {
 namespace detail {
 
 inline std::string quote(const std::string& id) { return "'" + id + "'"; }
+
+/// A buffer's label, or "#<id>" for an id past the end.
+inline std::string label(const Problem& p, BufferId b) {
+  return b < p.buffers.size() ? buffer_label(p, b) : "#" + std::to_string(b);
+}
 // Built by appending: g++ 12 at -O2/-O3 warns falsely (-Wrestrict, GCC
 // PR 105651) on `"[" + std::to_string(...)`, which breaks -Werror builds.
 inline std::string half_open(const std::string& b, const std::string& e) {
@@ -68,6 +73,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
   Diagnostics out;
   auto err = [&](std::string m) { out.push_back(error(std::move(m))); };
   const ProblemIndex index(p);
+  auto nm = [&](BufferId b) { return detail::label(p, b); };
 
   std::set<std::int64_t> arena_ids;
   for (const auto& a : p.arenas) {
@@ -83,18 +89,13 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     }
   }
 
-  // The index keeps the first of equal ids and lists the later ones.
-  auto duplicate = index.duplicates().begin();
-  const auto duplicates_end = index.duplicates().end();
+  // A buffer's identity is its position; names are labels (the readers
+  // check that a file's names are unique), so nothing here compares them.
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
-    // Named only when something is wrong: building 100k names costs more
+    // Named only when something is wrong: building 100k labels costs more
     // than every check below.
-    auto name = [&] { return "buffer " + quote(b.id); };
-    const bool repeats = duplicate != duplicates_end && *duplicate == i;
-    if (repeats) ++duplicate;
-    if (b.id.empty()) err("a buffer has an empty id; every buffer needs a unique id");
-    else if (repeats) err(name() + ": duplicate id; ids must be unique");
+    auto name = [&] { return "buffer " + quote(nm(static_cast<BufferId>(i))); };
     if (b.size == 0) err(name() + ": size is 0; a buffer needs at least one byte");
     if (b.alignment == 0) err(name() + ": alignment is 0; use 1 for no alignment");
     if (b.lifetime.begin < 0 || b.lifetime.begin >= b.lifetime.end)
@@ -106,19 +107,20 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
 
   // Both ends of a pair must be known buffers; a penalty's must be of one
   // arena (`across`: a separation may join two arenas, where it is vacuous).
-  auto check_pair = [&](const std::string& kind, const std::string& a, const std::string& b, bool across) -> bool {
-    if (a == b) {
-      err(kind + " (" + quote(a) + ", " + quote(b) + ") names the same buffer twice");
-      return false;
-    }
+  auto check_pair = [&](const std::string& kind, BufferId a, BufferId b, bool across) -> bool {
     const auto ia = index.buffer(a);
     const auto ib = index.buffer(b);
     if (!ia || !ib) {
-      err(kind + " (" + quote(a) + ", " + quote(b) + ") names unknown buffer " + quote(!ia ? a : b));
+      err(kind + " (" + quote(nm(a)) + ", " + quote(nm(b)) + ") names buffer " + std::to_string(!ia ? a : b) +
+          ", but the problem has " + std::to_string(p.buffers.size()) + " buffers (ids are positions, from 0)");
+      return false;
+    }
+    if (a == b) {
+      err(kind + " (" + quote(nm(a)) + ", " + quote(nm(b)) + ") names the same buffer twice");
       return false;
     }
     if (!across && p.buffers[*ia].arena != p.buffers[*ib].arena) {
-      err(kind + " (" + quote(a) + ", " + quote(b) + ") joins buffers of different arenas (" +
+      err(kind + " (" + quote(nm(a)) + ", " + quote(nm(b)) + ") joins buffers of different arenas (" +
           std::to_string(p.buffers[*ia].arena) + " and " + std::to_string(p.buffers[*ib].arena) + ")");
       return false;
     }
@@ -133,12 +135,12 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       const auto& ba = p.buffers[*index.buffer(pen.a)];
       const auto& bb = p.buffers[*index.buffer(pen.b)];
       if (interferes(ba.lifetime, bb.lifetime))
-        err("penalty (" + quote(pen.a) + ", " + quote(pen.b) + ") joins buffers live at the same time (" +
+        err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) + ") joins buffers live at the same time (" +
             detail::ticks(ba.lifetime) + " and " + detail::ticks(bb.lifetime) +
             "); they can never share bytes, so use a separation or drop the penalty");
     }
     if (auto t = checked_add(total, pen.weight)) total = *t;
-    else err("penalty (" + quote(pen.a) + ", " + quote(pen.b) + "): the sum of penalty weights overflows 64 bits");
+    else err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) + "): the sum of penalty weights overflows 64 bits");
   }
 
   for (std::size_t g = 0; g < p.must_alias.size(); ++g) {
@@ -149,25 +151,27 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     for (const auto& m : group.members) {
       const auto i = index.buffer(m.buffer);
       if (!i) {
-        err(name + " names unknown buffer " + quote(m.buffer));
+        err(name + " names buffer " + std::to_string(m.buffer) + ", but the problem has " +
+            std::to_string(p.buffers.size()) + " buffers");
         continue;
       }
       const auto& b = p.buffers[*i];
       if (!checked_add(m.offset, b.size))
-        err(name + ": member " + quote(m.buffer) + " at offset " + std::to_string(m.offset) + " overflows 64 bits");
+        err(name + ": member " + quote(nm(m.buffer)) + " at offset " + std::to_string(m.offset) + " overflows 64 bits");
       if (arena && *arena != b.arena)
-        err(name + ": member " + quote(m.buffer) + " is in arena " + std::to_string(b.arena) +
+        err(name + ": member " + quote(nm(m.buffer)) + " is in arena " + std::to_string(b.arena) +
             " but the group is in arena " + std::to_string(*arena) + "; aliases share one arena");
       if (!arena) arena = b.arena;
     }
   }
 
-  std::set<std::string> declared_names;
+  std::set<BufferId> declared_names;
   for (const auto& d : p.declared) {
-    const std::string name = "declared allocation " + quote(d.buffer);
+    const std::string name = "declared allocation " + quote(nm(d.buffer));
     const auto di = index.buffer(d.buffer);
     if (!di) {
-      err(name + " names an unknown buffer; list the declaration among the buffers");
+      err(name + " names buffer " + std::to_string(d.buffer) + ", but the problem has " +
+          std::to_string(p.buffers.size()) + " buffers; list the declaration among the buffers");
       continue;
     }
     if (!declared_names.insert(d.buffer).second) err(name + " is declared twice");
@@ -183,18 +187,19 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     for (const auto& bind : d.bindings) {
       const auto bi = index.buffer(bind.buffer);
       if (!bi) {
-        err(name + ": binding names unknown buffer " + quote(bind.buffer));
+        err(name + ": binding names buffer " + std::to_string(bind.buffer) + ", but the problem has " +
+            std::to_string(p.buffers.size()) + " buffers");
         continue;
       }
       const auto& bb = p.buffers[*bi];
       if (bb.arena != db.arena)
-        err(name + ": " + quote(bind.buffer) + " is in arena " + std::to_string(bb.arena) +
+        err(name + ": " + quote(nm(bind.buffer)) + " is in arena " + std::to_string(bb.arena) +
             " but the allocation is in arena " + std::to_string(db.arena));
       if (bb.size > d.slot_size)
-        err(name + ": " + quote(bind.buffer) + " has " + std::to_string(bb.size) + " bytes, more than the slot size " +
+        err(name + ": " + quote(nm(bind.buffer)) + " has " + std::to_string(bb.size) + " bytes, more than the slot size " +
             std::to_string(d.slot_size));
       if (bind.slot && *bind.slot >= d.slots)
-        err(name + ": " + quote(bind.buffer) + " is bound to slot " + std::to_string(*bind.slot) + " but there are only " +
+        err(name + ": " + quote(nm(bind.buffer)) + " is bound to slot " + std::to_string(*bind.slot) + " but there are only " +
             std::to_string(d.slots) + " slots");
       else if (bind.slot) by_slot[*bind.slot].push_back(*bi);
     }
@@ -225,8 +230,10 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
           const auto& other = p.buffers[*peer_index];
           const auto& rt = runtime ? cur : other;
           const auto& peer = runtime ? other : cur;
-          err(name + ": " + quote(rt.id) + " is bound to a slot chosen at run time, which may be the slot of " +
-              quote(peer.id) + ", and both are live at the same time (" + detail::ticks(rt.lifetime) + " and " +
+          const auto rt_id = static_cast<BufferId>(runtime ? bi : *peer_index);
+          const auto peer_id = static_cast<BufferId>(runtime ? *peer_index : bi);
+          err(name + ": " + quote(nm(rt_id)) + " is bound to a slot chosen at run time, which may be the slot of " +
+              quote(nm(peer_id)) + ", and both are live at the same time (" + detail::ticks(rt.lifetime) + " and " +
               detail::ticks(peer.lifetime) + "); give one of them a constant slot the other does not use, or end one "
               "before the other starts");
         }
@@ -244,7 +251,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
         const auto& prev = p.buffers[reach];
         const auto& cur = p.buffers[members[k]];
         if (interferes(prev.lifetime, cur.lifetime))
-          err(name + ": " + quote(prev.id) + " and " + quote(cur.id) + " are both bound to slot " + std::to_string(slot) +
+          err(name + ": " + quote(nm(static_cast<BufferId>(reach))) + " and " + quote(nm(static_cast<BufferId>(members[k]))) + " are both bound to slot " + std::to_string(slot) +
               " but are live at the same time (" + detail::ticks(prev.lifetime) + " and " + detail::ticks(cur.lifetime) +
               "); bind one of them to another slot");
         if (cur.lifetime.end > prev.lifetime.end) reach = members[k];
@@ -258,7 +265,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       const auto a = *index.buffer(s.a);
       const auto b = *index.buffer(s.b);
       if (classes.class_of[a] == classes.class_of[b])
-        err("separation (" + quote(s.a) + ", " + quote(s.b) +
+        err("separation (" + quote(nm(s.a)) + ", " + quote(nm(s.b)) +
             ") joins two buffers that must alias (one allocation); drop the separation or the alias");
     }
   }
@@ -285,7 +292,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   using detail::quote;
   Diagnostics out;
   auto err = [&](std::string m) { out.push_back(error(std::move(m))); };
-  const ProblemIndex index(p, names_buffers(p));  // ids are only looked up for the constraints
+  const ProblemIndex index(p);
+  auto nm = [&](BufferId b) { return detail::label(p, b); };
   const std::size_t n = p.buffers.size();
   if (pl.offsets.size() != n) {
     err("the placement has " + std::to_string(pl.offsets.size()) + " offsets for " + std::to_string(n) + " buffers");
@@ -296,7 +304,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   std::vector<Addr> end(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& b = p.buffers[i];
-    auto name = [&] { return "buffer " + quote(b.id); };  // only when something is wrong
+    auto name = [&] { return "buffer " + quote(nm(static_cast<BufferId>(i))); };  // only when something is wrong
     if (!pl.offsets[i]) {
       err(name() + " has no offset");
       continue;
@@ -322,7 +330,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   }
   auto range = [&](std::size_t i) { return AddrRange{*pl.offsets[i], end[i]}; };
   auto describe = [&](std::size_t i) {
-    return quote(p.buffers[i].id) + " " + detail::bytes(*pl.offsets[i], end[i]) + " live " +
+    return quote(nm(static_cast<BufferId>(i))) + " " + detail::bytes(*pl.offsets[i], end[i]) + " live " +
            detail::ticks(p.buffers[i].lifetime);
   };
 
@@ -419,13 +427,13 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
 
   for (std::size_t g = 0; g < p.must_alias.size(); ++g) {
     std::optional<Addr> base;
-    std::string first_member;
+    BufferId first_member = 0;
     for (const auto& m : p.must_alias[g].members) {
       const auto i = *index.buffer(m.buffer);
       if (!usable[i]) continue;
       const Addr off = *pl.offsets[i];
       if (off < m.offset) {
-        err("must-alias group " + std::to_string(g) + ": " + quote(m.buffer) + " at " + std::to_string(off) +
+        err("must-alias group " + std::to_string(g) + ": " + quote(nm(m.buffer)) + " at " + std::to_string(off) +
             " lies below its group start (member offset " + std::to_string(m.offset) + ")");
         continue;
       }
@@ -433,8 +441,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
         base = off - m.offset;
         first_member = m.buffer;
       } else if (off - m.offset != *base) {
-        err("must-alias group " + std::to_string(g) + ": " + quote(m.buffer) + " puts the group at " +
-            std::to_string(off - m.offset) + " but " + quote(first_member) + " puts it at " + std::to_string(*base) +
+        err("must-alias group " + std::to_string(g) + ": " + quote(nm(m.buffer)) + " puts the group at " +
+            std::to_string(off - m.offset) + " but " + quote(nm(first_member)) + " puts it at " + std::to_string(*base) +
             "; aliases must share one allocation");
       }
     }
@@ -459,7 +467,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
           bind.slot ? off == base + *bind.slot * d.slot_size
                     : off >= base && (off - base) % d.slot_size == 0 && (off - base) / d.slot_size < d.slots;
       if (!on_slot)
-        err("declared allocation " + quote(d.buffer) + " at " + std::to_string(base) + ": " + quote(bind.buffer) +
+        err("declared allocation " + quote(nm(d.buffer)) + " at " + std::to_string(base) + ": " + quote(nm(bind.buffer)) +
             " at " + std::to_string(off) + " is not on " +
             (bind.slot ? "its slot " + std::to_string(*bind.slot) + " (offset " +
                              std::to_string(base + *bind.slot * d.slot_size) + ")"

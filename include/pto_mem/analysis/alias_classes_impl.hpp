@@ -48,7 +48,7 @@ PTO_MEM_PLAN_INLINE AliasClasses alias_classes(const Problem& p, const ProblemIn
 }
 
 PTO_MEM_PLAN_INLINE AliasClasses alias_classes(const Problem& p) {
-  return alias_classes(p, ProblemIndex(p, names_buffers(p)));
+  return alias_classes(p, ProblemIndex(p));
 }
 
 }  // namespace pto_mem

@@ -51,7 +51,7 @@ inline void sweep(std::vector<LoadEvent>& events, Addr& max_bytes, std::size_t& 
 }  // namespace detail
 
 PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
-  const ProblemIndex index(p, names_buffers(p));  // ids: only the constraints' names
+  const ProblemIndex index(p);
   const AliasClasses classes = alias_classes(p, index);
   const std::size_t na = p.arenas.size();
   std::vector<ArenaLoad> out(na);

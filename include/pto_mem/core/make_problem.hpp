@@ -62,7 +62,7 @@ struct ArenaRecord {
 /// One user buffer as the traits read it.
 struct BufferRecord {
   static constexpr std::size_t not_planned = static_cast<std::size_t>(-1);
-  std::string id;                 ///< buffer_id_string (repeats are made unique later)
+  std::string name;               ///< buffer_id_string (repeats are made unique later)
   std::int64_t size = 0;          ///< signed, so that a negative size is reported as negative
   std::int64_t alignment = 0;     ///< signed, likewise
   Addr size_bytes = 0;            ///< buffer_size: what the Problem holds
@@ -84,7 +84,7 @@ struct BuiltProblem {
 };
 
 /// The Problem the records describe: arena k has id k; a buffer's alignment
-/// is combined with its arena's; repeated ids become "<id>#<position>";
+/// is combined with its arena's; repeated names become "<name>#<position>";
 /// negative sizes, alignments and capacities are diagnosed; an arena without
 /// a capacity gets always_fitting_capacity.
 [[nodiscard]] PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records);
@@ -148,7 +148,7 @@ ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<
     BufferRecord& r = out.buffers.emplace_back();
     r.arena = index_of[static_cast<std::size_t>(at - seen.begin())];
     if (r.arena == BufferRecord::not_planned) continue;
-    r.id = buffer_id_string(b, i);
+    r.name = buffer_id_string(b, i);
     r.size = buffer_size_signed(b);
     r.alignment = buffer_alignment_signed(b);
     r.size_bytes = buffer_size(b);

@@ -48,14 +48,14 @@ PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records) {
       continue;
     }
     BufferSpec s;
-    s.id = std::move(b.id);
+    s.name = std::move(b.name);
     s.size = b.size_bytes;
     const auto arena_name = "'" + p.arenas[b.arena].name + "'";
     if (b.size < 0)
-      out.diagnostics.push_back(error("buffer '" + s.id + "' (in arena " + arena_name + "): size is " +
+      out.diagnostics.push_back(error("buffer '" + s.name + "' (in arena " + arena_name + "): size is " +
                                       std::to_string(b.size) + ", a negative byte count; sizes must be > 0"));
     if (b.alignment < 0)
-      out.diagnostics.push_back(error("buffer '" + s.id + "' (in arena " + arena_name + "): alignment is " +
+      out.diagnostics.push_back(error("buffer '" + s.name + "' (in arena " + arena_name + "): alignment is " +
                                       std::to_string(b.alignment) + ", a negative byte count; alignments must be > 0"));
     s.alignment = combined_alignment(b.alignment_bytes, records.arenas[b.arena].alignment);
     s.arena = static_cast<std::int64_t>(b.arena);
@@ -64,12 +64,13 @@ PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records) {
     p.buffers.push_back(std::move(s));
     position.push_back(i);
   }
-  // Repeated ids become "<id>#<position>" so that distinct objects never
-  // collide, whatever the user named them; unique ids are kept as they are.
+  // Repeated names become "<name>#<position>" so that files and messages
+  // tell distinct objects apart, whatever the user named them; unique names
+  // are kept as they are.
   std::unordered_map<std::string, std::size_t> count;
-  for (const auto& b : p.buffers) ++count[b.id];
+  for (const auto& b : p.buffers) ++count[b.name];
   for (std::size_t i = 0; i < p.buffers.size(); ++i)
-    if (count[p.buffers[i].id] > 1) p.buffers[i].id += "#" + std::to_string(position[i]);
+    if (count[p.buffers[i].name] > 1) p.buffers[i].name += "#" + std::to_string(position[i]);
   for (std::size_t k = 0; k < p.arenas.size(); ++k)
     if (unlimited[k]) p.arenas[k].capacity = always_fitting_capacity(p, p.arenas[k].id);
   return out;

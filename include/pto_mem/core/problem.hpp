@@ -156,12 +156,19 @@ struct Problem {
   return std::nullopt;
 }
 
-/// Looks up arenas by id (buffers need no lookup: a BufferId is their
-/// position). The first occurrence wins when ids repeat (the validator
-/// reports repeats). The problem must outlive the index.
+/// Looks up arenas by id; the first occurrence wins when ids repeat (the
+/// validator reports repeats). Buffers need no lookup: a BufferId is their
+/// position, and buffer() only checks that the problem has it. The problem
+/// must outlive the index.
 class ProblemIndex {
  public:
   PTO_MEM_PLAN_INLINE explicit ProblemIndex(const Problem& p);
+  /// `b` when the problem has a buffer at that position (constraints of a
+  /// problem not yet validated may point past the end).
+  [[nodiscard]] std::optional<std::size_t> buffer(BufferId b) const noexcept {
+    if (b < p_->buffers.size()) return static_cast<std::size_t>(b);
+    return std::nullopt;
+  }
   [[nodiscard]] std::optional<std::size_t> arena(std::int64_t id) const {
     if (dense_arenas_)  // arena k has id k: no lookup (the usual case)
       return id >= 0 && id < static_cast<std::int64_t>(p_->arenas.size()) ? std::optional<std::size_t>(static_cast<std::size_t>(id))

@@ -140,7 +140,7 @@ inline std::uint32_t colour_of(std::string_view id) {
 
 PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& pl, const SvgOptions& opt) {
   using namespace detail::svg;
-  const ProblemIndex index(p, false);  // arenas only
+  const ProblemIndex index(p);
   const auto labels = arena_labels(p);
   const auto loads = arena_loads(p);
   const Objective objective = evaluate_objective(p, pl);
