@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "pto_mem/algorithms/validator.hpp"
@@ -31,6 +32,51 @@ inline std::string quote(const std::string& id) { return "'" + id + "'"; }
 inline std::string label(const Problem& p, BufferId b) {
   return b < p.buffers.size() ? buffer_label(p, b) : "#" + std::to_string(b);
 }
+/// When two buffers are live together, computed here from the problem
+/// alone (the validator's own reading of the rule in core/problem.hpp): the
+/// conflict graph's edge if there is a graph, else an overlap of their live
+/// intervals, and in both cases no exclusion between them.
+class TimeConflicts {
+ public:
+  explicit TimeConflicts(const Problem& p) : p_(p) {
+    for (const auto& x : p.exclusions)
+      if (x.a < p.buffers.size() && x.b < p.buffers.size()) excluded_.insert(key(x.a, x.b));
+    if (p.conflict_graph)
+      for (const auto& c : *p.conflict_graph)
+        if (c.a < p.buffers.size() && c.b < p.buffers.size()) edges_.insert(key(c.a, c.b));
+  }
+  [[nodiscard]] bool operator()(std::size_t i, std::size_t j) const {
+    if (i == j) return true;
+    if (!excluded_.empty() && excluded_.contains(key(i, j))) return false;
+    if (p_.conflict_graph) return edges_.contains(key(i, j));
+    return intervals_meet(p_.buffers[i], p_.buffers[j]);
+  }
+
+ private:
+  static std::uint64_t key(std::size_t a, std::size_t b) {
+    return (static_cast<std::uint64_t>(std::min(a, b)) << 32) | static_cast<std::uint64_t>(std::max(a, b));
+  }
+  static bool intervals_meet(const BufferSpec& a, const BufferSpec& b) {
+    const std::vector<Interval> one_a{a.lifetime}, one_b{b.lifetime};
+    const auto& la = a.live.empty() ? one_a : a.live;
+    const auto& lb = b.live.empty() ? one_b : b.live;
+    std::size_t x = 0, y = 0;
+    while (x < la.size() && y < lb.size()) {
+      if (la[x].begin < lb[y].end && lb[y].begin < la[x].end) return true;
+      if (la[x].end <= lb[y].end) ++x;
+      else ++y;
+    }
+    return false;
+  }
+  const Problem& p_;
+  std::unordered_set<std::uint64_t> excluded_, edges_;
+};
+
+/// The arena buffer i went to: the placement's choice, else its own.
+inline std::int64_t placed_arena(const Problem& p, const Placement& pl, std::size_t i) {
+  return pl.arenas.empty() ? p.buffers[i].arena : pl.arenas[i];
+}
+
 // Built by appending: g++ 12 at -O2/-O3 warns falsely (-Wrestrict, GCC
 // PR 105651) on `"[" + std::to_string(...)`, which breaks -Werror builds.
 inline std::string half_open(const std::string& b, const std::string& e) {
@@ -103,7 +149,66 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
           (b.lifetime.begin < 0 ? "negative" : "empty or reversed") +
           "; a lifetime is [begin, end) with 0 <= begin < end");
     if (!index.arena(b.arena)) err(name() + ": unknown arena " + std::to_string(b.arena));
+    if (!b.live.empty()) {
+      bool ordered = true;
+      for (std::size_t k = 0; k < b.live.size(); ++k) {
+        const Interval& l = b.live[k];
+        if (l.begin < 0 || l.begin >= l.end)
+          err(name() + ": live interval " + detail::ticks(l) + " is " + (l.begin < 0 ? "negative" : "empty or reversed") +
+              "; a live interval is [begin, end) with 0 <= begin < end");
+        if (k > 0 && b.live[k - 1].end > l.begin) ordered = false;
+      }
+      if (!ordered)
+        err(name() + ": its live intervals overlap or are out of order; list disjoint intervals in ascending order "
+                     "(merge the ones that overlap)");
+      else if (b.live.front().begin != b.lifetime.begin || b.live.back().end != b.lifetime.end)
+        err(name() + ": lifetime " + detail::ticks(b.lifetime) + " is not the hull " +
+            detail::ticks(Interval{b.live.front().begin, b.live.back().end}) +
+            " of its live intervals; set the lifetime to the hull");
+    }
+    if (!b.candidate_arenas.empty()) {
+      std::set<std::int64_t> seen;
+      for (const auto a : b.candidate_arenas) {
+        if (!index.arena(a)) err(name() + ": unknown candidate arena " + std::to_string(a));
+        if (!seen.insert(a).second) err(name() + ": candidate arena " + std::to_string(a) + " is listed twice");
+      }
+      if (b.candidate_arenas.front() != b.arena)
+        err(name() + ": its arena " + std::to_string(b.arena) + " is not its first candidate arena " +
+            std::to_string(b.candidate_arenas.front()) + "; the arena is the most preferred candidate");
+    }
+    if (b.pin) {
+      const Addr off = b.pin->offset;
+      if (b.candidate_arenas.size() > 1)
+        err(name() + ": pinned at offset " + std::to_string(off) + " but given " +
+            std::to_string(b.candidate_arenas.size()) + " candidate arenas; a pin fixes the arena too");
+      if (b.alignment != 0 && off % b.alignment != 0)
+        err(name() + ": pinned at offset " + std::to_string(off) + ", which is not a multiple of its alignment " +
+            std::to_string(b.alignment));
+      const auto pinned_end = checked_add(off, b.size);
+      if (const auto a = index.arena(b.arena); a && pinned_end) {
+        const Arena& arena = p.arenas[*a];
+        if (*pinned_end > arena.capacity)
+          err(name() + ": pinned at " + detail::bytes(off, *pinned_end) + ", past the capacity " +
+              std::to_string(arena.capacity) + " of arena " + std::to_string(arena.id));
+        for (const auto& w : arena.reserved)
+          if (overlaps(AddrRange{off, *pinned_end}, w))
+            err(name() + ": pinned at " + detail::bytes(off, *pinned_end) + ", over the reserved window " +
+                detail::bytes(w.begin, w.end) + " of arena " + std::to_string(arena.id));
+      } else if (!pinned_end) {
+        err(name() + ": pinned at offset " + std::to_string(off) + " + size " + std::to_string(b.size) +
+            " overflows 64 bits");
+      }
+    }
   }
+  const detail::TimeConflicts co_live(p);
+  // Two buffers that may end up in one arena: same arena, or a shared candidate.
+  auto may_share_arena = [&](const BufferSpec& a, const BufferSpec& b) {
+    if (a.candidate_arenas.empty() && b.candidate_arenas.empty()) return a.arena == b.arena;
+    const std::vector<std::int64_t> one_a{a.arena}, one_b{b.arena};
+    const auto& ca = a.candidate_arenas.empty() ? one_a : a.candidate_arenas;
+    const auto& cb = b.candidate_arenas.empty() ? one_b : b.candidate_arenas;
+    return std::any_of(ca.begin(), ca.end(), [&](std::int64_t x) { return std::find(cb.begin(), cb.end(), x) != cb.end(); });
+  };
 
   // Both ends of a pair must be known buffers; a penalty's must be of one
   // arena (`across`: a separation may join two arenas, where it is vacuous).
@@ -119,7 +224,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       err(kind + " (" + quote(nm(a)) + ", " + quote(nm(b)) + ") names the same buffer twice");
       return false;
     }
-    if (!across && p.buffers[*ia].arena != p.buffers[*ib].arena) {
+    if (!across && !may_share_arena(p.buffers[*ia], p.buffers[*ib])) {
       err(kind + " (" + quote(nm(a)) + ", " + quote(nm(b)) + ") joins buffers of different arenas (" +
           std::to_string(p.buffers[*ia].arena) + " and " + std::to_string(p.buffers[*ib].arena) + ")");
       return false;
@@ -134,13 +239,34 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     if (check_pair("penalty", pen.a, pen.b, false)) {
       const auto& ba = p.buffers[*index.buffer(pen.a)];
       const auto& bb = p.buffers[*index.buffer(pen.b)];
-      if (interferes(ba.lifetime, bb.lifetime))
+      if (co_live(pen.a, pen.b))
         err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) + ") joins buffers live at the same time (" +
             detail::ticks(ba.lifetime) + " and " + detail::ticks(bb.lifetime) +
             "); they can never share bytes, so use a separation or drop the penalty");
     }
     if (auto t = checked_add(total, pen.weight)) total = *t;
     else err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) + "): the sum of penalty weights overflows 64 bits");
+  }
+
+  for (const auto& x : p.exclusions) check_pair("temporal exclusion", x.a, x.b, true);
+  if (p.conflict_graph)
+    for (const auto& c : *p.conflict_graph) check_pair("conflict-graph edge", c.a, c.b, true);
+  // A pinned or multi-arena buffer moves alone: an alias group or a declared
+  // allocation places its members together, which a pin or an arena choice
+  // of one member would break.
+  auto alone = [&](BufferId b, const std::string& where) {
+    if (b >= p.buffers.size()) return;
+    const auto& x = p.buffers[b];
+    if (x.pin)
+      err(where + ": member " + quote(nm(b)) + " is pinned, but a group is placed as one; drop the pin or the group");
+    if (x.candidate_arenas.size() > 1)
+      err(where + ": member " + quote(nm(b)) + " has several candidate arenas; aliases share one fixed arena");
+  };
+  for (std::size_t g = 0; g < p.must_alias.size(); ++g)
+    for (const auto& m : p.must_alias[g].members) alone(m.buffer, "must-alias group " + std::to_string(g));
+  for (const auto& d : p.declared) {
+    alone(d.buffer, "declared allocation " + quote(nm(d.buffer)));
+    for (const auto& bind : d.bindings) alone(bind.buffer, "declared allocation " + quote(nm(d.buffer)));
   }
 
   for (std::size_t g = 0; g < p.must_alias.size(); ++g) {
@@ -300,6 +426,12 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
     return out;
   }
 
+  if (!pl.arenas.empty() && pl.arenas.size() != n) {
+    err("the placement chooses arenas for " + std::to_string(pl.arenas.size()) + " of " + std::to_string(n) +
+        " buffers; give every buffer its arena, or none");
+    return out;
+  }
+  auto arena_of = [&](std::size_t i) { return detail::placed_arena(p, pl, i); };
   std::vector<bool> usable(n, false);  // has an offset whose end does not overflow
   std::vector<Addr> end(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -310,6 +442,13 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
       continue;
     }
     const Addr off = *pl.offsets[i];
+    if (!pl.arenas.empty() && pl.arenas[i] != b.arena &&
+        std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), pl.arenas[i]) == b.candidate_arenas.end()) {
+      err(name() + " is placed in arena " + std::to_string(pl.arenas[i]) + ", which is not among its candidates");
+      continue;
+    }
+    if (b.pin && off != b.pin->offset)
+      err(name() + " is pinned at offset " + std::to_string(b.pin->offset) + " but placed at " + std::to_string(off));
     if (off % b.alignment != 0)
       err(name() + " at offset " + std::to_string(off) + " is not aligned to " + std::to_string(b.alignment));
     const auto e = checked_add(off, b.size);
@@ -319,7 +458,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
     }
     usable[i] = true;
     end[i] = *e;
-    const auto& arena = p.arenas[*index.arena(b.arena)];
+    const auto& arena = p.arenas[*index.arena(arena_of(i))];
     if (*e > arena.capacity)
       err(name() + " at " + detail::bytes(off, *e) + " exceeds the capacity " + std::to_string(arena.capacity) +
           " of arena " + std::to_string(arena.id) + " by " + std::to_string(*e - arena.capacity) + " bytes");
@@ -344,7 +483,22 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   // while reading the problem in order: at a million buffers, reaching into
   // the buffers, offsets and classes in start order missed the cache five
   // times a buffer.
-  {
+  const detail::TimeConflicts co_live(p);
+  const bool exact_intervals = p.exclusions.empty() &&
+      std::none_of(p.buffers.begin(), p.buffers.end(), [](const BufferSpec& b) { return !b.live.empty(); });
+  if (p.conflict_graph) {  // the graph, not the lifetimes, says who is live together
+    detail::Report report;
+    for (const auto& c : *p.conflict_graph) {
+      const std::size_t a = c.a, b = c.b;
+      if (!usable[a] || !usable[b] || arena_of(a) != arena_of(b) || classes.class_of[a] == classes.class_of[b]) continue;
+      if (co_live(a, b) && overlaps(range(a), range(b)))
+        report.add("buffers " + describe(a) + " and " + describe(b) +
+                   " are live at the same time (an edge of the conflict graph) and overlap in bytes " +
+                   detail::bytes(std::max(range(a).begin, range(b).begin), std::min(range(a).end, range(b).end)));
+    }
+    auto diags = report.finish("overlapping pairs");
+    out.insert(out.end(), diags.begin(), diags.end());
+  } else {
     detail::Report report;
     struct Item {
       std::int64_t arena;
@@ -364,7 +518,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
     for (std::size_t i = 0; i < n; ++i)
       if (usable[i]) {
         const auto& b = p.buffers[i];
-        items.push_back({b.arena, b.lifetime.begin, i, b.lifetime.end, range(i), classes.class_of[i], classes.grouped[i]});
+        items.push_back({arena_of(i), b.lifetime.begin, i, b.lifetime.end, range(i), classes.class_of[i], classes.grouped[i]});
       }
     std::sort(items.begin(), items.end());
     std::map<std::pair<Addr, std::size_t>, std::size_t> clean;  // (offset, buffer) -> item
@@ -394,7 +548,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
       auto check = [&](std::size_t j) {
         const Item& other = items[j];
         if (cur.klass == other.klass || !overlaps(cur.bytes, other.bytes)) return;
-        conflict = true;
+        conflict = true;  // kept out of the disjoint set even when the hulls meet without a conflict
+        if (!exact_intervals && !co_live(cur.buffer, other.buffer)) return;
         report.add("buffers " + describe(other.buffer) + " and " + describe(cur.buffer) +
                    " are live at the same time and overlap in bytes " +
                    detail::bytes(std::max(cur.bytes.begin, other.bytes.begin), std::min(cur.bytes.end, other.bytes.end)));
@@ -417,10 +572,20 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
     out.insert(out.end(), diags.begin(), diags.end());
   }
 
+  // An exclusive pin owns its bytes in its arena for the whole horizon.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!p.buffers[i].pin || !p.buffers[i].pin->exclusive || !usable[i]) continue;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i && usable[j] && arena_of(j) == arena_of(i) && classes.class_of[j] != classes.class_of[i] &&
+          overlaps(range(i), range(j)))
+        err("buffer " + describe(j) + " overlaps the bytes of " + describe(i) +
+            ", which is pinned there exclusively (for the whole horizon)");
+  }
+
   for (const auto& s : p.separations) {
     const auto a = *index.buffer(s.a);
     const auto b = *index.buffer(s.b);
-    if (usable[a] && usable[b] && p.buffers[a].arena == p.buffers[b].arena && overlaps(range(a), range(b)))
+    if (usable[a] && usable[b] && arena_of(a) == arena_of(b) && overlaps(range(a), range(b)))
       err("separated buffers " + describe(a) + " and " + describe(b) + " overlap in bytes " +
           detail::bytes(std::max(range(a).begin, range(b).begin), std::min(range(a).end, range(b).end)));
   }
@@ -484,7 +649,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   if (!extents.empty()) {
     detail::Report report;
     for (std::size_t i = 0; i < n; ++i) {
-      auto it = extents.find(p.buffers[i].arena);
+      auto it = extents.find(arena_of(i));
       if (!usable[i] || it == extents.end()) continue;
       const auto& list = it->second;
       // Extents are disjoint (reported above otherwise) and sorted: walk back

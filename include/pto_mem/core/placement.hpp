@@ -13,19 +13,26 @@
 namespace pto_mem {
 
 /// offsets[i] belongs to problem.buffers[i]; nullopt = not placed.
+/// arenas[i] is the arena (Arena::id) buffer i went to; empty when every
+/// buffer is in its BufferSpec::arena (always so without candidate arenas).
 struct Placement {
   std::vector<std::optional<Addr>> offsets;
+  std::vector<std::int64_t> arenas = {};
 };
 
-/// Lexicographic objective, smaller is better: penalty, then total peak, then
-/// max peak. peak_by_arena[k] belongs to problem.arenas[k].
+/// Lexicographic objective, smaller is better: spill (the sum over buffers
+/// of the position of the chosen arena among its candidates; 0 without
+/// candidate arenas), then penalty, then total peak, then max peak.
+/// peak_by_arena[k] belongs to problem.arenas[k].
 struct Objective {
+  std::uint64_t spill = 0;
   Weight penalty = 0;
   Addr total_peak = 0;
   Addr max_peak = 0;
   std::vector<Addr> peak_by_arena;
 
   [[nodiscard]] friend bool operator<(const Objective& a, const Objective& b) noexcept {
+    if (a.spill != b.spill) return a.spill < b.spill;
     if (a.penalty != b.penalty) return a.penalty < b.penalty;
     if (a.total_peak != b.total_peak) return a.total_peak < b.total_peak;
     return a.max_peak < b.max_peak;

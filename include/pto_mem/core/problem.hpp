@@ -31,14 +31,36 @@ struct Arena {
 /// labels for files and messages.
 using BufferId = std::uint32_t;
 
+/// A fixed offset: the buffer sits at `offset` in its arena; no planner moves
+/// it. An exclusive pin also keeps every other buffer of the arena off its
+/// bytes for the whole horizon, whatever the lifetimes (a region the program
+/// owns outside the planned code).
+struct Pin {
+  Addr offset = 0;
+  bool exclusive = false;
+};
+
 /// One allocation request.
 struct BufferSpec {
   std::string name;           ///< label for files and messages; may be empty
                               ///< (then the index, in decimal, stands for it)
   Addr size = 0;              ///< bytes, > 0
   Addr alignment = 1;         ///< offset % alignment == 0; any positive integer
-  std::int64_t arena = 0;     ///< Arena::id
-  Interval lifetime;          ///< half-open [begin, end), 0 <= begin < end
+  std::int64_t arena = 0;     ///< Arena::id (with candidate_arenas: the first candidate)
+  Interval lifetime;          ///< half-open [begin, end), 0 <= begin < end; with
+                              ///< `live`, the hull of its intervals
+  /// Optional: the buffer is live only on these half-open intervals (sorted,
+  /// disjoint, none empty; their hull is `lifetime`), e.g. a value live
+  /// before a loop and again after it but dead inside. Empty: live over
+  /// `lifetime`.
+  std::vector<Interval> live = {};
+  /// Optional: a fixed offset (in `arena`).
+  std::optional<Pin> pin = std::nullopt;
+  /// Optional: the arenas the planner may put the buffer in, most preferred
+  /// first; `arena` is the first. The chosen arena is Placement::arenas[i];
+  /// the objective prefers earlier candidates before every other term.
+  /// Empty: `arena` only.
+  std::vector<std::int64_t> candidate_arenas = {};
 };
 
 /// A member of a must-alias group sits `offset` bytes above the group's start.
@@ -92,6 +114,18 @@ struct DeclaredAllocation {
   std::vector<SlotBinding> bindings;
 };
 
+/// The two buffers are never live at the same time although their intervals
+/// may overlap (two exclusive branches of a conditional): they may share
+/// bytes.
+struct Exclusion {
+  BufferId a = 0, b = 0;
+};
+
+/// An edge of an explicit conflict graph: the two buffers are live together.
+struct Conflict {
+  BufferId a = 0, b = 0;
+};
+
 struct Problem {
   std::vector<Arena> arenas;
   std::vector<BufferSpec> buffers;
@@ -99,7 +133,26 @@ struct Problem {
   std::vector<Separation> separations;
   std::vector<Penalty> penalties;
   std::vector<DeclaredAllocation> declared;
+  /// Pairs that never live at once (see Exclusion).
+  std::vector<Exclusion> exclusions = {};
+  /// Optional: when set, two buffers are live together exactly when this
+  /// list names the pair (lifetimes then only order the buffers and decide
+  /// nothing about sharing), for compilers that compute liveness as a graph.
+  std::optional<std::vector<Conflict>> conflict_graph = std::nullopt;
 };
+
+/// Two buffers conflict in time (must not share bytes, unless a planner may
+/// choose different arenas for them) when their lifetimes overlap -- the
+/// conflict graph's edge when there is one, else an overlap of their live
+/// intervals -- and no exclusion separates them. A problem that uses none of
+/// `live`, `pin`, `candidate_arenas`, `exclusions` or `conflict_graph` is
+/// "plain": one interval per buffer, one fixed arena.
+[[nodiscard]] inline bool is_plain(const Problem& p) noexcept {
+  if (!p.exclusions.empty() || p.conflict_graph) return false;
+  for (const auto& b : p.buffers)
+    if (!b.live.empty() || b.pin || !b.candidate_arenas.empty()) return false;
+  return true;
+}
 
 /// A capacity under which any placement of arena `arena_id`'s buffers fits:
 /// the highest reserved end plus every buffer's aligned size and alignment
