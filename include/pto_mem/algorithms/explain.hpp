@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -214,8 +215,9 @@ struct ArenaShortfall {
   Addr apart_over = 0;
 };
 
-/// The least capacity of one arena under which the whole problem fits when
-/// every arena may grow.
+/// The least capacity of one arena under which its buffers fit (every other
+/// arena may grow too: without several candidate arenas, arenas are
+/// independent and other arenas need nothing).
 struct CapacityNeed {
   std::int64_t arena = 0;  ///< Arena::id
   Addr capacity = 0;       ///< the arena's capacity now
@@ -244,7 +246,8 @@ struct Explanation {
   std::vector<std::size_t> exclusions;
   /// One entry per arena holding a buffer of the subset, in arena order.
   std::vector<ArenaShortfall> shortfall;
-  /// One entry per arena of the problem, in arena order (empty when not asked).
+  /// One entry per arena whose buffers do not fit its capacity (or were not
+  /// shown to), in arena order; empty when not asked (ExplainOptions).
   std::vector<CapacityNeed> capacity;
   std::uint64_t checks = 0;  ///< plan() calls made by the deletion
   double time_s = 0.0;
@@ -565,6 +568,86 @@ inline std::optional<std::vector<ConflictMember>> overloaded_instant(const Probl
   return std::nullopt;
 }
 
+/// Buffers of one arena that must all be apart (pairwise live together,
+/// separated, on an edge of the conflict graph, or beside an exclusive pin)
+/// take disjoint bytes beside the reserved windows: when their sizes and
+/// the windows exceed the capacity, nothing fits. Greedy from each of the
+/// largest buffers, stopping as soon as the set is over; the set with its
+/// separations, edges, pins and the arena's windows. Problems without
+/// aliases, declarations and several candidate arenas; arenas of at most
+/// `max_buffers` buffers (the pairs are tabled).
+inline std::optional<std::vector<ConflictMember>> overloaded_clique(const Problem& p, std::size_t max_buffers = 2000) {
+  if (!p.must_alias.empty() || !p.declared.empty()) return std::nullopt;
+  for (const auto& b : p.buffers)
+    if (b.candidate_arenas.size() > 1) return std::nullopt;
+  std::set<std::pair<BufferId, BufferId>> separated, excluded, edges;
+  for (const auto& s : p.separations) separated.insert({std::min(s.a, s.b), std::max(s.a, s.b)});
+  for (const auto& x : p.exclusions) excluded.insert({std::min(x.a, x.b), std::max(x.a, x.b)});
+  if (p.conflict_graph)
+    for (const auto& c : *p.conflict_graph) edges.insert({std::min(c.a, c.b), std::max(c.a, c.b)});
+  for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+    const Arena& arena = p.arenas[k];
+    std::vector<BufferId> mine;
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (p.buffers[i].arena == arena.id) mine.push_back(static_cast<BufferId>(i));
+    if (mine.empty() || mine.size() > max_buffers) continue;
+    std::vector<AddrRange> rs;
+    for (const auto& r : arena.reserved)
+      if (!r.empty()) rs.push_back(r);
+    std::sort(rs.begin(), rs.end());
+    Addr reserved = 0, covered = 0;
+    for (const auto& r : rs) {
+      const Addr from = std::max(r.begin, covered);
+      if (r.end > from) reserved += r.end - from;
+      covered = std::max(covered, r.end);
+    }
+    const std::size_t m = mine.size();
+    std::vector<std::vector<bool>> apart(m, std::vector<bool>(m, false));
+    for (std::size_t x = 0; x < m; ++x)
+      for (std::size_t y = x + 1; y < m; ++y) {
+        const BufferId i = std::min(mine[x], mine[y]), j = std::max(mine[x], mine[y]);
+        const auto& a = p.buffers[i];
+        const auto& b = p.buffers[j];
+        bool v = separated.contains({i, j}) || (a.pin && a.pin->exclusive) || (b.pin && b.pin->exclusive);
+        if (!v && !excluded.contains({i, j}))
+          v = p.conflict_graph ? edges.contains({i, j}) : lowering::live_meet(a, b);
+        apart[x][y] = apart[y][x] = v;
+      }
+    std::vector<std::size_t> by_size(m);
+    for (std::size_t x = 0; x < m; ++x) by_size[x] = x;
+    std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t x, std::size_t y) { return p.buffers[mine[x]].size > p.buffers[mine[y]].size; });
+    std::optional<std::vector<std::size_t>> best;
+    for (std::size_t seed = 0; seed < std::min<std::size_t>(m, 64); ++seed) {
+      std::vector<std::size_t> set{by_size[seed]};
+      Addr bytes = saturating_add(reserved, p.buffers[mine[by_size[seed]]].size);
+      for (std::size_t x : by_size) {
+        if (bytes > arena.capacity) break;
+        bool ok = true;
+        for (std::size_t y : set) ok = ok && x != y && apart[x][y];
+        if (ok) set.push_back(x), bytes = saturating_add(bytes, p.buffers[mine[x]].size);
+      }
+      if (bytes > arena.capacity && (!best || set.size() < best->size())) best = std::move(set);
+    }
+    if (!best) continue;
+    std::vector<ConflictMember> out;
+    std::vector<bool> in(p.buffers.size(), false);
+    for (std::size_t x : *best) {
+      in[mine[x]] = true;
+      out.push_back({MemberKind::buffer, mine[x]});
+      if (p.buffers[mine[x]].pin) out.push_back({MemberKind::pin, mine[x]});
+    }
+    for (std::size_t s = 0; s < p.separations.size(); ++s)
+      if (in[p.separations[s].a] && in[p.separations[s].b]) out.push_back({MemberKind::separation, static_cast<std::uint32_t>(s)});
+    if (p.conflict_graph)
+      for (std::size_t e = 0; e < p.conflict_graph->size(); ++e)
+        if (in[(*p.conflict_graph)[e].a] && in[(*p.conflict_graph)[e].b]) out.push_back({MemberKind::conflict, static_cast<std::uint32_t>(e)});
+    for (std::size_t w = 0; w < arena.reserved.size(); ++w)
+      out.push_back({MemberKind::reserved, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(w)});
+    return out;
+  }
+  return std::nullopt;
+}
+
 /// Whether buffers i and j of `q` must be apart wherever they are (same arena assumed).
 inline bool must_be_apart(const Problem& q, std::size_t i, std::size_t j) {
   for (const auto& s : q.separations)
@@ -696,6 +779,9 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
     bool proved = false;
     if (auto over = ex::overloaded_instant(problem))
       if (checker.check(*over) == ex::Verdict::infeasible) start_set = std::move(*over), proved = true;
+    if (!proved)
+      if (auto over = ex::overloaded_clique(problem))
+        if (checker.check(*over) == ex::Verdict::infeasible) start_set = std::move(*over), proved = true;
     if (!proved) {
       const std::vector<ConflictMember> all = ex::members_of(problem);
       const auto groups = ex::independent_groups(problem, all);
@@ -746,36 +832,65 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
       if (s.buffers[problem.exclusions[x].a] && s.buffers[problem.exclusions[x].b]) e.exclusions.push_back(x);
   };
   find_subset();
-  e.checks = checker.checks();
   if (eo.least_capacity && !checker.out_of_time()) {
-    Problem uncapped = problem;
-    uncapped.penalties.clear();
-    const std::vector<Addr> caps = always_fitting_capacities(uncapped);
-    for (std::size_t k = 0; k < uncapped.arenas.size(); ++k) uncapped.arenas[k].capacity = caps[k];
-    PlanOptions o;
-    o.strategy = Strategy::exact;
-    o.goal = Goal::minimise;
-    o.threads = options.threads.value_or(1);
-    o.seed = options.seed;
-    o.stop = options.stop;
-    o.node_limit = options.node_limit;
-    if (deadline != std::chrono::steady_clock::time_point::max()) {
-      const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-      o.time_limit_s = std::max(left, 1e-3);
-    }
-    const PlanResult m = plan(uncapped, o);
-    for (std::size_t k = 0; k < problem.arenas.size(); ++k) {
-      CapacityNeed c;
-      c.arena = problem.arenas[k].id;
-      c.capacity = problem.arenas[k].capacity;
-      if (k < m.lower_bound.size()) c.lower_bound = m.lower_bound[k];
-      if (m.fits() && k < m.objective.peak_by_arena.size()) {
-        c.fits_at = m.objective.peak_by_arena[k];
-        c.proved = *c.fits_at <= c.lower_bound;
+    // The least peak of the arenas that do not fit: an exact search with
+    // goal minimise, every arena uncapped, penalties left out. Without
+    // several candidate arenas the arenas are independent: each is
+    // searched alone, and only when its own buffers do not fit.
+    auto least = [&](const Problem& q, const std::vector<std::size_t>& arenas_of_q) {
+      Problem uncapped = q;
+      uncapped.penalties.clear();
+      const std::vector<Addr> caps = always_fitting_capacities(uncapped);
+      for (std::size_t k = 0; k < uncapped.arenas.size(); ++k) uncapped.arenas[k].capacity = caps[k];
+      PlanOptions o;
+      o.strategy = Strategy::exact;
+      o.goal = Goal::minimise;
+      o.threads = options.threads.value_or(1);
+      o.seed = options.seed;
+      o.stop = options.stop;
+      o.node_limit = options.node_limit;
+      if (deadline != std::chrono::steady_clock::time_point::max()) {
+        const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+        o.time_limit_s = std::max(left, 1e-3);
       }
-      e.capacity.push_back(c);
+      const PlanResult m = plan(uncapped, o);
+      for (std::size_t k : arenas_of_q) {
+        CapacityNeed c;
+        c.arena = problem.arenas[k].id;
+        c.capacity = problem.arenas[k].capacity;
+        if (k < m.lower_bound.size()) c.lower_bound = m.lower_bound[k];
+        if (m.fits() && k < m.objective.peak_by_arena.size()) {
+          c.fits_at = m.objective.peak_by_arena[k];
+          c.proved = *c.fits_at <= c.lower_bound;
+        }
+        if (!c.fits_at || *c.fits_at > c.capacity) e.capacity.push_back(c);
+      }
+    };
+    bool independent = true;
+    for (const auto& b : problem.buffers) independent = independent && b.candidate_arenas.size() <= 1;
+    if (!independent) {
+      std::vector<std::size_t> every(problem.arenas.size());
+      for (std::size_t k = 0; k < every.size(); ++k) every[k] = k;
+      least(problem, every);
+    } else {
+      const std::vector<ConflictMember> all = ex::members_of(problem);
+      const ProblemIndex index(problem);
+      for (std::size_t k = 0; k < problem.arenas.size() && !checker.out_of_time(); ++k) {
+        std::vector<ConflictMember> mine;
+        for (const auto& m : all) {
+          const auto ends = ex::ends(problem, m);
+          const bool here = m.kind == MemberKind::reserved ? m.index == k
+                                                           : index.arena(problem.buffers[ends.front()].arena) == k;
+          if (here) mine.push_back(m);
+        }
+        if (std::none_of(mine.begin(), mine.end(), [](const ConflictMember& m) { return m.kind == MemberKind::buffer || m.kind == MemberKind::declared; }))
+          continue;
+        if (checker.check(mine) == ex::Verdict::fits) continue;
+        least(restrict_problem(problem, subset_of(problem, mine)).problem, {k});
+      }
     }
   }
+  e.checks = checker.checks();
   return finish();
 }
 
