@@ -412,3 +412,28 @@ TEST_CASE("restrict_problem renumbers every constraint and drops those that name
   CHECK(q.arenas[0].reserved[0] == AddrRange{8, 12});
   CHECK(validate(q).empty());
 }
+
+TEST_CASE("explain: a declared allocation is one member with its bindings") {
+  Problem p;
+  p.arenas.push_back(Arena{0, "", 8, {}});
+  p.buffers = {buf("ring", 8, 0, 10), buf("x", 4, 0, 4), buf("y", 4, 5, 9), buf("z", 2, 2, 3), buf("w", 8, 12, 14)};
+  DeclaredAllocation d;
+  d.buffer = 0;
+  d.slots = 2;
+  d.slot_size = 4;
+  d.bindings = {{1, 0u}, {2, 1u}};
+  p.declared.push_back(d);
+  REQUIRE(validate(p).empty());
+  const Explanation e = explain(p);
+  INFO(show(p, e) << test::dump(e.diagnostics));
+  REQUIRE(e.explained);
+  CHECK(e.minimal);
+  CHECK(e.members.size() == 2);  // the declaration's bytes are closed to z
+  CHECK(has(e, MemberKind::declared, 0));
+  CHECK(has(e, MemberKind::buffer, 3));
+  const RestrictedProblem r = restrict_problem(p, subset_of(p, e.members));
+  CHECK(r.original == std::vector<BufferId>{0, 1, 2, 3});
+  REQUIRE(r.problem.declared.size() == 1);
+  CHECK(r.problem.declared[0].bindings.size() == 2);
+  CHECK(plan(r.problem).status == Status::infeasible);
+}
