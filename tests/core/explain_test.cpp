@@ -214,9 +214,9 @@ bool has(const Explanation& e, MemberKind kind, std::uint32_t index, std::uint32
   return std::find(e.members.begin(), e.members.end(), ConflictMember{kind, index, window}) != e.members.end();
 }
 
-}  // namespace explain_oracle
-
-using namespace explain_oracle;
+// The tests live in the oracle's namespace: the suite is compiled as one
+// translation unit, where a using-directive would clash with other files'
+// helpers of the same names.
 
 TEST_CASE("explain: on small random problems the subset does not fit and each one-smaller subset does (brute force)") {
   std::mt19937_64 rng(31);
@@ -436,4 +436,20 @@ TEST_CASE("explain: a declared allocation is one member with its bindings") {
   REQUIRE(r.problem.declared.size() == 1);
   CHECK(r.problem.declared[0].bindings.size() == 2);
   CHECK(plan(r.problem).status == Status::infeasible);
+}
+
+}  // namespace explain_oracle
+
+TEST_CASE("explanation_lines names the buffers, the bytes over and the least capacity") {
+  using namespace pto_mem;
+  Problem p;
+  p.arenas.push_back(Arena{0, "Vec", 10, {}});
+  p.buffers = {explain_oracle::buf("a", 4, 0, 4), explain_oracle::buf("b", 4, 1, 5), explain_oracle::buf("c", 4, 2, 6)};
+  const auto lines = explanation_lines(p, explain(p));
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  INFO(all);
+  CHECK(all.find("without any one of them they do: buffer a; buffer b; buffer c") != std::string::npos);
+  CHECK(all.find("arena 'Vec': at 2 the buffers a, b, c need 12 bytes, 2 over the capacity 10") != std::string::npos);
+  CHECK(all.find("arena 'Vec': fits at capacity 12 and not below (proved)") != std::string::npos);
 }

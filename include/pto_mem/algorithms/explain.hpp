@@ -894,6 +894,77 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
   return finish();
 }
 
+/// The explanation in a few lines of text, buffers named by buffer_label and
+/// arenas by name (else id), for a command line or a compiler's message.
+[[nodiscard]] inline std::vector<std::string> explanation_lines(const Problem& p, const Explanation& e) {
+  std::vector<std::string> out;
+  auto arena_name = [&](std::int64_t id) {
+    for (const auto& a : p.arenas)
+      if (a.id == id && !a.name.empty()) return "arena '" + a.name + "'";
+    return "arena " + std::to_string(id);
+  };
+  auto num = [](Addr v) {
+    std::string d = std::to_string(v), r;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      if (i > 0 && (d.size() - i) % 3 == 0) r += ',';
+      r += d[i];
+    }
+    return r;
+  };
+  auto names = [&](const std::vector<BufferId>& ids) {
+    std::string r;
+    for (std::size_t i = 0; i < ids.size(); ++i) r += (i ? ", " : "") + buffer_label(p, ids[i]);
+    return r;
+  };
+  if (!e.explained) {
+    if (e.status == Status::infeasible || e.status == Status::no_fit)
+      out.push_back("no conflicting subset was proved within the budget");
+  } else {
+    std::string m;
+    for (const auto& x : e.members) {
+      std::string one;
+      switch (x.kind) {
+        case MemberKind::buffer: one = "buffer " + buffer_label(p, x.index); break;
+        case MemberKind::declared: one = "declared allocation " + buffer_label(p, x.index) + " with its bindings"; break;
+        case MemberKind::separation:
+          one = "separation " + buffer_label(p, p.separations[x.index].a) + " / " + buffer_label(p, p.separations[x.index].b);
+          break;
+        case MemberKind::pin: one = "the pin of " + buffer_label(p, x.index); break;
+        case MemberKind::reserved: {
+          const auto& w = p.arenas[x.index].reserved[x.window];
+          one = "reserved [" + num(w.begin) + ", " + num(w.end) + ") of " + arena_name(p.arenas[x.index].id);
+          break;
+        }
+        case MemberKind::conflict:
+          one = "conflict " + buffer_label(p, (*p.conflict_graph)[x.index].a) + " / " + buffer_label(p, (*p.conflict_graph)[x.index].b);
+          break;
+      }
+      m += (m.empty() ? "" : "; ") + one;
+    }
+    out.push_back(std::string("these do not fit together") + (e.minimal ? ", and without any one of them they do: " : " (minimality not proved): ") + m);
+    for (const auto& s : e.shortfall) {
+      if (s.over > 0)
+        out.push_back(arena_name(s.arena) + ": at " + std::to_string(s.at) + " the buffers " + names(s.live) + " need " +
+                      num(s.live_bytes) + (s.reserved_bytes ? " (+ " + num(s.reserved_bytes) + " reserved)" : std::string()) +
+                      " bytes, " + num(s.over) + " over the capacity " + num(s.capacity));
+      else if (s.apart_over > 0)
+        out.push_back(arena_name(s.arena) + ": the buffers " + names(s.apart) + " must all be apart and need " + num(s.apart_bytes) +
+                      (s.reserved_bytes ? " (+ " + num(s.reserved_bytes) + " reserved)" : std::string()) + " bytes, " +
+                      num(s.apart_over) + " over the capacity " + num(s.capacity));
+      else
+        out.push_back(arena_name(s.arena) + ": at most " + num(s.live_bytes) + " bytes are live at once (at " + std::to_string(s.at) +
+                      "), under the capacity " + num(s.capacity) + "; alignment, pins or reserved windows leave no room");
+    }
+  }
+  for (const auto& c : e.capacity) {
+    if (!c.fits_at) out.push_back(arena_name(c.arena) + ": no capacity was found that fits");
+    else
+      out.push_back(arena_name(c.arena) + ": fits at capacity " + num(*c.fits_at) +
+                    (c.proved ? " and not below (proved)" : " (no placement below " + num(c.lower_bound) + "; not proved least)"));
+  }
+  return out;
+}
+
 /// plan(problem, options), then explain() its result when it does not fit.
 [[nodiscard]] inline Explanation explain(const Problem& problem, const PlanOptions& options = {}, const ExplainOptions& eo = {}) {
   return explain(problem, plan(problem, options), options, eo);
