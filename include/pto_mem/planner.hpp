@@ -192,7 +192,13 @@ class BufferRef {
 ///     c.separate(q, k)                        // never share a byte
 ///      .penalise(a, b, 3)                     // avoid sharing; weight 3 when they do
 ///      .alias({whole, {half, 64}})            // one allocation; half sits 64 bytes above whole
-///      .declare(ring, 2, 4096, {{x, 0}, {y, 1}, {z}});  // 2 slots; z's slot is chosen at run time
+///      .declare(ring, 2, 4096, {{x, 0}, {y, 1}, {z}})   // 2 slots; z's slot is chosen at run time
+///      .exclude(then_tile, else_tile);        // never live at once (two branches): may share
+///
+/// For a liveness computed as a graph, `live_together(a, b)` lists the pairs
+/// live at the same time; once any is given (or `use_conflict_graph()` is
+/// called), the graph alone decides which buffers may share bytes and
+/// lifetimes only order them.
 template <class B>
 class Constraints {
  public:
@@ -245,10 +251,30 @@ class Constraints {
     return *this;
   }
 
+  /// a and b are never live at once (exclusive branches), whatever their lifetimes say.
+  Constraints& exclude(BufferRef<B> a, BufferRef<B> b) {
+    exclusions.push_back({a, b, 1});
+    return *this;
+  }
+  /// a and b are live at the same time: an edge of the conflict graph.
+  Constraints& live_together(BufferRef<B> a, BufferRef<B> b) {
+    conflicts.push_back({a, b, 1});
+    conflict_graph = true;
+    return *this;
+  }
+  /// Plan from the conflict graph (even one without edges), not from lifetimes.
+  Constraints& use_conflict_graph() {
+    conflict_graph = true;
+    return *this;
+  }
+
   std::vector<Pair> separations;
   std::vector<Pair> penalties;
   std::vector<std::vector<Member>> must_alias;
   std::vector<Declaration> declared;
+  std::vector<Pair> exclusions;
+  std::vector<Pair> conflicts;
+  bool conflict_graph = false;
 };
 
 /// What plan() over user objects returns. offsets[i] answers for the i-th
@@ -261,6 +287,15 @@ struct BufferPlan {
   std::vector<std::optional<Addr>> offsets;
 
   [[nodiscard]] bool fits() const noexcept { return result.fits(); }
+  /// The arena the i-th buffer of the range went to (one of its candidate
+  /// arenas, or its arena); nullopt when it was not placed.
+  [[nodiscard]] std::optional<Key> arena(std::size_t i) const {
+    if (i >= model.buffer_index.size() || !model.buffer_index[i] || !result.placement) return std::nullopt;
+    const std::size_t b = *model.buffer_index[i];
+    const auto& pl = *result.placement;
+    const std::int64_t id = pl.arenas.empty() ? model.problem.buffers[b].arena : pl.arenas[b];
+    return model.arena_keys[static_cast<std::size_t>(id)];
+  }
 };
 
 namespace detail {
@@ -291,6 +326,9 @@ struct ErasedConstraints {
   std::vector<Pair> penalties;
   std::vector<std::vector<Member>> must_alias;
   std::vector<Declaration> declared;
+  std::vector<Pair> exclusions;
+  std::vector<Pair> conflicts;
+  bool conflict_graph = false;
 };
 
 /// What the compiled side returns for plan() over user objects.
@@ -357,6 +395,9 @@ auto plan_objects(const R& buffers, const Policy& policy, const Constraints<B>& 
   ErasedConstraints erased;
   for (const auto& s : c.separations) erased.separations.push_back({s.a.get(), s.b.get(), s.weight});
   for (const auto& s : c.penalties) erased.penalties.push_back({s.a.get(), s.b.get(), s.weight});
+  for (const auto& s : c.exclusions) erased.exclusions.push_back({s.a.get(), s.b.get(), 1});
+  for (const auto& s : c.conflicts) erased.conflicts.push_back({s.a.get(), s.b.get(), 1});
+  erased.conflict_graph = c.conflict_graph;
   for (const auto& g : c.must_alias) {
     auto& members = erased.must_alias.emplace_back();
     for (const auto& m : g) members.push_back({m.buffer.get(), m.offset});

@@ -587,6 +587,21 @@ PTO_MEM_PLAN_INLINE ObjectsPlan plan_records(ProblemRecords records, const std::
     auto b = id_of(c.penalties[k].b, what, false);
     if (a && b) p.penalties.push_back({*a, *b, c.penalties[k].weight});
   }
+  for (std::size_t k = 0; k < c.exclusions.size(); ++k) {
+    const std::string what = "exclusion #" + std::to_string(k);
+    auto a = id_of(c.exclusions[k].a, what, false);
+    auto b = id_of(c.exclusions[k].b, what, false);
+    if (a && b) p.exclusions.push_back({*a, *b});
+  }
+  if (c.conflict_graph) {
+    p.conflict_graph.emplace();
+    for (std::size_t k = 0; k < c.conflicts.size(); ++k) {
+      const std::string what = "conflict-graph edge #" + std::to_string(k);
+      auto a = id_of(c.conflicts[k].a, what, false);
+      auto b = id_of(c.conflicts[k].b, what, false);
+      if (a && b) p.conflict_graph->push_back({*a, *b});
+    }
+  }
   for (std::size_t k = 0; k < c.must_alias.size(); ++k) {
     MustAliasGroup g;
     for (const auto& m : c.must_alias[k])

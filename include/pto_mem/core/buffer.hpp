@@ -8,10 +8,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <optional>
+#include <ranges>
 #include <type_traits>
+#include <vector>
 
 #include "pto_mem/core/lifetime.hpp"
 #include "pto_mem/core/numeric.hpp"
+#include "pto_mem/core/problem.hpp"
 
 namespace pto_mem {
 
@@ -32,7 +36,7 @@ inline constexpr no_id_t no_id{};
 ///
 /// | property  | default                                        | required type           |
 /// |-----------|------------------------------------------------|-------------------------|
-/// | id        | data member `id`; else the position (no_id)    | integral or string-like |
+/// | id        | data member `id`; else a string-like `name`; else the position (no_id) | integral or string-like |
 /// | size      | data member `size`                             | integral (bytes)        |
 /// | alignment | data member `alignment`; else 1                | integral                |
 /// | arena     | data member `arena`; else 0 (one arena)        | totally ordered, copyable |
@@ -41,6 +45,7 @@ template <class B>
 struct buffer_id_traits {
   static constexpr decltype(auto) get(const B& b) {
     if constexpr (requires { b.id; }) return (b.id);
+    else if constexpr (requires { { b.name } -> std::convertible_to<std::string_view>; }) return (b.name);
     else return no_id;
   }
 };
@@ -196,6 +201,76 @@ template <Buffer B>
 template <Buffer B>
 [[nodiscard]] constexpr Interval buffer_lifetime(const B& b) {
   return to_interval(buffer_traits<B>::lifetime(b));
+}
+
+/// The optional structure of a buffer, each read only when the user asks
+/// for it by a data member of the matching type or by specialising the trait
+/// (`static ... get(const B&)`):
+///
+/// | property         | default                                   | required type                         |
+/// |------------------|-------------------------------------------|---------------------------------------|
+/// | live             | data member `live`; else one interval     | a range of Lifetime (sorted, disjoint)|
+/// | pin              | data member `pin`; else none              | std::optional of an integral offset, or std::optional<pto_mem::Pin> |
+/// | candidate_arenas | data member `candidate_arenas`; else none | a range of arena keys, most preferred first |
+///
+/// A data member of another type under one of these names is not read.
+template <class B>
+struct buffer_live_traits {};
+template <class B>
+struct buffer_pin_traits {};
+template <class B>
+struct buffer_candidate_arenas_traits {};
+
+namespace detail {
+template <class L>
+concept LifetimeRange = std::ranges::input_range<const L&> && Lifetime<std::ranges::range_value_t<const L&>>;
+template <class T>
+struct optional_value {};
+template <class T>
+struct optional_value<std::optional<T>> {
+  using type = T;
+};
+template <class P>
+concept PinLike = requires { typename optional_value<std::remove_cvref_t<P>>::type; } &&
+                  (std::integral<typename optional_value<std::remove_cvref_t<P>>::type> ||
+                   std::same_as<typename optional_value<std::remove_cvref_t<P>>::type, Pin>);
+}  // namespace detail
+
+/// The live intervals of `b` (empty: its lifetime is the only one).
+template <class B>
+[[nodiscard]] std::vector<Interval> buffer_live(const B& b) {
+  std::vector<Interval> out;
+  auto read = [&](const auto& range) {
+    for (const auto& l : range) out.push_back(to_interval(l));
+  };
+  if constexpr (requires { buffer_live_traits<B>::get(b); }) read(buffer_live_traits<B>::get(b));
+  else if constexpr (requires { requires detail::LifetimeRange<decltype(b.live)>; }) read(b.live);
+  return out;
+}
+
+/// The pin of `b`, if any.
+template <class B>
+[[nodiscard]] std::optional<Pin> buffer_pin(const B& b) {
+  auto read = [](const auto& pin) -> std::optional<Pin> {
+    if (!pin) return std::nullopt;
+    if constexpr (std::same_as<std::remove_cvref_t<decltype(*pin)>, Pin>) return *pin;
+    else return Pin{static_cast<Addr>(*pin), false};
+  };
+  if constexpr (requires { buffer_pin_traits<B>::get(b); }) return read(buffer_pin_traits<B>::get(b));
+  else if constexpr (requires { requires detail::PinLike<decltype(b.pin)>; }) return read(b.pin);
+  else return std::nullopt;
+}
+
+/// Calls `f(key)` for each candidate arena of `b`, most preferred first
+/// (nothing when it has none).
+template <class B, class F>
+void for_each_candidate_arena(const B& b, F&& f) {
+  if constexpr (requires { buffer_candidate_arenas_traits<B>::get(b); }) {
+    for (const auto& k : buffer_candidate_arenas_traits<B>::get(b)) f(k);
+  } else if constexpr (requires { b.candidate_arenas; }) {
+    if constexpr (std::ranges::input_range<decltype(b.candidate_arenas)>)
+      for (const auto& k : b.candidate_arenas) f(k);
+  }
 }
 
 /// Checks at compile time that B models Buffer, one property at a time, and

@@ -69,6 +69,9 @@ struct BufferRecord {
   Addr alignment_bytes = 0;       ///< buffer_alignment, before the arena's rule
   std::size_t arena = not_planned;  ///< index into ProblemRecords::arenas
   Interval lifetime;
+  std::vector<Interval> live;     ///< buffer_live (empty: the lifetime)
+  std::optional<Pin> pin;         ///< buffer_pin
+  std::vector<std::size_t> candidate_arenas;  ///< indices into ProblemRecords::arenas, planned ones only
 };
 
 struct ProblemRecords {
@@ -120,14 +123,17 @@ ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<
   // Every distinct key, sorted, and whether the policy plans it (asked once per key).
   std::vector<Key> seen;
   std::vector<char> planned;
-  for (const auto& b : buffers) {
-    const Key& k = buffer_arena(b);
+  auto see = [&](const Key& k) {
     auto at = std::lower_bound(seen.begin(), seen.end(), k, std::less<Key>{});
-    if (at != seen.end() && !std::less<Key>{}(k, *at)) continue;
+    if (at != seen.end() && !std::less<Key>{}(k, *at)) return;
     const auto pos = at - seen.begin();
     const bool p = PT::planned(policy, k);
     seen.insert(at, k);
     planned.insert(planned.begin() + pos, p ? 1 : 0);
+  };
+  for (const auto& b : buffers) {
+    see(buffer_arena(b));
+    for_each_candidate_arena(b, [&](const auto& k) { see(static_cast<const Key&>(k)); });
   }
   ProblemRecords out;
   std::vector<std::size_t> index_of(seen.size(), BufferRecord::not_planned);
@@ -154,6 +160,13 @@ ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<
     r.size_bytes = buffer_size(b);
     r.alignment_bytes = buffer_alignment(b);
     r.lifetime = buffer_lifetime(b);
+    r.live = buffer_live(b);
+    r.pin = buffer_pin(b);
+    for_each_candidate_arena(b, [&](const auto& k) {
+      const auto c = std::lower_bound(seen.begin(), seen.end(), static_cast<const Key&>(k), std::less<Key>{});
+      const std::size_t idx = index_of[static_cast<std::size_t>(c - seen.begin())];
+      if (idx != BufferRecord::not_planned) r.candidate_arenas.push_back(idx);  // an unplanned candidate is not offered
+    });
   }
   return out;
 }

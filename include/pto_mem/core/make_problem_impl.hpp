@@ -60,6 +60,9 @@ PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records) {
     s.alignment = combined_alignment(b.alignment_bytes, records.arenas[b.arena].alignment);
     s.arena = static_cast<std::int64_t>(b.arena);
     s.lifetime = b.lifetime;
+    s.live = std::move(b.live);
+    s.pin = b.pin;
+    for (const std::size_t k : b.candidate_arenas) s.candidate_arenas.push_back(static_cast<std::int64_t>(k));
     out.buffer_index.emplace_back(p.buffers.size());
     p.buffers.push_back(std::move(s));
     position.push_back(i);
