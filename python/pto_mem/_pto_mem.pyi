@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from os import PathLike
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, overload
 
 import numpy as np
 import numpy.typing as npt
 
-BufferId = Union[str, int]
+BufferName = Union[str, int]
+"""A buffer's name: a str, or an int (stored as its decimal text)."""
+BufferId = BufferName  # the older name of BufferName
 IntArrayLike = Union[npt.NDArray[np.integer[Any]], Sequence[int]]
 Offsets = Union["PlanResult", dict[str, Union[int, None]], npt.NDArray[np.integer[Any]], Sequence[Union[int, None]]]
 Capacity = Union[int, dict[int, int], None]
@@ -43,7 +45,10 @@ class Arena:
     ) -> None: ...
 
 class Buffer:
+    name: str
+    """The buffer's name: constraints and offsets refer to the buffer by it (unique, not empty)."""
     id: str
+    """The older spelling of `name` (the same attribute)."""
     size: int
     alignment: int
     arena: int
@@ -51,40 +56,55 @@ class Buffer:
     end: int
     lifetime: tuple[int, int]
     """Half-open [begin, end) of program points."""
-    def __init__(self, id: BufferId, size: int, lifetime: tuple[int, int], alignment: int = 1, arena: int = 0) -> None: ...
+    @overload
+    def __init__(
+        self, name: BufferName, size: int, lifetime: tuple[int, int], alignment: int = 1, arena: int = 0
+    ) -> None: ...
+    @overload
+    def __init__(
+        self, *, id: BufferName, size: int, lifetime: tuple[int, int], alignment: int = 1, arena: int = 0
+    ) -> None: ...
+
+# Constraints name the buffers they join; the names are looked up among the
+# problem's buffers when it is planned, validated or written.
 
 class AliasMember:
     buffer: str
+    """The member buffer's name."""
     offset: int
-    def __init__(self, buffer: BufferId, offset: int = 0) -> None: ...
+    def __init__(self, buffer: BufferName, offset: int = 0) -> None: ...
 
 class MustAliasGroup:
     members: list[AliasMember]
-    """Assign a whole list; entries may be AliasMember, an id, or (id, offset)."""
-    def __init__(self, members: Iterable[AliasMember | BufferId | tuple[BufferId, int]]) -> None: ...
+    """Assign a whole list; entries may be AliasMember, a name, or (name, offset)."""
+    def __init__(self, members: Iterable[AliasMember | BufferName | tuple[BufferName, int]]) -> None: ...
 
 class Separation:
     a: str
     b: str
-    def __init__(self, a: BufferId, b: BufferId) -> None: ...
+    """The two buffers' names."""
+    def __init__(self, a: BufferName, b: BufferName) -> None: ...
 
 class Penalty:
     a: str
     b: str
+    """The two buffers' names."""
     weight: int
-    def __init__(self, a: BufferId, b: BufferId, weight: int = 1) -> None: ...
+    def __init__(self, a: BufferName, b: BufferName, weight: int = 1) -> None: ...
 
 class SlotBinding:
     buffer: str
+    """The bound buffer's name."""
     slot: int | None
-    def __init__(self, buffer: BufferId, slot: int | None = None) -> None: ...
+    def __init__(self, buffer: BufferName, slot: int | None = None) -> None: ...
 
 class DeclaredAllocation:
     buffer: str
+    """The name of the buffer that covers every slot."""
     slots: int
     slot_size: int
     bindings: list[SlotBinding]
-    def __init__(self, buffer: BufferId, slots: int, slot_size: int, bindings: Iterable[SlotBinding] = ...) -> None: ...
+    def __init__(self, buffer: BufferName, slots: int, slot_size: int, bindings: Iterable[SlotBinding] = ...) -> None: ...
 
 class ArenaList(MutableSequence[Arena]): ...
 class BufferList(MutableSequence[Buffer]): ...
@@ -123,7 +143,11 @@ class Problem:
         capacity: Capacity = None,
     ) -> Problem: ...
     @property
-    def buffer_ids(self) -> list[str]: ...
+    def buffer_names(self) -> list[str]:
+        """Every buffer's name, in list order."""
+    @property
+    def buffer_ids(self) -> list[str]:
+        """The older spelling of buffer_names."""
     def copy(self) -> Problem: ...
     def __copy__(self) -> Problem: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> Problem: ...
@@ -149,7 +173,7 @@ class PlanResult:
     def strategy(self) -> str: ...
     @property
     def offsets(self) -> dict[str, int]:
-        """Offset by buffer id (placed buffers only)."""
+        """Offset by buffer name (placed buffers only)."""
     @property
     def placement(self) -> list[int | None]:
         """Offsets in buffer order; None for an unplaced buffer."""

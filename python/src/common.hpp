@@ -137,15 +137,16 @@ template <class T>
 namespace pto_mem::python {
 
 /// Offsets given by a Python caller, in buffer order of `p`: a PlanResult, a
-/// dict {buffer id: offset}, a NumPy array (negative = unplaced) or any
+/// dict {buffer name: offset}, a NumPy array (negative = unplaced) or any
 /// sequence of int/None. Raises InputError naming what is wrong.
 [[nodiscard]] Placement placement_from(const Problem& p, py::handle offsets);
 
-/// One arena (id 0, or one per distinct value of `arenas`) and buffer i = id
-/// "i" with sizes[i], [begins[i], ends[i]), alignments[i] (default 1), from
-/// integer arrays, without a Python object per buffer. `capacity`: None (no
-/// capacity: the arenas get always_fitting_capacity), an int (every arena)
-/// or a dict {arena id: capacity}.
+/// One arena (id 0, or one per distinct value of `arenas`) and buffer i
+/// (unnamed: its label is "i") with sizes[i], [begins[i], ends[i]),
+/// alignments[i] (default 1), from integer arrays, without a Python object
+/// per buffer. `capacity`: None (no capacity: the arenas get
+/// always_fitting_capacity), an int (every arena) or a dict {arena id:
+/// capacity}.
 [[nodiscard]] ProblemFile problem_from_arrays(const py::object& sizes, const py::object& begins,
                                               const py::object& ends, const py::object& alignments,
                                               const py::object& arenas, const py::object& capacity);

@@ -18,15 +18,106 @@
 namespace pto_mem::python {
 
 
-ProblemFile to_problem(const PyProblem& p) {
-  ProblemFile f;
+namespace {
+
+std::string quote_name(const std::string& name) { return "'" + name + "'"; }
+
+/// `list[k]`, the way a Python user indexes the problem's lists.
+std::string list_entry(const char* list, std::size_t k) { return std::string(list) + "[" + std::to_string(k) + "]"; }
+
+}  // namespace
+
+BuiltProblem build_problem(const PyProblem& p) {
+  BuiltProblem built;
+  ProblemFile& f = built.file;
   Problem& out = f.problem;
+  Diagnostics& bad = built.names;
+  auto err = [&](std::string m) { bad.push_back(error(std::move(m))); };
   out.buffers.reserve(p.buffers->size());
   for (const auto& b : *p.buffers) out.buffers.push_back(*b);
-  for (const auto& g : *p.must_alias) out.must_alias.push_back(*g);
-  for (const auto& s : *p.separations) out.separations.push_back(*s);
-  for (const auto& x : *p.penalties) out.penalties.push_back(*x);
-  for (const auto& d : *p.declared) out.declared.push_back(*d);
+
+  // Each name to its buffer, built once. `repeated` lists every buffer of a
+  // name more than one buffer has (rare: only then is it filled).
+  std::unordered_map<std::string_view, BufferId> index;
+  std::unordered_map<std::string_view, std::vector<BufferId>> repeated;
+  index.reserve(out.buffers.size());
+  for (std::size_t i = 0; i < out.buffers.size(); ++i) {
+    const std::string& name = out.buffers[i].name;
+    const auto id = static_cast<BufferId>(i);
+    if (name.empty()) {
+      err(list_entry("buffers", i) + " has an empty name; give every buffer a name of its own");
+      continue;
+    }
+    const auto [it, fresh] = index.emplace(name, id);
+    if (fresh) continue;
+    auto& all = repeated[name];
+    if (all.empty()) all.push_back(it->second);
+    all.push_back(id);
+    err(list_entry("buffers", i) + " is named " + quote_name(name) + ", as " + list_entry("buffers", it->second) +
+        " is; give every buffer a name of its own");
+  }
+  // The buffer `name` stands for in `what`, or an error naming both.
+  auto resolve = [&](const std::string& name, auto&& what) -> std::optional<BufferId> {
+    const auto it = index.find(name);
+    if (it == index.end()) {
+      err(what() + " names unknown buffer " + quote_name(name) + "; no buffer in problem.buffers has that name");
+      return std::nullopt;
+    }
+    if (const auto r = repeated.find(name); r != repeated.end()) {
+      std::string which;
+      for (std::size_t k = 0; k < r->second.size(); ++k)
+        which += (k == 0 ? "" : k + 1 == r->second.size() ? " and " : ", ") + list_entry("buffers", r->second[k]);
+      err(what() + " names " + quote_name(name) + ", which " + std::to_string(r->second.size()) +
+          " buffers are named (" + which + "); rename all but one");
+      return std::nullopt;
+    }
+    return it->second;
+  };
+  auto pair_text = [](const std::string& a, const std::string& b) { return " (" + quote_name(a) + ", " + quote_name(b) + ")"; };
+
+  // The constraints, in the order the validator checks them.
+  std::vector<Separation> separations;
+  separations.reserve(p.separations->size());
+  for (std::size_t k = 0; k < p.separations->size(); ++k) {
+    const auto& s = *(*p.separations)[k];
+    auto what = [&] { return list_entry("separations", k) + pair_text(s.a, s.b); };
+    const auto a = resolve(s.a, what), b = resolve(s.b, what);
+    if (a && b) separations.push_back(Separation{*a, *b, s.reasons});
+  }
+  std::vector<Penalty> penalties;
+  penalties.reserve(p.penalties->size());
+  for (std::size_t k = 0; k < p.penalties->size(); ++k) {
+    const auto& x = *(*p.penalties)[k];
+    auto what = [&] { return list_entry("penalties", k) + pair_text(x.a, x.b); };
+    const auto a = resolve(x.a, what), b = resolve(x.b, what);
+    if (a && b) penalties.push_back(Penalty{*a, *b, x.weight});
+  }
+  std::vector<MustAliasGroup> groups;
+  groups.reserve(p.must_alias->size());
+  for (std::size_t k = 0; k < p.must_alias->size(); ++k) {
+    MustAliasGroup g;
+    for (const auto& m : (*p.must_alias)[k]->members)
+      if (auto id = resolve(m.buffer, [&] { return list_entry("must_alias", k); })) g.members.push_back(AliasMember{*id, m.offset});
+    groups.push_back(std::move(g));
+  }
+  std::vector<DeclaredAllocation> declared;
+  declared.reserve(p.declared->size());
+  for (std::size_t k = 0; k < p.declared->size(); ++k) {
+    const auto& d = *(*p.declared)[k];
+    DeclaredAllocation out_d{0, d.slots, d.slot_size, {}};
+    if (auto id = resolve(d.buffer, [&] { return list_entry("declared", k); })) out_d.buffer = *id;
+    for (const auto& bind : d.bindings)
+      if (auto id = resolve(bind.buffer, [&] { return list_entry("declared", k) + " (" + quote_name(d.buffer) + "): a binding"; }))
+        out_d.bindings.push_back(SlotBinding{*id, bind.slot});
+    declared.push_back(std::move(out_d));
+  }
+  if (bad.empty()) {  // only a problem whose every name resolved gets its constraints
+    out.separations = std::move(separations);
+    out.penalties = std::move(penalties);
+    out.must_alias = std::move(groups);
+    out.declared = std::move(declared);
+  }
+
   for (const auto& a : *p.arenas) {
     out.arenas.push_back(Arena{a->id, a->name, a->capacity.value_or(0), a->reserved});
     f.no_capacity.push_back(!a->capacity.has_value());
@@ -37,7 +128,13 @@ ProblemFile to_problem(const PyProblem& p) {
     for (std::size_t k = 0; k < out.arenas.size(); ++k)
       if (f.no_capacity[k]) out.arenas[k].capacity = fitting[k];
   }
-  return f;
+  return built;
+}
+
+ProblemFile to_problem(const PyProblem& p) {
+  BuiltProblem built = build_problem(p);
+  raise_if_errors(built.names);
+  return std::move(built.file);
 }
 
 PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity) {
@@ -49,12 +146,28 @@ PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity) {
     out.arenas->push_back(std::make_shared<ArenaItem>(
         ArenaItem{a.id, std::move(a.name), none ? std::nullopt : std::optional<Addr>(a.capacity), std::move(a.reserved)}));
   }
+  // Python names every buffer: one without a name gets its label.
+  auto label = [&](BufferId b) { return buffer_label(p, b); };
+  for (const auto& g : p.must_alias) {
+    auto item = std::make_shared<MustAliasItem>();
+    for (const auto& m : g.members) item->members.push_back(AliasMemberItem{label(m.buffer), m.offset});
+    out.must_alias->push_back(std::move(item));
+  }
+  for (const auto& s : p.separations)
+    out.separations->push_back(std::make_shared<SeparationItem>(SeparationItem{label(s.a), label(s.b), s.reasons}));
+  for (const auto& x : p.penalties)
+    out.penalties->push_back(std::make_shared<PenaltyItem>(PenaltyItem{label(x.a), label(x.b), x.weight}));
+  for (const auto& d : p.declared) {
+    auto item = std::make_shared<DeclaredItem>(DeclaredItem{label(d.buffer), d.slots, d.slot_size, {}});
+    for (const auto& bind : d.bindings) item->bindings.push_back(SlotBindingItem{label(bind.buffer), bind.slot});
+    out.declared->push_back(std::move(item));
+  }
   out.buffers->reserve(p.buffers.size());
-  for (auto& b : p.buffers) out.buffers->push_back(std::make_shared<BufferSpec>(std::move(b)));
-  for (auto& g : p.must_alias) out.must_alias->push_back(std::make_shared<MustAliasGroup>(std::move(g)));
-  for (auto& s : p.separations) out.separations->push_back(std::make_shared<Separation>(std::move(s)));
-  for (auto& x : p.penalties) out.penalties->push_back(std::make_shared<Penalty>(std::move(x)));
-  for (auto& d : p.declared) out.declared->push_back(std::make_shared<DeclaredAllocation>(std::move(d)));
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    BufferSpec& b = p.buffers[i];
+    if (b.name.empty()) b.name = label(static_cast<BufferId>(i));
+    out.buffers->push_back(std::make_shared<BufferSpec>(std::move(b)));
+  }
   return out;
 }
 
@@ -66,8 +179,8 @@ std::int64_t to_int64(Addr v) {
 
 namespace {
 
-/// A buffer id from Python: a str, or an int written in decimal.
-std::string id_from(py::handle h, const char* what) {
+/// A buffer name from Python: a str, or an int written in decimal.
+std::string buffer_name_from(py::handle h, const char* what) {
   if (py::isinstance<py::str>(h)) return h.cast<std::string>();
   if (py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) return py::str(h).cast<std::string>();
   throw py::type_error(std::string(what) + " must be a str or an int, not " + type_name(h));
@@ -101,27 +214,27 @@ std::vector<AddrRange> ranges_from(py::handle items) {
   return out;
 }
 
-std::vector<AliasMember> members_from(py::handle items) {
-  std::vector<AliasMember> out;
+std::vector<AliasMemberItem> members_from(py::handle items) {
+  std::vector<AliasMemberItem> out;
   for (py::handle h : py::iter(items)) {
-    if (py::isinstance<AliasMember>(h)) out.push_back(h.cast<AliasMember>());
+    if (py::isinstance<AliasMemberItem>(h)) out.push_back(h.cast<AliasMemberItem>());
     else if (py::isinstance<py::tuple>(h)) {
       auto t = h.cast<py::tuple>();
-      if (t.size() != 2) throw py::value_error("a must-alias member tuple is (buffer id, offset)");
-      out.push_back(AliasMember{id_from(t[0], "a member's buffer"), addr_from(t[1], "offset")});
+      if (t.size() != 2) throw py::value_error("a must-alias member tuple is (buffer name, offset)");
+      out.push_back(AliasMemberItem{buffer_name_from(t[0], "a member's buffer"), addr_from(t[1], "offset")});
     } else {
-      out.push_back(AliasMember{id_from(h, "a member's buffer"), 0});
+      out.push_back(AliasMemberItem{buffer_name_from(h, "a member's buffer"), 0});
     }
   }
   return out;
 }
 
-std::vector<SlotBinding> bindings_from(py::handle items) {
-  std::vector<SlotBinding> out;
+std::vector<SlotBindingItem> bindings_from(py::handle items) {
+  std::vector<SlotBindingItem> out;
   for (py::handle h : py::iter(items)) {
-    if (!py::isinstance<SlotBinding>(h))
+    if (!py::isinstance<SlotBindingItem>(h))
       throw py::type_error("bindings must be SlotBinding objects, not " + type_name(h));
-    out.push_back(h.cast<SlotBinding>());
+    out.push_back(h.cast<SlotBindingItem>());
   }
   return out;
 }
@@ -379,6 +492,13 @@ PyProblem deep_copy(const PyProblem& p) {
   return q;
 }
 
+std::vector<std::string> buffer_names(const PyProblem& p) {
+  std::vector<std::string> names;
+  names.reserve(p.buffers->size());
+  for (const auto& b : *p.buffers) names.push_back(b->name);
+  return names;
+}
+
 std::string capacity_text(const std::optional<Addr>& c) { return c ? std::to_string(*c) : "None"; }
 
 void bind_model(py::module_& m) {
@@ -440,15 +560,28 @@ void bind_model(py::module_& m) {
         return s + ")";
       });
 
+  // `name` is the buffer's identity in Python; `id` is its older spelling,
+  // accepted as a keyword and an attribute so that code written for it runs.
+  auto name_get = [](const BufferSpec& b) { return b.name; };
   py::class_<BufferSpec, std::shared_ptr<BufferSpec>>(
-      m, "Buffer", "One allocation request: size, alignment, arena and lifetime [begin, end).")
-      .def(py::init([](py::handle id, py::handle size, py::handle lifetime, py::handle alignment, py::handle arena) {
-             return BufferSpec{id_from(id, "id"), addr_from(size, "size"), addr_from(alignment, "alignment"),
+      m, "Buffer", "One allocation request: its name, size, alignment, arena and lifetime [begin, end).")
+      .def(py::init([](py::handle name, py::handle size, py::handle lifetime, py::handle alignment, py::handle arena,
+                       py::handle id) {
+             if (!name.is_none() && !id.is_none())
+               throw py::type_error("Buffer() got both name and id; give one (id is the older spelling of name)");
+             if (name.is_none() && id.is_none()) throw py::type_error("Buffer() missing required argument: 'name'");
+             if (size.is_none()) throw py::type_error("Buffer() missing required argument: 'size'");
+             if (lifetime.is_none()) throw py::type_error("Buffer() missing required argument: 'lifetime'");
+             return BufferSpec{buffer_name_from(name.is_none() ? id : name, name.is_none() ? "id" : "name"),
+                               addr_from(size, "size"), addr_from(alignment, "alignment"),
                                integer_from<std::int64_t>(arena, "arena"), lifetime_from(lifetime)};
            }),
-           py::arg("id"), py::arg("size"), py::arg("lifetime"), py::arg("alignment") = 1, py::arg("arena") = 0)
-      .def_property("id", [](const BufferSpec& b) { return b.id; },
-                    [](BufferSpec& b, py::handle v) { b.id = id_from(v, "id"); })
+           py::arg("name") = py::none(), py::arg("size") = py::none(), py::arg("lifetime") = py::none(),
+           py::arg("alignment") = 1, py::arg("arena") = 0, py::kw_only(), py::arg("id") = py::none())
+      .def_property("name", name_get, [](BufferSpec& b, py::handle v) { b.name = buffer_name_from(v, "name"); },
+                    "The buffer's name: constraints and offsets refer to the buffer by it.")
+      .def_property("id", name_get, [](BufferSpec& b, py::handle v) { b.name = buffer_name_from(v, "id"); },
+                    "The older spelling of `name` (the same attribute).")
       .def_property("size", [](const BufferSpec& b) { return to_int(b.size); },
                     [](BufferSpec& b, py::handle v) { b.size = addr_from(v, "size"); })
       .def_property("alignment", [](const BufferSpec& b) { return to_int(b.alignment); },
@@ -462,30 +595,30 @@ void bind_model(py::module_& m) {
       .def_property("lifetime", [](const BufferSpec& b) { return py::make_tuple(b.lifetime.begin, b.lifetime.end); },
                     [](BufferSpec& b, py::handle v) { b.lifetime = lifetime_from(v); })
       .def("__repr__", [](const BufferSpec& b) {
-        return "Buffer(" + quoted(b.id) + ", size=" + std::to_string(b.size) + ", lifetime=(" +
+        return "Buffer(" + quoted(b.name) + ", size=" + std::to_string(b.size) + ", lifetime=(" +
                std::to_string(b.lifetime.begin) + ", " + std::to_string(b.lifetime.end) +
                "), alignment=" + std::to_string(b.alignment) + ", arena=" + std::to_string(b.arena) + ")";
       });
 
-  py::class_<AliasMember>(m, "AliasMember", "A must-alias member, `offset` bytes above the group's start.")
+  py::class_<AliasMemberItem>(m, "AliasMember", "A must-alias member, `offset` bytes above the group's start.")
       .def(py::init([](py::handle buffer, py::handle offset) {
-             return AliasMember{id_from(buffer, "buffer"), addr_from(offset, "offset")};
+             return AliasMemberItem{buffer_name_from(buffer, "buffer"), addr_from(offset, "offset")};
            }),
            py::arg("buffer"), py::arg("offset") = 0)
-      .def_property("buffer", [](const AliasMember& a) { return a.buffer; },
-                    [](AliasMember& a, py::handle v) { a.buffer = id_from(v, "buffer"); })
-      .def_property("offset", [](const AliasMember& a) { return to_int(a.offset); },
-                    [](AliasMember& a, py::handle v) { a.offset = addr_from(v, "offset"); })
-      .def("__repr__", [](const AliasMember& a) {
+      .def_property("buffer", [](const AliasMemberItem& a) { return a.buffer; },
+                    [](AliasMemberItem& a, py::handle v) { a.buffer = buffer_name_from(v, "buffer"); })
+      .def_property("offset", [](const AliasMemberItem& a) { return to_int(a.offset); },
+                    [](AliasMemberItem& a, py::handle v) { a.offset = addr_from(v, "offset"); })
+      .def("__repr__", [](const AliasMemberItem& a) {
         return "AliasMember(" + quoted(a.buffer) + ", offset=" + std::to_string(a.offset) + ")";
       });
 
-  py::class_<MustAliasGroup, std::shared_ptr<MustAliasGroup>>(
+  py::class_<MustAliasItem, std::shared_ptr<MustAliasItem>>(
       m, "MustAliasGroup", "Buffers that are one allocation (views, in-place results).")
-      .def(py::init([](py::handle members) { return MustAliasGroup{members_from(members)}; }), py::arg("members"))
-      .def_property("members", [](const MustAliasGroup& g) { return g.members; },
-                    [](MustAliasGroup& g, py::handle v) { g.members = members_from(v); })
-      .def("__repr__", [](const MustAliasGroup& g) {
+      .def(py::init([](py::handle members) { return MustAliasItem{members_from(members)}; }), py::arg("members"))
+      .def_property("members", [](const MustAliasItem& g) { return g.members; },
+                    [](MustAliasItem& g, py::handle v) { g.members = members_from(v); })
+      .def("__repr__", [](const MustAliasItem& g) {
         std::string s = "MustAliasGroup([";
         for (std::size_t i = 0; i < g.members.size(); ++i)
           s += std::string(i ? ", " : "") + "(" + quoted(g.members[i].buffer) + ", " +
@@ -493,64 +626,64 @@ void bind_model(py::module_& m) {
         return s + "])";
       });
 
-  py::class_<Separation, std::shared_ptr<Separation>>(m, "Separation", "Two buffers that may never overlap in bytes.")
-      .def(py::init([](py::handle a, py::handle b) { return Separation{id_from(a, "a"), id_from(b, "b")}; }),
+  py::class_<SeparationItem, std::shared_ptr<SeparationItem>>(m, "Separation", "Two buffers that may never overlap in bytes.")
+      .def(py::init([](py::handle a, py::handle b) { return SeparationItem{buffer_name_from(a, "a"), buffer_name_from(b, "b")}; }),
            py::arg("a"), py::arg("b"))
-      .def_property("a", [](const Separation& s) { return s.a; }, [](Separation& s, py::handle v) { s.a = id_from(v, "a"); })
-      .def_property("b", [](const Separation& s) { return s.b; }, [](Separation& s, py::handle v) { s.b = id_from(v, "b"); })
-      .def("__repr__", [](const Separation& s) { return "Separation(" + quoted(s.a) + ", " + quoted(s.b) + ")"; });
+      .def_property("a", [](const SeparationItem& s) { return s.a; }, [](SeparationItem& s, py::handle v) { s.a = buffer_name_from(v, "a"); })
+      .def_property("b", [](const SeparationItem& s) { return s.b; }, [](SeparationItem& s, py::handle v) { s.b = buffer_name_from(v, "b"); })
+      .def("__repr__", [](const SeparationItem& s) { return "Separation(" + quoted(s.a) + ", " + quoted(s.b) + ")"; });
 
-  py::class_<Penalty, std::shared_ptr<Penalty>>(m, "Penalty",
+  py::class_<PenaltyItem, std::shared_ptr<PenaltyItem>>(m, "Penalty",
                                                 "A weight paid when two lifetime-disjoint buffers overlap in bytes.")
       .def(py::init([](py::handle a, py::handle b, py::handle w) {
-             return Penalty{id_from(a, "a"), id_from(b, "b"), integer_from<Weight>(w, "weight")};
+             return PenaltyItem{buffer_name_from(a, "a"), buffer_name_from(b, "b"), integer_from<Weight>(w, "weight")};
            }),
            py::arg("a"), py::arg("b"), py::arg("weight") = 1)
-      .def_property("a", [](const Penalty& p) { return p.a; }, [](Penalty& p, py::handle v) { p.a = id_from(v, "a"); })
-      .def_property("b", [](const Penalty& p) { return p.b; }, [](Penalty& p, py::handle v) { p.b = id_from(v, "b"); })
-      .def_property("weight", [](const Penalty& p) { return to_int(p.weight); },
-                    [](Penalty& p, py::handle v) { p.weight = integer_from<Weight>(v, "weight"); })
-      .def("__repr__", [](const Penalty& p) {
+      .def_property("a", [](const PenaltyItem& p) { return p.a; }, [](PenaltyItem& p, py::handle v) { p.a = buffer_name_from(v, "a"); })
+      .def_property("b", [](const PenaltyItem& p) { return p.b; }, [](PenaltyItem& p, py::handle v) { p.b = buffer_name_from(v, "b"); })
+      .def_property("weight", [](const PenaltyItem& p) { return to_int(p.weight); },
+                    [](PenaltyItem& p, py::handle v) { p.weight = integer_from<Weight>(v, "weight"); })
+      .def("__repr__", [](const PenaltyItem& p) {
         return "Penalty(" + quoted(p.a) + ", " + quoted(p.b) + ", weight=" + std::to_string(p.weight) + ")";
       });
 
-  py::class_<SlotBinding>(m, "SlotBinding", "A buffer bound to one slot of a declared allocation (None: run time).")
-      .def(py::init([](py::handle buffer, py::handle slot) { return SlotBinding{id_from(buffer, "buffer"), slot_from(slot)}; }),
+  py::class_<SlotBindingItem>(m, "SlotBinding", "A buffer bound to one slot of a declared allocation (None: run time).")
+      .def(py::init([](py::handle buffer, py::handle slot) { return SlotBindingItem{buffer_name_from(buffer, "buffer"), slot_from(slot)}; }),
            py::arg("buffer"), py::arg("slot") = py::none())
-      .def_property("buffer", [](const SlotBinding& s) { return s.buffer; },
-                    [](SlotBinding& s, py::handle v) { s.buffer = id_from(v, "buffer"); })
-      .def_property("slot", [](const SlotBinding& s) { return s.slot; },
-                    [](SlotBinding& s, py::handle v) { s.slot = slot_from(v); })
-      .def("__repr__", [](const SlotBinding& s) {
+      .def_property("buffer", [](const SlotBindingItem& s) { return s.buffer; },
+                    [](SlotBindingItem& s, py::handle v) { s.buffer = buffer_name_from(v, "buffer"); })
+      .def_property("slot", [](const SlotBindingItem& s) { return s.slot; },
+                    [](SlotBindingItem& s, py::handle v) { s.slot = slot_from(v); })
+      .def("__repr__", [](const SlotBindingItem& s) {
         return "SlotBinding(" + quoted(s.buffer) + ", slot=" + (s.slot ? std::to_string(*s.slot) : "None") + ")";
       });
 
-  py::class_<DeclaredAllocation, std::shared_ptr<DeclaredAllocation>>(
+  py::class_<DeclaredItem, std::shared_ptr<DeclaredItem>>(
       m, "DeclaredAllocation", "An author-declared allocation of `slots` equal slots; `buffer` covers them all.")
       .def(py::init([](py::handle buffer, py::handle slots, py::handle slot_size, py::handle b) {
-             return DeclaredAllocation{id_from(buffer, "buffer"), integer_from<std::uint32_t>(slots, "slots"),
+             return DeclaredItem{buffer_name_from(buffer, "buffer"), integer_from<std::uint32_t>(slots, "slots"),
                                        addr_from(slot_size, "slot_size"), bindings_from(b)};
            }),
            py::arg("buffer"), py::arg("slots"), py::arg("slot_size"), py::arg("bindings") = py::tuple())
-      .def_property("buffer", [](const DeclaredAllocation& d) { return d.buffer; },
-                    [](DeclaredAllocation& d, py::handle v) { d.buffer = id_from(v, "buffer"); })
-      .def_property("slots", [](const DeclaredAllocation& d) { return d.slots; },
-                    [](DeclaredAllocation& d, py::handle v) { d.slots = integer_from<std::uint32_t>(v, "slots"); })
-      .def_property("slot_size", [](const DeclaredAllocation& d) { return to_int(d.slot_size); },
-                    [](DeclaredAllocation& d, py::handle v) { d.slot_size = addr_from(v, "slot_size"); })
-      .def_property("bindings", [](const DeclaredAllocation& d) { return d.bindings; },
-                    [](DeclaredAllocation& d, py::handle v) { d.bindings = bindings_from(v); })
-      .def("__repr__", [](const DeclaredAllocation& d) {
+      .def_property("buffer", [](const DeclaredItem& d) { return d.buffer; },
+                    [](DeclaredItem& d, py::handle v) { d.buffer = buffer_name_from(v, "buffer"); })
+      .def_property("slots", [](const DeclaredItem& d) { return d.slots; },
+                    [](DeclaredItem& d, py::handle v) { d.slots = integer_from<std::uint32_t>(v, "slots"); })
+      .def_property("slot_size", [](const DeclaredItem& d) { return to_int(d.slot_size); },
+                    [](DeclaredItem& d, py::handle v) { d.slot_size = addr_from(v, "slot_size"); })
+      .def_property("bindings", [](const DeclaredItem& d) { return d.bindings; },
+                    [](DeclaredItem& d, py::handle v) { d.bindings = bindings_from(v); })
+      .def("__repr__", [](const DeclaredItem& d) {
         return "DeclaredAllocation(" + quoted(d.buffer) + ", slots=" + std::to_string(d.slots) +
                ", slot_size=" + std::to_string(d.slot_size) + ", " + std::to_string(d.bindings.size()) + " bindings)";
       });
 
   bind_list<ArenaItem>(m, "ArenaList", "Arena");
   bind_list<BufferSpec>(m, "BufferList", "Buffer");
-  bind_list<MustAliasGroup>(m, "MustAliasList", "MustAliasGroup");
-  bind_list<Separation>(m, "SeparationList", "Separation");
-  bind_list<Penalty>(m, "PenaltyList", "Penalty");
-  bind_list<DeclaredAllocation>(m, "DeclaredList", "DeclaredAllocation");
+  bind_list<MustAliasItem>(m, "MustAliasList", "MustAliasGroup");
+  bind_list<SeparationItem>(m, "SeparationList", "Separation");
+  bind_list<PenaltyItem>(m, "PenaltyList", "Penalty");
+  bind_list<DeclaredItem>(m, "DeclaredList", "DeclaredAllocation");
 
   py::class_<PyProblem> problem(m, "Problem", "Arenas, buffers and the constraints between them.");
   problem
@@ -559,28 +692,23 @@ void bind_model(py::module_& m) {
              PyProblem p;
              p.arenas = items_from<ArenaItem>(arenas, "Arena");
              p.buffers = items_from<BufferSpec>(buffers, "Buffer");
-             p.must_alias = items_from<MustAliasGroup>(must_alias, "MustAliasGroup");
-             p.separations = items_from<Separation>(separations, "Separation");
-             p.penalties = items_from<Penalty>(penalties, "Penalty");
-             p.declared = items_from<DeclaredAllocation>(declared, "DeclaredAllocation");
+             p.must_alias = items_from<MustAliasItem>(must_alias, "MustAliasGroup");
+             p.separations = items_from<SeparationItem>(separations, "Separation");
+             p.penalties = items_from<PenaltyItem>(penalties, "Penalty");
+             p.declared = items_from<DeclaredItem>(declared, "DeclaredAllocation");
              return p;
            }),
            py::arg("arenas") = py::tuple(), py::arg("buffers") = py::tuple(), py::arg("must_alias") = py::tuple(),
            py::arg("separations") = py::tuple(), py::arg("penalties") = py::tuple(), py::arg("declared") = py::tuple());
   list_property<ArenaItem>(problem, "arenas", &PyProblem::arenas, "Arena");
   list_property<BufferSpec>(problem, "buffers", &PyProblem::buffers, "Buffer");
-  list_property<MustAliasGroup>(problem, "must_alias", &PyProblem::must_alias, "MustAliasGroup");
-  list_property<Separation>(problem, "separations", &PyProblem::separations, "Separation");
-  list_property<Penalty>(problem, "penalties", &PyProblem::penalties, "Penalty");
-  list_property<DeclaredAllocation>(problem, "declared", &PyProblem::declared, "DeclaredAllocation");
+  list_property<MustAliasItem>(problem, "must_alias", &PyProblem::must_alias, "MustAliasGroup");
+  list_property<SeparationItem>(problem, "separations", &PyProblem::separations, "Separation");
+  list_property<PenaltyItem>(problem, "penalties", &PyProblem::penalties, "Penalty");
+  list_property<DeclaredItem>(problem, "declared", &PyProblem::declared, "DeclaredAllocation");
   problem
-      .def_property_readonly("buffer_ids",
-                             [](const PyProblem& p) {
-                               std::vector<std::string> ids;
-                               ids.reserve(p.buffers->size());
-                               for (const auto& b : *p.buffers) ids.push_back(b->id);
-                               return ids;
-                             })
+      .def_property_readonly("buffer_names", &buffer_names, "Every buffer's name, in list order.")
+      .def_property_readonly("buffer_ids", &buffer_names, "The older spelling of buffer_names.")
       .def_static("from_arrays", [](const py::object& sizes, const py::object& begins, const py::object& ends,
                                     const py::object& alignments, const py::object& arenas, const py::object& capacity) {
                     return from_problem(problem_from_arrays(sizes, begins, ends, alignments, arenas, capacity));
@@ -651,7 +779,13 @@ void bind_io(py::module_& m) {
 
 void bind_checks(py::module_& m) {
   m.def("validate", [](const PyProblem& py_problem, py::object offsets) {
-    const ProblemFile f = to_problem(py_problem);
+    const BuiltProblem built = build_problem(py_problem);
+    const ProblemFile& f = built.file;
+    if (!built.names.empty()) {  // what else is wrong with the arenas and buffers, then the names
+      Diagnostics ds = validate(f.problem);
+      ds.insert(ds.end(), built.names.begin(), built.names.end());
+      return ds;
+    }
     if (offsets.is_none()) return validate(f.problem);
     const Placement pl = placement_from(f.problem, offsets);
     py::gil_scoped_release release;

@@ -10,18 +10,20 @@
 #include <mutex>
 #include <stop_token>
 #include <thread>
+#include <unordered_map>
 
 #include "common.hpp"
+#include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/planner.hpp"
 
 namespace pto_mem::python {
 namespace {
 
-/// A plan result with the buffer ids it answers for (offsets by id).
+/// A plan result with the names of the buffers it answers for (offsets by name).
 struct PyPlanResult {
   PlanResult r;
-  std::vector<std::string> ids;
+  std::vector<std::string> ids;  ///< buffer_label of each buffer, in buffer order
 };
 
 /// What stopped the search, as the library names it.
@@ -245,10 +247,11 @@ IntArray int_array(const py::object& obj, const char* name) {
   return IntArray::ensure(a);
 }
 
+/// Every buffer's label (its name, or its index when it has none), in order.
 std::vector<std::string> ids_of(const Problem& p) {
   std::vector<std::string> ids;
   ids.reserve(p.buffers.size());
-  for (const auto& b : p.buffers) ids.push_back(b.id);
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) ids.push_back(buffer_label(p, static_cast<BufferId>(i)));
   return ids;
 }
 
@@ -285,11 +288,10 @@ ProblemFile problem_from_arrays(const py::object& sizes_in, const py::object& be
     p.buffers.resize(n);
     std::vector<std::int64_t> arena_ids;
     for (std::size_t i = 0; i < n; ++i) {
-      BufferSpec& x = p.buffers[i];
-      x.id = std::to_string(i);
+      BufferSpec& x = p.buffers[i];  // unnamed: buffer i's label is "i"
       if (s[i] < 0 || (al && al[i] < 0)) {
         if (bad.size() < 20)
-          bad.push_back(error("buffer " + x.id + ": " + (s[i] < 0 ? "size " + std::to_string(s[i])
+          bad.push_back(error("buffer " + std::to_string(i) + ": " + (s[i] < 0 ? "size " + std::to_string(s[i])
                                                                     : "alignment " + std::to_string(al[i])) +
                               " is negative; sizes and alignments are byte counts"));
         continue;
@@ -362,13 +364,15 @@ Placement placement_from(const Problem& p, py::handle offsets) {
     return *r.r.placement;
   }
   if (py::isinstance<py::dict>(offsets)) {
-    const ProblemIndex index(p);
+    std::unordered_map<std::string, BufferId> index;  // label -> buffer (the caller checked labels are unique)
+    index.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) index.emplace(buffer_label(p, static_cast<BufferId>(i)), static_cast<BufferId>(i));
     pl.offsets.assign(n, std::nullopt);
     for (auto [k, v] : offsets.cast<py::dict>()) {
       const std::string id = py::isinstance<py::str>(k) ? k.cast<std::string>() : py::str(k).cast<std::string>();
-      auto i = index.buffer(id);
-      if (!i) fail("offsets: the problem has no buffer '" + id + "'");
-      pl.offsets[*i] = offset_of(v, id);
+      const auto it = index.find(id);
+      if (it == index.end()) fail("offsets: the problem has no buffer '" + id + "'");
+      pl.offsets[it->second] = offset_of(v, id);
     }
     return pl;
   }
@@ -387,10 +391,10 @@ Placement placement_from(const Problem& p, py::handle offsets) {
     if (seq.size() != n)
       fail("offsets has " + std::to_string(seq.size()) + " entries, the problem " + std::to_string(n) + " buffers");
     pl.offsets.resize(n);
-    for (std::size_t i = 0; i < n; ++i) pl.offsets[i] = offset_of(seq[i], p.buffers[i].id);
+    for (std::size_t i = 0; i < n; ++i) pl.offsets[i] = offset_of(seq[i], buffer_label(p, static_cast<BufferId>(i)));
     return pl;
   }
-  throw py::type_error("offsets must be a PlanResult, a dict {id: offset}, a NumPy array or a sequence of int/None");
+  throw py::type_error("offsets must be a PlanResult, a dict {name: offset}, a NumPy array or a sequence of int/None");
 }
 
 void bind_plan(py::module_& m) {
@@ -477,9 +481,18 @@ void bind_plan(py::module_& m) {
     if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
       throw py::type_error("progress must be a callable or None, not " + type_name(progress));
     const PlanOptions o = options_from(strategy, goal, time_limit, node_limit, threads, seed, restarts, compat_pypto);
-    ProblemFile f = to_problem(problem);  // a private copy: the caller may edit `problem` meanwhile
+    BuiltProblem built = build_problem(problem);  // a private copy: the caller may edit `problem` meanwhile
+    ProblemFile& f = built.file;
     apply_capacity(f, capacity);
     auto ids = ids_of(f.problem);
+    if (!built.names.empty()) {  // a malformed problem, as the library answers one: invalid_input
+      PyPlanResult out{PlanResult{}, std::move(ids)};
+      out.r.status = Status::invalid_input;
+      out.r.strategy = std::string(to_string(o.strategy.value()));
+      out.r.diagnostics = validate(f.problem);  // its arenas and buffers; then the names
+      out.r.diagnostics.insert(out.r.diagnostics.end(), built.names.begin(), built.names.end());
+      return answer(std::move(out));
+    }
     return answer(plan_interruptible(f.problem, o, std::move(ids), progress));
   }, py::arg("problem"), py::kw_only(), py::arg("strategy") = py::none(), py::arg("goal") = py::none(),
      py::arg("time_limit") = py::none(), py::arg("node_limit") = py::none(), py::arg("threads") = py::none(),

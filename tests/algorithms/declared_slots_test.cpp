@@ -43,11 +43,11 @@ Case random_case(std::mt19937_64& rng) {
   const std::size_t k = 1 + rng() % 3;
   c.p.arenas.push_back({0, "a", 16, {}});
   c.p.buffers.push_back({"decl", c.slots * c.slot_size, 1, 0, {0, 6}});
-  DeclaredAllocation d{"decl", c.slots, c.slot_size, {}};
+  DeclaredAllocation d{0, c.slots, c.slot_size, {}};
   for (std::size_t i = 0; i < k; ++i) {
     const Tick b = static_cast<Tick>(rng() % 5);
-    const std::string id = "t" + std::to_string(i);
-    c.p.buffers.push_back({id, 2 + rng() % 3, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 3)}});
+    const auto id = static_cast<BufferId>(c.p.buffers.size());
+    c.p.buffers.push_back({"t" + std::to_string(i), 2 + rng() % 3, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 3)}});
     std::optional<std::uint32_t> slot;
     if (rng() % 3 != 0) slot = static_cast<std::uint32_t>(rng() % c.slots);
     c.slot.push_back(slot);
@@ -127,7 +127,7 @@ TEST_CASE("declared slots: the validator agrees with a direct geometric check on
       valid_seen += direct ? 1 : 0;
       if (direct != said) {
         std::string where;
-        for (std::size_t i = 0; i < n; ++i) where += c.p.buffers[i].id + "@" + std::to_string(off[i]) + " ";
+        for (std::size_t i = 0; i < n; ++i) where += c.p.buffers[i].name + "@" + std::to_string(off[i]) + " ";
         FAIL_CHECK("validator " << (said ? "accepts" : "refuses") << " " << where << ": "
                                 << pto_mem::test::dump(validate(c.p, pl)));
         break;
@@ -165,7 +165,8 @@ TEST_CASE("declared slots: the issue's run-time slot overlap is refused, and a d
   p.buffers.push_back({"d", 64, 1, 0, {0, 10}});
   p.buffers.push_back({"a", 4, 1, 0, {0, 4}});
   p.buffers.push_back({"b", 4, 1, 0, {2, 6}});
-  p.declared.push_back({"d", 1, 64, {{"a", 0u}, {"b", std::nullopt}}});
+  const test::BufferIds id{p};
+  p.declared.push_back({id("d"), 1, 64, {{id("a"), 0u}, {id("b"), std::nullopt}}});
   const auto bad = validate(p);
   REQUIRE(bad.size() == 1);
   CHECK(pto_mem::test::mentions(bad, "'b' is bound to a slot chosen at run time", "'a'", "[0, 4)", "[2, 6)"));

@@ -28,7 +28,7 @@ void add(Problem& p, int id, Addr size, Addr align, Tick begin, Tick end) {
 std::map<int, Addr> offsets(const Problem& p, const GreedyResult& r) {
   std::map<int, Addr> out;
   REQUIRE(r.placement);
-  for (std::size_t i = 0; i < p.buffers.size(); ++i) out[std::stoi(p.buffers[i].id)] = *r.placement->offsets[i];
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) out[std::stoi(p.buffers[i].name)] = *r.placement->offsets[i];
   return out;
 }
 GreedyResult compat(const Problem& p, std::uint64_t seed = 0, std::size_t restarts = 4) {
@@ -43,7 +43,7 @@ std::vector<std::vector<int>> order_ids(const Problem& p, const std::vector<dsa:
   std::vector<std::vector<int>> out;
   for (const auto& o : orders) {
     out.emplace_back();
-    for (auto i : o.order) out.back().push_back(std::stoi(p.buffers[i].id));
+    for (auto i : o.order) out.back().push_back(std::stoi(p.buffers[i].name));
   }
   return out;
 }
@@ -126,9 +126,10 @@ TEST_CASE("S2 no fit does not prove infeasibility") {
 
 TEST_CASE("S3 explicit hard separation") {
   auto p = pool(128);
+  const test::BufferIds id{p};
   add(p, 0, 64, 32, 0, 2);
   add(p, 1, 64, 32, 2, 4);
-  p.separations = {{"0", "1"}};
+  p.separations = {{id("0"), id("1")}};
   const auto r = compat(p);
   REQUIRE(r.status == Status::feasible);
   CHECK(offsets(p, r) == std::map<int, Addr>{{0, 0}, {1, 64}});
@@ -140,10 +141,11 @@ TEST_CASE("S3 explicit hard separation") {
 
 TEST_CASE("S4 weighted penalty avoidance") {
   auto p = pool(128);
+  const test::BufferIds id{p};
   add(p, 0, 64, 32, 0, 2);
   add(p, 1, 64, 32, 2, 4);
   add(p, 2, 64, 32, 4, 6);
-  p.penalties = {{"0", "1", 10}, {"0", "2", 1}, {"1", "2", 1}};
+  p.penalties = {{id("0"), id("1"), 10}, {id("0"), id("2"), 1}, {id("1"), id("2"), 1}};
   const auto r = compat(p);
   REQUIRE(r.status == Status::feasible);
   CHECK(offsets(p, r) == std::map<int, Addr>{{0, 0}, {1, 64}, {2, 0}});
@@ -182,11 +184,12 @@ TEST_CASE("S6 alignment and reserved ranges") {
 
 TEST_CASE("S7 deterministic result (seed 17, restarts 5)") {
   auto p = pool(192);
+  const test::BufferIds id{p};
   add(p, 7, 64, 32, 0, 2);
   add(p, 3, 64, 32, 2, 4);
   add(p, 9, 64, 32, 4, 6);
   add(p, 1, 64, 32, 6, 8);
-  p.penalties = {{"7", "3", 5}, {"7", "9", 2}, {"3", "1", 4}, {"9", "1", 1}};
+  p.penalties = {{id("7"), id("3"), 5}, {id("7"), id("9"), 2}, {id("3"), id("1"), 4}, {id("9"), id("1"), 1}};
   const auto space = dsa::build_search_space(p);
   const auto orders = order_ids(p, dsa::dsa_orders(space, 17, 5));
   CHECK(orders[0] == std::vector<int>{7, 3, 9, 1});
@@ -233,9 +236,10 @@ TEST_CASE("S8 secondary peak objective is reached through a restart") {
 
 TEST_CASE("S9 a penalty on a co-live pair makes the problem invalid") {
   auto p = pool(128);
+  const test::BufferIds id{p};
   add(p, 0, 64, 32, 0, 4);
   add(p, 1, 64, 32, 2, 6);
-  p.penalties = {{"0", "1", 1}};
+  p.penalties = {{id("0"), id("1"), 1}};
   const auto r = compat(p);
   CHECK(r.status == Status::invalid_input);
   CHECK_FALSE(r.placement);
@@ -246,22 +250,23 @@ TEST_CASE("S9 a penalty on a co-live pair makes the problem invalid") {
 
 TEST_CASE("S10 pipeline-only relaxation") {
   auto strict = pool(128);
+  const test::BufferIds id{strict};
   add(strict, 0, 64, 32, 0, 2);
   add(strict, 1, 64, 32, 2, 4);
   add(strict, 2, 64, 32, 3, 5);
-  strict.separations = {{"0", "1"}, {"0", "2"}};
+  strict.separations = {{id("0"), id("1")}, {id("0"), id("2")}};
   const auto s = compat(strict);
   CHECK(s.status == Status::no_fit);
   CHECK(s.statistics.orders_evaluated == 4);
 
-  const std::vector<BufferPair> pairs{{"0", "1"}};
+  const std::vector<BufferPair> pairs{{id("0"), id("1")}};
   const auto relaxed = relax_separations_to_penalties(strict, pairs, 1);
   REQUIRE(relaxed.separations.size() == 1);
-  CHECK(relaxed.separations[0].a == "0");
-  CHECK(relaxed.separations[0].b == "2");
+  CHECK(buffer_label(relaxed, relaxed.separations[0].a) == "0");
+  CHECK(buffer_label(relaxed, relaxed.separations[0].b) == "2");
   REQUIRE(relaxed.penalties.size() == 1);
-  CHECK(relaxed.penalties[0].a == "0");
-  CHECK(relaxed.penalties[0].b == "1");
+  CHECK(buffer_label(relaxed, relaxed.penalties[0].a) == "0");
+  CHECK(buffer_label(relaxed, relaxed.penalties[0].b) == "1");
   CHECK(relaxed.penalties[0].weight == 1);
 
   const auto r = compat(relaxed);
@@ -274,7 +279,7 @@ TEST_CASE("S10 pipeline-only relaxation") {
 
   SUBCASE("the driver relaxes pipeline-only pairs and reports PH-DSA-001") {
     auto typed = strict;
-    typed.separations = {{"0", "1", reason_pipeline_stage}, {"0", "2", reason_semantic_no_alias}};
+    typed.separations = {{id("0"), id("1"), reason_pipeline_stage}, {id("0"), id("2"), reason_semantic_no_alias}};
     CHECK(pipeline_pairs(typed) == pairs);
     const auto d = plan_dsa_rp(typed, GreedyOptions{0, 4, true});
     INFO(dump(d.greedy.diagnostics));
@@ -300,10 +305,11 @@ TEST_CASE("S10 pipeline-only relaxation") {
 
 TEST_CASE("S11 a relaxed pair can remain inactive") {
   auto strict = pool(128);
+  const test::BufferIds id{strict};
   add(strict, 0, 64, 32, 0, 2);
   add(strict, 1, 64, 32, 2, 4);
-  strict.separations = {{"0", "1", reason_pipeline_stage}};
-  const std::vector<BufferPair> pairs{{"0", "1"}};
+  strict.separations = {{id("0"), id("1"), reason_pipeline_stage}};
+  const std::vector<BufferPair> pairs{{id("0"), id("1")}};
   const auto relaxed = relax_separations_to_penalties(strict, pairs, 1);
   CHECK(relaxed.separations.empty());
   REQUIRE(relaxed.penalties.size() == 1);
@@ -324,15 +330,16 @@ TEST_CASE("S11 a relaxed pair can remain inactive") {
 
 TEST_CASE("S12 pipeline relaxation ignores lifetime conflicts") {
   auto strict = pool(192);
+  const test::BufferIds id{strict};
   add(strict, 0, 64, 32, 0, 4);
   add(strict, 1, 64, 32, 2, 6);
   add(strict, 2, 64, 32, 6, 8);
-  strict.separations = {{"0", "1"}, {"1", "2"}};
-  const auto relaxed = relax_separations_to_penalties(strict, {{"0", "1"}, {"1", "2"}}, 1);
+  strict.separations = {{id("0"), id("1")}, {id("1"), id("2")}};
+  const auto relaxed = relax_separations_to_penalties(strict, {{id("0"), id("1")}, {id("1"), id("2")}}, 1);
   CHECK(relaxed.separations.empty());
   REQUIRE(relaxed.penalties.size() == 1);
-  CHECK(relaxed.penalties[0].a == "1");
-  CHECK(relaxed.penalties[0].b == "2");
+  CHECK(buffer_label(relaxed, relaxed.penalties[0].a) == "1");
+  CHECK(buffer_label(relaxed, relaxed.penalties[0].b) == "2");
   CHECK(relaxed.penalties[0].weight == 1);
   CHECK(validate(relaxed).empty());
   const auto r = compat(relaxed);

@@ -102,18 +102,19 @@ RuleCase random_case(std::mt19937_64& g, bool fitting, std::size_t n_max) {
   for (std::size_t k = 0; k < n / 3; ++k) {
     const std::size_t a = below(g, n), b = below(g, n);
     if (a == b || !same_arena(a, b)) continue;
-    p.separations.push_back({std::to_string(a), std::to_string(b),
+    p.separations.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b),
                              below(g, 2) == 0 ? std::uint8_t{reason_pipeline_stage} : std::uint8_t{reason_explicit}});
   }
   // Explicit penalties on lifetime-disjoint pairs of one arena, some on rule pairs.
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t a = below(g, n), b = below(g, n);
     if (a == b || !same_arena(a, b) || co_live(a, b)) continue;
-    p.penalties.push_back({std::to_string(a), std::to_string(b), 1 + below(g, 3)});
+    p.penalties.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), 1 + below(g, 3)});
   }
   c.listed = p;
   for (const auto& [a, b] : implicit_pairs(r))
-    if (same_arena(a, b) && !co_live(a, b)) c.listed.penalties.push_back({std::to_string(a), std::to_string(b), 1});
+    if (same_arena(a, b) && !co_live(a, b))
+      c.listed.penalties.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), 1});
   // Shuffle the listed penalties: their order must not matter.
   std::shuffle(c.listed.penalties.begin(), c.listed.penalties.end(), g);
   return c;
@@ -323,7 +324,8 @@ TEST_CASE("a long run of one kind: every earlier buffer is a partner, a few byte
     CHECK(got.objective.penalty == paid);
     if (n <= 300) {
       Problem listed = p;
-      for (const auto& [a, b] : implicit_pairs(r)) listed.penalties.push_back({std::to_string(a), std::to_string(b), 1});
+      for (const auto& [a, b] : implicit_pairs(r))
+        listed.penalties.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), 1});
       same_result(canonical_greedy(listed, o), got);
     }
   }

@@ -45,8 +45,6 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
   Reference out;
   if (has_errors(validate(p))) return out;
   const std::size_t n = p.buffers.size();
-  std::map<std::string, std::size_t> node;
-  for (std::size_t i = 0; i < n; ++i) node[p.buffers[i].id] = i;
   std::vector<std::size_t> pool(n);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < p.arenas.size(); ++k)
@@ -61,12 +59,12 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
     for (std::size_t j = 0; j < n; ++j)
       if (i != j && pool[i] == pool[j] && live_together(i, j)) hard[i].insert(j);
   for (const auto& s : p.separations) {
-    hard[node[s.a]].insert(node[s.b]);
-    hard[node[s.b]].insert(node[s.a]);
+    hard[s.a].insert(s.b);
+    hard[s.b].insert(s.a);
   }
   std::map<std::pair<std::size_t, std::size_t>, Weight> soft_pairs;
   for (const auto& pen : p.penalties) {
-    const auto a = node[pen.a], b = node[pen.b];
+    const std::size_t a = pen.a, b = pen.b;
     if (pen.weight == 0 || hard[a].count(b)) continue;
     auto& w = soft_pairs[{std::min(a, b), std::max(a, b)}];
     w = saturating_add(w, pen.weight);
@@ -124,7 +122,7 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
     total = mx = pen = 0;
     for (auto x : peak) total = saturating_add(total, x), mx = std::max(mx, x);
     for (const auto& e : p.penalties) {
-      const auto a = node[e.a], b = node[e.b];
+      const std::size_t a = e.a, b = e.b;
       if (pool[a] != pool[b] || live_together(a, b)) continue;
       if (ranges_overlap(off[a], B[a].size, off[b], B[b].size)) pen = saturating_add(pen, e.weight);
     }
@@ -239,7 +237,7 @@ Problem random_problem(std::mt19937_64& g) {
   const Tick horizon = 2 + static_cast<Tick>(pick(30));
   for (std::size_t i = 0; i < n; ++i) {
     BufferSpec b;
-    b.id = named ? "t" + std::to_string(ids[i]) : std::to_string(ids[i] * (1 + pick(2)) + (pick(2) ? 0 : n));
+    b.name = named ? "t" + std::to_string(ids[i]) : std::to_string(ids[i] * (1 + pick(2)) + (pick(2) ? 0 : n));
     static const Addr aligns[] = {1, 1, 2, 3, 4, 5, 7, 8, 16, 32, 64};
     b.alignment = aligns[pick(std::size(aligns))];
     b.size = huge && pick(3) == 0 ? max_addr / 4 + pick(100) : 1 + pick(pick(3) == 0 ? 120 : 40);
@@ -248,12 +246,12 @@ Problem random_problem(std::mt19937_64& g) {
     b.lifetime.end = b.lifetime.begin + 1 + static_cast<Tick>(pick(1 + pick(12)));
     p.buffers.push_back(std::move(b));
   }
-  // Ids must be unique: make repeats unique by suffixing their position.
+  // Names must be unique: make repeats unique by suffixing their position.
   std::set<std::string> seen;
   for (std::size_t i = 0; i < n; ++i)
-    if (!seen.insert(p.buffers[i].id).second) {
-      p.buffers[i].id = named ? "u" + std::to_string(i) : std::to_string(1000 + i);
-      seen.insert(p.buffers[i].id);
+    if (!seen.insert(p.buffers[i].name).second) {
+      p.buffers[i].name = named ? "u" + std::to_string(i) : std::to_string(1000 + i);
+      seen.insert(p.buffers[i].name);
     }
   auto co_live = [&](std::size_t i, std::size_t j) {
     return p.buffers[i].lifetime.begin < p.buffers[j].lifetime.end && p.buffers[j].lifetime.begin < p.buffers[i].lifetime.end;
@@ -264,12 +262,12 @@ Problem random_problem(std::mt19937_64& g) {
       if (a == b || p.buffers[a].arena != p.buffers[b].arena) continue;
       static const std::uint8_t reasons[] = {reason_explicit, reason_pipeline_stage, reason_pipeline_stage,
                                              reason_semantic_no_alias, reason_pipeline_stage | reason_target_hazard};
-      p.separations.push_back({p.buffers[a].id, p.buffers[b].id, reasons[pick(std::size(reasons))]});
+      p.separations.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), reasons[pick(std::size(reasons))]});
     }
     for (std::size_t s = pick(3) == 0 ? 0 : pick(2 * n); s > 0; --s) {
       const auto a = pick(n), b = pick(n);
       if (a == b || p.buffers[a].arena != p.buffers[b].arena || co_live(a, b)) continue;
-      p.penalties.push_back({p.buffers[a].id, p.buffers[b].id, pick(5) == 0 ? 0 : 1 + pick(pick(2) ? 3 : 1000)});
+      p.penalties.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), pick(5) == 0 ? 0 : 1 + pick(pick(2) ? 3 : 1000)});
     }
   }
   if (pick(40) == 0 && !p.buffers.empty()) p.buffers[0].size = 0;  // an invalid problem now and then
@@ -399,8 +397,8 @@ TEST_CASE("relaxation and pair counting follow SPEC 4.2-4.3 on random problems")
     const Problem r = relax_separations_to_penalties(p, pairs, w);
     CHECK(r.buffers.size() == p.buffers.size());
     CHECK(r.arenas.size() == p.arenas.size());
-    auto key = [](const std::string& a, const std::string& b) { return std::set<std::string>{a, b}; };
-    std::set<std::set<std::string>> selected;
+    auto key = [](BufferId a, BufferId b) { return std::set<BufferId>{a, b}; };
+    std::set<std::set<BufferId>> selected;
     for (const auto& [a, b] : pairs) selected.insert(key(a, b));
     // Unselected separations survive in order; selected ones all disappear.
     std::vector<Separation> kept;
@@ -412,11 +410,10 @@ TEST_CASE("relaxation and pair counting follow SPEC 4.2-4.3 on random problems")
       CHECK(r.separations[k].b == kept[k].b);
     }
     // Penalties: one aggregate per pair, min id first, ascending, no zeros.
-    std::map<std::set<std::string>, Weight> want;
+    std::map<std::set<BufferId>, Weight> want;
     for (const auto& pen : p.penalties) want[key(pen.a, pen.b)] += pen.weight;
-    const ProblemIndex index(p);
     for (const auto& pr : selected) {
-      const auto a = *index.buffer(*pr.begin()), b = *index.buffer(*pr.rbegin());
+      const BufferId a = *pr.begin(), b = *pr.rbegin();
       if (!interferes(p.buffers[a].lifetime, p.buffers[b].lifetime)) want[pr] += w;
     }
     std::erase_if(want, [](const auto& e) { return e.second == 0; });
@@ -425,11 +422,10 @@ TEST_CASE("relaxation and pair counting follow SPEC 4.2-4.3 on random problems")
     for (std::size_t k = 0; k < r.penalties.size(); ++k) {
       const auto& pen = r.penalties[k];
       CHECK(pen.weight == want[key(pen.a, pen.b)]);
-      CHECK(rank[*index.buffer(pen.a)] < rank[*index.buffer(pen.b)]);
+      CHECK(rank[pen.a] < rank[pen.b]);
       if (k > 0) {
         const auto& prev = r.penalties[k - 1];
-        CHECK(std::pair(rank[*index.buffer(prev.a)], rank[*index.buffer(prev.b)]) <
-              std::pair(rank[*index.buffer(pen.a)], rank[*index.buffer(pen.b)]));
+        CHECK(std::pair(rank[prev.a], rank[prev.b]) < std::pair(rank[pen.a], rank[pen.b]));
       }
     }
     CHECK_FALSE(has_errors(validate(r)));
@@ -437,8 +433,7 @@ TEST_CASE("relaxation and pair counting follow SPEC 4.2-4.3 on random problems")
     const auto solved = canonical_greedy(r, GreedyOptions{});
     if (!solved.placement) continue;
     std::size_t overlapping = 0;
-    for (const auto& [a, b] : pairs) {
-      const auto ia = *index.buffer(a), ib = *index.buffer(b);
+    for (const auto& [ia, ib] : pairs) {
       const Addr oa = *solved.placement->offsets[ia], ob = *solved.placement->offsets[ib];
       if (p.buffers[ia].arena == p.buffers[ib].arena &&
           ranges_overlap(oa, p.buffers[ia].size, ob, p.buffers[ib].size))
@@ -456,10 +451,8 @@ TEST_CASE("the driver relaxes exactly the pipeline-only, lifetime-compatible pai
     if (has_errors(validate(p))) continue;
     CAPTURE(t);
     const auto pairs = pipeline_pairs(p);
-    const ProblemIndex index(p);
     for (const auto& [a, b] : pairs) {
-      const auto ia = *index.buffer(a), ib = *index.buffer(b);
-      CHECK_FALSE(interferes(p.buffers[ia].lifetime, p.buffers[ib].lifetime));
+      CHECK_FALSE(interferes(p.buffers[a].lifetime, p.buffers[b].lifetime));
       for (const auto& s : p.separations)
         if ((s.a == a && s.b == b) || (s.a == b && s.b == a)) CHECK(s.reasons == reason_pipeline_stage);
     }

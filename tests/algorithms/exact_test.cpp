@@ -55,7 +55,7 @@ class BruteForce {
     if (a.arena != b.arena) return false;
     if (interferes(a.lifetime, b.lifetime)) return true;
     for (const auto& s : p_.separations)
-      if ((s.a == a.id && s.b == b.id) || (s.a == b.id && s.b == a.id)) return true;
+      if ((s.a == i && s.b == j) || (s.a == j && s.b == i)) return true;
     return false;
   }
   static Triple score(Weight pen, const std::vector<Addr>& peak) {
@@ -83,7 +83,7 @@ class BruteForce {
       if (!ok) continue;
       Weight add = 0;
       for (const auto& pn : p_.penalties) {
-        const auto u = *index_.buffer(pn.a), v = *index_.buffer(pn.b);
+        const std::size_t u = pn.a, v = pn.b;
         const std::size_t other = u == i ? v : (v == i ? u : SIZE_MAX);
         if (other == SIZE_MAX || other >= i) continue;
         if (overlaps({x, x + b.size}, {off_[other], off_[other] + p_.buffers[other].size})) add += pn.weight;
@@ -126,12 +126,12 @@ Problem exact_random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
   }
   for (std::size_t k = pick(0, 2); k > 0 && n > 1; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
-    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({p.buffers[i].id, p.buffers[j].id});
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
   }
   for (std::size_t k = pick(0, 6); k > 0 && n > 1; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
     if (i != j && p.buffers[i].arena == p.buffers[j].arena && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
-      p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, pick(1, 5)});
+      p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), pick(1, 5)});
   }
   return p;
 }
@@ -170,8 +170,8 @@ Problem twin_problem(std::mt19937_64& rng, std::size_t max_buffers) {
     // Mirror the link from i onto a twin of i (m) half of the time.
     for (std::size_t from : {i, m}) {
       if (from == j || (from == m && (pick(0, 1) == 0 || m == i))) continue;
-      if (sep) p.separations.push_back({p.buffers[from].id, p.buffers[j].id});
-      else if (disjoint(from, j)) p.penalties.push_back({p.buffers[from].id, p.buffers[j].id, w});
+      if (sep) p.separations.push_back({static_cast<BufferId>(from), static_cast<BufferId>(j)});
+      else if (disjoint(from, j)) p.penalties.push_back({static_cast<BufferId>(from), static_cast<BufferId>(j), w});
     }
   }
   // Tight: a little above the max-load bound, so links often cost peak or penalty.
@@ -199,7 +199,7 @@ Problem paying_blocks(std::mt19937_64& rng) {
     for (std::size_t i = first; i < p.buffers.size(); ++i)
       for (std::size_t j = i + 1; j < p.buffers.size(); ++j)
         if (!interferes(p.buffers[i].lifetime, p.buffers[j].lifetime) && pick(0, 2) != 0)
-          p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, pick(1, 4)});
+          p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), pick(1, 4)});
   }
   p.arenas[0].capacity = arena_loads(p)[0].lower_bound + pick(0, 1);
   return p;
@@ -289,15 +289,14 @@ TEST_CASE("canonical dives give valid placements") {
         q.separations.clear();
         q.penalties.clear();
         Placement pl;
+        std::vector<std::optional<BufferId>> in_q(p.buffers.size());  // p's buffer -> its id in q
         for (std::size_t i = 0; i < sp.items.size(); ++i) {
+          in_q[sp.items[i].buffer] = static_cast<BufferId>(q.buffers.size());
           q.buffers.push_back(p.buffers[sp.items[i].buffer]);
           pl.offsets.push_back(d->offsets[i]);
         }
         for (const auto& sep : p.separations)
-          for (const auto& b : q.buffers)
-            if (b.id == sep.a)
-              for (const auto& c : q.buffers)
-                if (c.id == sep.b) q.separations.push_back(sep);
+          if (in_q[sep.a] && in_q[sep.b]) q.separations.push_back({*in_q[sep.a], *in_q[sep.b], sep.reasons});
         INFO(dump(validate(q, pl)));
         CHECK(validate(q, pl).empty());
       }
@@ -525,7 +524,7 @@ TEST_CASE("the failure memo agrees with the search without it on tight random pr
       p.buffers.push_back({"b" + std::to_string(i), 1 + rng() % 6, trial % 3 == 0 ? Addr{1} + rng() % 2 : Addr{1}, 0,
                            {b, b + 1 + static_cast<Tick>(rng() % 6)}});
     }
-    if (trial % 5 == 0) p.separations.push_back({p.buffers[0].id, p.buffers[1].id});
+    if (trial % 5 == 0) p.separations.push_back({0, 1});
     const Addr width = arena_loads(p)[0].lower_bound;
     p.arenas[0].capacity = width;
     std::optional<bool> answer;
@@ -658,7 +657,8 @@ TEST_CASE("must-alias groups and declared allocations are refused until unified"
   Problem p;
   p.arenas = {{0, "a", 64, {}}};
   p.buffers = {{"x", 8, 1, 0, {0, 2}}, {"y", 8, 1, 0, {1, 3}}};
-  p.must_alias = {{{{"x", 0}, {"y", 0}}}};
+  const test::BufferIds id{p};
+  p.must_alias = {{{{id("x"), 0}, {id("y"), 0}}}};
   const auto r = solve_exact(p);
   CHECK(r.status == Status::unsupported);
   CHECK(mentions(r.diagnostics, "alias unification"));
@@ -670,7 +670,8 @@ TEST_CASE("minimise mode tightens from both sides and reports the proved gap") {
   Problem p;
   p.arenas = {{0, "a", 64, {}}};
   p.buffers = {{"a", 4, 1, 0, {0, 2}}, {"b", 4, 1, 0, {0, 2}}, {"c", 4, 1, 0, {0, 2}}, {"d", 4, 1, 0, {5, 6}}};
-  p.separations = {{"d", "a"}, {"d", "b"}, {"d", "c"}};
+  const test::BufferIds id{p};
+  p.separations = {{id("d"), id("a")}, {id("d"), id("b")}, {id("d"), id("c")}};
   const auto r = solve_exact(p, unlimited(ExactMode::minimise));
   REQUIRE(r.status == Status::optimal);
   CHECK(evaluate_objective(p, *r.placement).max_peak == 16);

@@ -31,7 +31,7 @@ Problem budget_random_problem(std::mt19937_64& rng, std::size_t n, bool with_pen
       const auto& x = p.buffers[0].lifetime;
       const auto& y = p.buffers[i].lifetime;
       if (x.end <= y.begin || y.end <= x.begin) {
-        p.penalties.push_back({p.buffers[0].id, p.buffers[i].id, 3});
+        p.penalties.push_back({0, static_cast<BufferId>(i), 3});
         break;
       }
     }

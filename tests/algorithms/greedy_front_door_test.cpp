@@ -63,7 +63,8 @@ TEST_CASE("compat options reach the solver: S8 needs restarts to reach peak 12")
 
 TEST_CASE("the front door relaxes pipeline-only separations, validates against what was solved, and hints") {
   auto p = three_in_128();
-  p.separations = {{"0", "1", reason_pipeline_stage}, {"0", "2", reason_semantic_no_alias}};
+  const test::BufferIds id{p};
+  p.separations = {{id("0"), id("1"), reason_pipeline_stage}, {id("0"), id("2"), reason_semantic_no_alias}};
   PlanOptions o;
   o.strategy = "greedy";
   o.compat_pypto = true;
@@ -81,7 +82,8 @@ TEST_CASE("the front door relaxes pipeline-only separations, validates against w
 
 TEST_CASE("a bounded-search failure is no_fit, worded as such") {
   auto p = three_in_128();
-  p.separations = {{"0", "1"}, {"0", "2"}};
+  const test::BufferIds id{p};
+  p.separations = {{id("0"), id("1")}, {id("0"), id("2")}};
   PlanOptions o;
   o.strategy = "greedy";
   const auto r = plan(p, o);
@@ -93,11 +95,12 @@ TEST_CASE("a bounded-search failure is no_fit, worded as such") {
 
 TEST_CASE("greedy plans must-alias groups and declared allocations through alias unification") {
   auto p = three_in_128();
+  const test::BufferIds id{p};
   p.arenas[0].capacity = 256;
-  p.must_alias = {{{{"0", 0}, {"1", 0}}}};  // one allocation live [0, 4)
+  p.must_alias = {{{{id("0"), 0}, {id("1"), 0}}}};  // one allocation live [0, 4)
   p.buffers.push_back({"decl", 64, 32, 0, {0, 5}});
   p.buffers.push_back({"slot1", 32, 32, 0, {1, 2}});
-  p.declared = {{"decl", 2, 32, {{"slot1", 1}}}};
+  p.declared = {{id("decl"), 2, 32, {{id("slot1"), 1}}}};
   PlanOptions o;
   o.strategy = "greedy";
   const auto r = plan(p, o);

@@ -41,7 +41,7 @@ Problem trace(std::size_t n, std::uint64_t seed, bool constraints) {
   static const Addr aligns[] = {1, 8, 32, 32, 32, 64, 3, 48};
   for (std::size_t i = 0; i < n; ++i) {
     BufferSpec b;
-    b.id = std::to_string(i);
+    b.name = std::to_string(i);
     const auto begin = static_cast<Tick>(below(horizon));
     const std::uint64_t kind = below(100);
     const std::uint64_t length = kind < 70 ? 1 + below(8) : kind < 95 ? 8 + below(193) : 200 + below(n);
@@ -57,8 +57,9 @@ Problem trace(std::size_t n, std::uint64_t seed, bool constraints) {
       const auto a = below(n), b = below(n);
       if (a == b || p.buffers[a].arena != p.buffers[b].arena) continue;
       if (interferes(p.buffers[a].lifetime, p.buffers[b].lifetime)) continue;
-      if (k % 3 == 0) p.separations.push_back({p.buffers[a].id, p.buffers[b].id, reason_explicit});
-      else p.penalties.push_back({p.buffers[a].id, p.buffers[b].id, 1 + below(100)});
+      const auto ia = static_cast<BufferId>(a), ib = static_cast<BufferId>(b);
+      if (k % 3 == 0) p.separations.push_back({ia, ib, reason_explicit});
+      else p.penalties.push_back({ia, ib, 1 + below(100)});
     }
   }
   return p;

@@ -58,7 +58,8 @@ TEST_CASE("plan: sequential gives every buffer its own bytes; reuse shares the l
 
 TEST_CASE("plan: a penalty keeps 'reuse' from claiming optimality") {
   auto p = chain();
-  p.penalties = {{"a", "b", 1}};
+  const test::BufferIds id{p};
+  p.penalties = {{id("a"), id("b"), 1}};
   PlanOptions o;
   o.strategy = "reuse";
   const auto r = plan(p, o);
@@ -73,8 +74,9 @@ TEST_CASE("plan: must-alias groups and declared allocations are unified for ever
   p.buffers = {{"root", 128, 32, 0, {0, 4}},   {"view", 64, 32, 0, {2, 6}},   {"decl", 256, 32, 0, {0, 20}},
                {"ping", 128, 32, 0, {1, 3}},   {"pong", 128, 32, 0, {2, 5}},  {"later", 192, 32, 0, {6, 9}},
                {"last", 64, 32, 0, {9, 12}}};
-  p.must_alias = {{{{"root", 0}, {"view", 64}}}};
-  p.declared = {{"decl", 2, 128, {{"ping", 0}, {"pong", 1}}}};
+  const test::BufferIds id{p};
+  p.must_alias = {{{{id("root"), 0}, {id("view"), 64}}}};
+  p.declared = {{id("decl"), 2, 128, {{id("ping"), 0}, {id("pong"), 1}}}};
   REQUIRE(validate(p).empty());
   for (const Strategy strategy : {Strategy::sequential, Strategy::reuse}) {
     const std::string name(to_string(strategy));
@@ -121,7 +123,8 @@ TEST_CASE("plan: unification errors make the problem invalid and name the buffer
   auto p = chain();
   p.buffers[1].alignment = 2;
   p.buffers[0].alignment = 2;
-  p.must_alias = {{{{"a", 0}, {"b", 1}}}};
+  const test::BufferIds id{p};
+  p.must_alias = {{{{id("a"), 0}, {id("b"), 1}}}};
   PlanOptions o;
   o.strategy = "reuse";
   const auto r = plan(p, o);

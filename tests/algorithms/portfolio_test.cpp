@@ -57,12 +57,12 @@ Problem portfolio_random_problem(std::mt19937_64& rng, std::size_t max_buffers) 
   }
   for (std::size_t k = pick(0, 4); k > 0; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
-    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({p.buffers[i].id, p.buffers[j].id});
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
   }
   for (std::size_t k = pick(0, 8); k > 0; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
     if (i != j && p.buffers[i].arena == p.buffers[j].arena && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
-      p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, pick(1, 5)});
+      p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), pick(1, 5)});
   }
   const auto loads = arena_loads(p);
   for (std::size_t a = 0; a < arenas; ++a)

@@ -25,7 +25,8 @@ Problem dense_block_with_penalty() {
   for (int i = 0; i < 2050; ++i) p.buffers.push_back({"b" + std::to_string(i), 1, 1, 0, {0, 10}});
   p.buffers.push_back({"X", 4000, 1, 0, {0, 5}});
   p.buffers.push_back({"Y", 4000, 1, 0, {5, 10}});
-  p.penalties.push_back({"X", "Y", 1});
+  const test::BufferIds id{p};
+  p.penalties.push_back({id("X"), id("Y"), 1});
   return p;
 }
 

@@ -87,7 +87,7 @@ struct Trace {
     for (const auto& e : recognize_reuse_penalties(allocs, events, separated)) {
       CHECK(e.a < e.b);
       CHECK(e.weight == 1);
-      out.insert({allocs[e.a].id, allocs[e.b].id});
+      out.insert({allocs[e.a].name, allocs[e.b].name});
     }
     return out;
   }
@@ -505,13 +505,14 @@ TEST_CASE("recognizer: tick lifetimes on a Problem give the same edges, as Penal
     b.lifetime = {2 * def + 1, std::max(2 * def + 2, 2 * last + 1)};
     p.buffers.push_back(b);
   }
-  p.separations = {{"_used_a", "prior_b"}};
+  const test::BufferIds id{p};
+  p.separations = {{id("_used_a"), id("prior_b")}};
   const auto pens = recognize_reuse_penalties(p, t.events);
   CHECK(pens.size() == 12);
   Edges got;
   for (const auto& pen : pens) {
     CHECK(pen.weight == 1);
-    got.insert({pen.a, pen.b});
+    got.insert({buffer_label(p, pen.a), buffer_label(p, pen.b)});
   }
   CHECK_FALSE(got.contains({"_used_a", "prior_b"}));
   CHECK(got.contains({"prior_a", "later_b"}));

@@ -39,8 +39,8 @@ Problem reuse_random_problem(Rng& rng) {
   const std::size_t n = pick(rng, 1, 24);
   for (std::size_t i = 0; i < n; ++i) {
     BufferSpec b;
-    b.id = (rng() % 2 ? "b" : "") + std::to_string(i * 7 % 31);
-    b.id += "_" + std::to_string(i);
+    b.name = (rng() % 2 ? "b" : "") + std::to_string(i * 7 % 31);
+    b.name += "_" + std::to_string(i);
     b.size = pick(rng, 1, 64);
     b.alignment = aligns[rng() % std::size(aligns)];
     b.arena = p.arenas[rng() % na].id;
@@ -64,7 +64,7 @@ Problem reuse_random_problem(Rng& rng) {
       DeclaredAllocation d;
       const std::size_t di = cand[0];
       taken[di] = true;
-      d.buffer = p.buffers[di].id;
+      d.buffer = static_cast<BufferId>(di);
       d.slots = static_cast<std::uint32_t>(pick(rng, 1, 3));
       d.slot_size = pick(rng, 8, 48);
       auto& db = p.buffers[di];
@@ -100,7 +100,7 @@ Problem reuse_random_problem(Rng& rng) {
         taken[cand[k]] = true;
         bound.push_back(bb.lifetime);
         if (!slot) run_time.push_back(bb.lifetime);
-        d.bindings.push_back({bb.id, slot});
+        d.bindings.push_back({static_cast<BufferId>(cand[k]), slot});
       }
       p.declared.push_back(d);
     }
@@ -116,7 +116,7 @@ Problem reuse_random_problem(Rng& rng) {
     for (std::size_t k = 0; k < size; ++k) {
       const auto& b = p.buffers[cand[k]];
       taken[cand[k]] = true;
-      group.members.push_back({b.id, b.alignment * pick(rng, 0, 3)});
+      group.members.push_back({static_cast<BufferId>(cand[k]), b.alignment * pick(rng, 0, 3)});
     }
     p.must_alias.push_back(group);
   }
@@ -128,9 +128,9 @@ Problem reuse_random_problem(Rng& rng) {
     if (a == b || p.buffers[a].arena != p.buffers[b].arena || classes.class_of[a] == classes.class_of[b]) continue;
     if (rng() % 2) {
       const std::uint8_t reasons[] = {reason_explicit, reason_semantic_no_alias, reason_pipeline_stage};
-      p.separations.push_back({p.buffers[a].id, p.buffers[b].id, reasons[rng() % 3]});
+      p.separations.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), reasons[rng() % 3]});
     } else if (!interferes(p.buffers[a].lifetime, p.buffers[b].lifetime)) {
-      p.penalties.push_back({p.buffers[a].id, p.buffers[b].id, pick(rng, 0, 3)});
+      p.penalties.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), pick(rng, 0, 3)});
     }
   }
   // Capacity: from tight to roomy; reserved windows below it.
@@ -153,11 +153,10 @@ Problem reuse_random_problem(Rng& rng) {
 
 /// Independent check of a reuse result on a (reduced) problem.
 void check_reuse(const Problem& p, const std::vector<bool>& closed, const ReuseResult& r) {
-  const ProblemIndex index(p);
   REQUIRE(r.slot_of.size() == p.buffers.size());
   std::set<std::pair<std::size_t, std::size_t>> separated;
   for (const auto& s : p.separations) {
-    const auto a = *index.buffer(s.a), b = *index.buffer(s.b);
+    const std::size_t a = s.a, b = s.b;
     separated.insert({std::min(a, b), std::max(a, b)});
   }
   std::size_t placed = 0;
@@ -268,17 +267,18 @@ TEST_CASE("property: inconsistent alias offsets and contradicting alignments are
     p.arenas = {{0, "Vec", 1 << 20, {}}};
     const Addr align = pick(rng, 2, 16);
     p.buffers = {{"x", 8, align, 0, {0, 2}}, {"y", 8, align, 0, {1, 3}}, {"z", 8, 1, 0, {2, 4}}};
+    const pto_mem::test::BufferIds id{p};
     const Addr o1 = pick(rng, 0, 64), o2 = pick(rng, 0, 64);
     if (rng() % 2) {
       // Two groups disagree on y's offset above x.
       if (o1 == o2) continue;
-      p.must_alias = {{{{"x", 0}, {"y", o1}}}, {{{"z", 5}, {"x", 5}, {"y", 5 + o2}}}};
+      p.must_alias = {{{{id("x"), 0}, {id("y"), o1}}}, {{{id("z"), 5}, {id("x"), 5}, {id("y"), 5 + o2}}}};
       const auto u = unify_aliases(p);
       CHECK_FALSE(u.ok());
       CHECK(pto_mem::test::mentions(u.diagnostics, "two different offsets", "'y'"));
     } else {
       // x and y share alignment `align`; their offsets differ by o1.
-      p.must_alias = {{{{"x", 0}, {"y", o1}}}};
+      p.must_alias = {{{{id("x"), 0}, {id("y"), o1}}}};
       const auto u = unify_aliases(p);
       CHECK(u.ok() == (o1 % align == 0));
       if (!u.ok()) CHECK(pto_mem::test::mentions(u.diagnostics, "'x'", "'y'", "cannot both be aligned"));

@@ -11,8 +11,8 @@ using pto_mem::test::dump;
 namespace {
 using Members = std::vector<std::size_t>;
 
-BufferSpec item(std::string id, Addr size, Tick b, Tick e, std::int64_t arena = 0) {
-  return BufferSpec{std::move(id), size, 32, arena, {b, e}};
+BufferSpec item(std::string name, Addr size, Tick b, Tick e, std::int64_t arena = 0) {
+  return BufferSpec{std::move(name), size, 32, arena, {b, e}};
 }
 }  // namespace
 
@@ -147,7 +147,8 @@ TEST_CASE("reuse: a problem's separations are forbidden pairs; slots placed sequ
   p.arenas = {{0, "Vec", 1024, {{0, 32}}}};
   p.buffers = {item("a", 64, 0, 2), item("b", 64, 2, 4), item("c", 16, 4, 6)};
   p.buffers[2].alignment = 48;
-  p.separations = {{"b", "a"}};
+  const test::BufferIds id{p};
+  p.separations = {{id("b"), id("a")}};
   const auto r = reuse_lifetimes(p);
   REQUIRE(r.slots.size() == 2);
   CHECK(r.slots[0].members == Members{0, 2});

@@ -41,7 +41,7 @@ Problem lns_random_problem(std::mt19937_64& rng, std::size_t n, Tick horizon) {
   }
   for (std::size_t k = pick(0, 2); k > 0 && count > 1; --k) {
     const auto i = pick(0, count - 1), j = pick(0, count - 1);
-    if (i != j) p.separations.push_back({p.buffers[i].id, p.buffers[j].id});
+    if (i != j) p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
   }
   return p;
 }
@@ -101,6 +101,21 @@ void lns_put(Placement& pl, const exact::Subproblem& sp, const std::vector<Addr>
   for (std::size_t i = 0; i < sp.items.size(); ++i) pl.offsets[sp.items[i].buffer] = off[i];
 }
 
+/// The part's buffers alone (in the order of its items) with the
+/// separations between them, renumbered into the part.
+Problem lns_part_problem(const Problem& p, const exact::Subproblem& sp) {
+  Problem part;
+  part.arenas = p.arenas;
+  std::vector<std::optional<BufferId>> in_part(p.buffers.size());
+  for (const auto& it : sp.items) {
+    in_part[it.buffer] = static_cast<BufferId>(part.buffers.size());
+    part.buffers.push_back(p.buffers[it.buffer]);
+  }
+  for (const auto& s : p.separations)
+    if (in_part[s.a] && in_part[s.b]) part.separations.push_back({*in_part[s.a], *in_part[s.b], s.reasons});
+  return part;
+}
+
 Addr lns_peak_of(const exact::Subproblem& sp, const std::vector<Addr>& off) {
   Addr peak = 0;
   for (std::size_t i = 0; i < off.size(); ++i) peak = std::max(peak, off[i] + sp.items[i].size);
@@ -146,15 +161,7 @@ TEST_CASE("a window search with the rest fixed agrees with an enumerator of ever
         lns_put(pl, sp, off);
         // Only this part's buffers are checked: the others are given a
         // placement of their own below.
-        Problem part;
-        part.arenas = p.arenas;
-        for (const auto& it : sp.items) part.buffers.push_back(p.buffers[it.buffer]);
-        for (const auto& s : p.separations) {
-          auto in = [&](const std::string& id) {
-            return std::any_of(part.buffers.begin(), part.buffers.end(), [&](const auto& b) { return b.id == id; });
-          };
-          if (in(s.a) && in(s.b)) part.separations.push_back(s);
-        }
+        const Problem part = lns_part_problem(p, sp);
         Placement mine;
         for (const auto& it : sp.items) mine.offsets.push_back(pl.offsets[it.buffer]);
         CHECK(validate(part, mine).empty());
@@ -194,19 +201,9 @@ TEST_CASE("window rounds keep a valid placement and never raise the peak") {
         }
         peak = now;
         // The part's buffers alone, validated independently.
-        Problem part;
-        part.arenas = p.arenas;
+        const Problem part = lns_part_problem(p, sp);
         Placement mine;
-        for (std::size_t i = 0; i < sp.items.size(); ++i) {
-          part.buffers.push_back(p.buffers[sp.items[i].buffer]);
-          mine.offsets.push_back(off[i]);
-        }
-        for (const auto& s : p.separations) {
-          auto in = [&](const std::string& id) {
-            return std::any_of(part.buffers.begin(), part.buffers.end(), [&](const auto& b) { return b.id == id; });
-          };
-          if (in(s.a) && in(s.b)) part.separations.push_back(s);
-        }
+        for (std::size_t i = 0; i < sp.items.size(); ++i) mine.offsets.push_back(off[i]);
         CHECK(validate(part, mine).empty());
       }
     }

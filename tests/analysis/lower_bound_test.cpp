@@ -2,6 +2,7 @@
 
 #include "pto_mem/analysis/interference.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
+#include "test_support.hpp"
 
 using namespace pto_mem;
 
@@ -46,14 +47,15 @@ TEST_CASE("arenas are bounded separately") {
 
 TEST_CASE("must-alias members count once, with the largest live member") {
   auto p = one_arena({{"root", 64, 1, 0, {0, 4}}, {"view", 32, 1, 0, {2, 6}}, {"other", 8, 1, 0, {0, 6}}});
-  p.must_alias = {{{{"root", 0}, {"view", 32}}}};
+  const test::BufferIds id{p};
+  p.must_alias = {{{{id("root"), 0}, {id("view"), 32}}}};
   auto loads = arena_loads(p);
   CHECK(loads[0].max_load == 72);  // root(64) + other(8); the view shares root's storage
 }
 
 TEST_CASE("a declared allocation's bytes are closed over the whole horizon") {
   auto p = one_arena({{"decl", 64, 1, 0, {5, 6}}, {"x", 16, 1, 0, {0, 2}}});
-  p.declared = {{"decl", 2, 32, {}}};
+  p.declared = {{test::buffer_id(p, "decl"), 2, 32, {}}};
   CHECK(arena_loads(p)[0].max_load == 80);
 }
 

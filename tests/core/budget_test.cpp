@@ -122,7 +122,7 @@ TEST_CASE("progress reports carry the penalty, never a peak below the proved bou
   auto p = random_problem(80, 5);
   for (std::size_t i = 0; i + 1 < p.buffers.size(); i += 7)
     if (!pto_mem::interferes(p.buffers[i].lifetime, p.buffers[i + 1].lifetime))
-      p.penalties.push_back({p.buffers[i].id, p.buffers[i + 1].id, 3});
+      p.penalties.push_back({static_cast<pto_mem::BufferId>(i), static_cast<pto_mem::BufferId>(i + 1), 3});
   std::vector<pto_mem::SearchProgress> seen;
   pto_mem::PlanOptions o;
   o.progress = [&](const pto_mem::SearchProgress& s) { seen.push_back(s); };

@@ -76,7 +76,7 @@ TEST_CASE("a foreign struct models Buffer and is planned without copying into ou
   CHECK(p.arenas[0].capacity == 1024);
   CHECK(p.arenas[0].reserved == std::vector<pto_mem::AddrRange>{{0, 64}});
   REQUIRE(p.buffers.size() == 3);
-  CHECK(p.buffers[0].id == "7");
+  CHECK(p.buffers[0].name == "7");
   CHECK(p.buffers[0].alignment == 32);  // the arena's address alignment applies
   CHECK(p.buffers[0].lifetime == pto_mem::Interval{0, 4});
   CHECK_FALSE(built.buffer_index[2].has_value());
@@ -127,8 +127,14 @@ TEST_CASE("ids order numerically when all are integers, by text otherwise") {
   pto_mem::Problem p;
   p.buffers = {{"10", 1, 1, 0, {0, 1}}, {"9", 1, 1, 0, {0, 1}}, {"100", 1, 1, 0, {0, 1}}};
   CHECK(pto_mem::id_ranks(p) == std::vector<std::uint32_t>{1, 0, 2});
-  p.buffers[1].id = "x";
+  p.buffers[1].name = "x";
   CHECK(pto_mem::id_ranks(p) == std::vector<std::uint32_t>{0, 2, 1});  // "10" < "100" < "x"
+  // A buffer without a name is labelled by its index, in decimal.
+  p.buffers[1].name.clear();
+  CHECK(pto_mem::buffer_label(p, 1) == "1");
+  CHECK(pto_mem::id_ranks(p) == std::vector<std::uint32_t>{1, 0, 2});  // 1 < 10 < 100, numerically
+  p.buffers[0].name = "x";
+  CHECK(pto_mem::id_ranks(p) == std::vector<std::uint32_t>{2, 0, 1});  // "1" < "100" < "x"
   CHECK_FALSE(pto_mem::parse_integer_id("007").has_value());
   CHECK(pto_mem::parse_integer_id("-3") == -3);
 }

@@ -99,7 +99,7 @@ TEST_CASE("front door: constraints name the user's objects, offsets are written 
   CHECK(*tiles[3].offset == *tiles[2].offset + 64);
   CHECK(apart(q, tiles[2]));
   // Ids: none given, so each buffer is named by its place in the range.
-  CHECK(plan.model.problem.buffers[0].id == "0");
+  CHECK(pto_mem::buffer_label(plan.model.problem, 0) == "0");
   CHECK(plan.model.problem.arenas[0].name == "UB");
 }
 
@@ -153,12 +153,18 @@ TEST_CASE("front door: one customisation point per property, the rest default") 
   CHECK(plan.model.problem.buffers[0].alignment == 1);                        // default alignment
   CHECK(plan.model.problem.arenas.size() == 2);
   CHECK(plan.model.problem.arenas[1].name == "arena1");
-  // Repeated user ids never collide: they are told apart by position.
+  // A BufferSpec's name is its id through the front door; repeated ones
+  // never collide: they are told apart by position.
+  const std::vector<pto_mem::BufferSpec> once = {{"t", 8, 1, 0, {0, 2}}, {"u", 8, 1, 0, {1, 3}}};
+  const auto kept = pto_mem::plan(once, pto_mem::UnboundedArenaPolicy{});
+  REQUIRE(kept.fits());
+  CHECK(kept.model.problem.buffers[0].name == "t");
+  CHECK(kept.model.problem.buffers[1].name == "u");
   const std::vector<pto_mem::BufferSpec> named = {{"t", 8, 1, 0, {0, 2}}, {"t", 8, 1, 0, {1, 3}}};
   const auto twice = pto_mem::plan(named, pto_mem::UnboundedArenaPolicy{});
   REQUIRE(twice.fits());
-  CHECK(twice.model.problem.buffers[0].id == "t#0");
-  CHECK(twice.model.problem.buffers[1].id == "t#1");
+  CHECK(twice.model.problem.buffers[0].name == "t#0");
+  CHECK(twice.model.problem.buffers[1].name == "t#1");
 }
 
 TEST_CASE("front door: a negative size is reported as negative, with the arena's name") {

@@ -37,11 +37,13 @@ Problem random_problem(std::mt19937& rng) {
     a.capacity = pick(2) ? fits : std::max<Addr>(fits - fits / 4, 1);  // with or without a capacity of its own
   }
   for (unsigned t = 0; t < 4; ++t) {
-    const auto& a = p.buffers[pick(n)];
-    const auto& b = p.buffers[pick(n)];
-    if (a.id == b.id || a.arena != b.arena) continue;
-    if (pick(2)) p.separations.push_back({a.id, b.id, reason_explicit});
-    else if (!interferes(a.lifetime, b.lifetime)) p.penalties.push_back({a.id, b.id, 1 + pick(5)});
+    const BufferId ia = pick(n);
+    const BufferId ib = pick(n);
+    const auto& a = p.buffers[ia];
+    const auto& b = p.buffers[ib];
+    if (ia == ib || a.arena != b.arena) continue;
+    if (pick(2)) p.separations.push_back({ia, ib, reason_explicit});
+    else if (!interferes(a.lifetime, b.lifetime)) p.penalties.push_back({ia, ib, 1 + pick(5)});
   }
   return p;
 }
@@ -49,10 +51,11 @@ Problem random_problem(std::mt19937& rng) {
 /// `p` with separations across arenas added (some pairs twice, either way round).
 Problem with_vacuous(Problem p, std::mt19937& rng, std::size_t& added) {
   added = 0;
-  for (const auto& a : p.buffers)
-    for (const auto& b : p.buffers)
-      if (a.arena != b.arena && rng() % 4 == 0) {
-        p.separations.push_back({a.id, b.id, static_cast<std::uint8_t>(rng() % 16)});
+  const auto n = static_cast<BufferId>(p.buffers.size());
+  for (BufferId a = 0; a < n; ++a)
+    for (BufferId b = 0; b < n; ++b)
+      if (p.buffers[a].arena != p.buffers[b].arena && rng() % 4 == 0) {
+        p.separations.push_back({a, b, static_cast<std::uint8_t>(rng() % 16)});
         ++added;
       }
   return p;
@@ -97,7 +100,9 @@ TEST_CASE("vacuous separations: the validator never reports two arenas at one of
   Problem p;
   p.arenas = {{0, "Vec", 64, {}}, {1, "Mat", 64, {}}};
   p.buffers = {{"v", 32, 1, 0, {0, 4}}, {"m", 32, 1, 1, {0, 4}}, {"w", 32, 1, 0, {0, 4}}};
-  p.separations = {{"v", "m", reason_explicit}, {"m", "w", reason_target_hazard}, {"v", "w", reason_explicit}};
+  const pto_mem::test::BufferIds id{p};
+  p.separations = {{id("v"), id("m"), reason_explicit}, {id("m"), id("w"), reason_target_hazard},
+                   {id("v"), id("w"), reason_explicit}};
   REQUIRE(validate(p).empty());
   CHECK(vacuous_separations(p) == 2);
   Placement both_at_zero{{Addr{0}, Addr{0}, Addr{32}}};
@@ -106,7 +111,7 @@ TEST_CASE("vacuous separations: the validator never reports two arenas at one of
   Placement clash{{Addr{0}, Addr{0}, Addr{16}}};
   CHECK(pto_mem::test::mentions(validate(p, clash), "'v'", "'w'"));
   // Penalties still join one arena only: a weight across memories is a mistake.
-  p.penalties = {{"v", "m", 1}};
+  p.penalties = {{id("v"), id("m"), 1}};
   CHECK(pto_mem::test::mentions(validate(p), "penalty ('v', 'm')", "different arenas"));
 }
 

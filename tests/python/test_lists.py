@@ -211,12 +211,43 @@ def test_random_mutations_match_a_python_list(seed):
             assert len(got) == len(mirror[kd])
             assert all(g is r for g, r in zip(got, mirror[kd])), (seed, step, kd)
             assert [value(g) for g in got] == [value(r) for r in mirror[kd]]
+    # Every element held along the way is still a valid object.
+    for x, _ in held:
+        assert repr(x)
+    # Constraints name buffers; a name no buffer has (or several have) cannot
+    # be built into the library's problem, and to_json says which.
+    names = [b.name for b in p.buffers]
+    named = [m.buffer for g in p.must_alias for m in g.members] + [n for s in [*p.separations, *p.penalties] for n in (s.a, s.b)]
+    named += [n for d in p.declared for n in [d.buffer, *(s.buffer for s in d.bindings)]]
+    bad = {n for n in named if names.count(n) != 1} | {n for n in names if names.count(n) > 1}
+    if bad:
+        with pytest.raises(pto_mem.InputError) as e:
+            p.to_json()
+        assert all(f"'{n}'" in str(e.value) for n in bad), (seed, bad, str(e.value))
+        # Drop the constraints that name them: the rest is written.
+        def fine(ns):
+            return not set(ns) & bad
+        p.must_alias = [g for g in p.must_alias if fine(m.buffer for m in g.members)]
+        p.separations = [s for s in p.separations if fine((s.a, s.b))]
+        p.penalties = [x for x in p.penalties if fine((x.a, x.b))]
+        p.declared = [d for d in p.declared if fine([d.buffer, *(b.buffer for b in d.bindings)])]
+        if len(set(names)) < len(names):
+            return
     # The library's copy of the problem (written as JSON) holds exactly the Python values.
     doc = json.loads(p.to_json())
     assert [(b["id"], b["size"], b["lifetime"]) for b in doc.get("buffers", [])] == [
         (b.id, b.size, list(b.lifetime)) for b in p.buffers
     ]
     assert [a.get("capacity") for a in doc.get("arenas", [])] == [a.capacity for a in p.arenas]
-    # Every element held along the way is still a valid object.
-    for x, _ in held:
-        assert repr(x)
+    # and every constraint joins the buffers it names.
+    def member(m):  # an id (offset 0) or {"id": ..., "offset": ...}
+        return (m, 0) if isinstance(m, str) else (m["id"], m["offset"])
+
+    assert [[member(m) for m in g] for g in doc.get("must_alias", [])] == [
+        [(m.buffer, m.offset) for m in g.members] for g in p.must_alias
+    ]
+    assert [tuple(s) for s in doc.get("separations", [])] == [(s.a, s.b) for s in p.separations]
+    assert [(x["a"], x["b"], x["weight"]) for x in doc.get("penalties", [])] == [(x.a, x.b, x.weight) for x in p.penalties]
+    assert [(d["buffer"], [b["buffer"] for b in d.get("bindings", [])]) for d in doc.get("declared", [])] == [
+        (d.buffer, [b.buffer for b in d.bindings]) for d in p.declared
+    ]

@@ -45,7 +45,7 @@ template <class B>
 struct buffer_id_traits {
   static constexpr decltype(auto) get(const B& b) {
     if constexpr (requires { b.id; }) return (b.id);
-    else if constexpr (requires { b.name; } && std::convertible_to<decltype((b.name)), std::string_view>) return (b.name);
+    else if constexpr (requires { { b.name } -> std::convertible_to<std::string_view>; }) return (b.name);
     else return no_id;
   }
 };
@@ -244,7 +244,7 @@ template <class B>
     for (const auto& l : range) out.push_back(to_interval(l));
   };
   if constexpr (requires { buffer_live_traits<B>::get(b); }) read(buffer_live_traits<B>::get(b));
-  else if constexpr (requires { b.live; } && detail::LifetimeRange<decltype(b.live)>) read(b.live);
+  else if constexpr (requires { requires detail::LifetimeRange<decltype(b.live)>; }) read(b.live);
   return out;
 }
 
@@ -257,7 +257,7 @@ template <class B>
     else return Pin{static_cast<Addr>(*pin), false};
   };
   if constexpr (requires { buffer_pin_traits<B>::get(b); }) return read(buffer_pin_traits<B>::get(b));
-  else if constexpr (requires { b.pin; } && detail::PinLike<decltype(b.pin)>) return read(b.pin);
+  else if constexpr (requires { requires detail::PinLike<decltype(b.pin)>; }) return read(b.pin);
   else return std::nullopt;
 }
 
