@@ -692,7 +692,7 @@ class DsaReader {
   void finish(const json& doc) {
     auto& p = result_.problem;
     for (std::size_t k = 0; k < p.arenas.size(); ++k)
-      if (unlimited_[k]) p.arenas[k].capacity = always_fitting_capacity(p, p.arenas[k].id);
+      if (unlimited_[k]) p.arenas[k].capacity = reader_capacity(p, p.arenas[k].id);
     result_.no_capacity = unlimited_;
     if (std::all_of(unlimited_.begin(), unlimited_.end(), [](bool u) { return u; })) dsa_.goal = Goal::minimise;
     for (auto& d : validate(p))

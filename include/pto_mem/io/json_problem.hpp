@@ -201,7 +201,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
 PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement) {
   const std::vector<Addr> none = always_fitting_capacities(p);
   std::vector<bool> given(p.arenas.size());
-  for (std::size_t k = 0; k < p.arenas.size(); ++k) given[k] = p.arenas[k].capacity != none[k];
+  for (std::size_t k = 0; k < p.arenas.size(); ++k)
+    given[k] = p.arenas[k].capacity != none[k] && p.arenas[k].capacity != reader_capacity(p, p.arenas[k].id);
   return detail::problem_document(p, placement, given);
 }
 

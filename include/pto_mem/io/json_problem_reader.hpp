@@ -826,7 +826,7 @@ class JsonProblemReader {
   void finish() {
     auto& p = result_.problem;
     for (std::size_t k = 0; k < p.arenas.size(); ++k)
-      if (unlimited_[k]) p.arenas[k].capacity = always_fitting_capacity(p, p.arenas[k].id);
+      if (unlimited_[k]) p.arenas[k].capacity = reader_capacity(p, p.arenas[k].id);
     result_.no_capacity = unlimited_;
     // Everything with a position was checked above; the validator checks the
     // rules that join several buffers (alias classes, slots, penalties).
