@@ -92,6 +92,17 @@ struct DsaReadResult {
 [[nodiscard]] PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Problem& p,
                                                               const PlanResult& r);
 
+/// Reads a schema-v1 solution (dsa-solution-v1.schema.json) of the problem
+/// `p` read from `doc`: its placements become a Placement (an offset per
+/// buffer and, when some buffer has several allowed pools, the pool each
+/// went to). Refused, with the field and position: a solution of another
+/// instance or fingerprint, an unknown buffer, a pool the buffer does not
+/// allow, a buffer placed twice. A buffer the solution leaves out is
+/// unplaced (the validator reports it). The rules of the model (capacity,
+/// overlaps, pins, ...) are the validator's to check.
+[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_dsa_solution(std::string_view text, const std::string& file,
+                                                             const DsaDocument& doc, const Problem& p);
+
 #if PTO_MEM_IO_DEFINE
 namespace detail {
 
@@ -765,6 +776,97 @@ PTO_MEM_IO_INLINE DsaReadResult read_dsa_problem_file(const std::filesystem::pat
   auto src = read_source_text(path);
   if (!src.text) return DsaReadResult{ReadResult{std::nullopt, std::move(src.diagnostics)}, std::nullopt};
   return read_dsa_problem(*src.text, path.string());
+}
+
+PTO_MEM_IO_INLINE ReadResult read_dsa_solution(std::string_view text, const std::string& file,
+                                               const DsaDocument& doc, const Problem& p) {
+  using json = nlohmann::json;
+  using detail::JsonPath;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  ReadResult out;
+  json sol;
+  try {
+    sol = json::parse(text);
+  } catch (const json::exception& e) {
+    out.diagnostics.push_back(error_at(SourceLocation{file, 0, 0}, "invalid JSON: " + printable(e.what())));
+    return out;
+  }
+  auto fail = [&](const JsonPath& at, std::string message) {
+    const auto steps = at.steps();
+    const auto offset = json_value_offset(text, steps);
+    out.diagnostics.push_back(error_at(offset ? location_at(file, text, *offset) : SourceLocation{file, 0, 0},
+                                       printable(json_pointer(steps)) + ": " + std::move(message)));
+  };
+  const JsonPath root;
+  if (!sol.is_object() || !sol.contains("placements") || !sol["placements"].is_array()) {
+    fail(root, "a schema-v1 solution is an object with a \"placements\" array (dsa-solution-v1.schema.json)");
+    return out;
+  }
+  for (auto it = sol.begin(); it != sol.end(); ++it)
+    if (it.key() != "schema_version" && it.key() != "profile" && it.key() != "instance" &&
+        it.key() != "problem_fingerprint" && it.key() != "metadata" && it.key() != "placements")
+      fail(root / it.key(), "unknown field '" + printable(it.key(), 40) +
+                                "' in a solution (DSA schema v1); the fields are schema_version, profile, instance, "
+                                "problem_fingerprint, metadata, placements");
+  if (sol.contains("instance") && sol["instance"] != doc.instance)
+    fail(root / "instance", "the solution is of instance " + printable(sol["instance"].dump(), 40) +
+                                " but the problem is \"" + printable(doc.instance, 40) + "\"");
+  if (sol.contains("problem_fingerprint") && sol["problem_fingerprint"] != doc.fingerprint)
+    fail(root / "problem_fingerprint", "the solution's fingerprint " + printable(sol["problem_fingerprint"].dump(), 40) +
+                                           " is not the problem's \"" + doc.fingerprint +
+                                           "\": it answers another version of the problem");
+  std::unordered_map<std::uint32_t, BufferId> index;
+  for (std::size_t i = 0; i < doc.buffer_ids.size(); ++i) index.emplace(doc.buffer_ids[i], static_cast<BufferId>(i));
+  Placement pl;
+  pl.offsets.assign(p.buffers.size(), std::nullopt);
+  std::vector<std::int64_t> arenas;
+  for (const auto& b : p.buffers) arenas.push_back(b.arena);
+  bool moved = false;
+  const JsonPath pp = root / "placements";
+  const json& ps = sol["placements"];
+  for (std::size_t k = 0; k < ps.size(); ++k) {
+    const JsonPath pk = pp.at(k);
+    const json& e = ps[k];
+    if (!e.is_object() || !e.contains("buffer") || !e.contains("pool") || !e.contains("offset")) {
+      fail(pk, "a placement is {\"buffer\", \"pool\", \"offset\"}, " + detail::found_json_value(e));
+      continue;
+    }
+    const json &jb = e["buffer"], &jp = e["pool"], &jo = e["offset"];
+    if (!jb.is_number_unsigned() || jb.get<std::uint64_t>() > UINT32_MAX) {
+      fail(pk / "buffer", "buffer must be a buffer id (an integer from 0 to 2^32-1), " + detail::found_json_value(jb));
+      continue;
+    }
+    if (!jo.is_number_unsigned()) {
+      fail(pk / "offset", "offset must be an integer from 0 to 2^64-1, " + detail::found_json_value(jo));
+      continue;
+    }
+    const auto it = index.find(static_cast<std::uint32_t>(jb.get<std::uint64_t>()));
+    if (it == index.end()) {
+      fail(pk / "buffer", "unknown buffer " + std::to_string(jb.get<std::uint64_t>()) + "; the problem does not list it");
+      continue;
+    }
+    const BufferSpec& b = p.buffers[it->second];
+    const bool allowed = jp.is_number_integer() &&
+                         (jp.get<std::int64_t>() == b.arena ||
+                          std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), jp.get<std::int64_t>()) !=
+                              b.candidate_arenas.end());
+    if (!allowed) {
+      fail(pk / "pool", "buffer " + std::to_string(jb.get<std::uint64_t>()) + " is placed in pool " +
+                            printable(jp.dump(), 40) + ", which is not among its allowed pools");
+      continue;
+    }
+    if (pl.offsets[it->second]) {
+      fail(pk / "buffer", "buffer " + std::to_string(jb.get<std::uint64_t>()) + " is placed twice");
+      continue;
+    }
+    pl.offsets[it->second] = jo.get<std::uint64_t>();
+    arenas[it->second] = jp.get<std::int64_t>();
+    moved = moved || arenas[it->second] != b.arena || b.candidate_arenas.size() > 1;
+  }
+  if (!out.diagnostics.empty()) return out;
+  if (moved) pl.arenas = std::move(arenas);
+  out.file = ProblemFile{p, std::move(pl), {}};
+  return out;
 }
 
 PTO_MEM_IO_INLINE std::string dsa_status(const PlanResult& r) {
