@@ -545,6 +545,49 @@ TEST_CASE("dsa schema: the chosen pool is written when a buffer spills to its se
   CHECK(check_solution(d, sol).error.empty());
 }
 
+TEST_CASE("dsa schema: a solution file reads back to the placement it was written from") {
+  const std::string text = text_of(structured_doc());
+  auto r = read_dsa_problem(text, "s.json");
+  REQUIRE(r);
+  const Problem& p = r.read.file->problem;
+  const PlanResult res = plan(p);
+  REQUIRE(res.fits());
+  const std::string sol_text = dsa_solution_text(*r.document, p, res);
+  auto back = read_dsa_solution(sol_text, "sol.json", *r.document, p);
+  REQUIRE_MESSAGE(back, dump(back.diagnostics));
+  REQUIRE(back.file->placement);
+  CHECK(back.file->placement->offsets == res.placement->offsets);
+  if (!res.placement->arenas.empty()) CHECK(back.file->placement->arenas == res.placement->arenas);
+  CHECK(validate(p, *back.file->placement).empty());
+  // Broken solutions are refused at the placement that is wrong.
+  struct Case {
+    std::function<void(json&)> edit;
+    std::string pointer, fragment;
+  };
+  const std::vector<Case> cases = {
+      {[](json& s) { s["placements"][0]["buffer"] = 77; }, "/placements/0/buffer", "unknown buffer 77"},
+      {[](json& s) { s["placements"][1] = s["placements"][0]; }, "/placements/1/buffer",
+       "placed twice"},
+      {[](json& s) { s["placements"][0]["pool"] = 5; }, "/placements/0/pool", "not among its allowed pools"},
+      {[](json& s) { s["placements"][0]["offset"] = -1; }, "/placements/0/offset", "integer from 0"},
+      {[](json& s) { s["problem_fingerprint"] = "0000000000000000"; }, "/problem_fingerprint", "another version"},
+      {[](json& s) { s["instance"] = "other"; }, "/instance", "instance"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.pointer);
+    json s = json::parse(sol_text);
+    c.edit(s);
+    const std::string bad = s.dump(2);
+    auto b = read_dsa_solution(bad, "sol.json", *r.document, p);
+    REQUIRE_FALSE(b);
+    const std::string out = dump(b.diagnostics);
+    CAPTURE(out);
+    CHECK(out.find(c.pointer + ": ") != std::string::npos);
+    CHECK(out.find(c.fragment) != std::string::npos);
+    CHECK(out.find("sol.json:") != std::string::npos);
+  }
+}
+
 TEST_CASE("dsa schema: the shared corpus reads, plans, and every solution holds by the schema's rules") {
   if (!pto_mem::test::have_shared) return;
   const std::filesystem::path root = pto_mem::test::shared_path("data/dsa_corpus");
