@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/io/dsa_schema.hpp"
 #include "pto_mem/io/json_problem.hpp"
@@ -187,23 +188,36 @@ TEST_CASE("dsa schema: what the model cannot express is refused at its field and
     std::string pointer, fragment;
   };
   const std::vector<Case> cases = {
-      {"two live intervals",
-       [](json& d) { d["problem"]["buffers"][1]["live_intervals"].push_back({{"lower", 9}, {"upper", 12}}); },
-       "/problem/buffers/1/live_intervals", "several live intervals"},
-      {"two allowed pools", [](json& d) { d["problem"]["buffers"][0]["allowed_pools"] = {3, 5}; },
-       "/problem/buffers/0/allowed_pools", "more than one allowed pool"},
-      {"a pin",
+      {"a colocation across two pools",
+       [](json& d) { d["problem"]["constraints"]["colocations"] = {{{"first", 7}, {"second", 4}}}; },
+       "/problem/constraints/colocations/0", "colocation"},
+      {"a pin outside the allowed pools",
        [](json& d) {
          d["problem"]["constraints"]["pinned_allocations"] = {
-             {{"buffer", 7}, {"pool", 3}, {"offset", 64}, {"exclusive_for_all_time", false}}};
+             {{"buffer", 7}, {"pool", 5}, {"offset", 64}, {"exclusive_for_all_time", false}}};
        },
-       "/problem/constraints/pinned_allocations/0", "pinned allocations"},
-      {"an exclusion of co-live buffers",
+       "/problem/constraints/pinned_allocations/0/pool", "not among its allowed_pools"},
+      {"a buffer pinned twice",
        [](json& d) {
-         d["problem"]["buffers"][1]["live_intervals"][0]["lower"] = 2;
-         d["problem"]["constraints"]["temporal_exclusions"] = {{{"first", 7}, {"second", 2}}};
+         d["problem"]["constraints"]["pinned_allocations"] = {
+             {{"buffer", 7}, {"pool", 3}, {"offset", 64}, {"exclusive_for_all_time", false}},
+             {{"buffer", 7}, {"pool", 3}, {"offset", 128}, {"exclusive_for_all_time", true}}};
        },
-       "/problem/constraints/temporal_exclusions/0", "temporal exclusion"},
+       "/problem/constraints/pinned_allocations/1/buffer", "pinned twice"},
+      {"a pin that is not a boolean",
+       [](json& d) {
+         d["problem"]["constraints"]["pinned_allocations"] = {
+             {{"buffer", 7}, {"pool", 3}, {"offset", 64}, {"exclusive_for_all_time", 1}}};
+       },
+       "/problem/constraints/pinned_allocations/0/exclusive_for_all_time", "true or false"},
+      {"a pool listed twice", [](json& d) { d["problem"]["buffers"][0]["allowed_pools"] = {3, 3}; },
+       "/problem/buffers/0/allowed_pools/1", "listed twice"},
+      {"an empty second interval",
+       [](json& d) { d["problem"]["buffers"][1]["live_intervals"].push_back({{"lower", 9}, {"upper", 9}}); },
+       "/problem/buffers/1/live_intervals/1", "empty or reversed"},
+      {"an exclusion of an unknown buffer",
+       [](json& d) { d["problem"]["constraints"]["temporal_exclusions"] = {{{"first", 7}, {"second", 99}}}; },
+       "/problem/constraints/temporal_exclusions/0/second", "unknown buffer 99"},
       {"bank_cost", [](json& d) { d["problem"]["objective"]["terms"] = {"capacity_overflow", "bank_cost"}; },
        "/problem/objective/terms/1", "bank_cost"},
       {"reuse after peak", [](json& d) { d["problem"]["objective"]["terms"] = {"total_peak", "reuse_cost"}; },
@@ -237,11 +251,11 @@ TEST_CASE("dsa schema: what the model cannot express is refused at its field and
   }
   // The position: the value the pointer names, line and column in the text.
   json doc = base_doc();
-  doc["problem"]["buffers"][1]["live_intervals"].push_back({{"lower", 9}, {"upper", 12}});
+  doc["problem"]["buffers"][1]["allowed_pools"] = {3, 9};
   const std::string text = text_of(doc);
   const std::string out = errors_of(doc);
   const auto b1 = text.find("\"name\": \"b\"");
-  const auto li = text.rfind("\"live_intervals\": ", b1) + std::string("\"live_intervals\": ").size();
+  const auto li = text.find("9", text.rfind("\"allowed_pools\": ", b1));
   std::size_t line = 1, col = 1;
   for (std::size_t i = 0; i < li; ++i) {
     if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
@@ -367,17 +381,21 @@ Checked check_solution(const json& doc, const json& sol) {
   std::map<std::uint32_t, json> pool;
   for (const auto& q : p["pools"]) pool[q["id"].get<std::uint32_t>()] = q;
   std::map<std::uint32_t, std::uint64_t> off;
+  std::map<std::uint32_t, std::uint32_t> in;  // buffer -> the pool it was placed in
   for (const auto& pl : sol["placements"]) {
     const auto id = pl["buffer"].get<std::uint32_t>();
     if (!buf.contains(id)) return {"placement of unknown buffer " + std::to_string(id)};
-    if (pl["pool"] != buf[id]["allowed_pools"][0]) return {"buffer " + std::to_string(id) + " in a pool not allowed"};
+    const auto& allowed = buf[id]["allowed_pools"];
+    if (std::find(allowed.begin(), allowed.end(), pl["pool"]) == allowed.end())
+      return {"buffer " + std::to_string(id) + " in a pool not allowed"};
     if (!off.emplace(id, pl["offset"].get<std::uint64_t>()).second) return {"buffer placed twice"};
+    in[id] = pl["pool"].get<std::uint32_t>();
   }
   if (off.size() != buf.size()) return {"not every buffer is placed"};
   std::map<std::uint32_t, std::uint64_t> peak;
   for (const auto& [id, b] : buf) {
     const std::uint64_t o = off[id], s = b["size"].get<std::uint64_t>();
-    const auto pid = b["allowed_pools"][0].get<std::uint32_t>();
+    const auto pid = in[id];
     if (o % b["alignment"].get<std::uint64_t>() != 0) return {"buffer " + std::to_string(id) + " misaligned"};
     if (!pool[pid]["capacity"].is_null() && o + s > pool[pid]["capacity"].get<std::uint64_t>())
       return {"buffer " + std::to_string(id) + " past the capacity"};
@@ -389,27 +407,43 @@ Checked check_solution(const json& doc, const json& sol) {
   for (const auto& [pid, q] : pool)
     for (const auto& r : q["reserved_ranges"]) peak[pid] = std::max(peak[pid], r["end"].get<std::uint64_t>());
   auto bytes_meet = [&](std::uint32_t a, std::uint32_t b) {
-    return buf[a]["allowed_pools"][0] == buf[b]["allowed_pools"][0] &&
-           off[a] < off[b] + buf[b]["size"].get<std::uint64_t>() && off[b] < off[a] + buf[a]["size"].get<std::uint64_t>();
+    return in[a] == in[b] && off[a] < off[b] + buf[b]["size"].get<std::uint64_t>() &&
+           off[b] < off[a] + buf[a]["size"].get<std::uint64_t>();
   };
+  std::set<std::pair<std::uint32_t, std::uint32_t>> excluded;
+  for (const auto& x : p["constraints"]["temporal_exclusions"])
+    excluded.insert(std::minmax(x["first"].get<std::uint32_t>(), x["second"].get<std::uint32_t>()));
+  // Live at once: some pair of their intervals meets, and no exclusion says otherwise.
   auto live_meet = [&](std::uint32_t a, std::uint32_t b) {
-    const auto& x = buf[a]["live_intervals"][0];
-    const auto& y = buf[b]["live_intervals"][0];
-    return x["lower"].get<std::int64_t>() < y["upper"].get<std::int64_t>() &&
-           y["lower"].get<std::int64_t>() < x["upper"].get<std::int64_t>();
+    if (excluded.contains(std::minmax(a, b))) return false;
+    for (const auto& x : buf[a]["live_intervals"])
+      for (const auto& y : buf[b]["live_intervals"])
+        if (x["lower"].get<std::int64_t>() < y["upper"].get<std::int64_t>() &&
+            y["lower"].get<std::int64_t>() < x["upper"].get<std::int64_t>())
+          return true;
+    return false;
   };
+  std::set<std::uint32_t> exclusive;
+  for (const auto& x : p["constraints"]["pinned_allocations"]) {
+    const auto id = x["buffer"].get<std::uint32_t>();
+    if (in[id] != x["pool"].get<std::uint32_t>() || off[id] != x["offset"].get<std::uint64_t>())
+      return {"pinned buffer " + std::to_string(id) + " moved"};
+    if (x["exclusive_for_all_time"].get<bool>()) exclusive.insert(id);
+  }
   std::set<std::pair<std::uint32_t, std::uint32_t>> coloc;
   for (const auto& x : p["constraints"]["colocations"]) {
     const auto a = x["first"].get<std::uint32_t>(), b = x["second"].get<std::uint32_t>();
-    if (off[a] != off[b]) return {"colocation apart"};
+    if (off[a] != off[b] || in[a] != in[b]) return {"colocation apart"};
     coloc.insert(std::minmax(a, b));
   }
   std::vector<std::uint32_t> ids;
   for (const auto& [id, b] : buf) ids.push_back(id);
   for (std::size_t i = 0; i < ids.size(); ++i)
-    for (std::size_t j = i + 1; j < ids.size(); ++j)
-      if (live_meet(ids[i], ids[j]) && bytes_meet(ids[i], ids[j]) && !coloc.contains({ids[i], ids[j]}))
+    for (std::size_t j = i + 1; j < ids.size(); ++j) {
+      const bool apart_in_time = !live_meet(ids[i], ids[j]) && !exclusive.contains(ids[i]) && !exclusive.contains(ids[j]);
+      if (!apart_in_time && bytes_meet(ids[i], ids[j]) && !coloc.contains({ids[i], ids[j]}))
         return {"co-live buffers " + std::to_string(ids[i]) + " and " + std::to_string(ids[j]) + " share bytes"};
+    }
   for (const auto& x : p["constraints"]["separations"])
     if (bytes_meet(x["first"].get<std::uint32_t>(), x["second"].get<std::uint32_t>())) return {"separation broken"};
   if (p.contains("cost_model"))
@@ -424,7 +458,135 @@ Checked check_solution(const json& doc, const json& sol) {
   return c;
 }
 
+/// base_doc with every structured field: several (overlapping, touching,
+/// unordered) intervals, two allowed pools, pins, a temporal exclusion.
+json structured_doc() {
+  json d = base_doc();
+  auto& bs = d["problem"]["buffers"];
+  bs[1]["live_intervals"] = {{{"lower", 10}, {"upper", 12}}, {{"lower", 4}, {"upper", 6}},
+                             {{"lower", 5}, {"upper", 7}}, {{"lower", 12}, {"upper", 13}}};
+  bs[2]["allowed_pools"] = {5, 3};
+  bs.push_back({{"id", 9}, {"name", "p"}, {"size", 32}, {"alignment", 32},
+                {"live_intervals", {{{"lower", 0}, {"upper", 20}}}}, {"allowed_pools", {5, 3}}});
+  bs.push_back({{"id", 11}, {"name", "q"}, {"size", 32}, {"alignment", 32},
+                {"live_intervals", {{{"lower", 1}, {"upper", 3}}}}, {"allowed_pools", {3}}});
+  d["problem"]["constraints"]["pinned_allocations"] = {
+      {{"buffer", 9}, {"pool", 3}, {"offset", 512}, {"exclusive_for_all_time", true}},
+      {{"buffer", 11}, {"pool", 3}, {"offset", 64}, {"exclusive_for_all_time", false}}};
+  // c (live [2, 6)) and b (live [4, 7)) on exclusive branches; and a vacuous
+  // one (a [0, 4) never meets b), left out.
+  d["problem"]["constraints"]["temporal_exclusions"] = {{{"first", 4}, {"second", 2}}, {{"first", 7}, {"second", 2}}};
+  return d;
+}
+
 }  // namespace
+
+TEST_CASE("dsa schema: several intervals, allowed pools, pins and exclusions map onto the model") {
+  auto r = read_dsa_problem(text_of(structured_doc()), "s.json");
+  REQUIRE_MESSAGE(r, dump(r.read.diagnostics));
+  const Problem& p = r.read.file->problem;
+  REQUIRE(p.buffers.size() == 5);
+  // Sorted, and merged where they overlap ([4,6) + [5,7)) or touch ([10,12) + [12,13)).
+  CHECK(p.buffers[1].live == std::vector<Interval>{{4, 7}, {10, 13}});
+  CHECK(p.buffers[1].lifetime == Interval{4, 13});
+  CHECK(p.buffers[0].live.empty());  // one interval: the lifetime alone
+  CHECK(p.buffers[2].candidate_arenas == std::vector<std::int64_t>{5, 3});  // the listed order
+  CHECK(p.buffers[2].arena == 5);
+  // A pin fixes the pool: no candidates left.
+  REQUIRE(p.buffers[3].pin);
+  CHECK(p.buffers[3].pin->offset == 512);
+  CHECK(p.buffers[3].pin->exclusive);
+  CHECK(p.buffers[3].arena == 3);
+  CHECK(p.buffers[3].candidate_arenas.empty());
+  REQUIRE(p.buffers[4].pin);
+  CHECK_FALSE(p.buffers[4].pin->exclusive);
+  REQUIRE(p.exclusions.size() == 1);
+  CHECK(std::pair<BufferId, BufferId>(std::minmax(p.exclusions[0].a, p.exclusions[0].b)) == std::pair<BufferId, BufferId>{1, 2});
+  // Schema v1 -> our JSON -> the same problem.
+  const std::string ours = json_problem_text(*r.read.file);
+  auto back = read_json_problem(ours, "ours.json");
+  REQUIRE_MESSAGE(back, dump(back.diagnostics) << ours);
+  CHECK(pto_mem::test::first_difference(p, back.file->problem) == "");
+  CHECK(json_problem_text(*back.file) == ours);
+  // Planned: the solution names each buffer's pool, and holds by the schema's rules.
+  PlanOptions o;
+  o.goal = r.document->goal;
+  const PlanResult res = plan(p, o);
+  REQUIRE_MESSAGE(res.fits(), dump(res.diagnostics));
+  CHECK(validate(p, *res.placement).empty());
+  const json doc = structured_doc();
+  const json sol = json::parse(dsa_solution_text(*r.document, p, res));
+  const Checked c = check_solution(doc, sol);
+  CHECK_MESSAGE(c.error.empty(), c.error);
+  for (const auto& pl : sol["placements"]) {
+    const auto id = pl["buffer"].get<std::uint32_t>();
+    const auto at = std::find(r.document->buffer_ids.begin(), r.document->buffer_ids.end(), id) - r.document->buffer_ids.begin();
+    const std::int64_t arena = res.placement->arenas.empty() ? p.buffers[at].arena : res.placement->arenas[at];
+    CHECK(pl["pool"].get<std::int64_t>() == arena);
+  }
+}
+
+TEST_CASE("dsa schema: the chosen pool is written when a buffer spills to its second pool") {
+  json d = base_doc();
+  d["problem"]["pools"][0]["capacity"] = 224;  // 32 reserved, a and b (separated) fill the rest: no room for c
+  d["problem"]["buffers"][2]["allowed_pools"] = {3, 5};
+  auto r = read_dsa_problem(text_of(d), "s.json");
+  REQUIRE_MESSAGE(r, dump(r.read.diagnostics));
+  const PlanResult res = plan(r.read.file->problem);
+  REQUIRE_MESSAGE(res.fits(), dump(res.diagnostics));
+  const json sol = json::parse(dsa_solution_text(*r.document, r.read.file->problem, res));
+  bool seen = false;
+  for (const auto& pl : sol["placements"])
+    if (pl["buffer"] == 4) {
+      CHECK(pl["pool"] == 5);
+      seen = true;
+    }
+  CHECK(seen);
+  CHECK(check_solution(d, sol).error.empty());
+}
+
+TEST_CASE("dsa schema: a solution file reads back to the placement it was written from") {
+  const std::string text = text_of(structured_doc());
+  auto r = read_dsa_problem(text, "s.json");
+  REQUIRE(r);
+  const Problem& p = r.read.file->problem;
+  const PlanResult res = plan(p);
+  REQUIRE(res.fits());
+  const std::string sol_text = dsa_solution_text(*r.document, p, res);
+  auto back = read_dsa_solution(sol_text, "sol.json", *r.document, p);
+  REQUIRE_MESSAGE(back, dump(back.diagnostics));
+  REQUIRE(back.file->placement);
+  CHECK(back.file->placement->offsets == res.placement->offsets);
+  if (!res.placement->arenas.empty()) CHECK(back.file->placement->arenas == res.placement->arenas);
+  CHECK(validate(p, *back.file->placement).empty());
+  // Broken solutions are refused at the placement that is wrong.
+  struct Case {
+    std::function<void(json&)> edit;
+    std::string pointer, fragment;
+  };
+  const std::vector<Case> cases = {
+      {[](json& s) { s["placements"][0]["buffer"] = 77; }, "/placements/0/buffer", "unknown buffer 77"},
+      {[](json& s) { s["placements"][1] = s["placements"][0]; }, "/placements/1/buffer",
+       "placed twice"},
+      {[](json& s) { s["placements"][0]["pool"] = 5; }, "/placements/0/pool", "not among its allowed pools"},
+      {[](json& s) { s["placements"][0]["offset"] = -1; }, "/placements/0/offset", "integer from 0"},
+      {[](json& s) { s["problem_fingerprint"] = "0000000000000000"; }, "/problem_fingerprint", "another version"},
+      {[](json& s) { s["instance"] = "other"; }, "/instance", "instance"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.pointer);
+    json s = json::parse(sol_text);
+    c.edit(s);
+    const std::string bad = s.dump(2);
+    auto b = read_dsa_solution(bad, "sol.json", *r.document, p);
+    REQUIRE_FALSE(b);
+    const std::string out = dump(b.diagnostics);
+    CAPTURE(out);
+    CHECK(out.find(c.pointer + ": ") != std::string::npos);
+    CHECK(out.find(c.fragment) != std::string::npos);
+    CHECK(out.find("sol.json:") != std::string::npos);
+  }
+}
 
 TEST_CASE("dsa schema: the shared corpus reads, plans, and every solution holds by the schema's rules") {
   if (!pto_mem::test::have_shared) return;
@@ -474,6 +636,12 @@ TEST_CASE("dsa schema: the shared corpus reads, plans, and every solution holds 
     }
     ++fitted;
     CHECK(validate(p, *res.placement).empty());
+    // The objective the planner reports is the one its placement has.
+    const Objective ob = evaluate_objective(p, *res.placement);
+    CHECK(ob.spill == res.objective.spill);
+    CHECK(ob.penalty == res.objective.penalty);
+    CHECK(ob.total_peak == res.objective.total_peak);
+    CHECK(ob.max_peak == res.objective.max_peak);
     const Checked c = check_solution(doc, sol);
     REQUIRE_MESSAGE(c.error.empty(), c.error);
     const auto& m = sol["metadata"];

@@ -26,6 +26,22 @@ inline std::string first_difference(const Problem& a, const Problem& b) {
     const std::string lx = buffer_label(a, id), ly = buffer_label(b, id);
     if (lx != ly || x.size != y.size || x.alignment != y.alignment || x.arena != y.arena || x.lifetime != y.lifetime)
       return "buffer " + std::to_string(i) + " (" + lx + " vs " + ly + ")";
+    if (x.live != y.live) return "live intervals of buffer " + std::to_string(i);
+    if (x.candidate_arenas != y.candidate_arenas) return "candidate arenas of buffer " + std::to_string(i);
+    if (x.pin.has_value() != y.pin.has_value() ||
+        (x.pin && (x.pin->offset != y.pin->offset || x.pin->exclusive != y.pin->exclusive)))
+      return "pin of buffer " + std::to_string(i);
+  }
+  if (a.exclusions.size() != b.exclusions.size()) return "exclusion count";
+  for (std::size_t s = 0; s < a.exclusions.size(); ++s)
+    if (a.exclusions[s].a != b.exclusions[s].a || a.exclusions[s].b != b.exclusions[s].b)
+      return "exclusion " + std::to_string(s);
+  if (a.conflict_graph.has_value() != b.conflict_graph.has_value()) return "conflict graph presence";
+  if (a.conflict_graph) {
+    if (a.conflict_graph->size() != b.conflict_graph->size()) return "conflict-graph edge count";
+    for (std::size_t s = 0; s < a.conflict_graph->size(); ++s)
+      if ((*a.conflict_graph)[s].a != (*b.conflict_graph)[s].a || (*a.conflict_graph)[s].b != (*b.conflict_graph)[s].b)
+        return "conflict-graph edge " + std::to_string(s);
   }
   if (a.must_alias.size() != b.must_alias.size()) return "must-alias count";
   for (std::size_t g = 0; g < a.must_alias.size(); ++g) {

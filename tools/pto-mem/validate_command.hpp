@@ -19,6 +19,7 @@ namespace pto_mem::tool {
 struct ValidateArgs {
   std::string file;
   std::string format;  ///< --format: csv or json (empty: by the extension)
+  std::string solution;  ///< --solution: a schema-v1 solution of FILE (a schema-v1 problem)
   Addr capacity = 0;
   CLI::Option* capacity_option = nullptr;
 };
@@ -26,8 +27,20 @@ struct ValidateArgs {
 inline void run_validate(ValidateArgs& a) {
   const std::optional<Addr> capacity =
       a.capacity_option->count() > 0 ? std::optional<Addr>(a.capacity) : std::nullopt;
-  ProblemFile in = load_problem(a.file, capacity, a.format);
+  std::optional<DsaDocument> dsa;
+  ProblemFile in = load_problem(a.file, capacity, a.format, &dsa);
   const std::string name = input_name(a.file);
+  if (!a.solution.empty()) {  // the offsets come from a schema-v1 solution of the problem
+    if (!dsa) fail_input(name, "--solution reads a DSA schema-v1 solution: FILE must be a schema-v1 problem");
+    auto src = read_source_text(a.solution);
+    ReadResult sol = src.text ? read_dsa_solution(*src.text, a.solution, *dsa, in.problem)
+                              : ReadResult{std::nullopt, std::move(src.diagnostics)};
+    if (!sol) {
+      print_diagnostics(std::move(sol.diagnostics), a.solution);
+      exit_with(exit_bad_input);
+    }
+    in.placement = std::move(sol.file->placement);
+  }
   if (!in.placement)
     fail_input(name, "the file carries no offsets to validate; add an 'offset' column (CSV) or a "
                        "\"placement\" array (JSON)");
@@ -79,6 +92,9 @@ inline void add_validate_command(CLI::App& app) {
                   "input")
       ->required();
   add_format_option(cmd, a->format);
+  cmd->add_option("--solution", a->solution,
+                  "check a DSA schema-v1 solution file (dsa-solution-v1: buffer, pool, offset) against FILE, a "
+                  "schema-v1 problem");
   a->capacity_option = cmd->add_option("--capacity", a->capacity, "capacity in bytes of a CSV problem's arena")
                            ->check(unsigned_in(1));
   cmd->callback([a] { run_validate(*a); });

@@ -414,6 +414,19 @@ PTO_MEM_IO_INLINE TextResult to_csv(const Problem& p, const Placement* placement
     refuse("CSV cannot hold the reserved windows of arena " + std::to_string(p.arenas[0].id));
   if (!p.must_alias.empty() || !p.separations.empty() || !p.penalties.empty() || !p.declared.empty())
     refuse("CSV cannot hold must-alias groups, separations, penalties or declared allocations");
+  if (!is_plain(p)) {
+    std::string what;
+    auto add = [&](bool has, const char* name) {
+      if (has) what += (what.empty() ? "" : ", ") + std::string(name);
+    };
+    const auto any = [&](auto pred) { return std::any_of(p.buffers.begin(), p.buffers.end(), pred); };
+    add(any([](const BufferSpec& b) { return !b.live.empty(); }), "several live intervals");
+    add(any([](const BufferSpec& b) { return b.pin.has_value(); }), "pins");
+    add(any([](const BufferSpec& b) { return !b.candidate_arenas.empty(); }), "candidate arenas");
+    add(!p.exclusions.empty(), "exclusions");
+    add(p.conflict_graph.has_value(), "a conflict graph");
+    refuse("CSV holds one interval and one arena per buffer and no structure, but the problem has " + what);
+  }
   if (placement && placement->offsets.size() != p.buffers.size())
     out.diagnostics.push_back(error("the placement has " + std::to_string(placement->offsets.size()) +
                                     " offsets for " + std::to_string(p.buffers.size()) + " buffers"));

@@ -92,6 +92,17 @@ struct DsaReadResult {
 [[nodiscard]] PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Problem& p,
                                                               const PlanResult& r);
 
+/// Reads a schema-v1 solution (dsa-solution-v1.schema.json) of the problem
+/// `p` read from `doc`: its placements become a Placement (an offset per
+/// buffer and, when some buffer has several allowed pools, the pool each
+/// went to). Refused, with the field and position: a solution of another
+/// instance or fingerprint, an unknown buffer, a pool the buffer does not
+/// allow, a buffer placed twice. A buffer the solution leaves out is
+/// unplaced (the validator reports it). The rules of the model (capacity,
+/// overlaps, pins, ...) are the validator's to check.
+[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_dsa_solution(std::string_view text, const std::string& file,
+                                                             const DsaDocument& doc, const Problem& p);
+
 #if PTO_MEM_IO_DEFINE
 namespace detail {
 
@@ -155,8 +166,8 @@ class DsaReader {
   struct Buf {
     std::uint32_t id = 0;
     BufferId index = 0;  ///< in problem.buffers
-    std::uint32_t pool = 0;
-    Interval life;
+    std::vector<std::uint32_t> pools;  ///< allowed pools, in the listed order (one after a pin)
+    std::vector<Interval> live;        ///< sorted, disjoint, not touching
   };
 
   SourceLocation locate(const std::vector<JsonStep>& path) const {
@@ -357,40 +368,65 @@ class DsaReader {
     auto size = positive(v["size"], p / "size", "size");
     auto align = positive(v["alignment"], p / "alignment", "alignment");
     const JsonPath pl = p / "live_intervals", pa = p / "allowed_pools";
-    std::optional<Interval> life;
+    // Several intervals are sorted and merged where they overlap or touch:
+    // [a, b) and [b, c) are live at exactly the instants of [a, c).
+    std::vector<Interval> live;
+    bool live_ok = false;
     if (is_array(v["live_intervals"], pl, "live_intervals")) {
       const json& l = v["live_intervals"];
-      if (l.size() != 1) {
-        fail(pl, l.empty() ? std::string("live_intervals must hold one interval, found none")
-                           : "several live intervals per buffer (" + std::to_string(l.size()) +
-                                 ") cannot be expressed: the model gives each buffer one lifetime; merge them into "
-                                 "their hull [first lower, last upper) if that is safe for your schedule");
-      } else if (object(l[0], pl.at(0), "a live interval", {"lower", "upper"}, {"lower", "upper"})) {
-        const json& lo = l[0]["lower"];
-        const json& up = l[0]["upper"];
+      live_ok = !l.empty();
+      if (l.empty()) fail(pl, "live_intervals must hold at least one interval, found none");
+      for (std::size_t k = 0; k < l.size(); ++k) {
+        const JsonPath pk = pl.at(k);
+        if (!object(l[k], pk, "a live interval", {"lower", "upper"}, {"lower", "upper"})) {
+          live_ok = false;
+          continue;
+        }
+        const json& lo = l[k]["lower"];
+        const json& up = l[k]["upper"];
         if (!lo.is_number_integer() || !up.is_number_integer()) {
-          fail(pl.at(0), "lower and upper must be integers");
+          fail(pk, "lower and upper must be integers");
+          live_ok = false;
+          continue;
+        }
+        const std::int64_t b = lo.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(lo.get<std::uint64_t>(), INT64_MAX)) : lo.get<std::int64_t>();
+        const std::int64_t e = up.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(up.get<std::uint64_t>(), INT64_MAX)) : up.get<std::int64_t>();
+        if (b < 0) {
+          fail(pk / "lower", "lower is " + std::to_string(b) + "; the model's lifetimes start at 0 or later");
+          live_ok = false;
+        } else if (b >= e) {
+          fail(pk, "live interval [" + std::to_string(b) + ", " + std::to_string(e) +
+                       ") is empty or reversed; intervals are half-open [lower, upper) with lower < upper");
+          live_ok = false;
         } else {
-          const std::int64_t b = lo.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(lo.get<std::uint64_t>(), INT64_MAX)) : lo.get<std::int64_t>();
-          const std::int64_t e = up.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(up.get<std::uint64_t>(), INT64_MAX)) : up.get<std::int64_t>();
-          if (b < 0) fail(pl.at(0) / "lower", "lower is " + std::to_string(b) + "; the model's lifetimes start at 0 or later");
-          else if (b >= e)
-            fail(pl.at(0), "live interval [" + std::to_string(b) + ", " + std::to_string(e) +
-                               ") is empty or reversed; intervals are half-open [lower, upper) with lower < upper");
-          else life = Interval{b, e};
+          live.push_back(Interval{b, e});
         }
       }
+      std::sort(live.begin(), live.end(),
+                [](const Interval& x, const Interval& y) { return x.begin < y.begin || (x.begin == y.begin && x.end < y.end); });
+      std::vector<Interval> merged;
+      for (const auto& iv : live)
+        if (!merged.empty() && iv.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, iv.end);
+        else merged.push_back(iv);
+      live = std::move(merged);
     }
-    std::optional<std::uint32_t> pool;
+    std::vector<std::uint32_t> pools;
+    bool pools_ok = false;
     if (is_array(v["allowed_pools"], pa, "allowed_pools")) {
       const json& a = v["allowed_pools"];
-      if (a.size() != 1)
-        fail(pa, a.empty() ? std::string("allowed_pools must name one pool, found none")
-                           : "more than one allowed pool (" + std::to_string(a.size()) +
-                                 ") cannot be expressed: the model places each buffer in one fixed arena; name one");
-      else pool = pool_ref(a[0], pa.at(0), "allowed pool");
+      pools_ok = !a.empty();
+      if (a.empty()) fail(pa, "allowed_pools must name at least one pool, found none");
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        auto pool = pool_ref(a[k], pa.at(k), "allowed pool");
+        if (pool && std::find(pools.begin(), pools.end(), *pool) != pools.end()) {
+          fail(pa.at(k), "allowed pool " + std::to_string(*pool) + " is listed twice (DSA schema v1: unique items)");
+          pool.reset();
+        }
+        if (!pool) pools_ok = false;
+        else pools.push_back(*pool);
+      }
     }
-    if (!id || !name || !size || !align || !life || !pool) return;
+    if (!id || !name || !size || !align || !live_ok || !pools_ok) return;
     const auto bid = static_cast<std::uint32_t>(*id);
     if (buffers_.contains(bid)) {
       fail(p / "id", "duplicate buffer id " + std::to_string(bid) + "; ids must be unique");
@@ -399,9 +435,11 @@ class DsaReader {
     BufferSpec b;
     b.size = *size;
     b.alignment = *align;
-    b.arena = *pool;
-    b.lifetime = *life;
-    buffers_.emplace(bid, Buf{bid, static_cast<BufferId>(result_.problem.buffers.size()), *pool, *life});
+    b.arena = pools.front();
+    if (pools.size() > 1) b.candidate_arenas.assign(pools.begin(), pools.end());
+    b.lifetime = Interval{live.front().begin, live.back().end};
+    if (live.size() > 1) b.live = live;
+    buffers_.emplace(bid, Buf{bid, static_cast<BufferId>(result_.problem.buffers.size()), std::move(pools), std::move(live)});
     names_.push_back(*name);
     dsa_.buffer_ids.push_back(bid);
     result_.problem.buffers.push_back(std::move(b));
@@ -468,7 +506,25 @@ class DsaReader {
     return {a, b};
   }
 
-  static bool co_live(const Buf& a, const Buf& b) { return a.life.begin < b.life.end && b.life.begin < a.life.end; }
+  /// Their live intervals meet (exclusions aside).
+  static bool intervals_meet(const Buf& a, const Buf& b) {
+    for (std::size_t i = 0, j = 0; i < a.live.size() && j < b.live.size();) {
+      if (a.live[i].begin < b.live[j].end && b.live[j].begin < a.live[i].end) return true;
+      if (a.live[i].end <= b.live[j].end) ++i;
+      else ++j;
+    }
+    return false;
+  }
+  /// Live at the same time: their intervals meet and no exclusion separates them.
+  bool co_live(const Buf& a, const Buf& b) const {
+    return intervals_meet(a, b) && !excluded_.contains(std::minmax(a.index, b.index));
+  }
+  /// Some pool is allowed to both.
+  static bool may_share_pool(const Buf& a, const Buf& b) {
+    for (auto x : a.pools)
+      if (std::find(b.pools.begin(), b.pools.end(), x) != b.pools.end()) return true;
+    return false;
+  }
 
   void read_constraints(const json& v, const JsonPath& p) {
     if (!object(v, p, "constraints", {"colocations", "separations", "temporal_exclusions", "pinned_allocations"},
@@ -476,14 +532,18 @@ class DsaReader {
       return;
     const JsonPath pc = p / "colocations", ps = p / "separations", pt = p / "temporal_exclusions",
                    pp = p / "pinned_allocations";
+    // Pins first: a pin fixes the buffer's pool, which the rest checks.
+    if (is_array(v["pinned_allocations"], pp, "pinned_allocations"))
+      for (std::size_t i = 0; i < v["pinned_allocations"].size(); ++i) read_pin(v["pinned_allocations"][i], pp.at(i));
     if (is_array(v["colocations"], pc, "colocations"))
       for (std::size_t i = 0; i < v["colocations"].size(); ++i) {
         auto [a, b] = pair_refs(v["colocations"][i], pc.at(i), "a colocation", {"first", "second"});
         if (!a || !b) continue;
-        if (a->pool != b->pool) {
+        if (a->pools.size() != 1 || b->pools.size() != 1 || a->pools[0] != b->pools[0]) {
           fail(pc.at(i), "colocation of buffers " + std::to_string(a->id) + " and " + std::to_string(b->id) +
-                             " in two pools (" + std::to_string(a->pool) + ", " + std::to_string(b->pool) +
-                             ") cannot hold: a colocation shares one pool and offset");
+                             " cannot be expressed: a colocation shares one pool and offset, so both must have the "
+                             "same single allowed pool (or be pinned to it); their allowed pools differ or offer a "
+                             "choice");
           continue;
         }
         // Same pool, same offset: a must-alias pair at offset 0.
@@ -512,19 +572,49 @@ class DsaReader {
         }
         result_.problem.separations.push_back(std::move(s));
       }
+    // A temporal exclusion says the two never live at once: kept when their
+    // intervals meet and they may share a pool, left out when vacuous (they
+    // never compete for bytes anyway), which keeps such problems plain.
     if (is_array(v["temporal_exclusions"], pt, "temporal_exclusions"))
       for (std::size_t i = 0; i < v["temporal_exclusions"].size(); ++i) {
         auto [a, b] = pair_refs(v["temporal_exclusions"][i], pt.at(i), "a temporal exclusion", {"first", "second"});
         if (!a || !b) continue;
-        // Vacuous when the two never compete for bytes anyway.
-        if (a->pool != b->pool || !co_live(*a, *b)) continue;
-        fail(pt.at(i), "temporal exclusion of buffers " + std::to_string(a->id) + " and " + std::to_string(b->id) +
-                           " cannot be expressed: their live intervals overlap and the model has no way to say "
-                           "they never live at once; drop it (a safe over-approximation) or shorten the intervals");
+        if (!may_share_pool(*a, *b) || !intervals_meet(*a, *b)) continue;
+        if (!excluded_.insert(std::minmax(a->index, b->index)).second) continue;  // listed twice: once is enough
+        result_.problem.exclusions.push_back(Exclusion{a->index, b->index});
       }
-    if (is_array(v["pinned_allocations"], pp, "pinned_allocations") && !v["pinned_allocations"].empty())
-      fail(pp.at(0), "pinned allocations cannot be expressed: the model has no fixed offsets; remove the pins "
-                     "(and the pinned buffers, with their pool capacity reduced or their bytes reserved)");
+  }
+
+  /// pinned_allocations[i]: {buffer, pool, offset, exclusive_for_all_time}
+  /// -> the buffer's pin, in that pool (one of its allowed pools, which the
+  /// pin then fixes).
+  void read_pin(const json& v, const JsonPath& p) {
+    if (!object(v, p, "a pinned allocation", {"buffer", "pool", "offset", "exclusive_for_all_time"},
+                {"buffer", "pool", "offset", "exclusive_for_all_time"}))
+      return;
+    const Buf* b = buffer_ref(v, p, "buffer", "pinned allocation");
+    auto pool = pool_ref(v["pool"], p / "pool", "pinned allocation pool");
+    auto offset = unsigned_value(v["offset"], p / "offset", "pinned offset");
+    const bool exclusive_ok = v["exclusive_for_all_time"].is_boolean();
+    if (!exclusive_ok)
+      fail(p / "exclusive_for_all_time", "exclusive_for_all_time must be true or false, " +
+                                             found(v["exclusive_for_all_time"]));
+    if (!b || !pool || !offset || !exclusive_ok) return;
+    Buf& buf = buffers_.at(b->id);
+    BufferSpec& spec = result_.problem.buffers[buf.index];
+    if (spec.pin) {
+      fail(p / "buffer", "buffer " + std::to_string(buf.id) + " is pinned twice; pin each buffer once");
+      return;
+    }
+    if (std::find(buf.pools.begin(), buf.pools.end(), *pool) == buf.pools.end()) {
+      fail(p / "pool", "buffer " + std::to_string(buf.id) + " is pinned in pool " + std::to_string(*pool) +
+                           ", which is not among its allowed_pools; pin it in an allowed pool");
+      return;
+    }
+    spec.pin = Pin{static_cast<Addr>(*offset), v["exclusive_for_all_time"].get<bool>()};
+    spec.arena = *pool;
+    spec.candidate_arenas.clear();  // the pin fixes the arena
+    buf.pools.assign(1, *pool);
   }
 
   void read_cost_model(const json& v, const JsonPath& p) {
@@ -553,7 +643,7 @@ class DsaReader {
       // A penalty is paid when two buffers never live at once share bytes.
       // Across pools, between co-live buffers or outside the objective it
       // can never be paid: left out. Repeated pairs add up.
-      if (!has_term("reuse_cost") || a->pool != b->pool || co_live(*a, *b)) {
+      if (!has_term("reuse_cost") || !may_share_pool(*a, *b) || co_live(*a, *b)) {
         ++dsa_.dropped_penalties;
         continue;
       }
@@ -613,7 +703,7 @@ class DsaReader {
   void finish(const json& doc) {
     auto& p = result_.problem;
     for (std::size_t k = 0; k < p.arenas.size(); ++k)
-      if (unlimited_[k]) p.arenas[k].capacity = always_fitting_capacity(p, p.arenas[k].id);
+      if (unlimited_[k]) p.arenas[k].capacity = reader_capacity(p, p.arenas[k].id);
     result_.no_capacity = unlimited_;
     if (std::all_of(unlimited_.begin(), unlimited_.end(), [](bool u) { return u; })) dsa_.goal = Goal::minimise;
     for (auto& d : validate(p))
@@ -639,6 +729,7 @@ class DsaReader {
   std::vector<std::string> names_;
   std::unordered_map<std::uint32_t, std::size_t> pools_;  ///< pool id -> arena index
   std::unordered_map<std::uint32_t, Buf> buffers_;         ///< buffer id -> what the constraints need
+  std::set<std::pair<BufferId, BufferId>> excluded_;        ///< exclusions read, (smaller, larger)
 };
 
 }  // namespace detail
@@ -685,6 +776,97 @@ PTO_MEM_IO_INLINE DsaReadResult read_dsa_problem_file(const std::filesystem::pat
   auto src = read_source_text(path);
   if (!src.text) return DsaReadResult{ReadResult{std::nullopt, std::move(src.diagnostics)}, std::nullopt};
   return read_dsa_problem(*src.text, path.string());
+}
+
+PTO_MEM_IO_INLINE ReadResult read_dsa_solution(std::string_view text, const std::string& file,
+                                               const DsaDocument& doc, const Problem& p) {
+  using json = nlohmann::json;
+  using detail::JsonPath;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  ReadResult out;
+  json sol;
+  try {
+    sol = json::parse(text);
+  } catch (const json::exception& e) {
+    out.diagnostics.push_back(error_at(SourceLocation{file, 0, 0}, "invalid JSON: " + printable(e.what())));
+    return out;
+  }
+  auto fail = [&](const JsonPath& at, std::string message) {
+    const auto steps = at.steps();
+    const auto offset = json_value_offset(text, steps);
+    out.diagnostics.push_back(error_at(offset ? location_at(file, text, *offset) : SourceLocation{file, 0, 0},
+                                       printable(json_pointer(steps)) + ": " + std::move(message)));
+  };
+  const JsonPath root;
+  if (!sol.is_object() || !sol.contains("placements") || !sol["placements"].is_array()) {
+    fail(root, "a schema-v1 solution is an object with a \"placements\" array (dsa-solution-v1.schema.json)");
+    return out;
+  }
+  for (auto it = sol.begin(); it != sol.end(); ++it)
+    if (it.key() != "schema_version" && it.key() != "profile" && it.key() != "instance" &&
+        it.key() != "problem_fingerprint" && it.key() != "metadata" && it.key() != "placements")
+      fail(root / it.key(), "unknown field '" + printable(it.key(), 40) +
+                                "' in a solution (DSA schema v1); the fields are schema_version, profile, instance, "
+                                "problem_fingerprint, metadata, placements");
+  if (sol.contains("instance") && sol["instance"] != doc.instance)
+    fail(root / "instance", "the solution is of instance " + printable(sol["instance"].dump(), 40) +
+                                " but the problem is \"" + printable(doc.instance, 40) + "\"");
+  if (sol.contains("problem_fingerprint") && sol["problem_fingerprint"] != doc.fingerprint)
+    fail(root / "problem_fingerprint", "the solution's fingerprint " + printable(sol["problem_fingerprint"].dump(), 40) +
+                                           " is not the problem's \"" + doc.fingerprint +
+                                           "\": it answers another version of the problem");
+  std::unordered_map<std::uint32_t, BufferId> index;
+  for (std::size_t i = 0; i < doc.buffer_ids.size(); ++i) index.emplace(doc.buffer_ids[i], static_cast<BufferId>(i));
+  Placement pl;
+  pl.offsets.assign(p.buffers.size(), std::nullopt);
+  std::vector<std::int64_t> arenas;
+  for (const auto& b : p.buffers) arenas.push_back(b.arena);
+  bool moved = false;
+  const JsonPath pp = root / "placements";
+  const json& ps = sol["placements"];
+  for (std::size_t k = 0; k < ps.size(); ++k) {
+    const JsonPath pk = pp.at(k);
+    const json& e = ps[k];
+    if (!e.is_object() || !e.contains("buffer") || !e.contains("pool") || !e.contains("offset")) {
+      fail(pk, "a placement is {\"buffer\", \"pool\", \"offset\"}, " + detail::found_json_value(e));
+      continue;
+    }
+    const json &jb = e["buffer"], &jp = e["pool"], &jo = e["offset"];
+    if (!jb.is_number_unsigned() || jb.get<std::uint64_t>() > UINT32_MAX) {
+      fail(pk / "buffer", "buffer must be a buffer id (an integer from 0 to 2^32-1), " + detail::found_json_value(jb));
+      continue;
+    }
+    if (!jo.is_number_unsigned()) {
+      fail(pk / "offset", "offset must be an integer from 0 to 2^64-1, " + detail::found_json_value(jo));
+      continue;
+    }
+    const auto it = index.find(static_cast<std::uint32_t>(jb.get<std::uint64_t>()));
+    if (it == index.end()) {
+      fail(pk / "buffer", "unknown buffer " + std::to_string(jb.get<std::uint64_t>()) + "; the problem does not list it");
+      continue;
+    }
+    const BufferSpec& b = p.buffers[it->second];
+    const bool allowed = jp.is_number_integer() &&
+                         (jp.get<std::int64_t>() == b.arena ||
+                          std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), jp.get<std::int64_t>()) !=
+                              b.candidate_arenas.end());
+    if (!allowed) {
+      fail(pk / "pool", "buffer " + std::to_string(jb.get<std::uint64_t>()) + " is placed in pool " +
+                            printable(jp.dump(), 40) + ", which is not among its allowed pools");
+      continue;
+    }
+    if (pl.offsets[it->second]) {
+      fail(pk / "buffer", "buffer " + std::to_string(jb.get<std::uint64_t>()) + " is placed twice");
+      continue;
+    }
+    pl.offsets[it->second] = jo.get<std::uint64_t>();
+    arenas[it->second] = jp.get<std::int64_t>();
+    moved = moved || arenas[it->second] != b.arena || b.candidate_arenas.size() > 1;
+  }
+  if (!out.diagnostics.empty()) return out;
+  if (moved) pl.arenas = std::move(arenas);
+  out.file = ProblemFile{p, std::move(pl), {}};
+  return out;
 }
 
 PTO_MEM_IO_INLINE std::string dsa_status(const PlanResult& r) {
@@ -742,7 +924,9 @@ PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Pr
     std::sort(order.begin(), order.end());  // by buffer id, as dsa-solver writes them
     for (auto [id, i] : order)
       placements.push_back(json{{"buffer", id},
-                                {"pool", static_cast<std::uint32_t>(p.buffers[i].arena)},
+                                {"pool", static_cast<std::uint32_t>(i < r.placement->arenas.size()
+                                                                        ? r.placement->arenas[i]
+                                                                        : p.buffers[i].arena)},
                                 {"offset", r.placement->offsets[i].value_or(0)}});
   }
   out["metadata"] = meta;

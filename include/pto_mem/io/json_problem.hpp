@@ -69,6 +69,17 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
 inline nlohmann::ordered_json json_buffer(const Problem& p, BufferId b) { return json_id(buffer_label(p, b)); }
 
 
+/// Placements name the chosen arena of each buffer when the placement
+/// records them (Placement::arenas) and some buffer has several candidate
+/// arenas, or the placement moved one off its arena; otherwise every buffer
+/// is in its own arena and the entries stay {id, offset}.
+inline bool writes_chosen_arenas(const Problem& p, const Placement& placement) {
+  if (placement.arenas.size() != p.buffers.size()) return false;
+  for (std::size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].candidate_arenas.size() > 1 || placement.arenas[i] != p.buffers[i].arena) return true;
+  return false;
+}
+
 /// The document; `given[k]`: arena k's capacity is written.
 inline nlohmann::ordered_json problem_document(const Problem& p, const Placement* placement,
                                                const std::vector<bool>& given) {
@@ -96,8 +107,21 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     j["id"] = json_buffer(p, static_cast<BufferId>(i));
     j["size"] = b.size;
     if (b.alignment != 1) j["alignment"] = b.alignment;
-    j["arena"] = b.arena;
-    j["lifetime"] = {b.lifetime.begin, b.lifetime.end};
+    // Candidate arenas replace "arena" (the first is the arena); live
+    // intervals replace "lifetime" (their hull is the lifetime).
+    if (b.candidate_arenas.empty()) j["arena"] = b.arena;
+    else j["arenas"] = b.candidate_arenas;
+    if (b.live.empty()) {
+      j["lifetime"] = {b.lifetime.begin, b.lifetime.end};
+    } else {
+      oj live = oj::array();
+      for (const auto& l : b.live) live.push_back({l.begin, l.end});
+      j["live"] = std::move(live);
+    }
+    if (b.pin) {
+      if (b.pin->exclusive) j["pin"] = oj{{"offset", b.pin->offset}, {"exclusive", true}};
+      else j["pin"] = b.pin->offset;
+    }
     buffers.push_back(std::move(j));
   }
   doc["buffers"] = std::move(buffers);
@@ -146,10 +170,27 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     }
     doc["declared"] = std::move(decls);
   }
+  if (!p.exclusions.empty()) {
+    oj xs = oj::array();
+    for (const auto& x : p.exclusions) xs.push_back({json_buffer(p, x.a), json_buffer(p, x.b)});
+    doc["exclusions"] = std::move(xs);
+  }
+  if (p.conflict_graph) {
+    oj cg = oj::array();
+    for (const auto& c : *p.conflict_graph) cg.push_back({json_buffer(p, c.a), json_buffer(p, c.b)});
+    doc["conflict_graph"] = std::move(cg);
+  }
   if (placement) {
+    // The chosen arena of every placed buffer when the placement says it
+    // and some buffer had a choice.
+    const bool arenas = writes_chosen_arenas(p, *placement);
     oj pl = oj::array();
-    for (std::size_t i = 0; i < p.buffers.size() && i < placement->offsets.size(); ++i)
-      if (placement->offsets[i]) pl.push_back(oj{{"id", json_buffer(p, static_cast<BufferId>(i))}, {"offset", *placement->offsets[i]}});
+    for (std::size_t i = 0; i < p.buffers.size() && i < placement->offsets.size(); ++i) {
+      if (!placement->offsets[i]) continue;
+      oj e{{"id", json_buffer(p, static_cast<BufferId>(i))}, {"offset", *placement->offsets[i]}};
+      if (arenas) e["arena"] = placement->arenas[i];
+      pl.push_back(std::move(e));
+    }
     doc["placement"] = std::move(pl);
   }
   return doc;
@@ -160,7 +201,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
 PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p, const Placement* placement) {
   const std::vector<Addr> none = always_fitting_capacities(p);
   std::vector<bool> given(p.arenas.size());
-  for (std::size_t k = 0; k < p.arenas.size(); ++k) given[k] = p.arenas[k].capacity != none[k];
+  for (std::size_t k = 0; k < p.arenas.size(); ++k)
+    given[k] = p.arenas[k].capacity != none[k] && p.arenas[k].capacity != reader_capacity(p, p.arenas[k].id);
   return detail::problem_document(p, placement, given);
 }
 

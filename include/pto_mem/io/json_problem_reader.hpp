@@ -4,6 +4,7 @@
 // json_problem.hpp holds the writer.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -276,6 +277,19 @@ class JsonProblemReader {
     return std::nullopt;
   }
 
+  /// A reference to an arena listed in "arenas".
+  std::optional<std::int64_t> arena_ref(const json& v, const JsonPath& p, std::string_view what) {
+    auto x = signed_value(v, p, what);
+    if (x && !arena_ids_.contains(*x)) {
+      std::string known;
+      for (const auto& a : result_.problem.arenas) known += (known.empty() ? "" : ", ") + std::to_string(a.id);
+      fail(p, "unknown " + std::string(what) + " " + std::to_string(*x) +
+                  (known.empty() ? std::string("; no arena is defined") : "; the arenas are " + known));
+      x.reset();
+    }
+    return x;
+  }
+
   /// A reference to a buffer listed in "buffers".
   std::optional<BufferId> buffer_ref(const json& v, const JsonPath& p, std::string_view what) {
     auto id = id_value(v, p, what);
@@ -315,7 +329,8 @@ class JsonProblemReader {
 
   void read_document(const json& doc, const JsonPath& root) {
     if (!object(doc, root, "the problem",
-                {"arenas", "buffers", "must_alias", "separations", "penalties", "declared", "placement"}))
+                {"arenas", "buffers", "must_alias", "separations", "penalties", "declared", "exclusions",
+                 "conflict_graph", "placement"}))
       return;
     const json* arenas = array(doc, root, "arenas", true);
     const json* buffers = array(doc, root, "buffers", true);
@@ -342,6 +357,19 @@ class JsonProblemReader {
     if (const json* decls = array(doc, root, "declared", false)) {
       const JsonPath pd = root / "declared";
       for (std::size_t s = 0; s < decls->size(); ++s) read_declared((*decls)[s], pd.at(s));
+    }
+    if (const json* xs = array(doc, root, "exclusions", false)) {
+      const JsonPath px = root / "exclusions";
+      for (std::size_t s = 0; s < xs->size(); ++s)
+        if (auto ab = buffer_pair((*xs)[s], px.at(s), "an exclusion"))
+          result_.problem.exclusions.push_back(Exclusion{ab->first, ab->second});
+    }
+    if (const json* cg = array(doc, root, "conflict_graph", false)) {
+      const JsonPath pc = root / "conflict_graph";
+      result_.problem.conflict_graph.emplace();
+      for (std::size_t s = 0; s < cg->size(); ++s)
+        if (auto ab = buffer_pair((*cg)[s], pc.at(s), "a conflict-graph edge"))
+          result_.problem.conflict_graph->push_back(Conflict{ab->first, ab->second});
     }
     if (const json* pl = array(doc, root, "placement", false)) {
       const JsonPath pp = root / "placement";
@@ -414,11 +442,11 @@ class JsonProblemReader {
   }
 
   void read_buffer(const json& v, const JsonPath& p) {
-    if (!object(v, p, "a buffer", {"id", "size", "alignment", "arena", "lifetime"})) return;
+    if (!object(v, p, "a buffer", {"id", "size", "alignment", "arena", "arenas", "lifetime", "live", "pin"})) return;
     BufferSpec b;
     bool ok = true;
     const JsonPath pid = p / "id", psize = p / "size", palign = p / "alignment", parena = p / "arena",
-                   plife = p / "lifetime";
+                   plife = p / "lifetime", parenas = p / "arenas", plive = p / "live", ppin = p / "pin";
     if (const json* id = field(v, p, "id", "the buffer", true)) {
       auto x = id_value(*id, pid, "buffer id");
       if (x) {
@@ -446,30 +474,119 @@ class JsonProblemReader {
       ok = ok && x;
       b.alignment = x.value_or(1);
     }
-    if (const json* arena = field(v, p, "arena", "the buffer", true)) {
-      auto x = signed_value(*arena, parena, "arena");
-      if (x && !arena_ids_.contains(*x)) {
-        std::string known;
-        for (const auto& a : result_.problem.arenas) known += (known.empty() ? "" : ", ") + std::to_string(a.id);
-        fail(parena, "unknown arena " + std::to_string(*x) + (known.empty() ? std::string("; no arena is defined") : "; the arenas are " + known));
+    // "arenas": the candidate arenas, most preferred first; "arena" is then
+    // optional and, when given, must be the first candidate.
+    const json* candidates = field(v, p, "arenas", "the buffer", false);
+    if (candidates) {
+      if (!candidates->is_array() || candidates->empty()) {
+        fail(parenas, "arenas must be a non-empty array of arena ids (the candidates, most preferred first), " +
+                          found(*candidates));
+        ok = false;
+      } else {
+        for (std::size_t k = 0; k < candidates->size(); ++k) {
+          auto x = arena_ref((*candidates)[k], parenas.at(k), "candidate arena");
+          if (x && std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), *x) != b.candidate_arenas.end()) {
+            fail(parenas.at(k), "candidate arena " + std::to_string(*x) + " is listed twice; list each arena once");
+            x.reset();
+          }
+          ok = ok && x;
+          if (x) b.candidate_arenas.push_back(*x);
+        }
+        if (ok) b.arena = b.candidate_arenas.front();
+      }
+    }
+    if (const json* arena = field(v, p, "arena", "the buffer", candidates == nullptr)) {
+      auto x = arena_ref(*arena, parena, "arena");
+      if (x && candidates && !b.candidate_arenas.empty() && *x != b.candidate_arenas.front()) {
+        fail(parena, "arena " + std::to_string(*x) + " is not the first candidate arena " +
+                         std::to_string(b.candidate_arenas.front()) +
+                         "; with \"arenas\" the arena is the first candidate (leave \"arena\" out)");
         x.reset();
       }
       ok = ok && x;
-      b.arena = x.value_or(0);
-    } else {
+      if (x) b.arena = *x;
+    } else if (!candidates) {
       ok = false;
     }
-    if (const json* life = field(v, p, "lifetime", "the buffer", true)) {
+    // "live": the intervals the buffer is live on, ascending and disjoint
+    // (they may touch); "lifetime" is then optional and, when given, must be
+    // their hull.
+    if (const json* live = field(v, p, "live", "the buffer", false)) {
+      if (!live->is_array() || live->empty()) {
+        fail(plive, "live must be a non-empty array of [begin, end) intervals, " + found(*live));
+        ok = false;
+      } else {
+        for (std::size_t k = 0; k < live->size(); ++k) {
+          const JsonPath pk = plive.at(k);
+          auto r = range<Tick>((*live)[k], pk, "live interval");
+          if (r && r->first < 0) {
+            fail(pk, "live interval [" + std::to_string(r->first) + ", " + std::to_string(r->second) +
+                         ") starts before 0; intervals are [begin, end) with 0 <= begin < end");
+            r.reset();
+          }
+          if (r && !b.live.empty() && b.live.back().end > r->first) {
+            fail(pk, "live interval [" + std::to_string(r->first) + ", " + std::to_string(r->second) +
+                         ") overlaps or precedes the one before it [" + std::to_string(b.live.back().begin) + ", " +
+                         std::to_string(b.live.back().end) + "); list disjoint intervals in ascending order");
+            r.reset();
+          }
+          ok = ok && r;
+          if (r) b.live.push_back({r->first, r->second});
+        }
+        if (ok) b.lifetime = {b.live.front().begin, b.live.back().end};
+      }
+    }
+    const bool has_live = v.contains("live");
+    if (const json* life = field(v, p, "lifetime", "the buffer", !has_live)) {
       auto r = range<Tick>(*life, plife, "lifetime");
       if (r && r->first < 0) {
         fail(plife, "lifetime [" + std::to_string(r->first) + ", " + std::to_string(r->second) +
                         ") starts before 0; lifetimes are [begin, end) with 0 <= begin < end");
         r.reset();
       }
+      if (r && !b.live.empty() && (r->first != b.lifetime.begin || r->second != b.lifetime.end)) {
+        fail(plife, "lifetime [" + std::to_string(r->first) + ", " + std::to_string(r->second) +
+                        ") is not the hull [" + std::to_string(b.lifetime.begin) + ", " +
+                        std::to_string(b.lifetime.end) + ") of the live intervals; leave it out or make it the hull");
+        r.reset();
+      }
       ok = ok && r;
       if (r) b.lifetime = {r->first, r->second};
-    } else {
+    } else if (!has_live) {
       ok = false;
+    }
+    // "pin": a fixed offset (a number), or {"offset": n, "exclusive": bool}.
+    if (const json* pin = field(v, p, "pin", "the buffer", false)) {
+      Pin pn;
+      if (pin->is_object()) {
+        if (!object(*pin, ppin, "a pin", {"offset", "exclusive"})) {
+          ok = false;
+        } else {
+          const JsonPath poff = ppin / "offset", pex = ppin / "exclusive";
+          std::optional<std::uint64_t> off;
+          if (const json* o = field(*pin, ppin, "offset", "the pin", true)) off = unsigned_value(*o, poff, "pin offset");
+          ok = ok && off;
+          pn.offset = off.value_or(0);
+          if (const json* ex = field(*pin, ppin, "exclusive", "the pin", false)) {
+            if (ex->is_boolean()) pn.exclusive = ex->get<bool>();
+            else {
+              fail(pex, "exclusive must be true or false, " + found(*ex));
+              ok = false;
+            }
+          }
+        }
+      } else if (pin->is_number_unsigned()) {
+        pn.offset = pin->get<std::uint64_t>();
+      } else {
+        fail(ppin, "pin must be an offset (an integer from 0 to 2^64-1) or {\"offset\": n, \"exclusive\": bool}, " +
+                       found(*pin));
+        ok = false;
+      }
+      if (ok && b.candidate_arenas.size() > 1) {
+        fail(ppin, "a pinned buffer cannot have several candidate arenas (a pin fixes the arena); give one arena");
+        ok = false;
+      }
+      b.pin = pn;
     }
     if (!ok) return;
     buffer_at_.emplace(b.name, static_cast<BufferId>(result_.problem.buffers.size()));
@@ -558,6 +675,22 @@ class JsonProblemReader {
     s.a = *a;
     s.b = *b;
     result_.problem.separations.push_back(std::move(s));
+  }
+
+  /// A pair [a, b] of two distinct buffers (an exclusion, a conflict edge).
+  std::optional<std::pair<BufferId, BufferId>> buffer_pair(const json& v, const JsonPath& p, std::string_view what) {
+    if (!v.is_array() || v.size() != 2) {
+      fail(p, std::string(what) + " must be a pair [a, b] of buffer ids, " + found(v));
+      return std::nullopt;
+    }
+    auto a = buffer_ref(v[0], p.at(0), what);
+    auto b = buffer_ref(v[1], p.at(1), what);
+    if (!a || !b) return std::nullopt;
+    if (*a == *b) {
+      fail(p, std::string(what) + " names buffer '" + result_.problem.buffers[*a].name + "' twice");
+      return std::nullopt;
+    }
+    return std::pair{*a, *b};
   }
 
   void read_penalty(const json& v, const JsonPath& p) {
@@ -654,25 +787,46 @@ class JsonProblemReader {
   }
 
   void read_offset(const json& v, const JsonPath& p) {
-    if (!object(v, p, "a placement entry", {"id", "offset"})) return;
-    const JsonPath pid = p / "id", poff = p / "offset";
+    if (!object(v, p, "a placement entry", {"id", "offset", "arena"})) return;
+    const JsonPath pid = p / "id", poff = p / "offset", parena = p / "arena";
     std::optional<BufferId> b;
     std::optional<Addr> off;
+    std::optional<std::int64_t> arena;
+    const json* ax = field(v, p, "arena", "the placement entry", false);
     if (const json* x = field(v, p, "id", "the placement entry", true)) b = buffer_ref(*x, pid, "placement entry");
     if (const json* x = field(v, p, "offset", "the placement entry", true)) off = unsigned_value(*x, poff, "offset");
+    if (ax) {
+      arena = arena_ref(*ax, parena, "arena");
+      if (!arena) return;
+    }
     if (!b || !off) return;
+    const BufferSpec& spec = result_.problem.buffers[*b];
+    if (arena && *arena != spec.arena &&
+        std::find(spec.candidate_arenas.begin(), spec.candidate_arenas.end(), *arena) == spec.candidate_arenas.end()) {
+      fail(parena, "buffer '" + spec.name + "' is placed in arena " + std::to_string(*arena) +
+                       ", which is not among its arenas; place it in one of its candidate arenas");
+      return;
+    }
     auto& slot = result_.placement->offsets[*b];
     if (slot) {
-      fail(pid, "buffer '" + result_.problem.buffers[*b].name + "' is placed twice");
+      fail(pid, "buffer '" + spec.name + "' is placed twice");
       return;
     }
     slot = *off;
+    if (arena) {
+      auto& arenas = result_.placement->arenas;
+      if (arenas.empty()) {  // the buffers' own arenas, until an entry says otherwise
+        arenas.reserve(result_.problem.buffers.size());
+        for (const auto& bs : result_.problem.buffers) arenas.push_back(bs.arena);
+      }
+      arenas[*b] = *arena;
+    }
   }
 
   void finish() {
     auto& p = result_.problem;
     for (std::size_t k = 0; k < p.arenas.size(); ++k)
-      if (unlimited_[k]) p.arenas[k].capacity = always_fitting_capacity(p, p.arenas[k].id);
+      if (unlimited_[k]) p.arenas[k].capacity = reader_capacity(p, p.arenas[k].id);
     result_.no_capacity = unlimited_;
     // Everything with a position was checked above; the validator checks the
     // rules that join several buffers (alias classes, slots, penalties).

@@ -4,6 +4,7 @@
 // reports diff cleanly. See docs/formats.md.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -40,20 +41,31 @@ PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const Pla
   doc["stopped_by"] = std::string(to_string(r.stopped_by));
   doc["proved"] = oj{{"penalty", r.proved.penalty}, {"peak", r.proved.peak}, {"penalty_bound", r.proved.penalty_bound}};
   oj placement = oj::array();
-  if (r.placement)
+  if (r.placement) {
+    const bool arenas = detail::writes_chosen_arenas(p, *r.placement);
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
       const auto& off = i < r.placement->offsets.size() ? r.placement->offsets[i] : std::nullopt;
-      placement.push_back(oj{{"id", detail::json_buffer(p, static_cast<BufferId>(i))}, {"offset", off ? oj(*off) : oj(nullptr)}});
+      oj e{{"id", detail::json_buffer(p, static_cast<BufferId>(i))}, {"offset", off ? oj(*off) : oj(nullptr)}};
+      if (arenas) e["arena"] = r.placement->arenas[i];
+      placement.push_back(std::move(e));
     }
+  }
   doc["placement"] = std::move(placement);
 
   oj peaks = oj::object();
   for (std::size_t k = 0; k < labels.size() && k < r.objective.peak_by_arena.size(); ++k)
     peaks[labels[k]] = r.objective.peak_by_arena[k];
-  doc["objective"] = oj{{"penalty", r.objective.penalty},
-                        {"total_peak", r.objective.total_peak},
-                        {"max_peak", r.objective.max_peak},
-                        {"peak_by_arena", std::move(peaks)}};
+  // spill (how far down their candidate lists buffers went) only when some
+  // buffer has a choice: reports of other problems keep their keys.
+  const bool choice = std::any_of(p.buffers.begin(), p.buffers.end(),
+                                  [](const BufferSpec& b) { return b.candidate_arenas.size() > 1; });
+  oj objective = oj::object();
+  if (choice) objective["spill"] = r.objective.spill;
+  objective["penalty"] = r.objective.penalty;
+  objective["total_peak"] = r.objective.total_peak;
+  objective["max_peak"] = r.objective.max_peak;
+  objective["peak_by_arena"] = std::move(peaks);
+  doc["objective"] = std::move(objective);
 
   // Two bounds under two names: the max-load sweep's, and the one proved
   // (at least the max-load bound; a complete search may raise it).
