@@ -398,6 +398,9 @@ TEST_CASE("SIGINT during --explain: the explanation found so far is written whol
   CHECK(e["explained"] == true);
   REQUIRE(e["least_capacity"].size() == 1);
   CHECK(e["least_capacity"][0]["proved"] == false);
+  bool said = false;
+  for (const auto& n : e["notes"]) said = said || has(n.get<std::string>(), "the explanation was interrupted");
+  CHECK(said);
   std::vector<std::string> expected{"long.csv", "r.json", "stderr"};
   CHECK(dir.entries() == expected);
 }

@@ -143,9 +143,17 @@ inline void run_plan(PlanArgs& a) {
   // check), the same stop token (an interruption ends it and still writes
   // what it found) and the same progress line.
   std::optional<Explanation> why;
+  bool explain_skipped = false;
   if (a.explain && (r.status == Status::infeasible || r.status == Status::no_fit)) {
-    session.explaining();
-    why = explain(in.problem, r, a.options);
+    if (SearchSession::stop_signal() != 0) {
+      explain_skipped = true;  // the user stopped the search: do not start another
+    } else {
+      session.explaining();
+      why = explain(in.problem, r, a.options);
+      if (SearchSession::stop_signal() != 0)
+        why->diagnostics.push_back(note("the explanation was interrupted: what it found so far is reported, and what "
+                                        "it did not prove is not claimed"));
+    }
   }
   session.finish();
   print_diagnostics(r.diagnostics, a.file);
@@ -155,6 +163,7 @@ inline void run_plan(PlanArgs& a) {
       for (const auto& line : explanation_lines(in.problem, *why)) info << "explanation: " << terminal_text(line) << '\n';
     print_diagnostics(why->diagnostics, a.file);
   }
+  if (explain_skipped) std::cerr << "pto-mem: note: the search was interrupted, so --explain did not run\n";
   // A problem the planner refuses is bad input: nothing is written.
   if (is_error(r.status)) exit_with(exit_bad_input);
 
