@@ -1,5 +1,8 @@
 // `pto-mem plan FILE`: place every buffer, print a per-arena summary, and
 // write the placement, the JSON report and the SVG memory map on request.
+// With --explain, a problem that does not fit is explained (a minimal
+// conflicting subset, the bytes short, the least capacity that fits:
+// algorithms/explain.hpp) in the summary and in the report.
 #pragma once
 
 #include <cstdio>
@@ -12,8 +15,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "pto_mem/algorithms/explain.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/io/arena_label.hpp"
+#include "pto_mem/io/explain_json.hpp"
 #include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/io/report.hpp"
 #include "pto_mem/io/svg.hpp"
@@ -37,6 +42,7 @@ struct PlanArgs {
   std::uint64_t node_limit = 0;
   unsigned threads = 1;
   bool quiet = false, progress = false;
+  bool explain = false;  ///< --explain: say why a problem does not fit
   PlanOptions options;
 };
 
@@ -132,9 +138,32 @@ inline void run_plan(PlanArgs& a) {
   a.options.stop = session.token();
   a.options.progress = session.callback();
   const PlanResult r = plan(in.problem, a.options);
+  // --explain: why nothing fits, under the same options (its own budget:
+  // the time limit bounds the whole explanation, the node limit each
+  // check), the same stop token (an interruption ends it and still writes
+  // what it found) and the same progress line.
+  std::optional<Explanation> why;
+  bool explain_skipped = false;
+  if (a.explain && (r.status == Status::infeasible || r.status == Status::no_fit)) {
+    if (SearchSession::stop_signal() != 0) {
+      explain_skipped = true;  // the user stopped the search: do not start another
+    } else {
+      session.explaining();
+      why = explain(in.problem, r, a.options);
+      if (SearchSession::stop_signal() != 0)
+        why->diagnostics.push_back(note("the explanation was interrupted: what it found so far is reported, and what "
+                                        "it did not prove is not claimed"));
+    }
+  }
   session.finish();
   print_diagnostics(r.diagnostics, a.file);
   print_plan_summary(in.problem, r, info);
+  if (why) {
+    if (!a.quiet)
+      for (const auto& line : explanation_lines(in.problem, *why)) info << "explanation: " << terminal_text(line) << '\n';
+    print_diagnostics(why->diagnostics, a.file);
+  }
+  if (explain_skipped) std::cerr << "pto-mem: note: the search was interrupted, so --explain did not run\n";
   // A problem the planner refuses is bad input: nothing is written.
   if (is_error(r.status)) exit_with(exit_bad_input);
 
@@ -142,7 +171,13 @@ inline void run_plan(PlanArgs& a) {
   // any file is touched.
   std::vector<std::string> written;
   if (a.report_option->count() > 0) {
-    outputs.set_text(a.report_option->get_name(), report_text(in.problem, r));
+    if (why) {
+      auto doc = report_json(in.problem, r);
+      doc["explanation"] = explanation_json(in.problem, *why);
+      outputs.set_text(a.report_option->get_name(), json_text(doc));
+    } else {
+      outputs.set_text(a.report_option->get_name(), report_text(in.problem, r));
+    }
     written.push_back(a.report);
   }
   if (dsa && a.solution_option->count() > 0) {  // every status, placements only for a fit
@@ -217,7 +252,11 @@ inline void add_plan_command(CLI::App& app) {
                       "worker threads (1 = this thread; 0 = two when the machine has more than one core; default: "
                       "two for --strategy greedy on a machine with two cores or more, else 1)")
           ->check(unsigned_in(0, 1024));
-  cmd->add_flag("--quiet,-q", a->quiet, "no progress line on standard error");
+  cmd->add_flag("--quiet,-q", a->quiet, "no progress line on standard error (nor, with --explain, explanation lines)");
+  cmd->add_flag("--explain", a->explain,
+                "when nothing fits (infeasible or no_fit): find a minimal set of buffers and constraints that do not "
+                "fit together, the bytes short and the least capacity that fits; printed in the summary and, with "
+                "--json, in the report's \"explanation\"");
   cmd->add_flag("--progress", a->progress,
                 "show the progress line even when standard error is not a terminal (a line a second)");
   cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")

@@ -9,6 +9,7 @@
 //   options.stop = session.token();
 //   options.progress = session.callback();
 //   PlanResult r = plan(problem, options);   // a watcher thread draws and polls
+//   session.explaining();                     // optional: explain() runs next
 //   session.finish();                         // clears the line
 //   ... write the outputs ...
 //   session.end_like_the_signal();            // if a signal stopped the search
@@ -73,6 +74,13 @@ inline std::string progress_line(const std::optional<SearchProgress>& p, double 
          ") | bound " + grouped(p->proved_bound) + " | gap " + gap + " | " + time;
 }
 
+/// The progress line while explain() runs, without a line end.
+inline std::string explaining_line(double elapsed_s) {
+  char time[32];
+  std::snprintf(time, sizeof time, "%.1f s", elapsed_s);
+  return std::string("pto-mem: explaining why it does not fit | ") + time;
+}
+
 class SearchSession {
  public:
   /// `show`: draw the progress line; `terminal`: stderr is a terminal (one
@@ -93,6 +101,11 @@ class SearchSession {
       last_ = p;
     };
   }
+
+  /// From here on the tool explains why nothing fits (pto_mem::explain,
+  /// under the same stop token): the progress line and the interruption
+  /// message say so.
+  void explaining() { explaining_.store(true); }
 
   /// Ends the watcher and clears the progress line. From here on a signal
   /// ends the tool at once (the outputs are being written).
@@ -136,9 +149,13 @@ class SearchSession {
         told = true;
         stop_.request_stop();
         if (drawn_ && terminal_) std::cerr << "\r\033[K";
-        std::cerr << "pto-mem: interrupted: stopping the search and writing the best placement found "
-                     "(interrupt again to abort without writing)\n"
-                  << std::flush;
+        if (explaining_.load())
+          std::cerr << "pto-mem: interrupted: stopping the explanation and writing what it found "
+                       "(interrupt again to abort without writing)\n";
+        else
+          std::cerr << "pto-mem: interrupted: stopping the search and writing the best placement found "
+                       "(interrupt again to abort without writing)\n";
+        std::cerr << std::flush;
         drawn_ = false;
       }
       const auto now = Clock::now();
@@ -146,7 +163,7 @@ class SearchSession {
       if (!show_ || elapsed < 1.0) continue;
       if (now - last_drawn < (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(1000))) continue;
       last_drawn = now;
-      const std::string line = progress_line(last_, elapsed);
+      const std::string line = explaining_.load() ? explaining_line(elapsed) : progress_line(last_, elapsed);
       if (terminal_) std::cerr << '\r' << line << "\033[K" << std::flush;
       else std::cerr << line << '\n' << std::flush;
       drawn_ = true;
@@ -160,6 +177,7 @@ class SearchSession {
   std::condition_variable wake_;
   std::optional<SearchProgress> last_;
   bool drawn_ = false;
+  std::atomic<bool> explaining_{false};
   std::jthread watcher_;  // last: it starts after, and is joined before, everything it reads
 };
 
