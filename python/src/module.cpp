@@ -322,6 +322,25 @@ std::optional<std::uint32_t> slot_from(py::handle h) {
 
 std::string quoted(const std::string& s) { return py::repr(py::str(s)).cast<std::string>(); }
 
+/// Raises InputError when the problem uses a structure (live intervals,
+/// pins, candidate arenas, exclusions, a conflict graph) that `format` has
+/// no field for: writing the file would drop it silently.
+void refuse_structure(const Problem& p, const char* format) {
+  std::string what;
+  if (!p.exclusions.empty()) what = "problem.exclusions";
+  else if (p.conflict_graph) what = "problem.conflict_graph";
+  for (std::size_t i = 0; i < p.buffers.size() && what.empty(); ++i) {
+    const BufferSpec& b = p.buffers[i];
+    const char* field = !b.live.empty() ? "live" : b.pin ? "pin" : !b.candidate_arenas.empty() ? "candidate_arenas" : nullptr;
+    if (field) what = "buffers[" + std::to_string(i) + "] (" + quote_name(b.name) + ")." + field;
+  }
+  if (what.empty()) return;
+  const std::string m = std::string("the ") + format + " format has no field for " + what +
+                        " yet; writing the problem would drop it. Plan and validate the problem from Python, "
+                        "or remove the structure before writing it";
+  raise_error("InputError", m, Diagnostics{error(m)});
+}
+
 ProblemFile read_or_raise(ReadResult r) {
   raise_if_errors(r.diagnostics);
   if (!r.file) raise_error("InputError", "the file holds no problem", r.diagnostics);
@@ -881,15 +900,19 @@ void bind_model(py::module_& m) {
                   py::arg("sizes"), py::arg("begins"), py::arg("ends"), py::arg("alignments") = py::none(),
                   py::kw_only(), py::arg("arenas") = py::none(), py::arg("capacity") = py::none())
       .def("copy", &deep_copy, "An independent problem: new element objects with the same values.")
+      .def("_round_trip", [](const PyProblem& p) { return from_problem(to_problem(p)); },
+           "The problem converted to the library's model and back (what every reader returns); for tests.")
       .def("__copy__", &deep_copy)
       .def("__deepcopy__", [](const PyProblem& p, py::handle) { return deep_copy(p); }, py::arg("memo"))
       .def("to_json", [](const PyProblem& py_problem, py::object offsets) {
              ProblemFile f = to_problem(py_problem);
+             refuse_structure(f.problem, "JSON");
              if (!offsets.is_none()) f.placement = placement_from(f.problem, offsets);
              return json_problem_text(f);  // an arena without a capacity is written without one
            }, py::arg("offsets") = py::none())
       .def("to_csv", [](const PyProblem& py_problem, py::object offsets) {
              const ProblemFile f = to_problem(py_problem);
+             refuse_structure(f.problem, "CSV");
              std::optional<Placement> pl;
              if (!offsets.is_none()) pl = placement_from(f.problem, offsets);
              TextResult t = to_csv(f.problem, pl ? &*pl : nullptr);
