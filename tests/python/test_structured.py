@@ -168,6 +168,10 @@ def test_candidate_arena_errors_name_the_entry_and_the_value():
     assert any("'x'" in m and "unknown candidate arena 7" in m for m in messages), messages
     with pytest.raises(pto_mem.PlanError, match="unknown candidate arena 7"):
         pto_mem.plan(p)
+    # An arena given that is not the first candidate: the validator names both.
+    q = Problem(arenas=two_arenas(), buffers=[Buffer("x", 8, (0, 1), arena=1, candidate_arenas=[0, 1])])
+    messages = [d.message for d in pto_mem.validate(q)]
+    assert any("'x'" in m and "arena 1 is not its first candidate arena 0" in m for m in messages), messages
 
 
 # ---- exclusions ----------------------------------------------------------------
@@ -263,6 +267,16 @@ def test_the_round_trip_through_the_library_keeps_everything():
     p.conflict_graph = None
     assert snapshot(p._round_trip()) == snapshot(p)
     assert p._round_trip().conflict_graph is None
+
+
+def test_each_reprs_is_the_call_that_makes_it_again():
+    namespace = {"Buffer": Buffer, "Pin": Pin, "Exclusion": Exclusion, "Conflict": Conflict}
+    for b in structured().buffers:
+        again = eval(repr(b), namespace)  # noqa: S307 - our own repr
+        assert (again.name, again.size, again.lifetime, again.live, again.pin, again.candidate_arenas, again.arena) == (
+            b.name, b.size, b.lifetime, b.live, b.pin, b.candidate_arenas, b.arena)
+    x = eval(repr(Exclusion("a", 3)), namespace)  # noqa: S307
+    assert (x.a, x.b) == ("a", "3") and repr(eval(repr(Conflict(1, "b")), namespace)) == "Conflict('1', 'b')"  # noqa: S307
 
 
 def test_a_copy_keeps_everything_and_is_independent():
