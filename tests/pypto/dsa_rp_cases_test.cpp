@@ -39,8 +39,8 @@ std::set<Edge> dsa_edges(const std::string& text, const std::string& soc) {
   for (const auto& v : lt.vars) name.try_emplace(pypto::passes::var_base(v), v->name);
   std::set<Edge> out;
   for (const auto& pen : model.problem.penalties) {
-    const auto& a = model.bases[std::stoul(pen.a)].base;
-    const auto& b = model.bases[std::stoul(pen.b)].base;
+    const auto& a = model.bases[pen.a].base;
+    const auto& b = model.bases[pen.b].base;
     CHECK(pen.weight == 1);
     out.insert(edge(name[a.get()], name[b.get()]));
   }

@@ -46,7 +46,7 @@ std::string straight_line(int blocks) {
   return s + "    return out\n";
 }
 
-using Pairs = std::set<std::pair<std::string, std::string>>;
+using Pairs = std::set<std::pair<std::size_t, std::size_t>>;
 
 Pairs listed_pairs(const Problem& p) {
   Pairs out;
@@ -73,7 +73,7 @@ std::uint64_t compare(const std::string& text, const SocPolicy& soc) {
     Pairs whole = listed_pairs(ruled.problem);
     if (ruled.implicit) {
       for (const auto& [a, b] : implicit_pairs(*ruled.implicit)) {
-        CHECK(whole.insert({std::to_string(a), std::to_string(b)}).second);  // never both listed and ruled
+        CHECK(whole.insert({a, b}).second);  // never both listed and ruled
         ++rule_pairs;
       }
     }

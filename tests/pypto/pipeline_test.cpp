@@ -188,7 +188,7 @@ TEST_CASE("the memory map of a planned program is a valid generic placement") {
   CHECK(m.problem.arenas[1].name == "k: Acc");
   CHECK(m.problem.arenas[1].reserved.empty());
   REQUIRE(m.problem.buffers.size() == 3);
-  CHECK(m.problem.buffers[0].id == "k/buf");
+  CHECK(m.problem.buffers[0].name == "k/buf");
   CHECK(m.problem.buffers[0].size == 32768);
   CHECK(m.placement.offsets[0] == 1024);
   CHECK(m.placement.offsets[1] == 33792);

@@ -3,6 +3,9 @@
 // must-alias unification and written back from each class's anchor.
 #include <doctest/doctest.h>
 
+#include <set>
+#include <string>
+
 #include "pass_support.hpp"
 #include "pto_mem/pypto/passes/semantic_alias_classes.hpp"
 
@@ -103,6 +106,31 @@ TEST_CASE("alias classes: a value placed on another allocation than the source i
   INFO(message);
   CHECK(message.find("'rs'") != std::string::npos);
   CHECK(message.find("mem_other") != std::string::npos);
+}
+
+TEST_CASE("alias classes: a contradiction the unification finds names the values, not buffer numbers") {
+  Setup s(views);
+  std::vector<ShareRelation> share;
+  add_identity_relations(capture_identity_relations(s.f(), s.ctx), share);
+  // s1 sits 80 bytes into t; t also following s1 at its start cannot hold.
+  share.push_back({s.var("t"), s.var("s1"), ShareRelation::Kind::view, int_imm(0)});
+  CHECK_FALSE(write_back_alias_classes(s.f(), s.compiled.program, s.ctx, "test", share, {}));
+  REQUIRE(s.ctx.diagnostics.size() == 1);
+  const std::string message = s.ctx.diagnostics[0].message;
+  INFO(message);
+  CHECK(s.ctx.diagnostics[0].code == "internal");
+  CHECK(message.find("placed at two different offsets") != std::string::npos);
+  // Every quoted word is a value of the kernel, never a buffer's position.
+  const std::set<std::string> values{"t", "s0", "s1", "s2", "rs"};
+  std::size_t quoted = 0;
+  for (std::size_t at = message.find('\''); at != std::string::npos; at = message.find('\'', at + 1)) {
+    const std::size_t end = message.find('\'', at + 1);
+    REQUIRE(end != std::string::npos);
+    CHECK(values.contains(message.substr(at + 1, end - at - 1)));
+    ++quoted;
+    at = end;
+  }
+  CHECK(quoted >= 3);  // the value refused, then the two the unification names
 }
 
 TEST_CASE("alias classes: a view at a run-time offset follows its source's window with its offset expression") {

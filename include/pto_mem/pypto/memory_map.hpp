@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "pto_mem/core/compiled_mode.hpp"
+#include "pto_mem/core/make_problem.hpp"
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/io/svg.hpp"
@@ -142,6 +143,35 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
   return out;
 }
 
+/// One alloc statement as core/buffer.hpp reads it: labelled "function/name";
+/// its arena is the index of its (function, space) pair.
+struct Allocation {
+  std::string id;
+  Addr size = 0;
+  Addr alignment = 1;
+  std::int64_t arena = 0;
+  Interval lifetime;
+};
+
+/// The (function, space) pairs as arenas (an ArenaPolicy over their index).
+/// A capacity of 0 (no backend) becomes the high-water mark once the
+/// addresses are known.
+struct FunctionSpaces {
+  struct Space {
+    std::string name;
+    Addr capacity = 0;
+    std::vector<AddrRange> reserved;
+  };
+  std::vector<Space> spaces;
+
+  [[nodiscard]] std::string name(std::int64_t k) const { return at(k).name; }
+  [[nodiscard]] std::optional<Addr> capacity(std::int64_t k) const { return at(k).capacity; }
+  [[nodiscard]] const std::vector<AddrRange>& reserved(std::int64_t k) const { return at(k).reserved; }
+
+ private:
+  [[nodiscard]] const Space& at(std::int64_t k) const { return spaces[static_cast<std::size_t>(k)]; }
+};
+
 }  // namespace detail::memory_map
 
 /// The allocations of every kernel function of `program` whose address is
@@ -154,7 +184,8 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
 [[nodiscard]] PTO_MEM_PYPTO_INLINE MemoryMap memory_map(const Program& program, const SocPolicy& soc,
     const std::map<std::string, std::map<std::string, std::int64_t>>& addresses) {
   MemoryMap out;
-  std::int64_t next_arena = 0;
+  std::vector<detail::memory_map::Allocation> allocations;
+  detail::memory_map::FunctionSpaces arenas;  // key k: the k-th (function, space) met
   for (const auto& f : program.functions) {
     if (!is_kernel(f.kind) || !f.body) continue;
     detail::memory_map::LiveRanges live;
@@ -180,17 +211,15 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
     for_each_stmt(f.body, [&](const Stmt& s) {
       const auto* a = s.as<AllocStmt>();
       if (!a || !soc.planned(a->space)) return;
-      auto [it, fresh] = arena_of.try_emplace(a->space, next_arena);
+      auto [it, fresh] = arena_of.try_emplace(a->space, static_cast<std::int64_t>(arenas.spaces.size()));
       if (fresh) {
-        Arena arena;
-        arena.id = next_arena++;
+        auto& arena = arenas.spaces.emplace_back();
         arena.name = f.name + ": " + std::string(to_string(a->space));
         arena.capacity = soc.capacity(a->space).value_or(0);
         const MemorySpace cross = f.kind == FunctionKind::AIC ? MemorySpace::Mat : MemorySpace::Vec;
         if (a->space == cross) arena.reserved = detail::memory_map::reserve_windows(f, soc.alignment(a->space));
-        out.problem.arenas.push_back(std::move(arena));
       }
-      BufferSpec b;
+      detail::memory_map::Allocation b;
       b.id = f.name + "/" + a->var->name;
       b.size = a->size;
       b.alignment = soc.alignment(a->space);
@@ -206,10 +235,11 @@ inline std::vector<AddrRange> reserve_windows(const Function& f, Addr alignment)
       if (!addr)
         if (auto l = lowest.find(a->var.get()); l != lowest.end() && l->second >= 0)
           addr = static_cast<Addr>(l->second);
-      out.problem.buffers.push_back(std::move(b));
+      allocations.push_back(std::move(b));
       out.placement.offsets.push_back(addr);
     });
   }
+  out.problem = make_problem(allocations, arenas).problem;
   // A space without a capacity (no backend) is drawn up to its high-water
   // mark (arena ids are their positions: one pass over the buffers).
   std::vector<Addr> high(out.problem.arenas.size(), 0);

@@ -364,7 +364,7 @@ class BranchStorage : public IRMutator {
     const MemorySpace space = *ta.space;
     const Addr size = ma.size;
     const std::int64_t in_slot = *offset;
-    const Addr align = ctx_.soc ? std::max<Addr>(ctx_.soc->alignment(space), 1) : 32;
+    const Addr align = space_alignment(ctx_, space);
     const auto slot = align_up(extent, align);
     if (!slot || *slot > static_cast<Addr>(std::numeric_limits<std::int64_t>::max() / 2)) return false;
     if (!slot_index) slot_index = make_var(tb_.unique_name(phi->name + "_slot"), scalar_type(DataType::INDEX), i.loc);

@@ -11,7 +11,8 @@
 //  * size: the largest window on the base, at least the whole declaration;
 //    alignment: the SoC's; one pool per space holding buffers (ascending
 //    space), capacity from the backend or, without one, the reserved floor
-//    plus every aligned size; the reserved floor as the pool's reserved range;
+//    plus every aligned size; the reserved floor as the pool's reserved range
+//    (built by make_problem, space_problem.hpp: buffer k is labelled "k");
 //  * separations: no-alias and the 910B hazard (no_alias.hpp), pipeline
 //    clones of one group at different stages (pipeline_stages.hpp), and every
 //    declared base closed to every other buffer of its space (the generic
@@ -47,6 +48,7 @@
 #include "pto_mem/pypto/passes/pipeline_stages.hpp"
 #include "pto_mem/pypto/passes/reserve_buffer.hpp"
 #include "pto_mem/pypto/passes/sequential_addr.hpp"
+#include "pto_mem/pypto/passes/space_problem.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -64,6 +66,7 @@ struct DsaProblem {
   std::vector<PlannedBase> bases;      ///< interval order
   std::vector<DsaInterval> intervals;  ///< aligned with bases
   Problem problem;                     ///< the strict problem (declarations closed, penalties included)
+  std::vector<MemorySpace> spaces;     ///< arena k's memory space
   /// Reuse penalties kept as a rule over problem.buffers (none when the
   /// relation was small enough to list in problem.penalties).
   std::optional<ImplicitPenalties> implicit;
@@ -115,42 +118,31 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
     last[k] = std::max(last[k], lt.last[i]);
   }
 
-  Problem& prob = out.problem;
-  std::map<MemorySpace, std::size_t> arena_of;
-  for (const auto& b : out.bases) arena_of.emplace(b.space, 0);
-  for (auto& [space, k] : arena_of) {
-    k = prob.arenas.size();
-    Arena a;
-    a.id = static_cast<std::int64_t>(index_of(space));
-    a.name = std::string(to_string(space));
-    const Addr floor = reserve.floor(space);
-    a.reserved = arena_reserved_ranges(ctx.soc, space, floor);  // + the SoC's windows
-    if (auto cap = checked_capacity(ctx, space)) {
-      a.capacity = *cap;
-    } else {  // no backend: room for everything, side by side
-      a.capacity = floor;
-      for (const auto& b : out.bases)
-        if (b.space == space)
-          a.capacity = saturating_add(a.capacity, align_up(b.bytes(), ctx.soc ? std::max<Addr>(ctx.soc->alignment(space), 1) : 32)
-                                                      .value_or(max_addr));
-    }
-    prob.arenas.push_back(std::move(a));
-  }
+  std::vector<SpaceBuffer> buffers;
+  buffers.reserve(out.bases.size());
   for (std::size_t k = 0; k < out.bases.size(); ++k) {
     const PlannedBase& b = out.bases[k];
     if (def[k] < 0) {
       def[k] = 0;
       last[k] = std::max<Tick>(lt.points - 1, 0);
     }
-    BufferSpec s;
-    s.id = std::to_string(k);
-    s.size = b.bytes();
-    s.alignment = ctx.soc ? std::max<Addr>(ctx.soc->alignment(b.space), 1) : 32;
-    s.arena = prob.arenas[arena_of[b.space]].id;
-    s.lifetime = dsa_ticks(def[k], last[k]);
-    prob.buffers.push_back(s);
+    buffers.push_back({k, b.bytes(), space_alignment(ctx, b.space), b.space, dsa_ticks(def[k], last[k])});
+  }
+  auto capacity_of = [&](MemorySpace space) {
+    if (auto cap = checked_capacity(ctx, space)) return *cap;
+    Addr cap = reserve.floor(space);  // no backend: room for everything, side by side
+    for (const auto& b : buffers)
+      if (b.arena == space) cap = saturating_add(cap, align_up(b.size, b.alignment).value_or(max_addr));
+    return cap;
+  };
+  auto built = make_problem(buffers, SpaceArenas{ctx.soc, &reserve, capacity_of});
+  Problem& prob = out.problem;
+  prob = std::move(built.problem);
+  out.spaces = std::move(built.arena_keys);
+  for (std::size_t k = 0; k < out.bases.size(); ++k) {
+    const BufferSpec& s = prob.buffers[k];
     out.intervals.push_back({k, s.size, s.alignment, s.arena, Interval{def[k], last[k]}});
-    if (b.declared) prob.declared.push_back(DeclaredAllocation{s.id, 1, s.size, {}});
+    if (out.bases[k].declared) prob.declared.push_back(DeclaredAllocation{static_cast<BufferId>(k), 1, s.size, {}});
   }
 
   // Typed separations, then declared allocations closed by the unification.
@@ -177,7 +169,7 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
       r = static_cast<std::uint8_t>(r | reason_pipeline_stage);
     }
   for (const auto& [pair, reasons] : separated)
-    prob.separations.push_back({std::to_string(pair.first), std::to_string(pair.second), reasons});
+    prob.separations.push_back({static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), reasons});
   if (!prob.declared.empty()) {
     AliasUnification u = unify_aliases(prob, UnifyOptions{true});
     if (!u.ok()) {
@@ -196,11 +188,11 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
     for (const auto& b : prob.buffers) bytes.push_back(b.size);
     const AccessTrace trace(f, ctx, index, bytes);
     std::vector<std::pair<std::size_t, std::size_t>> hard;
-    for (const auto& s : prob.separations) hard.emplace_back(std::stoul(s.a), std::stoul(s.b));
+    for (const auto& s : prob.separations) hard.emplace_back(s.a, s.b);
     ReusePenaltyRelation relation = recognize_reuse_penalty_relation(out.intervals, trace.events(), hard);
     const bool listed = relation.size() <= listed_limit;
     for (const auto& e : listed ? relation.pairs() : relation.listed)  // ascending (a, b)
-      prob.penalties.push_back({std::to_string(e.a), std::to_string(e.b), e.weight});
+      prob.penalties.push_back({static_cast<BufferId>(e.a), static_cast<BufferId>(e.b), e.weight});
     if (!listed) out.implicit = std::move(relation.implicit);
   }
   return true;
@@ -247,7 +239,7 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
       named = true;
       msg += " " + a.name + " buffer usage (at least " + std::to_string(loads[k].lower_bound) +
              " bytes live at once) exceeds platform limit (" + std::to_string(a.capacity) + " bytes)" +
-             reserve_note(f, reserve, static_cast<MemorySpace>(a.id)) + ".";
+             reserve_note(f, reserve, model.spaces[k]) + ".";
     }
     if (!named)
       msg += " No space is over its capacity by live bytes alone: the bounded greedy search did not find a packing, "

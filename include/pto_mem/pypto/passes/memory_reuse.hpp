@@ -267,7 +267,7 @@ inline void realign_loop_carries(const Function& f) {
   if (ctx.soc && ctx.soc->configured) {
     const auto reserve = resolve_reserve_buffers(f, p, ctx);  // errors are AllocateMemoryAddr's to report
     auto align = [&](Addr bytes, MemorySpace space) {
-      return align_up(bytes, std::max<Addr>(ctx.soc->alignment(space), 1)).value_or(max_addr);
+      return align_up(bytes, space_alignment(ctx, space)).value_or(max_addr);
     };
     auto footprints = [&] {
       std::map<MemorySpace, std::pair<Addr, Addr>> use;  // space -> (footprint, largest slot), floor included

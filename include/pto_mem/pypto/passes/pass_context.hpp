@@ -8,6 +8,7 @@
 // stops after a pass that added an error.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,5 +53,11 @@ struct PassContext {
 
   [[nodiscard]] bool failed() const noexcept { return has_errors(diagnostics); }
 };
+
+/// The alignment of every allocation in `space`: the SoC's (at least one
+/// byte), or 32 bytes, PyPTO's default, when the pass runs without an SoC.
+[[nodiscard]] inline Addr space_alignment(const PassContext& ctx, MemorySpace space) noexcept {
+  return ctx.soc ? std::max<Addr>(ctx.soc->alignment(space), 1) : 32;
+}
 
 }  // namespace pto_mem::pypto

@@ -47,7 +47,7 @@ struct ReserveResolution {
                                                                const PassContext& ctx) {
   ReserveResolution out;
   const MemorySpace space = cross_core_space(f.kind);
-  const Addr align = ctx.soc ? std::max<Addr>(ctx.soc->alignment(space), 1) : 32;
+  const Addr align = space_alignment(ctx, space);
   Addr next_base = 0;
   auto fail = [&](Loc loc, std::string m) { out.errors.push_back(pass_error(p, loc, std::move(m), code::reserve_buffer)); };
   auto visit = [&](const ExprPtr& e, Loc loc) {

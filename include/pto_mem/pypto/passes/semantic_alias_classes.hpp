@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "pto_mem/algorithms/alias.hpp"
+#include "pto_mem/core/make_problem.hpp"
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
@@ -156,14 +157,16 @@ class AliasClassWriter {
     });
     // (A value no longer defined in the function is not written.)
 
-    // The generic problem: one buffer per value and per anchored base; one
-    // must-alias group per constant relation and per anchor on its base.
-    Problem problem;
-    problem.arenas.push_back({0, "", max_addr, {}});
+    // The generic problem: one buffer per value (labelled by its name, which
+    // the unification's diagnostics then show) and per anchored base ("@k");
+    // one must-alias group per constant relation and per anchor on its base.
     const std::size_t n = vars_.size();
-    for (std::size_t i = 0; i < n; ++i) problem.buffers.push_back(spec(std::to_string(i), window_of(i)));
+    std::vector<AliasNode> nodes;
+    nodes.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) nodes.push_back(node_of(vars_[i]->name, window_of(i)));
     std::unordered_map<const Var*, std::size_t> base_node;
     std::vector<VarPtr> bases;  // base node n + k is bases[k]
+    std::vector<MustAliasGroup> groups;
     for (std::size_t i = 0; i < n; ++i) {
       // A placed value that also follows a source is positioned by its
       // source; write() checks that its placement agrees.
@@ -171,28 +174,23 @@ class AliasClassWriter {
       if (!m || !m->base) continue;
       const auto off = m->const_offset();
       if (!off || *off < 0) continue;  // a run-time window anchors its own class
-      auto [it, fresh] = base_node.try_emplace(m->base.get(), problem.buffers.size());
+      auto [it, fresh] = base_node.try_emplace(m->base.get(), nodes.size());
       if (fresh) {
-        problem.buffers.push_back(spec("@" + std::to_string(bases.size()), nullptr));
+        nodes.push_back(node_of("@" + std::to_string(bases.size()), nullptr));
         bases.push_back(m->base);
       }
-      problem.must_alias.push_back({{{problem.buffers[it->second].id, 0},
-                                     {problem.buffers[i].id, static_cast<Addr>(*off)}}});
+      groups.push_back({{{static_cast<BufferId>(it->second), 0}, {static_cast<BufferId>(i), static_cast<Addr>(*off)}}});
     }
     for (std::size_t i = 0; i < n; ++i) {
       const ShareRelation* r = info_[i].follows;
       if (!r || !constant_rel(*r)) continue;  // a run-time view starts a class
-      problem.must_alias.push_back({{{problem.buffers[*index_.find(r->source.get())].id, 0},
-                                     {problem.buffers[i].id, static_cast<Addr>(*rel_offset(*r))}}});
+      groups.push_back({{{static_cast<BufferId>(*index_.find(r->source.get())), 0},
+                         {static_cast<BufferId>(i), static_cast<Addr>(*rel_offset(*r))}}});
     }
+    Problem problem = make_problem(nodes, OneArena{}).problem;
+    problem.must_alias = std::move(groups);
     unified_ = unify_aliases(problem);
-    if (!unified_.ok()) {
-      std::string why = unified_.diagnostics.front().message;  // name the values, not their buffer numbers
-      for (std::size_t i = n; i-- > 0;)
-        for (std::size_t at; (at = why.find("'" + std::to_string(i) + "'")) != std::string::npos;)
-          why.replace(at, std::to_string(i).size() + 2, in_quotes(vars_[i]->name));
-      return fail(vars_.front(), why);
-    }
+    if (!unified_.ok()) return fail(vars_.front(), unified_.diagnostics.front().message);
     // Values follow one source each and only anchors that follow nothing
     // are tied to a base, so a class holds at most one base.
     for (std::size_t k = 0; k < bases.size(); ++k) base_of_class_.emplace(unified_.allocation_of[n + k], n + k);
@@ -261,12 +259,21 @@ class AliasClassWriter {
     return *i;
   }
 
-  static BufferSpec spec(std::string id, const MemRefPtr& m) {
-    BufferSpec s;
-    s.id = std::move(id);
-    s.size = m && m->size > 0 ? m->size : 1;
-    s.lifetime = {0, 1};
-    return s;
+  /// A value or a base as core/buffer.hpp reads it (one arena, no lifetimes:
+  /// only the member offsets matter).
+  struct AliasNode {
+    std::string id;
+    Addr size = 1;
+    Interval lifetime{0, 1};
+  };
+  /// The one arena the unification needs: unnamed and unbounded.
+  struct OneArena {
+    [[nodiscard]] std::string name(int) const { return {}; }
+    [[nodiscard]] std::optional<Addr> capacity(int) const { return max_addr; }
+  };
+
+  static AliasNode node_of(std::string id, const MemRefPtr& m) {
+    return {std::move(id), m && m->size > 0 ? static_cast<Addr>(m->size) : Addr{1}, {0, 1}};
   }
 
   [[nodiscard]] MemRefPtr window_of(std::size_t i) const {

@@ -6,22 +6,21 @@
 // on the base and, for a declared base, at least the whole declaration (so
 // unbound slots stay reserved).
 //
-// Translation only: one generic buffer per base, placed by
-// algorithms/sequential.hpp (place_sequential with PyPTO's name order and
-// cursor alignment), then written back (address_writeback.hpp). With a
+// Translation only: one generic buffer per base (built by make_problem,
+// space_problem.hpp), placed by algorithms/sequential.hpp (place_sequential
+// with PyPTO's name order and cursor alignment), then written back (address_writeback.hpp). With a
 // configured backend, an aligned high-water mark above a space's capacity is
 // a "capacity" error naming the function, the space, the bytes, the limit
 // and the reserved bytes.
 #pragma once
 
-#include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "pto_mem/algorithms/sequential.hpp"
 #include "pto_mem/pypto/passes/address_writeback.hpp"
 #include "pto_mem/pypto/passes/reserve_buffer.hpp"
+#include "pto_mem/pypto/passes/space_problem.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -45,18 +44,8 @@ namespace pto_mem::pypto::passes {
 inline bool place_bases_sequentially(const Function& f, const Program& p, PassContext& ctx,
                                      const ReserveResolution& reserve, const std::vector<PlannedBase>& bases,
                                      MemRefReplacements& replace) {
-  Problem problem;
-  std::map<MemorySpace, std::size_t> arena_of;
-  for (const auto& b : bases) arena_of.emplace(b.space, 0);
-  for (auto& [space, k] : arena_of) {
-    k = problem.arenas.size();
-    Arena a;
-    a.id = static_cast<std::int64_t>(index_of(space));
-    a.name = std::string(to_string(space));
-    a.capacity = checked_capacity(ctx, space).value_or(max_addr);
-    a.reserved = arena_reserved_ranges(ctx.soc, space, reserve.floor(space));  // + the SoC's windows
-    problem.arenas.push_back(std::move(a));
-  }
+  std::vector<SpaceBuffer> buffers;
+  buffers.reserve(bases.size());
   for (std::size_t i = 0; i < bases.size(); ++i) {
     const PlannedBase& b = bases[i];
     if (b.bytes() == 0) {
@@ -66,24 +55,21 @@ inline bool place_bases_sequentially(const Function& f, const Program& p, PassCo
                                            code::internal));
       return false;
     }
-    BufferSpec s;
-    s.id = std::to_string(i);
-    s.size = b.bytes();
-    s.alignment = ctx.soc ? std::max<Addr>(ctx.soc->alignment(b.space), 1) : 32;
-    s.arena = problem.arenas[arena_of[b.space]].id;
-    s.lifetime = {0, 1};
-    problem.buffers.push_back(std::move(s));
+    buffers.push_back({i, b.bytes(), space_alignment(ctx, b.space), b.space, {0, 1}});
   }
+  auto capacity_of = [&ctx](MemorySpace space) { return checked_capacity(ctx, space).value_or(max_addr); };
+  const auto built = make_problem(buffers, SpaceArenas{ctx.soc, &reserve, capacity_of});
   SequentialOptions options;
   options.before = [&bases, &ctx](std::size_t a, std::size_t b) {  // the SoC's placement order (default: name)
     auto key = [&bases](std::size_t i) { return PlacementKey{bases[i].base->name, bases[i].bytes(), i}; };
     return ctx.soc ? ctx.soc->places_before(key(a), key(b)) : bases[a].base->name < bases[b].base->name;
   };
   options.cursor_alignment = ctx.soc ? std::max<Addr>(ctx.soc->address_alignment, 1) : 32;
-  const SequentialResult placed = place_sequential(problem, options);
+  const SequentialResult placed = place_sequential(built.problem, options);
 
   bool fits = true;
-  for (const auto& [space, k] : arena_of) {
+  for (std::size_t k = 0; k < built.arena_keys.size(); ++k) {
+    const MemorySpace space = built.arena_keys[k];
     const auto& use = placed.usage[k];
     const auto limit = checked_capacity(ctx, space);
     const bool over = limit ? (!use.fits || use.high_water > *limit) : !use.fits;
