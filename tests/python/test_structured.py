@@ -5,6 +5,7 @@ property test against a brute-force oracle in plain Python."""
 
 from __future__ import annotations
 
+import collections.abc
 import itertools
 import random
 
@@ -221,6 +222,13 @@ def test_the_conflict_graph_alone_decides_who_is_live_together():
     q.conflict_graph = None
     assert pto_mem.plan(q, strategy="exact").fits
     assert "conflict graph" not in repr(q)
+    # The graph is a live list view, as the problem's other lists.
+    q.conflict_graph = []
+    edges = q.conflict_graph
+    edges.append(Conflict("a", "b"))
+    assert isinstance(edges, collections.abc.MutableSequence) and len(q.conflict_graph) == 1
+    assert not pto_mem.plan(q, strategy="exact").fits
+    assert isinstance(q.exclusions, collections.abc.MutableSequence)
 
 
 def test_conflict_graph_errors_name_the_entry_and_the_name():
