@@ -57,7 +57,7 @@ inline Problem generated_instance(std::size_t n, std::uint64_t seed) {
   const std::uint64_t horizon = std::max<std::uint64_t>(1, n / 2);
   for (std::size_t i = 0; i < n; ++i) {
     BufferSpec b;
-    b.id = std::to_string(i);
+    b.name = std::to_string(i);
     const auto begin = static_cast<Tick>(below(horizon));
     const std::uint64_t kind = below(100);
     const std::uint64_t length = kind < 70 ? 1 + below(8) : kind < 95 ? 8 + below(193) : 200 + below(4801);

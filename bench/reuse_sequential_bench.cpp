@@ -30,7 +30,7 @@ Problem generated(std::size_t n, std::uint64_t seed) {
   p.buffers.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     BufferSpec b;
-    b.id = std::to_string(i);
+    b.name = std::to_string(i);
     b.size = 32 * (1 + rng() % 2048);
     b.alignment = 32;
     b.arena = static_cast<std::int64_t>(rng() % 2);
@@ -54,14 +54,13 @@ Problem generated_aliased(std::size_t n, std::uint64_t seed) {
     const Tick len = view.lifetime.end - view.lifetime.begin;
     view.lifetime.begin = root.lifetime.begin + static_cast<Tick>(rng() % static_cast<std::uint64_t>(root.lifetime.end - root.lifetime.begin));
     view.lifetime.end = view.lifetime.begin + len;
-    p.must_alias.push_back({{{root.id, 0}, {view.id, 32 * (rng() % 4)}}});
+    p.must_alias.push_back({{{static_cast<BufferId>(i), 0}, {static_cast<BufferId>(i + 1), 32 * (rng() % 4)}}});
   }
   for (std::size_t i = 5; i + 1 < n; i += 1000) {
     if (p.buffers[i].arena != p.buffers[i + 1].arena) continue;
-    auto& d = p.buffers[i];
-    d.size = 2 * 4096;
+    p.buffers[i].size = 2 * 4096;
     p.buffers[i + 1].size = 4096;
-    p.declared.push_back({d.id, 2, 4096, {{p.buffers[i + 1].id, 1}}});
+    p.declared.push_back({static_cast<BufferId>(i), 2, 4096, {{static_cast<BufferId>(i + 1), 1}}});
   }
   return p;
 }

@@ -2,6 +2,8 @@
 //
 //   plan(buffers, policy, constraints, options[, out])  -- your own objects
 //   plan(problem, options)                              -- the Problem model
+//   explain(problem, result, options)                   -- why nothing fits
+//                                                          (algorithms/explain.hpp)
 //
 // Every placement a strategy produces is checked by the independent validator
 // before it is returned; a planner bug becomes a diagnostic, never a wrong

@@ -37,9 +37,9 @@ TEST_CASE("csv: a MiniMalloc file becomes one arena of unaligned buffers") {
   CHECK(p.arenas[0].capacity == 12);
   CHECK(p.arenas[0].name == "arena0");
   REQUIRE(p.buffers.size() == 3);
-  CHECK(p.buffers[0].id == "b1");
+  CHECK(p.buffers[0].name == "b1");
   CHECK(p.buffers[1].lifetime == Interval{3, 9});
-  CHECK(p.buffers[2].id == "7");
+  CHECK(p.buffers[2].name == "7");
   CHECK(p.buffers[2].size == 12);
   CHECK(p.buffers[2].alignment == 1);
   CHECK_FALSE(r.file->placement.has_value());
@@ -50,7 +50,7 @@ TEST_CASE("csv: columns in any order and any case; the offset column gives a pla
   auto r = read_csv("SIZE,Id,upper,LOWER,Offset\n16,a,4,0,0\n8,b,2,1,\n", {});
   REQUIRE_MESSAGE(r, dump(r.diagnostics));
   const auto& p = r.file->problem;
-  CHECK(p.buffers[0].id == "a");
+  CHECK(p.buffers[0].name == "a");
   CHECK(p.buffers[0].size == 16);
   CHECK(p.buffers[0].lifetime == Interval{0, 4});
   REQUIRE(r.file->placement);
@@ -175,13 +175,13 @@ TEST_CASE("csv: the writer refuses what CSV cannot hold instead of dropping it")
   aligned.buffers[1].alignment = 32;
   refused(aligned, "buffer 'y' has alignment 32");
   auto sep = p;
-  sep.separations = {{"x", "y"}};
+  sep.separations = {{0, 1}};
   refused(sep, "separations");
   auto tab = p;  // names outside the rule (docs/formats.md); commas and quotes are quoted instead
-  tab.buffers[0].id = "a\tb";
+  tab.buffers[0].name = "a\tb";
   refused(tab, "control character U+0009");
   auto comma = p;
-  comma.buffers[0].id = "a,\"b\"";
+  comma.buffers[0].name = "a,\"b\"";
   CHECK(*to_csv(comma).text == "id,lower,upper,size\n\"a,\"\"b\"\"\",0,3,8\ny,0,3,8\n");
   Placement short_pl;
   short_pl.offsets = {0};

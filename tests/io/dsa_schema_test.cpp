@@ -119,7 +119,7 @@ TEST_CASE("dsa schema: pools, buffers, separations, penalties and the objective 
   CHECK(p.arenas[1].capacity == always_fitting_capacity(p, 5));  // null: no capacity
   CHECK(r.read.file->no_capacity == std::vector<bool>{false, true});
   REQUIRE(p.buffers.size() == 3);
-  CHECK(p.buffers[0].id == "a");  // unique valid names become the ids
+  CHECK(p.buffers[0].name == "a");  // unique valid names become the ids
   CHECK(p.buffers[0].size == 64);
   CHECK(p.buffers[0].alignment == 32);
   CHECK(p.buffers[0].arena == 3);
@@ -127,8 +127,8 @@ TEST_CASE("dsa schema: pools, buffers, separations, penalties and the objective 
   CHECK(p.buffers[2].arena == 5);
   CHECK(d.buffer_ids == std::vector<std::uint32_t>{7, 2, 4});
   REQUIRE(p.separations.size() == 2);
-  CHECK(p.separations[0].a == "a");  // across pools: accepted, vacuous
-  CHECK(p.separations[0].b == "c");
+  CHECK(buffer_label(p, p.separations[0].a) == "a");  // across pools: accepted, vacuous
+  CHECK(buffer_label(p, p.separations[0].b) == "c");
   CHECK(p.separations[0].reasons == reason_explicit);  // cross_pipe: a plain hard separation
   CHECK(p.separations[1].reasons == (reason_pipeline_stage | reason_semantic_no_alias));
   // 7-2 twice (3 + 2 add up); 7-4 across pools can never be paid.
@@ -150,9 +150,9 @@ TEST_CASE("dsa schema: names that repeat fall back to the decimal ids") {
   doc["problem"]["buffers"][1]["name"] = "a";
   auto r = read_dsa_problem(text_of(doc), "p.json");
   REQUIRE_MESSAGE(r, dump(r.read.diagnostics));
-  CHECK(r.read.file->problem.buffers[0].id == "7");
-  CHECK(r.read.file->problem.buffers[1].id == "2");
-  CHECK(r.read.file->problem.separations[1].a == "2");
+  CHECK(r.read.file->problem.buffers[0].name == "7");
+  CHECK(r.read.file->problem.buffers[1].name == "2");
+  CHECK(buffer_label(r.read.file->problem, r.read.file->problem.separations[1].a) == "2");
 }
 
 TEST_CASE("dsa schema: a peak objective minimises and leaves the reuse penalties out") {
@@ -294,28 +294,28 @@ TEST_CASE("dsa schema: random documents read back to the problem they encode") {
     std::shuffle(ids.begin(), ids.end(), rng);
     for (int i = 0; i < nbuf; ++i) {
       BufferSpec b;
-      b.id = named ? "t" + std::to_string(ids[i]) : std::to_string(ids[i]);
+      b.name = named ? "t" + std::to_string(ids[i]) : std::to_string(ids[i]);
       b.size = static_cast<Addr>(pick(1, 64));
       b.alignment = Addr{1} << pick(0, 5);
       b.arena = pool_ids[static_cast<std::size_t>(pick(0, npools - 1))];
       const int lo = pick(0, 10);
       b.lifetime = {lo, lo + pick(1, 6)};
       buffers.push_back({{"id", ids[i]},
-                         {"name", named ? b.id : std::string("dup")},
+                         {"name", named ? b.name : std::string("dup")},
                          {"size", b.size},
                          {"alignment", b.alignment},
                          {"live_intervals", {{{"lower", b.lifetime.begin}, {"upper", b.lifetime.end}}}},
                          {"allowed_pools", {b.arena}}});
       want.buffers.push_back(b);
     }
-    if (!named && nbuf == 1) want.buffers[0].id = "dup";  // one name is unique: it is the id
+    if (!named && nbuf == 1) want.buffers[0].name = "dup";  // one name is unique: it is the id
     std::set<std::pair<int, int>> pen_pairs;
     for (int s = 0; s < pick(0, 4) && nbuf > 1; ++s) {
       const int x = pick(0, nbuf - 1), y = pick(0, nbuf - 1);
       if (x == y) continue;
       if (pick(0, 1)) {
         seps.push_back({{"first", ids[x]}, {"second", ids[y]}, {"reasons", {"pipeline_stage"}}});
-        want.separations.push_back({want.buffers[x].id, want.buffers[y].id, reason_pipeline_stage});
+        want.separations.push_back({static_cast<BufferId>(x), static_cast<BufferId>(y), reason_pipeline_stage});
       } else {
         const auto& bx = want.buffers[x];
         const auto& by = want.buffers[y];
@@ -323,7 +323,7 @@ TEST_CASE("dsa schema: random documents read back to the problem they encode") {
                              !(bx.lifetime.begin < by.lifetime.end && by.lifetime.begin < bx.lifetime.end);
         if (!payable || !pen_pairs.insert(std::minmax(x, y)).second) continue;
         pens.push_back({{"first", ids[x]}, {"second", ids[y]}, {"cost", 2}, {"reason", "generic"}});
-        want.penalties.push_back({bx.id, by.id, 2});
+        want.penalties.push_back({static_cast<BufferId>(x), static_cast<BufferId>(y), 2});
       }
     }
     json doc = {{"schema_version", 1},

@@ -267,7 +267,7 @@ TEST_CASE("names: the readers accept exactly the rule, and accepted ids survive 
     CHECK(csv.file.has_value() == valid);
     if (csv.file) {
       REQUIRE(csv.file->problem.buffers.size() == 1);
-      CHECK(csv.file->problem.buffers[0].id == id);
+      CHECK(csv.file->problem.buffers[0].name == id);
     } else {
       REQUIRE(!csv.diagnostics.empty());
       REQUIRE(csv.diagnostics[0].location);
@@ -280,7 +280,7 @@ TEST_CASE("names: the readers accept exactly the rule, and accepted ids survive 
                                         "p.json");
     CHECK(json.file.has_value() == valid);
     if (json.file) {
-      CHECK(json.file->problem.buffers[0].id == id);
+      CHECK(json.file->problem.buffers[0].name == id);
     } else {
       REQUIRE(!json.diagnostics.empty());
       REQUIRE(json.diagnostics[0].location);
@@ -305,19 +305,19 @@ TEST_CASE("names: the readers accept exactly the rule, and accepted ids survive 
     REQUIRE_MESSAGE(out_csv.text.has_value(), why);
     const auto back_csv = read_csv(*out_csv.text);
     REQUIRE(back_csv.file);
-    CHECK(back_csv.file->problem.buffers[0].id == p.buffers[0].id);
-    CHECK(back_csv.file->problem.buffers[1].id == p.buffers[1].id);
+    CHECK(back_csv.file->problem.buffers[0].name == p.buffers[0].name);
+    CHECK(back_csv.file->problem.buffers[1].name == p.buffers[1].name);
 
     const auto back_json = read_json_problem(json_problem_text(p, &pl));
     REQUIRE(back_json.file);
-    CHECK(back_json.file->problem.buffers[0].id == p.buffers[0].id);
-    CHECK(back_json.file->problem.buffers[1].id == p.buffers[1].id);
+    CHECK(back_json.file->problem.buffers[0].name == p.buffers[0].name);
+    CHECK(back_json.file->problem.buffers[1].name == p.buffers[1].name);
 
     const std::string svg = svg_memory_map(p, pl);
     XmlCheck xml(svg);
     std::string text;
     CHECK_MESSAGE(xml.ok(text), xml.reason);
-    CHECK(text.find(p.buffers[1].id) != std::string::npos);
+    CHECK(text.find(p.buffers[1].name) != std::string::npos);
   }
   // The generator reaches both sides of the rule often.
   CHECK(accepted > 300);
@@ -341,7 +341,7 @@ TEST_CASE("names: a refused id is named with its file, line and column") {
   // Quoting carries commas and quotes in CSV ids.
   const auto quoted = read_csv("id,lower,upper,size\n\"a,\"\"b\"\"\",0,1,4\n");
   REQUIRE(quoted.file);
-  CHECK(quoted.file->problem.buffers[0].id == "a,\"b\"");
+  CHECK(quoted.file->problem.buffers[0].name == "a,\"b\"");
   const auto bad_quote = read_csv("id,lower,upper,size\na\"b,0,1,4\n", {}, "q.csv");
   REQUIRE_FALSE(bad_quote.file);
   CHECK(format(bad_quote.diagnostics[0]).starts_with("q.csv:2:2: error: a quote inside an unquoted field"));

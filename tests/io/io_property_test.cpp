@@ -82,7 +82,11 @@ TEST_CASE("json property: random well-formed problems survive write -> read unch
     const unsigned n = 2 + pick(25);
     for (unsigned i = 0; i < n; ++i) {
       const Tick b = pick(30);
-      p.buffers.push_back({pick(3) ? "b" + std::to_string(i) : std::to_string(i * 10), 1 + pick(5000),
+      // Named "b<i>", or a decimal name no index reaches, or unnamed (its
+      // index stands for it): labels never repeat.
+      const unsigned naming = pick(4);
+      p.buffers.push_back({naming == 0 ? std::string() : naming == 1 ? std::to_string(1000 + i * 10) : "b" + std::to_string(i),
+                           1 + pick(5000),
                            pick(3) ? 1 : Addr{32} * (1 + pick(4)), p.arenas[pick(arenas)].id,
                            {b, b + 1 + static_cast<Tick>(pick(10))}});
     }
@@ -98,20 +102,21 @@ TEST_CASE("json property: random well-formed problems survive write -> read unch
       used.insert({i, j});
       const auto& a = p.buffers[i];
       const auto& b = p.buffers[j];
+      const auto ia = static_cast<BufferId>(i), ib = static_cast<BufferId>(j);
       const unsigned kind = a.arena == b.arena ? pick(3) : 0;  // only a separation may join two arenas
       switch (kind) {
-        case 0: p.separations.push_back({a.id, b.id, static_cast<std::uint8_t>(pick(16))}); break;
+        case 0: p.separations.push_back({ia, ib, static_cast<std::uint8_t>(pick(16))}); break;
         case 1:
-          if (!interferes(a.lifetime, b.lifetime)) p.penalties.push_back({a.id, b.id, 1 + pick(9)});
+          if (!interferes(a.lifetime, b.lifetime)) p.penalties.push_back({ia, ib, 1 + pick(9)});
           break;
         default:
           if (p.must_alias.empty())  // aligned members at one offset: the alignments never contradict
-            p.must_alias.push_back({{{a.id, 0}, {b.id, a.alignment == 1 && b.alignment == 1 ? 32 * pick(3) : 0}}});
+            p.must_alias.push_back({{{ia, 0}, {ib, a.alignment == 1 && b.alignment == 1 ? 32 * pick(3) : 0}}});
       }
     }
     // A separation inside an alias class is malformed; drop those.
     if (!p.must_alias.empty()) {
-      std::set<std::string> members;
+      std::set<BufferId> members;
       for (const auto& m : p.must_alias[0].members) members.insert(m.buffer);
       std::erase_if(p.separations, [&](const Separation& s) { return members.count(s.a) && members.count(s.b); });
     }

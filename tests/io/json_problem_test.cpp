@@ -64,10 +64,10 @@ TEST_CASE("json: the whole model is read, with defaults for optional fields") {
   REQUIRE(p.buffers.size() == 8);
   CHECK(p.buffers[0].alignment == 32);
   CHECK(p.buffers[1].alignment == 1);
-  CHECK(p.buffers[4].id == "7");
+  CHECK(p.buffers[4].name == "7");
   CHECK(p.buffers[0].lifetime == Interval{0, 5});
   REQUIRE(p.must_alias.size() == 1);
-  CHECK(p.must_alias[0].members[0].buffer == "t0");
+  CHECK(buffer_label(p, p.must_alias[0].members[0].buffer) == "t0");
   CHECK(p.must_alias[0].members[0].offset == 0);
   CHECK(p.must_alias[0].members[1].offset == 8192);
   REQUIRE(p.separations.size() == 2);
@@ -78,6 +78,13 @@ TEST_CASE("json: the whole model is read, with defaults for optional fields") {
   CHECK(p.penalties[1].weight == 1);
   REQUIRE(p.declared.size() == 1);
   CHECK(p.declared[0].bindings[0].slot == std::optional<std::uint32_t>{0});
+  // Every constraint names its buffers by position in "buffers".
+  CHECK(p.must_alias[0].members[0].buffer == 0);
+  CHECK(p.must_alias[0].members[1].buffer == 3);
+  CHECK((p.separations[0].a == 1 && p.separations[0].b == 2 && p.separations[1].a == 0 && p.separations[1].b == 1));
+  CHECK((p.penalties[0].a == 1 && p.penalties[0].b == 2 && p.penalties[1].a == 0 && p.penalties[1].b == 2));
+  CHECK(p.declared[0].buffer == 5);
+  CHECK((p.declared[0].bindings[0].buffer == 6 && p.declared[0].bindings[1].buffer == 7));
   CHECK_FALSE(p.declared[0].bindings[1].slot.has_value());
   CHECK_FALSE(r.file->placement.has_value());
 }

@@ -20,8 +20,12 @@ inline std::string first_difference(const Problem& a, const Problem& b) {
   if (a.buffers.size() != b.buffers.size()) return "buffer count";
   for (std::size_t i = 0; i < a.buffers.size(); ++i) {
     const auto &x = a.buffers[i], &y = b.buffers[i];
-    if (x.id != y.id || x.size != y.size || x.alignment != y.alignment || x.arena != y.arena || x.lifetime != y.lifetime)
-      return "buffer " + std::to_string(i) + " (" + x.id + " vs " + y.id + ")";
+    // Labels, not names: a file names every buffer, so an unnamed buffer
+    // reads back named by its index, which is the label it had.
+    const auto id = static_cast<BufferId>(i);
+    const std::string lx = buffer_label(a, id), ly = buffer_label(b, id);
+    if (lx != ly || x.size != y.size || x.alignment != y.alignment || x.arena != y.arena || x.lifetime != y.lifetime)
+      return "buffer " + std::to_string(i) + " (" + lx + " vs " + ly + ")";
   }
   if (a.must_alias.size() != b.must_alias.size()) return "must-alias count";
   for (std::size_t g = 0; g < a.must_alias.size(); ++g) {

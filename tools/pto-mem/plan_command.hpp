@@ -50,7 +50,7 @@ inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostre
   std::vector<Addr> max_load = r.max_load_bound;
   std::vector<std::size_t> buffers(p.arenas.size(), 0);
   if (max_load.size() == p.arenas.size()) {
-    const ProblemIndex index(p, false);
+    const ProblemIndex index(p);
     for (const auto& b : p.buffers)
       if (auto k = index.arena(b.arena)) ++buffers[*k];
   } else {

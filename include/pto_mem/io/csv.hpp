@@ -72,25 +72,6 @@ inline bool iequals(std::string_view a, std::string_view b) {
 /// every control character and stray byte spelled out (io/id_text.hpp).
 inline std::string excerpt(std::string_view s) { return printable(s, 40); }
 
-/// True when two of the ids are equal: one sort of their hashes, so a
-/// million rows cost a few tens of milliseconds where a hash map of every id
-/// costs a second (the nodes miss the cache).
-inline bool has_equal_ids(const std::vector<BufferSpec>& buffers) {
-  std::vector<std::pair<std::size_t, std::uint32_t>> keys(buffers.size());  // (hash of the id, row)
-  for (std::size_t i = 0; i < buffers.size(); ++i)
-    keys[i] = {std::hash<std::string_view>{}(buffers[i].id), static_cast<std::uint32_t>(i)};
-  std::sort(keys.begin(), keys.end());
-  for (std::size_t k = 0; k < keys.size();) {
-    std::size_t run = k + 1;
-    while (run < keys.size() && keys[run].first == keys[k].first) ++run;
-    for (std::size_t x = k; x < run; ++x)  // equal hashes: compare the ids themselves
-      for (std::size_t y = x + 1; y < run; ++y)
-        if (buffers[keys[x].second].id == buffers[keys[y].second].id) return true;
-    k = run;
-  }
-  return false;
-}
-
 class CsvReader {
  public:
   /// `ids_after`: check that ids are unique once, after the last row, and
@@ -107,7 +88,7 @@ class CsvReader {
   std::optional<ReadResult> run() {
     ReadResult out;
     if (read_header()) read_rows();
-    if (ids_after_ && (errors_ > 0 || has_equal_ids(result_.problem.buffers))) return std::nullopt;
+    if (ids_after_ && (errors_ > 0 || repeated_label(result_.problem))) return std::nullopt;
     if (errors_ == 0) finish();
     if (ids_after_ && errors_ > 0) return std::nullopt;
     out.diagnostics = std::move(diags_);
@@ -317,7 +298,7 @@ class CsvReader {
       } else {
         if (id.unquoted) id_text = quoted_ids_.emplace_back(*id.unquoted);  // the line's storage is reused
         if (ids_after_) {
-          // checked after the last row (has_equal_ids)
+          // checked after the last row (repeated_label)
         } else if (auto [it, fresh] = first_line.try_emplace(id_text, line_no_); !fresh) {
           fail(line_no_, id.column,
                "duplicate id '" + excerpt(id_text) + "' (first on line " + std::to_string(it->second) + "); ids must be unique");
@@ -349,7 +330,7 @@ class CsvReader {
         }
       }
       if (!ok || !lower || !upper || !size || errors_ > 0) continue;
-      b.id = std::string(id_text);
+      b.name = std::string(id_text);
       b.size = *size;
       b.lifetime = {*lower, *upper};
       result_.problem.buffers.push_back(std::move(b));
@@ -436,19 +417,26 @@ PTO_MEM_IO_INLINE TextResult to_csv(const Problem& p, const Placement* placement
   if (placement && placement->offsets.size() != p.buffers.size())
     out.diagnostics.push_back(error("the placement has " + std::to_string(placement->offsets.size()) +
                                     " offsets for " + std::to_string(p.buffers.size()) + " buffers"));
-  for (const auto& b : p.buffers) {
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     if (!out.diagnostics.empty()) break;
-    if (b.alignment != 1) refuse("buffer '" + b.id + "' has alignment " + std::to_string(b.alignment) + ", which CSV cannot hold");
-    else if (auto bad = id_defect(b.id))
-      out.diagnostics.push_back(error("buffer id '" + detail::csv::excerpt(b.id) + "' cannot be written: " + bad->reason +
+    const auto& b = p.buffers[i];
+    if (b.alignment != 1)
+      refuse("buffer '" + buffer_label(p, static_cast<BufferId>(i)) + "' has alignment " + std::to_string(b.alignment) +
+             ", which CSV cannot hold");
+    else if (auto bad = b.name.empty() ? std::nullopt : id_defect(b.name))  // an unnamed buffer is written as its index
+      out.diagnostics.push_back(error("buffer id '" + detail::csv::excerpt(b.name) + "' cannot be written: " + bad->reason +
                                       " (docs/formats.md, names)"));
   }
+  if (out.diagnostics.empty())
+    if (auto twice = repeated_label(p))
+      out.diagnostics.push_back(error(repeated_label_message(p, *twice)));
   if (!out.diagnostics.empty()) return out;
   std::string text = placement ? "id,lower,upper,size,offset\n" : "id,lower,upper,size\n";
   text.reserve(text.size() + p.buffers.size() * 32);
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
-    detail::csv::append_field(text, b.id);
+    if (b.name.empty()) text += std::to_string(i);  // its label (buffer_label), without a copy per named buffer
+    else detail::csv::append_field(text, b.name);
     text += ',';
     text += std::to_string(b.lifetime.begin);
     text += ',';

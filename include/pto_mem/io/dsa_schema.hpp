@@ -154,7 +154,7 @@ class DsaReader {
   };
   struct Buf {
     std::uint32_t id = 0;
-    std::size_t index = 0;  ///< in problem.buffers
+    BufferId index = 0;  ///< in problem.buffers
     std::uint32_t pool = 0;
     Interval life;
   };
@@ -292,6 +292,7 @@ class DsaReader {
       for (std::size_t i = 0; i < v["buffers"].size(); ++i) read_buffer(v["buffers"][i], pbuf.at(i));
     if (!errors_.empty()) return;  // the rest refers to pools and buffers: report those first
     if (result_.problem.buffers.empty()) fail(pbuf, "buffers must not be empty (DSA schema v1)");
+    assign_names();
     read_objective(v["objective"], p / "objective");
     read_constraints(v["constraints"], p / "constraints");
     if (v.contains("cost_model")) read_cost_model(v["cost_model"], p / "cost_model");
@@ -400,7 +401,7 @@ class DsaReader {
     b.alignment = *align;
     b.arena = *pool;
     b.lifetime = *life;
-    buffers_.emplace(bid, Buf{bid, result_.problem.buffers.size(), *pool, *life});
+    buffers_.emplace(bid, Buf{bid, static_cast<BufferId>(result_.problem.buffers.size()), *pool, *life});
     names_.push_back(*name);
     dsa_.buffer_ids.push_back(bid);
     result_.problem.buffers.push_back(std::move(b));
@@ -469,14 +470,10 @@ class DsaReader {
 
   static bool co_live(const Buf& a, const Buf& b) { return a.life.begin < b.life.end && b.life.begin < a.life.end; }
 
-  const std::string& model_id(const Buf& b) const { return result_.problem.buffers[b.index].id; }
-
   void read_constraints(const json& v, const JsonPath& p) {
     if (!object(v, p, "constraints", {"colocations", "separations", "temporal_exclusions", "pinned_allocations"},
                 {"colocations", "separations", "temporal_exclusions", "pinned_allocations"}))
       return;
-    // Ids first: the constraints below name buffers by the model's id.
-    assign_ids();
     const JsonPath pc = p / "colocations", ps = p / "separations", pt = p / "temporal_exclusions",
                    pp = p / "pinned_allocations";
     if (is_array(v["colocations"], pc, "colocations"))
@@ -490,14 +487,14 @@ class DsaReader {
           continue;
         }
         // Same pool, same offset: a must-alias pair at offset 0.
-        result_.problem.must_alias.push_back(MustAliasGroup{{{model_id(*a), 0}, {model_id(*b), 0}}});
+        result_.problem.must_alias.push_back(MustAliasGroup{{{a->index, 0}, {b->index, 0}}});
       }
     if (is_array(v["separations"], ps, "separations"))
       for (std::size_t i = 0; i < v["separations"].size(); ++i) {
         const JsonPath pi = ps.at(i);
         auto [a, b] = pair_refs(v["separations"][i], pi, "a separation", {"first", "second", "reasons"});
         if (!a || !b) continue;
-        Separation s{model_id(*a), model_id(*b), reason_explicit};
+        Separation s{a->index, b->index, reason_explicit};
         if (v["separations"][i].contains("reasons")) {
           const json& rs = v["separations"][i]["reasons"];
           const JsonPath pr = pi / "reasons";
@@ -536,7 +533,7 @@ class DsaReader {
     if (!is_array(v["reuse_penalties"], pr, "reuse_penalties")) return;
     static constexpr std::string_view reasons[] = {"generic", "pipeline_serialization", "load_motion_serialization",
                                                    "cross_pipe", "cross_core", "event_budget"};
-    std::map<std::pair<std::size_t, std::size_t>, std::size_t> at;  // pair -> index in penalties
+    std::map<std::pair<BufferId, BufferId>, std::size_t> at;  // pair -> index in penalties
     for (std::size_t i = 0; i < v["reuse_penalties"].size(); ++i) {
       const JsonPath pi = pr.at(i);
       const json& e = v["reuse_penalties"][i];
@@ -567,7 +564,7 @@ class DsaReader {
         continue;
       }
       at.emplace(key, result_.problem.penalties.size());
-      result_.problem.penalties.push_back(Penalty{model_id(*a), model_id(*b), static_cast<Weight>(*cost)});
+      result_.problem.penalties.push_back(Penalty{a->index, b->index, static_cast<Weight>(*cost)});
     }
   }
 
@@ -602,14 +599,15 @@ class DsaReader {
       }
   }
 
-  /// The model's buffer ids: the documents' names when every name is
-  /// unique and a valid name (readable diagnostics), else the decimal ids.
-  void assign_ids() {
+  /// The model's buffer names (labels in diagnostics and reports): the
+  /// document's names when every name is unique and a valid name, else the
+  /// document's ids in decimal. Constraints refer to buffers by position.
+  void assign_names() {
     auto& bs = result_.problem.buffers;
     bool names = true;
     std::set<std::string_view> seen;
     for (const auto& n : names_) names = names && !id_defect(n) && seen.insert(n).second;
-    for (std::size_t i = 0; i < bs.size(); ++i) bs[i].id = names ? names_[i] : std::to_string(dsa_.buffer_ids[i]);
+    for (std::size_t i = 0; i < bs.size(); ++i) bs[i].name = names ? names_[i] : std::to_string(dsa_.buffer_ids[i]);
   }
 
   void finish(const json& doc) {

@@ -41,8 +41,9 @@ namespace pto_mem {
 
 [[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f);
 
-/// The names the JSON format cannot carry losslessly (io/id_text.hpp): only
-/// a problem built in code can hold them, the readers refuse them.
+/// The names the JSON format cannot carry losslessly (io/id_text.hpp) and
+/// labels that repeat (repeated_label): only a problem built in code can
+/// hold them, the readers refuse them.
 [[nodiscard]] PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p);
 
 /// Writes the JSON problem to `path` atomically; returns the errors (empty on
@@ -63,6 +64,9 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
   if (auto v = parse_integer_id(id)) return *v;
   return id;
 }
+
+/// Buffer `b` as the file names it: its label (buffer_label), as json_id.
+inline nlohmann::ordered_json json_buffer(const Problem& p, BufferId b) { return json_id(buffer_label(p, b)); }
 
 
 /// The document; `given[k]`: arena k's capacity is written.
@@ -86,9 +90,10 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
   }
   doc["arenas"] = std::move(arenas);
   oj buffers = oj::array();
-  for (const auto& b : p.buffers) {
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    const auto& b = p.buffers[i];
     oj j;
-    j["id"] = json_id(b.id);
+    j["id"] = json_buffer(p, static_cast<BufferId>(i));
     j["size"] = b.size;
     if (b.alignment != 1) j["alignment"] = b.alignment;
     j["arena"] = b.arena;
@@ -101,8 +106,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     for (const auto& g : p.must_alias) {
       oj members = oj::array();
       for (const auto& m : g.members) {
-        if (m.offset == 0) members.push_back(json_id(m.buffer));
-        else members.push_back(oj{{"id", json_id(m.buffer)}, {"offset", m.offset}});
+        if (m.offset == 0) members.push_back(json_buffer(p, m.buffer));
+        else members.push_back(oj{{"id", json_buffer(p, m.buffer)}, {"offset", m.offset}});
       }
       groups.push_back(std::move(members));
     }
@@ -112,20 +117,20 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     oj seps = oj::array();
     for (const auto& s : p.separations) {
       if (s.reasons == reason_explicit) {
-        seps.push_back({json_id(s.a), json_id(s.b)});
+        seps.push_back({json_buffer(p, s.a), json_buffer(p, s.b)});
         continue;
       }
       oj reasons = oj::array();
       for (auto [name, bit] : detail::separation_reason_names)
         if (bit != reason_explicit && (s.reasons & bit) != 0) reasons.push_back(std::string(name));
-      seps.push_back(oj{{"a", json_id(s.a)}, {"b", json_id(s.b)}, {"reasons", std::move(reasons)}});
+      seps.push_back(oj{{"a", json_buffer(p, s.a)}, {"b", json_buffer(p, s.b)}, {"reasons", std::move(reasons)}});
     }
     doc["separations"] = std::move(seps);
   }
   if (!p.penalties.empty()) {
     oj pens = oj::array();
     for (const auto& pen : p.penalties)
-      pens.push_back(oj{{"a", json_id(pen.a)}, {"b", json_id(pen.b)}, {"weight", pen.weight}});
+      pens.push_back(oj{{"a", json_buffer(p, pen.a)}, {"b", json_buffer(p, pen.b)}, {"weight", pen.weight}});
     doc["penalties"] = std::move(pens);
   }
   if (!p.declared.empty()) {
@@ -133,8 +138,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     for (const auto& d : p.declared) {
       oj bindings = oj::array();
       for (const auto& b : d.bindings)
-        bindings.push_back(oj{{"buffer", json_id(b.buffer)}, {"slot", b.slot ? oj(*b.slot) : oj(nullptr)}});
-      decls.push_back(oj{{"buffer", json_id(d.buffer)},
+        bindings.push_back(oj{{"buffer", json_buffer(p, b.buffer)}, {"slot", b.slot ? oj(*b.slot) : oj(nullptr)}});
+      decls.push_back(oj{{"buffer", json_buffer(p, d.buffer)},
                          {"slots", d.slots},
                          {"slot_size", d.slot_size},
                          {"bindings", std::move(bindings)}});
@@ -144,7 +149,7 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
   if (placement) {
     oj pl = oj::array();
     for (std::size_t i = 0; i < p.buffers.size() && i < placement->offsets.size(); ++i)
-      if (placement->offsets[i]) pl.push_back(oj{{"id", json_id(p.buffers[i].id)}, {"offset", *placement->offsets[i]}});
+      if (placement->offsets[i]) pl.push_back(oj{{"id", json_buffer(p, static_cast<BufferId>(i))}, {"offset", *placement->offsets[i]}});
     doc["placement"] = std::move(pl);
   }
   return doc;
@@ -175,8 +180,11 @@ PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f) { return j
 
 PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p) {
   Diagnostics out;
-  for (const auto& b : p.buffers)
-    if (auto bad = id_defect(b.id)) out.push_back(error("buffer id cannot be written to JSON: " + bad->reason));
+  for (const auto& b : p.buffers)  // an unnamed buffer is written as its index
+    if (auto bad = b.name.empty() ? std::nullopt : id_defect(b.name))
+      out.push_back(error("buffer id cannot be written to JSON: " + bad->reason));
+  if (out.empty())
+    if (auto twice = repeated_label(p)) out.push_back(error(repeated_label_message(p, *twice)));
   for (const auto& a : p.arenas)
     if (auto bad = a.name.empty() ? std::nullopt : id_defect(a.name))
       out.push_back(error("the name of arena " + std::to_string(a.id) + " cannot be written to JSON: " + bad->reason));

@@ -277,7 +277,7 @@ class JsonProblemReader {
   }
 
   /// A reference to a buffer listed in "buffers".
-  std::optional<std::size_t> buffer_ref(const json& v, const JsonPath& p, std::string_view what) {
+  std::optional<BufferId> buffer_ref(const json& v, const JsonPath& p, std::string_view what) {
     auto id = id_value(v, p, what);
     if (!id) return std::nullopt;
     auto it = buffer_at_.find(*id);
@@ -422,9 +422,9 @@ class JsonProblemReader {
     if (const json* id = field(v, p, "id", "the buffer", true)) {
       auto x = id_value(*id, pid, "buffer id");
       if (x) {
-        b.id = std::move(*x);
-        if (auto [it, fresh] = first_seen_.try_emplace(b.id, p.index); !fresh) {
-          fail(pid, "duplicate buffer id '" + b.id + "' (first at /buffers/" + std::to_string(it->second) +
+        b.name = std::move(*x);
+        if (auto [it, fresh] = first_seen_.try_emplace(b.name, p.index); !fresh) {
+          fail(pid, "duplicate buffer id '" + b.name + "' (first at /buffers/" + std::to_string(it->second) +
                         "); ids must be unique");
           ok = false;
         }
@@ -472,7 +472,7 @@ class JsonProblemReader {
       ok = false;
     }
     if (!ok) return;
-    buffer_at_.emplace(b.id, result_.problem.buffers.size());
+    buffer_at_.emplace(b.name, static_cast<BufferId>(result_.problem.buffers.size()));
     result_.problem.buffers.push_back(std::move(b));
   }
 
@@ -487,7 +487,7 @@ class JsonProblemReader {
       const JsonPath pm = p.at(m);
       const json& member = v[m];
       AliasMember am;
-      std::optional<std::size_t> b;
+      std::optional<BufferId> b;
       if (member.is_object()) {
         if (!object(member, pm, "a must-alias member", {"id", "offset"})) continue;
         const JsonPath pid = pm / "id", poff = pm / "offset";
@@ -496,7 +496,7 @@ class JsonProblemReader {
           am.offset = unsigned_value(*off, poff, "member offset").value_or(0);
         if (!b) continue;
         if (arena && result_.problem.buffers[*b].arena != *arena) {
-          fail(pid, "member '" + result_.problem.buffers[*b].id + "' is in arena " +
+          fail(pid, "member '" + result_.problem.buffers[*b].name + "' is in arena " +
                         std::to_string(result_.problem.buffers[*b].arena) + " but the group is in arena " +
                         std::to_string(*arena) + "; aliases share one arena");
           continue;
@@ -505,14 +505,14 @@ class JsonProblemReader {
         b = buffer_ref(member, pm, "member");
         if (!b) continue;
         if (arena && result_.problem.buffers[*b].arena != *arena) {
-          fail(pm, "member '" + result_.problem.buffers[*b].id + "' is in arena " +
+          fail(pm, "member '" + result_.problem.buffers[*b].name + "' is in arena " +
                        std::to_string(result_.problem.buffers[*b].arena) + " but the group is in arena " +
                        std::to_string(*arena) + "; aliases share one arena");
           continue;
         }
       }
       arena = result_.problem.buffers[*b].arena;
-      am.buffer = result_.problem.buffers[*b].id;
+      am.buffer = *b;
       g.members.push_back(std::move(am));
     }
     result_.problem.must_alias.push_back(std::move(g));
@@ -520,7 +520,7 @@ class JsonProblemReader {
 
   void read_separation(const json& v, const JsonPath& p) {
     Separation s;
-    std::optional<std::size_t> a, b;
+    std::optional<BufferId> a, b;
     if (v.is_array()) {
       if (v.size() != 2) {
         fail(p, "a separation must be a pair [a, b] of buffer ids, " + found(v));
@@ -552,11 +552,11 @@ class JsonProblemReader {
     }
     if (!a || !b) return;
     if (*a == *b) {
-      fail(p, "separation names buffer '" + result_.problem.buffers[*a].id + "' twice");
+      fail(p, "separation names buffer '" + result_.problem.buffers[*a].name + "' twice");
       return;
     }
-    s.a = result_.problem.buffers[*a].id;
-    s.b = result_.problem.buffers[*b].id;
+    s.a = *a;
+    s.b = *b;
     result_.problem.separations.push_back(std::move(s));
   }
 
@@ -564,7 +564,7 @@ class JsonProblemReader {
     if (!object(v, p, "a penalty", {"a", "b", "weight"})) return;
     const JsonPath pa = p / "a", pb = p / "b", pw = p / "weight";
     Penalty pen;
-    std::optional<std::size_t> a, b;
+    std::optional<BufferId> a, b;
     if (const json* x = field(v, p, "a", "the penalty", true)) a = buffer_ref(*x, pa, "penalty");
     if (const json* x = field(v, p, "b", "the penalty", true)) b = buffer_ref(*x, pb, "penalty");
     if (const json* w = field(v, p, "weight", "the penalty", false)) {
@@ -574,11 +574,11 @@ class JsonProblemReader {
     }
     if (!a || !b) return;
     if (*a == *b) {
-      fail(p, "penalty names buffer '" + result_.problem.buffers[*a].id + "' twice");
+      fail(p, "penalty names buffer '" + result_.problem.buffers[*a].name + "' twice");
       return;
     }
-    pen.a = result_.problem.buffers[*a].id;
-    pen.b = result_.problem.buffers[*b].id;
+    pen.a = *a;
+    pen.b = *b;
     result_.problem.penalties.push_back(std::move(pen));
   }
 
@@ -590,7 +590,7 @@ class JsonProblemReader {
     if (const json* x = field(v, p, "buffer", "the declared allocation", true)) {
       auto b = buffer_ref(*x, pbuf, "declared allocation");
       ok = ok && b;
-      if (b) d.buffer = result_.problem.buffers[*b].id;
+      if (b) d.buffer = *b;
     } else {
       ok = false;
     }
@@ -626,13 +626,13 @@ class JsonProblemReader {
           }
           const JsonPath pib = pi / "buffer", pis = pi / "slot";
           SlotBinding sb;
-          std::optional<std::size_t> b;
+          std::optional<BufferId> b;
           if (const json* x = field(bind, pi, "buffer", "the binding", true)) b = buffer_ref(*x, pib, "binding");
           if (!b) {
             ok = false;
             continue;
           }
-          sb.buffer = result_.problem.buffers[*b].id;
+          sb.buffer = *b;
           if (const json* slot = field(bind, pi, "slot", "the binding", false); slot && !slot->is_null()) {
             auto n = unsigned_value(*slot, pis, "slot (an integer, or null when chosen at run time)");
             if (n && *n >= d.slots) {
@@ -656,14 +656,14 @@ class JsonProblemReader {
   void read_offset(const json& v, const JsonPath& p) {
     if (!object(v, p, "a placement entry", {"id", "offset"})) return;
     const JsonPath pid = p / "id", poff = p / "offset";
-    std::optional<std::size_t> b;
+    std::optional<BufferId> b;
     std::optional<Addr> off;
     if (const json* x = field(v, p, "id", "the placement entry", true)) b = buffer_ref(*x, pid, "placement entry");
     if (const json* x = field(v, p, "offset", "the placement entry", true)) off = unsigned_value(*x, poff, "offset");
     if (!b || !off) return;
     auto& slot = result_.placement->offsets[*b];
     if (slot) {
-      fail(pid, "buffer '" + result_.problem.buffers[*b].id + "' is placed twice");
+      fail(pid, "buffer '" + result_.problem.buffers[*b].name + "' is placed twice");
       return;
     }
     slot = *off;
@@ -696,9 +696,9 @@ class JsonProblemReader {
   std::vector<bool> unlimited_;  ///< per arena read: no capacity given
   std::unordered_map<std::int64_t, std::size_t> arena_ids_;
   std::unordered_map<std::string, std::size_t> first_seen_;  ///< buffer id -> index in the JSON array
-  /// buffer id -> index in problem.buffers; complete when every buffer was
+  /// buffer id (its name) -> its BufferId; complete when every buffer was
   /// read without error, which is when constraints are read
-  std::unordered_map<std::string, std::size_t> buffer_at_;
+  std::unordered_map<std::string, BufferId> buffer_at_;
 };
 
 }  // namespace detail

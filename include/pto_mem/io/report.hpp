@@ -43,7 +43,7 @@ PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const Pla
   if (r.placement)
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
       const auto& off = i < r.placement->offsets.size() ? r.placement->offsets[i] : std::nullopt;
-      placement.push_back(oj{{"id", detail::json_id(p.buffers[i].id)}, {"offset", off ? oj(*off) : oj(nullptr)}});
+      placement.push_back(oj{{"id", detail::json_buffer(p, static_cast<BufferId>(i))}, {"offset", off ? oj(*off) : oj(nullptr)}});
     }
   doc["placement"] = std::move(placement);
 

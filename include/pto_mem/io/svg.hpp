@@ -292,19 +292,20 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
         continue;
       }
       const auto& b = p.buffers[i];
+      const std::string label = buffer_label(p, static_cast<BufferId>(i));
       const Addr end = checked_add(*off, b.size).value_or(max_addr);
       if (end > ytop) ++above;
       const double x = X(b.lifetime.begin), w = std::max(X(b.lifetime.end) - x, 0.5);
       const double y = Y(end), h = std::max(Y(std::min(*off, ytop)) - y, 0.5);
-      s += "<rect class=\"b c" + std::to_string(colour_of(b.id)) + "\" x=\"" + num(x) + "\" y=\"" + num(y) +
+      s += "<rect class=\"b c" + std::to_string(colour_of(label)) + "\" x=\"" + num(x) + "\" y=\"" + num(y) +
            "\" width=\"" + num(w) + "\" height=\"" + num(h) + "\"";
       if (detailed) {
-        s += "><title>" + escape(b.id) + ": bytes [" + std::to_string(*off) + ", " + std::to_string(end) + "), live [" +
+        s += "><title>" + escape(label) + ": bytes [" + std::to_string(*off) + ", " + std::to_string(end) + "), live [" +
              std::to_string(b.lifetime.begin) + ", " + std::to_string(b.lifetime.end) + "), size " +
              std::to_string(b.size) + "</title></rect>\n";
-        if (w >= 6.0 * static_cast<double>(b.id.size()) + 4 && h >= 12)
+        if (w >= 6.0 * static_cast<double>(label.size()) + 4 && h >= 12)
           text_labels += "<text class=\"lbl\" x=\"" + num(x + w / 2) + "\" y=\"" + num(y + h / 2 + 3.5) + "\">" +
-                         escape(b.id) + "</text>\n";
+                         escape(label) + "</text>\n";
       } else {
         s += "/>\n";
       }
