@@ -20,14 +20,19 @@ from ._pto_mem import (
     Buffer,
     BufferList,
     CompileResult,
+    Conflict,
+    ConflictList,
     DeclaredAllocation,
     DeclaredList,
     Diagnostic,
+    Exclusion,
+    ExclusionList,
     MustAliasGroup,
     MustAliasList,
     Objective,
     Penalty,
     PenaltyList,
+    Pin,
     PlanResult,
     Problem,
     Progress,
@@ -52,7 +57,8 @@ from ._pto_mem import (
 from .errors import CapacityError, CompileError, Error, InputError, Interrupted, PlanError
 
 # The problem's lists behave as Python lists of shared objects.
-for _list in (ArenaList, BufferList, MustAliasList, SeparationList, PenaltyList, DeclaredList):
+for _list in (ArenaList, BufferList, MustAliasList, SeparationList, PenaltyList, DeclaredList,
+              ExclusionList, ConflictList):
     _collections_abc.MutableSequence.register(_list)
 del _list
 
@@ -65,14 +71,17 @@ __all__ = [
     "CapacityError",
     "CompileError",
     "CompileResult",
+    "Conflict",
     "DeclaredAllocation",
     "Diagnostic",
     "Error",
+    "Exclusion",
     "InputError",
     "Interrupted",
     "MustAliasGroup",
     "Objective",
     "Penalty",
+    "Pin",
     "PlanError",
     "PlanResult",
     "Problem",

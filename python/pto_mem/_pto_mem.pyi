@@ -55,15 +55,52 @@ class Buffer:
     begin: int
     end: int
     lifetime: tuple[int, int]
-    """Half-open [begin, end) of program points."""
+    """Half-open [begin, end) of program points (with `live`: their hull)."""
+    live: list[tuple[int, int]]
+    """The half-open intervals the buffer is live on, sorted and disjoint ([]: the whole lifetime).
+    Assigning a non-empty list sets `lifetime` to their hull."""
+    pin: Pin | None
+    """A fixed offset in the buffer's arena. Assign a Pin, an int (a non-exclusive pin) or None."""
+    candidate_arenas: list[int]
+    """The arenas the planner may choose, most preferred first ([]: `arena` only).
+    Assigning a non-empty list sets `arena` to its first entry."""
     @overload
     def __init__(
-        self, name: BufferName, size: int, lifetime: tuple[int, int], alignment: int = 1, arena: int = 0
-    ) -> None: ...
+        self,
+        name: BufferName,
+        size: int,
+        lifetime: tuple[int, int] | None = None,
+        alignment: int = 1,
+        arena: int | None = None,
+        *,
+        live: Iterable[tuple[int, int]] | None = None,
+        pin: int | Pin | None = None,
+        candidate_arenas: Iterable[int] | None = None,
+    ) -> None:
+        """`lifetime` may be left out when `live` is given (it is then their hull); `arena` defaults to the
+        first candidate arena, else 0."""
     @overload
     def __init__(
-        self, *, id: BufferName, size: int, lifetime: tuple[int, int], alignment: int = 1, arena: int = 0
+        self,
+        *,
+        id: BufferName,
+        size: int,
+        lifetime: tuple[int, int] | None = None,
+        alignment: int = 1,
+        arena: int | None = None,
+        live: Iterable[tuple[int, int]] | None = None,
+        pin: int | Pin | None = None,
+        candidate_arenas: Iterable[int] | None = None,
     ) -> None: ...
+
+class Pin:
+    """A fixed offset. An exclusive pin also keeps every other buffer of the arena off its bytes for the
+    whole program, whatever the lifetimes. Immutable: assign a new Pin to change a buffer's pin."""
+    @property
+    def offset(self) -> int: ...
+    @property
+    def exclusive(self) -> bool: ...
+    def __init__(self, offset: int, exclusive: bool = False) -> None: ...
 
 # Constraints name the buffers they join; the names are looked up among the
 # problem's buffers when it is planned, validated or written.
@@ -106,12 +143,29 @@ class DeclaredAllocation:
     bindings: list[SlotBinding]
     def __init__(self, buffer: BufferName, slots: int, slot_size: int, bindings: Iterable[SlotBinding] = ...) -> None: ...
 
+class Exclusion:
+    """Two buffers never live at once (exclusive branches): they may share bytes although their
+    lifetimes overlap."""
+    a: str
+    b: str
+    """The two buffers' names."""
+    def __init__(self, a: BufferName, b: BufferName) -> None: ...
+
+class Conflict:
+    """An edge of an explicit conflict graph: the two buffers are live together."""
+    a: str
+    b: str
+    """The two buffers' names."""
+    def __init__(self, a: BufferName, b: BufferName) -> None: ...
+
 class ArenaList(MutableSequence[Arena]): ...
 class BufferList(MutableSequence[Buffer]): ...
 class MustAliasList(MutableSequence[MustAliasGroup]): ...
 class SeparationList(MutableSequence[Separation]): ...
 class PenaltyList(MutableSequence[Penalty]): ...
 class DeclaredList(MutableSequence[DeclaredAllocation]): ...
+class ExclusionList(MutableSequence[Exclusion]): ...
+class ConflictList(MutableSequence[Conflict]): ...
 
 class Problem:
     """Arenas, buffers and the constraints between them. The lists are live
@@ -123,6 +177,14 @@ class Problem:
     separations: SeparationList
     penalties: PenaltyList
     declared: DeclaredList
+    exclusions: ExclusionList
+    """Pairs of buffers that are never live at once."""
+    @property
+    def conflict_graph(self) -> ConflictList | None:
+        """None (lifetimes decide who is live together) or the edges of an explicit conflict graph:
+        then exactly the pairs it names are live together."""
+    @conflict_graph.setter
+    def conflict_graph(self, edges: Iterable[Conflict] | None) -> None: ...
     def __init__(
         self,
         arenas: Iterable[Arena] = ...,
@@ -131,6 +193,8 @@ class Problem:
         separations: Iterable[Separation] = ...,
         penalties: Iterable[Penalty] = ...,
         declared: Iterable[DeclaredAllocation] = ...,
+        exclusions: Iterable[Exclusion] = ...,
+        conflict_graph: Iterable[Conflict] | None = None,
     ) -> None: ...
     @staticmethod
     def from_arrays(
@@ -155,6 +219,10 @@ class Problem:
     def to_csv(self, offsets: Offsets | None = None) -> str: ...
 
 class Objective:
+    """Smaller is better, compared in this order: spill, penalty, total_peak, max_peak."""
+    @property
+    def spill(self) -> int:
+        """The sum over buffers of the chosen arena's position among its candidates (0 without candidates)."""
     @property
     def penalty(self) -> int: ...
     @property
@@ -174,6 +242,13 @@ class PlanResult:
     @property
     def offsets(self) -> dict[str, int]:
         """Offset by buffer name (placed buffers only)."""
+    @property
+    def arenas(self) -> dict[str, int]:
+        """Arena id by buffer name (placed buffers only): the planner's choice among a buffer's
+        candidate arenas, else its own arena."""
+    @property
+    def arena_list(self) -> list[int | None]:
+        """Arena ids in buffer order; None for an unplaced buffer."""
     @property
     def placement(self) -> list[int | None]:
         """Offsets in buffer order; None for an unplaced buffer."""
@@ -239,7 +314,13 @@ def read_json(path: str | PathLike[str]) -> Problem: ...
 def read_dsa(path: str | PathLike[str]) -> tuple[Problem, dict[str, Any]]:
     """PyPTO's DSA schema v1: the problem and {instance, profile, fingerprint, buffer_ids, objective_terms, goal}."""
 def read_placement(path: str | PathLike[str], *, capacity: int | None = None) -> tuple[Problem, list[int | None]]: ...
-def validate(problem: Problem, offsets: Offsets | None = None) -> list[Diagnostic]: ...
+def validate(
+    problem: Problem,
+    offsets: Offsets | None = None,
+    *,
+    arenas: dict[str, int | None] | Sequence[int | None] | None = None,
+) -> list[Diagnostic]:
+    """`arenas`: the arena of each buffer with several candidate arenas (a PlanResult carries its own)."""
 def lower_bound(problem: Problem) -> list[int]: ...
 def to_svg(
     problem: Problem,

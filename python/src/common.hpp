@@ -141,6 +141,13 @@ namespace pto_mem::python {
 /// sequence of int/None. Raises InputError naming what is wrong.
 [[nodiscard]] Placement placement_from(const Problem& p, py::handle offsets);
 
+/// `pl` with the arena of each buffer from `arenas`: None (leave `pl` as it
+/// is: a PlanResult's choice, or every buffer in its own arena), a dict
+/// {buffer name: arena id} (a buffer it does not name stays in its own
+/// arena) or a sequence of arena ids (None: the buffer's own arena) in
+/// buffer order. Raises InputError naming what is wrong.
+[[nodiscard]] Placement with_arenas(const Problem& p, Placement pl, py::handle arenas);
+
 /// One arena (id 0, or one per distinct value of `arenas`) and buffer i
 /// (unnamed: its label is "i") with sizes[i], [begins[i], ends[i]),
 /// alignments[i] (default 1), from integer arrays, without a Python object

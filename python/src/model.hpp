@@ -1,7 +1,7 @@
 // The problem model as Python sees it.
 //
 // A Python `Problem` holds its elements (Arena, Buffer, MustAliasGroup,
-// Separation, Penalty, DeclaredAllocation) as shared objects, the way a
+// Separation, Penalty, DeclaredAllocation, Exclusion, Conflict) as shared objects, the way a
 // Python list holds objects: `b = problem.buffers[0]` is the element itself,
 // and it stays that element (and valid) whatever happens to the list later.
 // Appending, inserting, deleting or clearing moves no object: after
@@ -73,6 +73,16 @@ struct DeclaredItem {
   std::vector<SlotBindingItem> bindings;
 };
 
+/// A pair of buffers that are never live at once (Problem::exclusions).
+struct ExclusionItem {
+  std::string a, b;
+};
+
+/// An edge of an explicit conflict graph: the two buffers are live together.
+struct ConflictItem {
+  std::string a, b;
+};
+
 template <class T>
 using Items = std::vector<std::shared_ptr<T>>;
 
@@ -90,6 +100,9 @@ struct PyProblem {
   std::shared_ptr<Items<SeparationItem>> separations = std::make_shared<Items<SeparationItem>>();
   std::shared_ptr<Items<PenaltyItem>> penalties = std::make_shared<Items<PenaltyItem>>();
   std::shared_ptr<Items<DeclaredItem>> declared = std::make_shared<Items<DeclaredItem>>();
+  std::shared_ptr<Items<ExclusionItem>> exclusions = std::make_shared<Items<ExclusionItem>>();
+  /// Null: no conflict graph (lifetimes decide who is live together).
+  std::shared_ptr<Items<ConflictItem>> conflict_graph;
 };
 
 /// The library's problem built from a Python one, or why it cannot be.

@@ -111,7 +111,28 @@ BuiltProblem build_problem(const PyProblem& p) {
         out_d.bindings.push_back(SlotBinding{*id, bind.slot});
     declared.push_back(std::move(out_d));
   }
+  std::vector<Exclusion> exclusions;
+  exclusions.reserve(p.exclusions->size());
+  for (std::size_t k = 0; k < p.exclusions->size(); ++k) {
+    const auto& x = *(*p.exclusions)[k];
+    auto what = [&] { return list_entry("exclusions", k) + pair_text(x.a, x.b); };
+    const auto a = resolve(x.a, what), b = resolve(x.b, what);
+    if (a && b) exclusions.push_back(Exclusion{*a, *b});
+  }
+  std::optional<std::vector<Conflict>> graph;
+  if (p.conflict_graph) {
+    graph.emplace();
+    graph->reserve(p.conflict_graph->size());
+    for (std::size_t k = 0; k < p.conflict_graph->size(); ++k) {
+      const auto& c = *(*p.conflict_graph)[k];
+      auto what = [&] { return list_entry("conflict_graph", k) + pair_text(c.a, c.b); };
+      const auto a = resolve(c.a, what), b = resolve(c.b, what);
+      if (a && b) graph->push_back(Conflict{*a, *b});
+    }
+  }
   if (bad.empty()) {  // only a problem whose every name resolved gets its constraints
+    out.exclusions = std::move(exclusions);
+    out.conflict_graph = std::move(graph);
     out.separations = std::move(separations);
     out.penalties = std::move(penalties);
     out.must_alias = std::move(groups);
@@ -162,6 +183,14 @@ PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity) {
     for (const auto& bind : d.bindings) item->bindings.push_back(SlotBindingItem{label(bind.buffer), bind.slot});
     out.declared->push_back(std::move(item));
   }
+  for (const auto& x : p.exclusions)
+    out.exclusions->push_back(std::make_shared<ExclusionItem>(ExclusionItem{label(x.a), label(x.b)}));
+  if (p.conflict_graph) {
+    out.conflict_graph = std::make_shared<Items<ConflictItem>>();
+    out.conflict_graph->reserve(p.conflict_graph->size());
+    for (const auto& c : *p.conflict_graph)
+      out.conflict_graph->push_back(std::make_shared<ConflictItem>(ConflictItem{label(c.a), label(c.b)}));
+  }
   out.buffers->reserve(p.buffers.size());
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     BufferSpec& b = p.buffers[i];
@@ -205,6 +234,53 @@ Interval lifetime_from(py::handle h) {
   return Interval{integer_from<Tick>(b, "lifetime begin"), integer_from<Tick>(e, "lifetime end")};
 }
 
+/// A buffer's live intervals: any iterable of (begin, end) pairs; each
+/// error names the entry (`live[1]`) and the bad value.
+std::vector<Interval> live_from(py::handle items) {
+  std::vector<Interval> out;
+  if (items.is_none()) return out;
+  if (py::isinstance<py::str>(items) || !py::hasattr(items, "__iter__"))
+    throw py::type_error("live must be a list of (begin, end) pairs, not " + type_name(items));
+  std::size_t k = 0;
+  for (py::handle h : py::iter(items)) {
+    const std::string what = "live[" + std::to_string(k++) + "]";
+    auto [b, e] = pair_from(h, what);
+    out.push_back(Interval{integer_from<Tick>(b, what + " begin"), integer_from<Tick>(e, what + " end")});
+  }
+  return out;
+}
+
+/// A pin: None, an offset (a shared pin) or a Pin.
+std::optional<Pin> pin_from(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (py::isinstance<Pin>(h)) return h.cast<Pin>();
+  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
+    throw py::type_error("pin must be an int offset, a pto_mem.Pin or None, not " + type_name(h));
+  return Pin{addr_from(h, "pin"), false};
+}
+
+/// Candidate arenas: any iterable of arena ids, most preferred first.
+std::vector<std::int64_t> candidates_from(py::handle items) {
+  std::vector<std::int64_t> out;
+  if (items.is_none()) return out;
+  if (py::isinstance<py::str>(items) || !py::hasattr(items, "__iter__"))
+    throw py::type_error("candidate_arenas must be a list of arena ids, not " + type_name(items));
+  std::size_t k = 0;
+  for (py::handle h : py::iter(items))
+    out.push_back(integer_from<std::int64_t>(h, "candidate_arenas[" + std::to_string(k++) + "]"));
+  return out;
+}
+
+py::list intervals_list(const std::vector<Interval>& v) {
+  py::list out;
+  for (const auto& i : v) out.append(py::make_tuple(i.begin, i.end));
+  return out;
+}
+
+std::string pin_text(const Pin& p) {
+  return "Pin(" + std::to_string(p.offset) + (p.exclusive ? ", exclusive=True)" : ")");
+}
+
 std::vector<AddrRange> ranges_from(py::handle items) {
   std::vector<AddrRange> out;
   for (py::handle h : py::iter(items)) {
@@ -245,6 +321,25 @@ std::optional<std::uint32_t> slot_from(py::handle h) {
 }
 
 std::string quoted(const std::string& s) { return py::repr(py::str(s)).cast<std::string>(); }
+
+/// Raises InputError when the problem uses a structure (live intervals,
+/// pins, candidate arenas, exclusions, a conflict graph) that `format` has
+/// no field for: writing the file would drop it silently.
+void refuse_structure(const Problem& p, const char* format) {
+  std::string what;
+  if (!p.exclusions.empty()) what = "problem.exclusions";
+  else if (p.conflict_graph) what = "problem.conflict_graph";
+  for (std::size_t i = 0; i < p.buffers.size() && what.empty(); ++i) {
+    const BufferSpec& b = p.buffers[i];
+    const char* field = !b.live.empty() ? "live" : b.pin ? "pin" : !b.candidate_arenas.empty() ? "candidate_arenas" : nullptr;
+    if (field) what = "buffers[" + std::to_string(i) + "] (" + quote_name(b.name) + ")." + field;
+  }
+  if (what.empty()) return;
+  const std::string m = std::string("the ") + format + " format has no field for " + what +
+                        " yet; writing the problem would drop it. Plan and validate the problem from Python, "
+                        "or remove the structure before writing it";
+  raise_error("InputError", m, Diagnostics{error(m)});
+}
 
 ProblemFile read_or_raise(ReadResult r) {
   raise_if_errors(r.diagnostics);
@@ -489,6 +584,8 @@ PyProblem deep_copy(const PyProblem& p) {
   q.separations = deep(p.separations);
   q.penalties = deep(p.penalties);
   q.declared = deep(p.declared);
+  q.exclusions = deep(p.exclusions);
+  if (p.conflict_graph) q.conflict_graph = deep(p.conflict_graph);
   return q;
 }
 
@@ -560,24 +657,52 @@ void bind_model(py::module_& m) {
         return s + ")";
       });
 
+  py::class_<Pin>(m, "Pin",
+                  "A fixed offset. An exclusive pin also keeps every other buffer of the arena off its bytes for "
+                  "the whole program, whatever the lifetimes.")
+      .def(py::init([](py::handle offset, py::handle exclusive) {
+             if (!PyBool_Check(exclusive.ptr()))
+               throw py::type_error("Pin exclusive must be True or False, not " + type_name(exclusive));
+             return Pin{addr_from(offset, "pin offset"), exclusive.cast<bool>()};
+           }),
+           py::arg("offset"), py::arg("exclusive") = false)
+      .def_property_readonly("offset", [](const Pin& p) { return to_int(p.offset); })
+      .def_property_readonly("exclusive", [](const Pin& p) { return p.exclusive; })
+      .def("__eq__", [](const Pin& p, py::handle o) -> py::object {
+        if (!py::isinstance<Pin>(o)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+        const Pin& q = o.cast<const Pin&>();
+        return py::bool_(p.offset == q.offset && p.exclusive == q.exclusive);
+      })
+      .def("__hash__", [](const Pin& p) { return py::hash(py::make_tuple(to_int(p.offset), p.exclusive)); })
+      .def("__repr__", [](const Pin& p) { return pin_text(p); });
+
   // `name` is the buffer's identity in Python; `id` is its older spelling,
   // accepted as a keyword and an attribute so that code written for it runs.
   auto name_get = [](const BufferSpec& b) { return b.name; };
   py::class_<BufferSpec, std::shared_ptr<BufferSpec>>(
       m, "Buffer", "One allocation request: its name, size, alignment, arena and lifetime [begin, end).")
       .def(py::init([](py::handle name, py::handle size, py::handle lifetime, py::handle alignment, py::handle arena,
-                       py::handle id) {
+                       py::handle id, py::handle live, py::handle pin, py::handle candidate_arenas) {
              if (!name.is_none() && !id.is_none())
                throw py::type_error("Buffer() got both name and id; give one (id is the older spelling of name)");
              if (name.is_none() && id.is_none()) throw py::type_error("Buffer() missing required argument: 'name'");
              if (size.is_none()) throw py::type_error("Buffer() missing required argument: 'size'");
-             if (lifetime.is_none()) throw py::type_error("Buffer() missing required argument: 'lifetime'");
-             return BufferSpec{buffer_name_from(name.is_none() ? id : name, name.is_none() ? "id" : "name"),
-                               addr_from(size, "size"), addr_from(alignment, "alignment"),
-                               integer_from<std::int64_t>(arena, "arena"), lifetime_from(lifetime)};
+             BufferSpec b{buffer_name_from(name.is_none() ? id : name, name.is_none() ? "id" : "name"),
+                          addr_from(size, "size"), addr_from(alignment, "alignment"), 0, Interval{}};
+             b.live = live_from(live);
+             b.pin = pin_from(pin);
+             b.candidate_arenas = candidates_from(candidate_arenas);
+             if (!lifetime.is_none()) b.lifetime = lifetime_from(lifetime);
+             else if (!b.live.empty()) b.lifetime = Interval{b.live.front().begin, b.live.back().end};  // the hull
+             else throw py::type_error("Buffer() missing required argument: 'lifetime' (or 'live')");
+             // Without an arena, the most preferred candidate (else arena 0).
+             if (!arena.is_none()) b.arena = integer_from<std::int64_t>(arena, "arena");
+             else if (!b.candidate_arenas.empty()) b.arena = b.candidate_arenas.front();
+             return b;
            }),
            py::arg("name") = py::none(), py::arg("size") = py::none(), py::arg("lifetime") = py::none(),
-           py::arg("alignment") = 1, py::arg("arena") = 0, py::kw_only(), py::arg("id") = py::none())
+           py::arg("alignment") = 1, py::arg("arena") = py::none(), py::kw_only(), py::arg("id") = py::none(),
+           py::arg("live") = py::none(), py::arg("pin") = py::none(), py::arg("candidate_arenas") = py::none())
       .def_property("name", name_get, [](BufferSpec& b, py::handle v) { b.name = buffer_name_from(v, "name"); },
                     "The buffer's name: constraints and offsets refer to the buffer by it.")
       .def_property("id", name_get, [](BufferSpec& b, py::handle v) { b.name = buffer_name_from(v, "id"); },
@@ -594,10 +719,34 @@ void bind_model(py::module_& m) {
                     [](BufferSpec& b, py::handle v) { b.lifetime.end = integer_from<Tick>(v, "end"); })
       .def_property("lifetime", [](const BufferSpec& b) { return py::make_tuple(b.lifetime.begin, b.lifetime.end); },
                     [](BufferSpec& b, py::handle v) { b.lifetime = lifetime_from(v); })
+      .def_property("live", [](const BufferSpec& b) { return intervals_list(b.live); },
+                    [](BufferSpec& b, py::handle v) {
+                      b.live = live_from(v);
+                      if (!b.live.empty()) b.lifetime = Interval{b.live.front().begin, b.live.back().end};
+                    },
+                    "The half-open intervals the buffer is live on (sorted, disjoint); [] = live over its whole "
+                    "lifetime. Assigning a non-empty list sets the lifetime to their hull.")
+      .def_property("pin", [](const BufferSpec& b) -> py::object {
+                      if (!b.pin) return py::none();
+                      return py::cast(*b.pin);
+                    },
+                    [](BufferSpec& b, py::handle v) { b.pin = pin_from(v); },
+                    "A fixed offset in the buffer's arena (a Pin), or None. Assign an int or a Pin.")
+      .def_property("candidate_arenas", [](const BufferSpec& b) { return b.candidate_arenas; },
+                    [](BufferSpec& b, py::handle v) {
+                      b.candidate_arenas = candidates_from(v);
+                      if (!b.candidate_arenas.empty()) b.arena = b.candidate_arenas.front();
+                    },
+                    "The arenas the planner may choose, most preferred first ([] = `arena` only). Assigning a "
+                    "non-empty list sets `arena` to its first entry.")
       .def("__repr__", [](const BufferSpec& b) {
-        return "Buffer(" + quoted(b.name) + ", size=" + std::to_string(b.size) + ", lifetime=(" +
-               std::to_string(b.lifetime.begin) + ", " + std::to_string(b.lifetime.end) +
-               "), alignment=" + std::to_string(b.alignment) + ", arena=" + std::to_string(b.arena) + ")";
+        std::string s = "Buffer(" + quoted(b.name) + ", size=" + std::to_string(b.size) + ", lifetime=(" +
+                        std::to_string(b.lifetime.begin) + ", " + std::to_string(b.lifetime.end) +
+                        "), alignment=" + std::to_string(b.alignment) + ", arena=" + std::to_string(b.arena);
+        if (!b.live.empty()) s += ", live=" + py::repr(intervals_list(b.live)).cast<std::string>();
+        if (b.pin) s += ", pin=" + pin_text(*b.pin);
+        if (!b.candidate_arenas.empty()) s += ", candidate_arenas=" + py::repr(py::cast(b.candidate_arenas)).cast<std::string>();
+        return s + ")";
       });
 
   py::class_<AliasMemberItem>(m, "AliasMember", "A must-alias member, `offset` bytes above the group's start.")
@@ -632,6 +781,23 @@ void bind_model(py::module_& m) {
       .def_property("a", [](const SeparationItem& s) { return s.a; }, [](SeparationItem& s, py::handle v) { s.a = buffer_name_from(v, "a"); })
       .def_property("b", [](const SeparationItem& s) { return s.b; }, [](SeparationItem& s, py::handle v) { s.b = buffer_name_from(v, "b"); })
       .def("__repr__", [](const SeparationItem& s) { return "Separation(" + quoted(s.a) + ", " + quoted(s.b) + ")"; });
+
+  py::class_<ExclusionItem, std::shared_ptr<ExclusionItem>>(
+      m, "Exclusion", "Two buffers never live at once (exclusive branches): they may share bytes although their "
+                      "lifetimes overlap.")
+      .def(py::init([](py::handle a, py::handle b) { return ExclusionItem{buffer_name_from(a, "a"), buffer_name_from(b, "b")}; }),
+           py::arg("a"), py::arg("b"))
+      .def_property("a", [](const ExclusionItem& s) { return s.a; }, [](ExclusionItem& s, py::handle v) { s.a = buffer_name_from(v, "a"); })
+      .def_property("b", [](const ExclusionItem& s) { return s.b; }, [](ExclusionItem& s, py::handle v) { s.b = buffer_name_from(v, "b"); })
+      .def("__repr__", [](const ExclusionItem& s) { return "Exclusion(" + quoted(s.a) + ", " + quoted(s.b) + ")"; });
+
+  py::class_<ConflictItem, std::shared_ptr<ConflictItem>>(
+      m, "Conflict", "An edge of an explicit conflict graph: the two buffers are live together.")
+      .def(py::init([](py::handle a, py::handle b) { return ConflictItem{buffer_name_from(a, "a"), buffer_name_from(b, "b")}; }),
+           py::arg("a"), py::arg("b"))
+      .def_property("a", [](const ConflictItem& s) { return s.a; }, [](ConflictItem& s, py::handle v) { s.a = buffer_name_from(v, "a"); })
+      .def_property("b", [](const ConflictItem& s) { return s.b; }, [](ConflictItem& s, py::handle v) { s.b = buffer_name_from(v, "b"); })
+      .def("__repr__", [](const ConflictItem& s) { return "Conflict(" + quoted(s.a) + ", " + quoted(s.b) + ")"; });
 
   py::class_<PenaltyItem, std::shared_ptr<PenaltyItem>>(m, "Penalty",
                                                 "A weight paid when two lifetime-disjoint buffers overlap in bytes.")
@@ -684,11 +850,13 @@ void bind_model(py::module_& m) {
   bind_list<SeparationItem>(m, "SeparationList", "Separation");
   bind_list<PenaltyItem>(m, "PenaltyList", "Penalty");
   bind_list<DeclaredItem>(m, "DeclaredList", "DeclaredAllocation");
+  bind_list<ExclusionItem>(m, "ExclusionList", "Exclusion");
+  bind_list<ConflictItem>(m, "ConflictList", "Conflict");
 
   py::class_<PyProblem> problem(m, "Problem", "Arenas, buffers and the constraints between them.");
   problem
       .def(py::init([](py::handle arenas, py::handle buffers, py::handle must_alias, py::handle separations,
-                       py::handle penalties, py::handle declared) {
+                       py::handle penalties, py::handle declared, py::handle exclusions, py::handle conflict_graph) {
              PyProblem p;
              p.arenas = items_from<ArenaItem>(arenas, "Arena");
              p.buffers = items_from<BufferSpec>(buffers, "Buffer");
@@ -696,16 +864,32 @@ void bind_model(py::module_& m) {
              p.separations = items_from<SeparationItem>(separations, "Separation");
              p.penalties = items_from<PenaltyItem>(penalties, "Penalty");
              p.declared = items_from<DeclaredItem>(declared, "DeclaredAllocation");
+             p.exclusions = items_from<ExclusionItem>(exclusions, "Exclusion");
+             if (!conflict_graph.is_none()) p.conflict_graph = items_from<ConflictItem>(conflict_graph, "Conflict");
              return p;
            }),
            py::arg("arenas") = py::tuple(), py::arg("buffers") = py::tuple(), py::arg("must_alias") = py::tuple(),
-           py::arg("separations") = py::tuple(), py::arg("penalties") = py::tuple(), py::arg("declared") = py::tuple());
+           py::arg("separations") = py::tuple(), py::arg("penalties") = py::tuple(), py::arg("declared") = py::tuple(),
+           py::arg("exclusions") = py::tuple(), py::arg("conflict_graph") = py::none());
   list_property<ArenaItem>(problem, "arenas", &PyProblem::arenas, "Arena");
   list_property<BufferSpec>(problem, "buffers", &PyProblem::buffers, "Buffer");
   list_property<MustAliasItem>(problem, "must_alias", &PyProblem::must_alias, "MustAliasGroup");
   list_property<SeparationItem>(problem, "separations", &PyProblem::separations, "Separation");
   list_property<PenaltyItem>(problem, "penalties", &PyProblem::penalties, "Penalty");
   list_property<DeclaredItem>(problem, "declared", &PyProblem::declared, "DeclaredAllocation");
+  list_property<ExclusionItem>(problem, "exclusions", &PyProblem::exclusions, "Exclusion");
+  problem.def_property(
+      "conflict_graph",
+      [](const PyProblem& p) -> py::object {
+        if (!p.conflict_graph) return py::none();
+        return py::cast(ItemList<ConflictItem>{p.conflict_graph});
+      },
+      [](PyProblem& p, py::handle items) {
+        if (items.is_none()) p.conflict_graph.reset();
+        else p.conflict_graph = items_from<ConflictItem>(items, "Conflict");
+      },
+      "None (lifetimes decide who is live together) or the list of Conflict edges: then exactly the pairs it "
+      "names are live together.");
   problem
       .def_property_readonly("buffer_names", &buffer_names, "Every buffer's name, in list order.")
       .def_property_readonly("buffer_ids", &buffer_names, "The older spelling of buffer_names.")
@@ -716,15 +900,19 @@ void bind_model(py::module_& m) {
                   py::arg("sizes"), py::arg("begins"), py::arg("ends"), py::arg("alignments") = py::none(),
                   py::kw_only(), py::arg("arenas") = py::none(), py::arg("capacity") = py::none())
       .def("copy", &deep_copy, "An independent problem: new element objects with the same values.")
+      .def("_round_trip", [](const PyProblem& p) { return from_problem(to_problem(p)); },
+           "The problem converted to the library's model and back (what every reader returns); for tests.")
       .def("__copy__", &deep_copy)
       .def("__deepcopy__", [](const PyProblem& p, py::handle) { return deep_copy(p); }, py::arg("memo"))
       .def("to_json", [](const PyProblem& py_problem, py::object offsets) {
              ProblemFile f = to_problem(py_problem);
+             refuse_structure(f.problem, "JSON");
              if (!offsets.is_none()) f.placement = placement_from(f.problem, offsets);
              return json_problem_text(f);  // an arena without a capacity is written without one
            }, py::arg("offsets") = py::none())
       .def("to_csv", [](const PyProblem& py_problem, py::object offsets) {
              const ProblemFile f = to_problem(py_problem);
+             refuse_structure(f.problem, "CSV");
              std::optional<Placement> pl;
              if (!offsets.is_none()) pl = placement_from(f.problem, offsets);
              TextResult t = to_csv(f.problem, pl ? &*pl : nullptr);
@@ -735,7 +923,10 @@ void bind_model(py::module_& m) {
         return "<Problem: " + std::to_string(p.arenas->size()) + " arenas, " + std::to_string(p.buffers->size()) +
                " buffers, " + std::to_string(p.must_alias->size()) + " must-alias groups, " +
                std::to_string(p.separations->size()) + " separations, " + std::to_string(p.penalties->size()) +
-               " penalties, " + std::to_string(p.declared->size()) + " declared>";
+               " penalties, " + std::to_string(p.declared->size()) + " declared, " +
+               std::to_string(p.exclusions->size()) + " exclusions" +
+               (p.conflict_graph ? ", a conflict graph of " + std::to_string(p.conflict_graph->size()) + " edges" : "") +
+               ">";
       });
 }
 
@@ -778,7 +969,7 @@ void bind_io(py::module_& m) {
 }
 
 void bind_checks(py::module_& m) {
-  m.def("validate", [](const PyProblem& py_problem, py::object offsets) {
+  m.def("validate", [](const PyProblem& py_problem, py::object offsets, py::object arenas) {
     const BuiltProblem built = build_problem(py_problem);
     const ProblemFile& f = built.file;
     if (!built.names.empty()) {  // what else is wrong with the arenas and buffers, then the names
@@ -786,11 +977,14 @@ void bind_checks(py::module_& m) {
       ds.insert(ds.end(), built.names.begin(), built.names.end());
       return ds;
     }
-    if (offsets.is_none()) return validate(f.problem);
-    const Placement pl = placement_from(f.problem, offsets);
+    if (offsets.is_none()) {
+      if (!arenas.is_none()) throw py::type_error("validate: arenas were given without offsets; give both");
+      return validate(f.problem);
+    }
+    const Placement pl = with_arenas(f.problem, placement_from(f.problem, offsets), arenas);
     py::gil_scoped_release release;
     return validate(f.problem, pl);
-  }, py::arg("problem"), py::arg("offsets") = py::none());
+  }, py::arg("problem"), py::arg("offsets") = py::none(), py::kw_only(), py::arg("arenas") = py::none());
   m.def("lower_bound", [](const PyProblem& py_problem) {
     const ProblemFile f = to_problem(py_problem);
     raise_if_errors(validate(f.problem));

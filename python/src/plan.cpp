@@ -24,7 +24,23 @@ namespace {
 struct PyPlanResult {
   PlanResult r;
   std::vector<std::string> ids;  ///< buffer_label of each buffer, in buffer order
+  std::vector<std::int64_t> homes;  ///< each buffer's BufferSpec::arena (where it is without an arena choice)
 };
+
+/// Every buffer's BufferSpec::arena, in order.
+std::vector<std::int64_t> homes_of(const Problem& p) {
+  std::vector<std::int64_t> out;
+  out.reserve(p.buffers.size());
+  for (const auto& b : p.buffers) out.push_back(b.arena);
+  return out;
+}
+
+/// The arena buffer i of the result went to: the planner's choice when it
+/// made one, else the buffer's own arena.
+std::int64_t arena_of(const PyPlanResult& r, std::size_t i) {
+  if (r.r.placement && i < r.r.placement->arenas.size()) return r.r.placement->arenas[i];
+  return r.homes[i];
+}
 
 /// What stopped the search, as the library names it.
 py::str stopped_by_of(const PlanResult& r) { return py::str(std::string(to_string(r.stopped_by))); }
@@ -118,7 +134,7 @@ PyPlanResult plan_interruptible(const Problem& p, PlanOptions o, std::vector<std
     }
     worker.join();
   }
-  PyPlanResult out{std::move(result), std::move(ids)};
+  PyPlanResult out{std::move(result), std::move(ids), homes_of(p)};
   if (python_error) {
     try {
       std::rethrow_exception(python_error);
@@ -397,14 +413,54 @@ Placement placement_from(const Problem& p, py::handle offsets) {
   throw py::type_error("offsets must be a PlanResult, a dict {name: offset}, a NumPy array or a sequence of int/None");
 }
 
+Placement with_arenas(const Problem& p, Placement pl, py::handle arenas) {
+  if (arenas.is_none()) return pl;
+  const std::size_t n = p.buffers.size();
+  auto fail = [](const std::string& message) {
+    Diagnostics ds{error(message)};
+    raise_error("InputError", message, ds);
+  };
+  std::vector<std::int64_t> chosen = homes_of(p);
+  if (pl.arenas.size() == n) chosen = pl.arenas;
+  auto arena_of_entry = [&](py::handle v, const std::string& id, std::size_t i) {
+    if (!v.is_none()) chosen[i] = integer_from<std::int64_t>(v, "the arena of buffer '" + id + "'");
+  };
+  if (py::isinstance<py::dict>(arenas)) {
+    std::unordered_map<std::string, BufferId> index;
+    index.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) index.emplace(buffer_label(p, static_cast<BufferId>(i)), static_cast<BufferId>(i));
+    for (auto [k, v] : arenas.cast<py::dict>()) {
+      const std::string id = py::isinstance<py::str>(k) ? k.cast<std::string>() : py::str(k).cast<std::string>();
+      const auto it = index.find(id);
+      if (it == index.end()) fail("arenas: the problem has no buffer '" + id + "'");
+      arena_of_entry(v, id, it->second);
+    }
+  } else if (py::isinstance<py::sequence>(arenas) && !py::isinstance<py::str>(arenas)) {
+    auto seq = arenas.cast<py::sequence>();
+    if (seq.size() != n)
+      fail("arenas has " + std::to_string(seq.size()) + " entries, the problem " + std::to_string(n) + " buffers");
+    for (std::size_t i = 0; i < n; ++i) arena_of_entry(seq[i], buffer_label(p, static_cast<BufferId>(i)), i);
+  } else {
+    throw py::type_error("arenas must be a dict {name: arena id}, a sequence of arena ids or None, not " +
+                         type_name(arenas));
+  }
+  pl.arenas = std::move(chosen);
+  return pl;
+}
+
 void bind_plan(py::module_& m) {
-  py::class_<Objective>(m, "Objective", "Penalty paid, then total and largest arena peak (smaller is better).")
+  py::class_<Objective>(m, "Objective",
+                        "Spill (how far buffers went down their candidate arenas), penalty paid, then total and "
+                        "largest arena peak (smaller is better, in that order).")
+      .def_property_readonly("spill", [](const Objective& o) { return py::int_(o.spill); },
+                             "The sum over buffers of the chosen arena's position among its candidates (0: every "
+                             "buffer in its first choice, and always 0 without candidate arenas).")
       .def_property_readonly("penalty", [](const Objective& o) { return to_int(o.penalty); })
       .def_property_readonly("total_peak", [](const Objective& o) { return to_int(o.total_peak); })
       .def_property_readonly("max_peak", [](const Objective& o) { return to_int(o.max_peak); })
       .def_property_readonly("peak_by_arena", [](const Objective& o) { return addr_list(o.peak_by_arena); })
       .def("__repr__", [](const Objective& o) {
-        return "Objective(penalty=" + std::to_string(o.penalty) + ", total_peak=" + std::to_string(o.total_peak) +
+        return "Objective(spill=" + std::to_string(o.spill) + ", penalty=" + std::to_string(o.penalty) + ", total_peak=" + std::to_string(o.total_peak) +
                ", max_peak=" + std::to_string(o.max_peak) + ")";
       });
 
@@ -441,6 +497,21 @@ void bind_plan(py::module_& m) {
             if (const auto& o = r.r.placement->offsets[i]) d[py::str(r.ids[i])] = to_int(*o);
         return d;
       })
+      .def_property_readonly("arenas", [](const PyPlanResult& r) {
+        py::dict d;  // as offsets: the placed buffers, by name
+        if (r.r.placement)
+          for (std::size_t i = 0; i < r.ids.size(); ++i)
+            if (r.r.placement->offsets[i]) d[py::str(r.ids[i])] = arena_of(r, i);
+        return d;
+      }, "{buffer name: arena id} for every placed buffer: the arena the planner chose among its candidates, else its own.")
+      .def_property_readonly("arena_list", [](const PyPlanResult& r) {
+        py::list out;  // as placement: in buffer order, None for an unplaced buffer
+        for (std::size_t i = 0; i < r.ids.size(); ++i) {
+          if (r.r.placement && r.r.placement->offsets[i]) out.append(arena_of(r, i));
+          else out.append(py::none());
+        }
+        return out;
+      }, "The arena of each buffer in buffer order (None: not placed).")
       .def_property_readonly("placement", [](const PyPlanResult& r) {
         py::list out;
         for (std::size_t i = 0; i < r.ids.size(); ++i) {
@@ -486,7 +557,7 @@ void bind_plan(py::module_& m) {
     apply_capacity(f, capacity);
     auto ids = ids_of(f.problem);
     if (!built.names.empty()) {  // a malformed problem, as the library answers one: invalid_input
-      PyPlanResult out{PlanResult{}, std::move(ids)};
+      PyPlanResult out{PlanResult{}, std::move(ids), homes_of(f.problem)};
       out.r.status = Status::invalid_input;
       out.r.strategy = std::string(to_string(o.strategy.value()));
       out.r.diagnostics = validate(f.problem);  // its arenas and buffers; then the names
