@@ -5,7 +5,7 @@ results.
 
     python3 bench/dsa_corpus.py [--tool build/bin/pto-mem] [--corpus DIR] [--jobs 2]
                                 [--pair-seconds 2] [--lift-seconds 10] [--other-seconds 2]
-                                [--no-others] [--only TEXT] [--pairs N]
+                                [--parts pairs,lifts,others] [--only TEXT] [--pairs N]
 
 Every problem file is planned as it is, with the tool's default options and
 a fixed wall-clock budget per problem (`--time-limit`, which is then the
@@ -50,6 +50,7 @@ import argparse
 import concurrent.futures
 import csv
 import json
+import math
 import os
 import pathlib
 import re
@@ -278,7 +279,9 @@ def main():
     ap.add_argument("--pair-seconds", type=float, default=2.0, help="time limit of each PyPTO-Lib pair problem")
     ap.add_argument("--lift-seconds", type=float, default=10.0, help="time limit of each A-K lift")
     ap.add_argument("--other-seconds", type=float, default=2.0, help="time limit of each other PyPTO-Lib capture")
-    ap.add_argument("--no-others", action="store_true", help="skip the captures that are not DSA-RP pairs")
+    ap.add_argument("--parts", default="pairs,lifts,others",
+                    help="which parts to plan: pairs (the DSA-RP hard/soft pairs), lifts (A-K), "
+                         "others (the PyPTO-Lib captures that are not pairs)")
     ap.add_argument("--only", default="", help="plan only files whose path contains this text (debugging)")
     ap.add_argument("--pairs", type=int, default=0, help="plan only the first N pairs (debugging; 0 = all)")
     args = ap.parse_args()
@@ -306,7 +309,12 @@ def main():
         keys = keys[:args.pairs]
     paired = {p[v] for k in keys for p in [pairs[k]] for v in ("hard", "soft")}
     all_paired = {f for p in pairs.values() for f in p.values()}
-    others = [] if args.no_others or args.pairs else [f for f in lib if f not in all_paired]
+    parts = set(args.parts.split(","))
+    if parts - {"pairs", "lifts", "others"}:
+        sys.exit(f"error: --parts {args.parts}: each part is one of pairs, lifts, others")
+    others = [f for f in lib if f not in all_paired] if "others" in parts and not args.pairs else []
+    lifts = lifts if "lifts" in parts else []
+    paired = paired if "pairs" in parts else set()
     jobs_list = [(f, args.lift_seconds) for f in lifts] + \
                 [(f, args.pair_seconds) for f in sorted(paired)] + [(f, args.other_seconds) for f in others]
     if args.only:
@@ -428,9 +436,9 @@ def main():
         print("Capacity: dsa-solver's first-fit peak; objective: fit, then least reuse cost. "
               "Best known: the lowest reuse cost at capacity over all of dsa-solver's methods.\n")
         print("| lift | buffers | penalty pairs | pto_mem reuse cost | proved bound | best known (method) | "
-              "pto_mem / best | dsa-solver first fit | canonical greedy | time |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        tot = {"ours": 0, "best": 0, "lead": 0, "lag": 0, "tie": 0}
+              "pto_mem / best | dsa-solver first fit | canonical greedy | stopped by | time |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+        tot = {"ours": 0, "best": 0, "lead": 0, "lag": 0, "tie": 0, "logs": []}
         for f in lift_runs:
             r, d = res[f], docs[f]["problem"]
             letter = f.stem
@@ -438,7 +446,7 @@ def main():
             best = e.get("best")
             npen = len(d.get("cost_model", {}).get("reuse_penalties", []))
             if "cost" not in r:
-                print(f"| {letter} | {len(d['buffers'])} | {npen} | {r.get('status', 'error')} | | {best} | | | | {r['seconds']:.1f} s |")
+                print(f"| {letter} | {len(d['buffers'])} | {npen} | {r.get('status', 'error')} | | {best} | | | | | {r['seconds']:.1f} s |")
                 continue
             cost = r["cost"]
             bound = f"**{r['bound']}** (proved optimal)" if r["proved"] else (str(r["bound"]) if r["bound"] else "—")
@@ -449,15 +457,19 @@ def main():
                 tot["ours"] += cost
                 tot["best"] += best
                 tot["lead" if cost < best else "lag" if cost > best else "tie"] += 1
+                tot["logs"].append(math.log((cost + 1) / (best + 1)))
                 if r["bound"] > best:
                     contradictions.append(f"{rel(f)}: proved bound {r['bound']} above dsa-solver's placement at {best}")
                 if e.get("certified") is not None and cost < e["certified"]:
                     contradictions.append(f"{rel(f)}: cost {cost} below dsa-solver's certified optimum {e['certified']}")
             print(f"| {letter} | {len(d['buffers'])} | {npen} | {cell} | {bound} | {best} ({by}) | {ratio} | "
-                  f"{e.get('first_fit', '')} | {e.get('canonical_greedy', '')} | {r['seconds']:.1f} s |")
-        print(f"| all | | | {tot['ours']} | | {tot['best']} | {tot['ours'] / tot['best']:.3f} | | | "
-              f"{secs([res[f] for f in lift_runs]):.1f} s |" if tot["best"] else "")
-        print(f"\npto_mem below the best known on {tot['lead']}, equal on {tot['tie']}, above on {tot['lag']}.\n")
+                  f"{e.get('first_fit', '')} | {e.get('canonical_greedy', '')} | {r['report']['stopped_by']} | "
+                  f"{r['seconds']:.1f} s |")
+        if tot["logs"]:
+            print(f"| all | | | {tot['ours']} | | {tot['best']} | | | | | {secs([res[f] for f in lift_runs]):.1f} s |")
+            print(f"\npto_mem below the best known on {tot['lead']}, equal on {tot['tie']}, above on {tot['lag']}; "
+                  f"geometric mean of (cost + 1) / (best known + 1), dsa-solver's quality measure: "
+                  f"{math.exp(sum(tot['logs']) / len(tot['logs'])):.3f}.\n")
 
     # --- the other captures -------------------------------------------------------------
     oth = [res[f] for f in others if f in res]
@@ -477,6 +489,16 @@ def main():
         if other_terms:
             print(f"- other objectives: {len(other_terms)}")
         print()
+
+    # --- runs that overran their time limit ----------------------------------------------
+    limit = {f: t for f, t in jobs_list}
+    over = sorted((r for r in results if r["seconds"] > limit[r["path"]] + 0.5),
+                  key=lambda r: -r["seconds"])
+    if over:
+        print(f"Over the time limit by more than 0.5 s (wall time of the whole process, which the load "
+              f"inflates): " + ", ".join(f"`{rel(r['path'])}` {r['seconds']:.2f} s (limit {limit[r['path']]:g} s, "
+                                       f"report `time_s` {r.get('report', {}).get('time_s', float('nan')):.2f} s)"
+                                       for r in over[:10]) + "\n")
 
     # --- the checks ----------------------------------------------------------------------
     fits = [r for r in results if r.get("status") == "feasible"]
