@@ -6,6 +6,12 @@
 //   exact_bench --table [--repeat N] [--budget SEC]
 //                                          the markdown tables of
 //                                          docs/benchmarks.md (medians of N runs)
+//   exact_bench --lanes [--repeat N]       one thread against two on B, C, E, J
+//                                          (fit): time, CPU, nodes, node clocks
+//   exact_bench --windows [--window-nodes N]
+//                                          time windows of D and J fitted at
+//                                          the max load (can a window raise
+//                                          the proved bound?)
 //
 // Instances are read from PTO_MEM_SHARED_DIR/data (never copied into the
 // repository) through io/csv.hpp (bench_support.hpp).
@@ -13,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -238,6 +245,90 @@ void table_puzzles(const std::vector<std::size_t>& sizes, int repeat, double bud
     }
 }
 
+/// `--lanes [--repeat N]`: what a second thread buys on minimalloc B, C, E
+/// and J, goal fit at the file's capacity: per thread count the median wall
+/// time and CPU time of N runs, the nodes of both lanes together and the
+/// nodes on the longer lane (`exact_critical_nodes`: the search's length
+/// with a core per lane). nodes(1 thread) / critical nodes(2 threads) is the
+/// speed-up two lanes can give on an idle machine; CPU / wall says how many
+/// cores the run actually had.
+void table_lanes(int repeat) {
+  std::printf("| instance | 1 thread: time | nodes | 2 threads: time | CPU | nodes, both lanes | critical nodes | "
+              "speed-up (time) | speed-up bound (nodes / critical) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (auto& [name, p] : load_suite("minimalloc", true)) {
+    if (name.rfind("B.", 0) != 0 && name.rfind("C.", 0) != 0 && name.rfind("E.", 0) != 0 && name.rfind("J.", 0) != 0)
+      continue;
+    std::vector<double> t1, t2, c2;
+    ExactResult r1, r2;
+    for (int k = 0; k < repeat; ++k) {
+      auto t = std::chrono::steady_clock::now();
+      r1 = solve_exact(p, options(ExactMode::fit, 60, 1));
+      t1.push_back(seconds_since(t));
+      const std::clock_t c = std::clock();
+      t = std::chrono::steady_clock::now();
+      r2 = solve_exact(p, options(ExactMode::fit, 60, 2));
+      t2.push_back(seconds_since(t));
+      c2.push_back(static_cast<double>(std::clock() - c) / CLOCKS_PER_SEC);
+    }
+    const auto n1 = stat(r1, "exact_nodes"), n2 = stat(r2, "exact_nodes"), crit = stat(r2, "exact_critical_nodes");
+    std::printf("| %s | %.3f s | %lld | %.3f s | %.3f s | %lld | %lld | %.2fx | %.2fx |\n", name.c_str(), median(t1),
+                static_cast<long long>(n1), median(t2), median(c2), static_cast<long long>(n2), static_cast<long long>(crit),
+                median(t1) / std::max(1e-9, median(t2)), static_cast<double>(n1) / static_cast<double>(std::max<std::int64_t>(1, crit)));
+    std::fflush(stdout);
+  }
+}
+
+/// `--windows [--repeat N]`: can a time-window relaxation raise the proved
+/// bounds of minimalloc D and J? The buffers that meet a window of
+/// consecutive lifetime boundaries, their lifetimes cut to the window, form
+/// a smaller problem whose least peak is a lower bound for the whole (any
+/// placement of the whole places them). Each window is asked to fit at the
+/// whole instance's max load (goal fit, `node_limit` nodes, deterministic):
+/// a window that fits there cannot raise the bound, whatever the reasoning
+/// inside it (energetic or cumulative bounds over the window are
+/// relaxations of the window problem itself).
+void table_windows(std::uint64_t node_limit) {
+  std::printf("| instance | boundaries | window (boundaries) | windows | fit at the max load | no fit within %llu nodes | "
+              "proved infeasible |\n|---|---:|---:|---:|---:|---:|---:|\n", static_cast<unsigned long long>(node_limit));
+  for (auto& [name, p] : load_suite("minimalloc", true)) {
+    if (name.rfind("D.", 0) != 0 && name.rfind("J.", 0) != 0) continue;
+    std::vector<Tick> ticks;
+    for (const auto& b : p.buffers) {
+      ticks.push_back(b.lifetime.begin);
+      ticks.push_back(b.lifetime.end);
+    }
+    std::sort(ticks.begin(), ticks.end());
+    ticks.erase(std::unique(ticks.begin(), ticks.end()), ticks.end());
+    const Addr load = arena_loads(p)[0].max_load;
+    for (std::size_t width : {11u, 31u, 61u}) {
+      if (width >= ticks.size()) continue;
+      std::size_t windows = 0, fit = 0, open = 0, infeasible = 0;
+      for (std::size_t lo = 0;; lo = std::min(lo + width / 2, ticks.size() - 1 - width)) {
+        const Tick a = ticks[lo], b = ticks[lo + width];
+        Problem w;
+        w.arenas = p.arenas;
+        w.arenas[0].capacity = load;
+        for (const auto& buf : p.buffers)
+          if (buf.lifetime.begin < b && buf.lifetime.end > a) {
+            auto c = buf;
+            c.lifetime = {std::max(buf.lifetime.begin, a), std::min(buf.lifetime.end, b)};
+            w.buffers.push_back(std::move(c));
+          }
+        ExactOptions o = options(ExactMode::fit, 0, 1);
+        o.node_limit = node_limit;
+        const auto r = solve_exact(w, o);
+        ++windows;
+        if (r.placement) ++fit;
+        else if (r.status == Status::infeasible) ++infeasible;
+        else ++open;
+        if (lo + width + 1 >= ticks.size()) break;
+      }
+      std::printf("| %s | %zu | %zu | %zu | %zu | %zu | %zu |\n", name.c_str(), ticks.size(), width, windows, fit, open, infeasible);
+      std::fflush(stdout);
+    }
+  }
+}
+
 // ---- Google Benchmark cases ------------------------------------------------
 
 void register_benchmarks() {
@@ -283,7 +374,8 @@ void register_benchmarks() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool table = false;
+  bool table = false, lanes = false, windows = false;
+  std::uint64_t window_nodes = 200000;
   std::vector<std::size_t> puzzles;
   unsigned threads = 1;
   int repeat = 5;
@@ -291,6 +383,9 @@ int main(int argc, char** argv) {
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--table") == 0) table = true;
+    else if (std::strcmp(argv[i], "--lanes") == 0) lanes = true;
+    else if (std::strcmp(argv[i], "--windows") == 0) windows = true;
+    else if (std::strcmp(argv[i], "--window-nodes") == 0 && i + 1 < argc) window_nodes = std::strtoull(argv[++i], nullptr, 10);
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = std::atof(argv[++i]);
     else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
@@ -298,6 +393,14 @@ int main(int argc, char** argv) {
       for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) puzzles.push_back(std::strtoull(t, nullptr, 10));
     }
     else rest.push_back(argv[i]);
+  }
+  if (windows) {
+    table_windows(window_nodes);
+    return 0;
+  }
+  if (lanes) {
+    table_lanes(repeat);
+    return 0;
   }
   if (!puzzles.empty()) {
     table_puzzles(puzzles, repeat, budget, threads);

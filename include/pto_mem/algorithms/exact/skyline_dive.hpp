@@ -50,9 +50,14 @@ class FloorTree {
         max_[b] = std::max(max_[b], h);
       }
     }
-    // Every ancestor of a boundary leaf holds a raised position.
-    for (std::size_t x = (lo + size_) >> 1; x != 0; x >>= 1) max_[x] = std::max(max_[x], h);
-    for (std::size_t x = (hi - 1 + size_) >> 1; x != 0; x >>= 1) max_[x] = std::max(max_[x], h);
+    // Every ancestor of a boundary leaf holds a raised position. The two
+    // paths meet at the leaves' lowest common ancestor; above it they are one.
+    std::size_t x = (lo + size_) >> 1, y = (hi - 1 + size_) >> 1;
+    for (; x != y; x >>= 1, y >>= 1) {
+      max_[x] = std::max(max_[x], h);
+      max_[y] = std::max(max_[y], h);
+    }
+    for (; x != 0; x >>= 1) max_[x] = std::max(max_[x], h);
   }
   [[nodiscard]] Addr max(std::size_t lo, std::size_t hi) const {
     if (lo >= hi) return 0;
@@ -61,8 +66,9 @@ class FloorTree {
       if (a & 1) r = std::max(r, max_[a++]);
       if (b & 1) r = std::max(r, max_[--b]);
     }
-    for (std::size_t x = (lo + size_) >> 1; x != 0; x >>= 1) r = std::max(r, tag_[x]);
-    for (std::size_t x = (hi - 1 + size_) >> 1; x != 0; x >>= 1) r = std::max(r, tag_[x]);
+    std::size_t x = (lo + size_) >> 1, y = (hi - 1 + size_) >> 1;  // leaves at one depth: they meet
+    for (; x != y; x >>= 1, y >>= 1) r = std::max(r, std::max(tag_[x], tag_[y]));
+    for (; x != 0; x >>= 1) r = std::max(r, tag_[x]);
     return r;
   }
 
