@@ -3,6 +3,7 @@
 // and the TileMemoryInferred verifier.
 #include <doctest/doctest.h>
 
+#include "pass_facts.hpp"
 #include "pass_support.hpp"
 #include "pto_mem/pypto/passes/infer_tile_memory_space.hpp"
 
@@ -488,4 +489,36 @@ TEST_CASE("the pass refines variables in place; a clone keeps the input intact")
   Program twice = infer_tile_memory_space(q, ctx);
   CHECK(print(twice) == once);
   CHECK(ctx.moves.empty());
+}
+
+TEST_CASE("an alias and a loop carry of a producer fed through an inserted move keep the producer's view") {
+  // An elementwise op on an accumulator reads it through an Acc -> Vec move;
+  // the product, the name bound to it and the loop carried from that name are
+  // all flat Vec tiles: none keeps a boxed layout from before the move.
+  auto r = compile_ok(
+      "@pl.program\n"
+      "class P:\n"
+      "    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def main(self, a: pl.Tensor[[32, 128], pl.BF16], b: pl.Tensor[[128, 128], pl.BF16],\n"
+      "             o: pl.Out[pl.Tensor[[32, 128], pl.FP32]]) -> pl.Tensor[[32, 128], pl.FP32]:\n"
+      "        am = pl.load(a, [0, 0], [32, 128], target_memory=pl.Mem.Mat)\n"
+      "        bm = pl.load(b, [0, 0], [128, 128], target_memory=pl.Mem.Mat)\n"
+      "        l = pl.move(am, target_memory=pl.Mem.Left)\n"
+      "        r = pl.move(bm, target_memory=pl.Mem.Right)\n"
+      "        x = pl.matmul(l, r)\n"
+      "        value = pl.mul(x, 1.0)\n"
+      "        alias = value\n"
+      "        for i, (c,) in pl.range(2, init_values=(alias,)):\n"
+      "            d = pl.add(c, c)\n"
+      "            e = pl.yield_(d)\n"
+      "        w = pl.store(e, [0, 0], o)\n"
+      "        return w\n",
+      Stage::infer, Planner::pypto, soc_a5());
+  CHECK(r.moves.size() == 1);
+  for (const char* name : {"value", "alias", "c", "d", "e"}) {
+    INFO(name);
+    const VarPtr v = test::find_var(r.program, name);
+    REQUIRE(v);
+    CHECK(print(v->type) == "Tile[[32, 128], FP32, Vec]");
+  }
 }

@@ -297,3 +297,39 @@ TEST_CASE("type rules of the cube family and views") {
   CHECK(print(s[6]->as<AssignStmt>()->var->type) == "Tile[[256], FP32, Acc]");
   CHECK(print(s[7]->as<AssignStmt>()->var->type) == "Tile[[32, 16], FP32, Acc]");
 }
+
+TEST_CASE("type rules: a load's valid region, fillpad's pad value, set_validshape's region") {
+  // Unannotated in our spelling: the op's rule alone gives the type.
+  const Program ours = test::parse_ok(
+      "def k(a: Tensor[[64, 64], FP32]):\n"
+      "    t = tile.load(a, [0, 0], [64, 64], [48, 64], target_memory=Vec)\n"
+      "    p = tile.fillpad(t, pad_value=PadValue.max)\n"
+      "    q = tile.fillpad_inplace(t)\n"
+      "    v = tile.set_validshape(p, 16, 32)\n"
+      "    w = tile.load(a, [0, 0], [64, 64], [64, 64], target_memory=Vec)\n");
+  const auto s = flatten(ours.functions[0].body);
+  CHECK(print(s[0]->as<AssignStmt>()->var->type) == "Tile[[64, 64], FP32, Vec, TileView(valid_shape=[48, 64])]");
+  CHECK(print(s[1]->as<AssignStmt>()->var->type) == "Tile[[64, 64], FP32, Vec, TileView(pad=PadValue.max)]");
+  CHECK(print(s[2]->as<AssignStmt>()->var->type) == "Tile[[64, 64], FP32, Vec, TileView(pad=PadValue.zero)]");
+  CHECK(print(s[3]->as<AssignStmt>()->var->type) ==
+        "Tile[[64, 64], FP32, Vec, TileView(valid_shape=[16, 32], pad=PadValue.max)]");
+  CHECK(print(s[4]->as<AssignStmt>()->var->type) == "Tile[[64, 64], FP32, Vec]");  // not narrower: no view
+
+  // PyPTO's spelling: valid_shape= is the load's fourth argument, and an annotation without a
+  // view takes the op's valid region and pad; without a space, the space the op's spec gives.
+  const Program pl = test::parse_ok(
+      "@pl.function(type=pl.FunctionType.InCore)\n"
+      "def k(self, a: pl.Tensor[[64, 64], pl.FP32], i: pl.Tensor[[64, 64], pl.UINT32]):\n"
+      "    t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64], valid_shape=[48, 64])\n"
+      "    p: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.fillpad(t, pad_value=pl.PadValue.min)\n"
+      "    x: pl.Tile[[64, 64], pl.UINT32] = pl.load(i, [0, 0], [64, 64])\n"
+      "    s: pl.Tile[[64, 128], pl.FP32] = pl.tile.sort32(t, x)\n");
+  const auto f = flatten(pl.functions[0].body);
+  const auto* load = f[0]->as<AssignStmt>()->value->as<Call>();
+  REQUIRE(load);
+  CHECK(load->args.size() == 4);
+  CHECK(load->kwarg("valid_shape") == nullptr);
+  CHECK(print(f[0]->as<AssignStmt>()->var->type) == "Tile[[64, 64], FP32, Vec, TileView(valid_shape=[48, 64])]");
+  CHECK(print(f[1]->as<AssignStmt>()->var->type) == "Tile[[64, 64], FP32, Vec, TileView(pad=PadValue.min)]");
+  CHECK(print(f[3]->as<AssignStmt>()->var->type) == "Tile[[64, 128], FP32, Vec]");
+}

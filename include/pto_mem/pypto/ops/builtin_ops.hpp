@@ -80,7 +80,7 @@ namespace pto_mem::pypto {
   add(OpSpec("tile.transpose_view").arg("input").inherit().access(E::no_access).typed(tr::transposed(false))
           .note("zero-copy transposed view"));
   add(OpSpec("tile.set_validshape").arg("tile").arg("valid_rows").arg("valid_cols").inherit()
-          .access(E::no_access).typed(tr::like_arg(0, std::nullopt, true))
+          .access(E::no_access).typed(tr::with_valid_shape())
           .note("the only view MaterializeSemanticAliases may retarget (through its input)"));
   add(OpSpec("tile.assemble").arg("target").arg("source").arg("offset").inherit().access(E::unknown)
           .typed(tr::like_arg(0, std::nullopt, true))
@@ -89,9 +89,9 @@ namespace pto_mem::pypto {
           .not_inplace_safe().access(E::unknown).typed(tr::transposed(true))
           .note("permutes into a fresh buffer; may be bound to a declared allocation"));
   add(OpSpec("tile.fillpad").arg("tile", {Vec}).kw({"pad_value"}).fixed(Vec).access(E::functional)
-          .typed(tr::like_arg(0, Vec)).note("fixed Vec at HEAD (docs calling it inherit-input are stale)"));
+          .typed(tr::padded()).note("fixed Vec at HEAD (docs calling it inherit-input are stale)"));
   add(OpSpec("tile.fillpad_inplace").arg("tile", {Vec}).kw({"pad_value"}).fixed(Vec).reuses(0)
-          .access(E::functional).typed(tr::like_arg(0, Vec)));
+          .access(E::functional).typed(tr::padded()));
   add(OpSpec("tile.fillpad_expand").arg("tile", {Vec}).arg("shape").kw({"pad_value"}).fixed(Vec)
           .not_inplace_safe().access(E::functional).typed(tr::view_with_shape(1)));
   add(OpSpec("tile.concat").arg("src0", {Vec}).arg("src1", {Vec}).fixed(Vec).not_inplace_safe()

@@ -108,11 +108,13 @@ inline TypeRule load() {
     auto shape = detail::shape_arg(c, 2);
     auto dtype = c.args.empty() ? std::nullopt : dtype_of(expr_type(c.args[0]));
     if (!shape || !dtype) return nullptr;
-    // PyPTO: a narrower valid_shape (argument 3) is the result's view.
+    // PyPTO: a narrower valid_shape (argument 3, or the `valid_shape=`
+    // keyword the DSL's pl.load takes) is the result's view.
     TileView view;
-    if (c.args.size() > 3)
-      if (const auto* vs = as_sequence(c.args[3]); vs && !vs->empty() && !pto_mem::pypto::detail::same_exprs(*vs, *shape))
-        view.fields.push_back(Kwarg{"valid_shape", c.args[3]});
+    const ExprPtr* valid = c.args.size() > 3 ? &c.args[3] : c.kwarg("valid_shape");
+    if (valid)
+      if (const auto* vs = as_sequence(*valid); vs && !vs->empty() && !pto_mem::pypto::detail::same_exprs(*vs, *shape))
+        view.fields.push_back(Kwarg{"valid_shape", *valid});
     return tile_type(std::move(*shape), *dtype, detail::kwarg_space(c), nullptr, std::move(view));
   };
 }
@@ -126,6 +128,37 @@ inline TypeRule created(std::size_t shape_index, std::optional<MemorySpace> fixe
     if (!shape) return nullptr;
     auto s = fixed_space ? fixed_space : detail::kwarg_space(c);
     return tile_type(std::move(*shape), detail::kwarg_dtype(c, "dtype").value_or(default_dtype), s);
+  };
+}
+
+/// tile.fillpad / tile.fillpad_inplace: argument 0's shape and dtype in Vec;
+/// the padding makes the whole tile valid, so the view drops valid_shape,
+/// keeps the input's layout fields and records the pad value (`pad_value=`,
+/// PadValue.zero when absent), as PyPTO's rule does.
+inline TypeRule padded() {
+  return [](const Call& c) -> TypePtr {
+    const auto* t = detail::tile_arg(c, 0);
+    if (!t) return nullptr;
+    TileView view;
+    for (const auto& f : t->view.fields)
+      if (f.name != "valid_shape" && f.name != "pad") view.fields.push_back(f);
+    const ExprPtr* pad = c.kwarg("pad_value");
+    view.fields.push_back(Kwarg{"pad", pad ? *pad : enum_imm("PadValue", "zero")});
+    return tile_type(t->shape, t->dtype, MemorySpace::Vec, nullptr, std::move(view));
+  };
+}
+
+/// tile.set_validshape(t, rows, cols): argument 0's type (space inherited)
+/// whose view keeps t's layout fields and has valid_shape [rows, cols].
+inline TypeRule with_valid_shape() {
+  return [](const Call& c) -> TypePtr {
+    const auto* t = detail::tile_arg(c, 0);
+    if (!t || c.args.size() < 3 || !c.args[1] || !c.args[2]) return nullptr;
+    TileView view;
+    view.fields.push_back(Kwarg{"valid_shape", list({c.args[1], c.args[2]})});
+    for (const auto& f : t->view.fields)
+      if (f.name != "valid_shape") view.fields.push_back(f);
+    return tile_type(t->shape, t->dtype, t->space, nullptr, std::move(view));
   };
 }
 

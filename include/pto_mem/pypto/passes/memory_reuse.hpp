@@ -33,8 +33,9 @@
 //     hazard pairs of no_alias.hpp and the pipeline-stage pairs of
 //     pipeline_stages.hpp: with a known capacity, clones of
 //     different stages stay apart up to the affordable depth, and while a
-//     space's packed footprint exceeds the capacity the depth of one group
-//     is shed and the items re-packed; with nothing left to shed the space
+//     space's packed footprint exceeds the capacity it is first packed by
+//     aligned sub-ranges of larger buffers (pack_subranges), then the depth
+//     of one group is shed and the items re-packed; with nothing left to shed the space
 //     falls back to the legacy rule with a warning (PyPTO's "legacy
 //     packing" fallback, also given when no pipeline is involved). A depth
 //     below the requested one is hint PH-MR-001.
@@ -166,6 +167,90 @@ inline void realign_loop_carries(const Function& f) {
   });
 }
 
+/// Sub-range packing of one space, tried when the whole-buffer packing of
+/// that space does not fit its capacity: items largest first; an item joins
+/// the first slot with an aligned offset at which it fits inside the slot's
+/// (largest, first) member and shares bytes only with members it may share a
+/// buffer with (lifetimes apart, or one phi family; no forbidden pair; the
+/// offsets tried are 0 and the aligned ends of the members), else opens a
+/// slot of its own. Items of other spaces keep their slots. `offset[i]` is
+/// item i's byte offset inside its slot (0 for the slot's first member);
+/// `fixed[i]` items (a window at a run-time offset) keep a slot of their own,
+/// and a slot they head takes others only at offset 0.
+inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::span<const ReuseItem> items,
+                           const ReuseRules& rules, const std::vector<std::pair<std::size_t, std::size_t>>& forbidden,
+                           const std::vector<bool>& fixed, MemorySpace space, Addr alignment) {
+  const std::size_t n = items.size();
+  std::vector<std::vector<std::size_t>> apart(n);
+  for (const auto& [a, b] : forbidden)
+    if (a < n && b < n && a != b) {
+      apart[a].push_back(b);
+      apart[b].push_back(a);
+    }
+  auto may_overlap = [&](std::size_t c, std::size_t m) {
+    if (std::find(apart[c].begin(), apart[c].end(), m) != apart[c].end()) return false;
+    if (!interferes(items[c].lifetime, items[m].lifetime)) return true;
+    return pto_mem::detail::reuse::family_exception(rules.parts, c, m);
+  };
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < n; ++i)
+    if (items[i].arena == space) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (items[a].size != items[b].size) return items[a].size > items[b].size;
+    return items[a].lifetime.begin < items[b].lifetime.begin;
+  });
+  const Addr align = std::max<Addr>(alignment, 1);
+  std::vector<ReuseSlot> slots;
+  for (std::size_t c : order) {
+    const bool is_closed = c < rules.closed.size() && rules.closed[c];
+    bool placed = false;
+    for (std::size_t k = 0; k < slots.size() && !is_closed && !fixed[c] && !placed; ++k) {
+      ReuseSlot& slot = slots[k];
+      if (slot.closed || items[c].size > slot.size) continue;
+      std::vector<Addr> starts{0};
+      if (!fixed[c] && !fixed[slot.representative])
+        for (std::size_t m : slot.members)
+          if (auto e = align_up(saturating_add(offset[m], items[m].size), align)) starts.push_back(*e);
+      std::sort(starts.begin(), starts.end());
+      starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+      for (Addr o : starts) {
+        if (o > slot.size - items[c].size) break;
+        const Addr end = o + items[c].size;
+        const bool ok = std::all_of(slot.members.begin(), slot.members.end(), [&](std::size_t m) {
+          const bool bytes_meet = offset[m] < end && o < offset[m] + items[m].size;
+          return !bytes_meet || may_overlap(c, m);
+        });
+        if (!ok) continue;
+        offset[c] = o;
+        slot.members.push_back(c);
+        slot.lifetime.begin = std::min(slot.lifetime.begin, items[c].lifetime.begin);
+        slot.lifetime.end = std::max(slot.lifetime.end, items[c].lifetime.end);
+        placed = true;
+        break;
+      }
+    }
+    if (placed) continue;
+    offset[c] = 0;
+    ReuseSlot fresh;
+    fresh.representative = c;
+    fresh.members = {c};
+    fresh.closed = is_closed;
+    fresh.size = items[c].size;
+    fresh.lifetime = items[c].lifetime;
+    slots.push_back(std::move(fresh));
+  }
+  // The other spaces' slots as they were, then this space's.
+  ReuseResult out;
+  out.slot_of.assign(n, 0);
+  out.cut_short = packed.cut_short;
+  for (const auto& slot : packed.slots)
+    if (items[slot.representative].arena != space) out.slots.push_back(slot);
+  for (auto& slot : slots) out.slots.push_back(std::move(slot));
+  for (std::size_t k = 0; k < out.slots.size(); ++k)
+    for (std::size_t m : out.slots[k].members) out.slot_of[m] = k;
+  packed = std::move(out);
+}
+
 /// The then-arm copies YieldFixup will add after packing: a phi living in
 /// the else arm's own buffer receives, at the end of the then arm, the then
 /// value (one from before the if, or an iter-arg). The two buffers may not be
@@ -254,11 +339,31 @@ inline void realign_loop_carries(const Function& f) {
     if (!ctx.soc || !ctx.soc->configured) return std::nullopt;
     return ctx.soc->capacity(space);
   });
+  // Spaces packed by sub-range (below) stay so after every re-pack.
+  std::vector<Addr> offset(items.size(), 0);
+  std::set<MemorySpace> subranged;
+  std::vector<bool> fixed(items.size(), false);
+  const VarsByBase by_base(f);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (const VarPtr* w : by_base.of(groups[g].base))
+      if (const MemRefPtr m = var_memref(*w); m && !m->const_offset()) fixed[g] = true;
+  auto subrange = [&](ReuseResult& r, MemorySpace space) {
+    std::vector<std::pair<std::size_t, std::size_t>> apart = rules.forbidden;
+    for (const auto& pair : stages.forbidden()) apart.push_back(pair);
+    pack_subranges(r, offset, items, rules, apart, fixed, space, ctx.soc ? ctx.soc->alignment(space) : 1);
+  };
   auto pack = [&] {
-    if (stages.empty()) return reuse_lifetimes(items, rules);
-    ReuseRules with_stages = rules;
-    for (const auto& pair : stages.forbidden()) with_stages.forbidden.push_back(pair);
-    return reuse_lifetimes(items, with_stages);
+    ReuseResult r;
+    if (stages.empty()) {
+      r = reuse_lifetimes(items, rules);
+    } else {
+      ReuseRules with_stages = rules;
+      for (const auto& pair : stages.forbidden()) with_stages.forbidden.push_back(pair);
+      r = reuse_lifetimes(items, with_stages);
+    }
+    std::fill(offset.begin(), offset.end(), Addr{0});
+    for (MemorySpace space : subranged) subrange(r, space);
+    return r;
   };
   ReuseResult packed = pack();
 
@@ -295,6 +400,21 @@ inline void realign_loop_carries(const Function& f) {
         }
       }
       if (!over) break;
+      // Before any pipeline depth is given up: smaller tiles may take
+      // aligned sub-ranges of a larger buffer that died before them.
+      if (!subranged.contains(*over)) {
+        ReuseResult trial = packed;
+        const std::vector<Addr> kept = offset;
+        subrange(trial, *over);
+        std::swap(trial, packed);
+        const auto cap = ctx.soc->capacity(*over);
+        if (footprints()[*over].first <= *cap) {
+          subranged.insert(*over);
+          continue;
+        }
+        std::swap(trial, packed);
+        offset = kept;
+      }
       if (++sheds <= max_sheds && stages.shed(*over, align)) {
         packed = pack();
         continue;
@@ -333,24 +453,37 @@ inline void realign_loop_carries(const Function& f) {
 
   // Sharing: each joining base moves onto its representative's base.
   bool shared = false;
-  const VarsByBase on_base(f);
+  const VarsByBase& on_base = by_base;
   for (const auto& slot : packed.slots) {
     if (slot.members.size() < 2) continue;
     const VarPtr& rep = lt.vars[groups[slot.representative].tiles.front()];
     const MemRefPtr rep_m = var_memref(rep);
     const auto rep_space = var_space(rep);
+    // In a slot packed by sub-ranges every member keeps a window of its own
+    // size (the representative's whole window would cover its neighbours).
+    const bool by_subrange =
+        std::any_of(slot.members.begin(), slot.members.end(), [&](std::size_t c) { return offset[c] != 0; });
     for (std::size_t c : slot.members) {
       if (c == slot.representative) continue;
       shared = true;
       const MemRefPtr c_m = var_memref(lt.vars[groups[c].tiles.front()]);
+      const auto at = static_cast<std::int64_t>(offset[c]);  // a sub-range of the representative's window
+      std::unordered_map<const MemRef*, MemRefPtr> rebased;
       for (const VarPtr* wp : on_base.of(groups[c].base)) {
         const VarPtr& w = *wp;
         const MemRefPtr m = var_memref(w);
+        const auto mo = m->const_offset(), co = c_m->const_offset(), ro = rep_m->const_offset();
+        if (by_subrange && mo && co && ro) {  // one new MemRef per old one: windows that shared one still do
+          auto [it, fresh] = rebased.try_emplace(m.get(), nullptr);
+          if (fresh)
+            it->second = make_memref(rep_m->base, int_imm(*ro + at + (*mo - *co)), m->size, m->slot_count, m->slot_index);
+          set_memref(w, it->second, rep_space);
+          continue;
+        }
         if (m == c_m) {
           set_memref(w, rep_m, rep_space);
           continue;
         }
-        const auto mo = m->const_offset(), co = c_m->const_offset(), ro = rep_m->const_offset();
         if (!mo || !co || !ro) {
           set_memref(w, rep_m, rep_space);
           continue;

@@ -1180,14 +1180,28 @@ class Parser {
 
   /// PyPTO builds a call's result type from the op, so a `pl.` call whose
   /// annotation leaves out the memory space gets the op's (`x: pl.Tile[[64,
-  /// 64], pl.FP32] = pl.tile.load(..., target_memory=pl.Mem.Mat)` is in Mat).
+  /// 64], pl.FP32] = pl.tile.load(..., target_memory=pl.Mem.Mat)` is in Mat),
+  /// and one that leaves out the TileView gets the op's valid_shape and pad
+  /// (a load's narrower valid region, a fillpad's pad value) when the ranks
+  /// agree; layout fields stay as annotated.
   TypePtr complete_annotation(const TypePtr& ann, const ExprPtr& rhs) {
     const auto* a = as_tile(ann);
-    if (!a || a->space) return ann;
+    if (!a || (a->space && !a->view.empty())) return ann;
     const TypePtr deduced = deduce(rhs);  // kept alive: d points into it
     const auto* d = as_tile(deduced);
-    if (!d || !d->space) return ann;
-    return with_memory_space(ann, d->space);
+    std::optional<MemorySpace> space = d ? d->space : std::nullopt;
+    if (!space)  // an op without a type rule still has the space its spec gives (sort32: Vec)
+      if (const auto* c = rhs->as<Call>())
+        if (const OpSpec* spec = reg_.find(c->op)) space = spec->resolve_output(*c);
+    TypePtr out = ann;
+    if (!a->space && space) out = with_memory_space(out, space);
+    if (d && a->view.empty() && d->shape.size() == a->shape.size()) {
+      TileView v;  // what the op says of the data (valid region, padding); layouts stay as annotated
+      for (const auto& f : d->view.fields)
+        if (f.name == "valid_shape" || f.name == "pad") v.fields.push_back(f);
+      if (!v.empty()) out = with_view(out, std::move(v));
+    }
+    return out;
   }
 
   TypePtr deduce(const ExprPtr& rhs) {
@@ -1953,6 +1967,14 @@ class Parser {
       for (const auto& kw : kwargs) has |= kw.name == "target_memory";
       if (!has) kwargs.push_back(Kwarg{"target_memory", space_imm(MemorySpace::Vec)});
     }
+    // The DSL's load takes valid_shape as a keyword; the op's fourth argument.
+    if ((shorthand || d.pl) && op == "tile.load" && args.size() == 3)
+      for (auto it = kwargs.begin(); it != kwargs.end(); ++it)
+        if (it->name == "valid_shape") {
+          args.push_back(std::move(it->value));
+          kwargs.erase(it);
+          break;
+        }
     ExprPtr c = call(std::move(op), std::move(args), std::move(kwargs));
     if (d.pl) pl_calls_.insert(c.get());
     return c;
