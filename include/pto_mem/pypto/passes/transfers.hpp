@@ -73,12 +73,46 @@ struct TrailingCopy {
   const Call* c = call_of(stmts[out.at]->as<AssignStmt>()->value);
   out.from = c && c->op == "tile.move" ? arg_var(*c, 0) : nullptr;
   if (!out.from) return std::nullopt;
-  // Alone on its allocation, and the yield is its only reader.
+  // Alone on its allocation (but for if results, which InitMemRef puts on
+  // their then-value's window and the passes then give their destination),
+  // and the yield is its only reader.
   const Var* base = var_base(v);
   std::size_t on_base = 0, reads = 0;
   for_each_def(f, [&](const VarPtr& x) { on_base += var_base(x) == base; });
+  for_each_statement(f.body, [&](const Stmt& s) {
+    if (const auto* i = s.as<IfStmt>())
+      for (const auto& r : i->return_vars) on_base -= var_base(r) == base;
+  });
   for_each_var_use(f.body, [&](const VarPtr& x) { reads += x == v; });
   if (on_base != 1 || reads != 1) return std::nullopt;
+  return out;
+}
+
+/// The tiles of `body` that read like a copy the storage rules made before a
+/// yield (a `tile.move` in the block the yield ends, read by that yield
+/// once and by nothing else), wherever their windows are. A planned program
+/// read back binds no such copy to a declared allocation it landed on: it
+/// is the passes' copy, not the author's tile (planned_input.hpp).
+[[nodiscard]] inline PointerSet<const Var*> yield_copies(const StmtPtr& body) {
+  PointerMap<const Var*, std::size_t> reads;
+  for_each_var_use(body, [&](const VarPtr& v) {
+    if (v) ++reads[v.get()];
+  });
+  PointerSet<const Var*> out;
+  for_each_statement(body, [&](const Stmt& s) {
+    const auto* block = s.as<SeqStmts>();
+    if (!block || block->stmts.empty() || !block->stmts.back()->is<YieldStmt>()) return;
+    const auto& values = block->stmts.back()->as<YieldStmt>()->values;
+    for (std::size_t k = 0; k + 1 < block->stmts.size(); ++k) {
+      const auto* a = block->stmts[k]->as<AssignStmt>();
+      const Call* c = a && a->var ? call_of(a->value) : nullptr;
+      if (!c || c->op != "tile.move") continue;
+      std::size_t yielded = 0;
+      for (const auto& e : values) yielded += as_var(e) == a->var;
+      const std::size_t* n = reads.find(a->var.get());
+      if (yielded == 1 && n && *n == 1) out.insert(a->var.get());
+    }
+  });
   return out;
 }
 

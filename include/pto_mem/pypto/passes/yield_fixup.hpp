@@ -128,9 +128,15 @@ class YieldFixupMutator : public IRMutator {
       MemRefPtr target;
       std::optional<MemorySpace> space;
       bool fresh = false;
-      if (t && then_defs.contains(t.get())) {
+      // A copy an earlier run made into the phi's buffer (a planned program
+      // read back) is arm-local too, but only as the copy: a value the other
+      // arm computes there comes first, as it did on that run.
+      const bool t_local = t && then_defs.contains(t.get()), e_local = e && else_defs.contains(e.get());
+      const bool t_copy = t_local && trailing_copy(f_, i->then_body, t);
+      const bool e_copy = e_local && trailing_copy(f_, i->else_body, e);
+      if (t_local && (!t_copy || !e_local || e_copy)) {
         target = var_memref(t), space = var_space(t);
-      } else if (e && else_defs.contains(e.get())) {
+      } else if (e_local) {
         target = var_memref(e), space = var_space(e);
       } else if (!t || !e || t == e || same_window(*var_memref(t), *var_memref(e))) {
         target = var_memref(t ? t : e), space = var_space(t ? t : e);
