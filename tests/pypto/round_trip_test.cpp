@@ -2,9 +2,12 @@
 // compile(print(compile(x))) prints what compile(x) printed, for every case
 // file, every bundled kernel and random kernels, under every planner and both
 // storage modes: declared allocations, pinning, slots, names and addresses
-// survive the text.
+// survive the text, and the storage passes add nothing the second time (a
+// copy they made is an ordinary statement when read back: they must
+// recognise it as the copy they would make, not copy it again).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -140,49 +143,59 @@ bool round_trip_stage_tagged(const std::string& text) {
   return text.find("pipeline_membership") != std::string::npos || text.find("stage=") != std::string::npos;
 }
 
+std::string first_differing(const RoundTripStats& st) {
+  std::string out;
+  for (const auto& d : st.differing) out += "\n  " + d;
+  return out;
+}
+
 // Every case file, storage case and bundled kernel under every planner with
 // the Buffer IR storage rules: exactly the same program. Measured only (the
-// counts are printed): inputs whose stage tags steer the plan (above); the
-// legacy storage path, whose YieldFixup copies a phi's value again when the
-// copy it made the first time is read back as an ordinary statement; and
-// random kernels, on some of which MaterializeSemanticAliases is not yet a
-// fixed point (a second run adds a copy of a copy: an extra copy, never a
-// wrong one; the storage property test measures the same on its own output).
-TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on every case file and random kernel") {
-  RoundTripStats exact, measured;
+// counts are printed): inputs whose stage tags steer the plan (above), and
+// the legacy storage path (some of its copies are still made again when read
+// back: an if's buffer chosen from a copy whose allocation a loop carry
+// already shares, docs/passes.md).
+TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on every case file") {
+  RoundTripStats exact, tagged, legacy;
   const auto files = round_trip_files();
   REQUIRE(files.size() > 100);
   for (const auto& in : files)
     for (Planner planner : {Planner::pypto, Planner::dsa_rp, Planner::ptoas})
       for (bool buffer_ir : {true, false}) {
-        const bool strict = buffer_ir && !round_trip_stage_tagged(in.text);
-        round_trip(in.name, in.text, planner, buffer_ir, strict ? exact : measured, strict);
+        const bool is_tagged = round_trip_stage_tagged(in.text);
+        const bool strict = buffer_ir && !is_tagged;
+        round_trip(in.name, in.text, planner, buffer_ir, strict ? exact : is_tagged ? tagged : legacy, strict);
       }
-  // PTO_MEM_PROPERTY_SEEDS=N runs N/10 random kernels (a tenth of the storage property test's).
+  MESSAGE(exact.checked << " planned case programs (buffer-ir) compiled twice, the same; measured: stage-tagged "
+                        << tagged.checked << ", " << tagged.differ << " printed differently, " << tagged.refused_again
+                        << " refused when read back" << first_differing(tagged));
+  MESSAGE("legacy storage path: " << legacy.checked << " compiled twice, " << legacy.differ
+                                  << " printed differently, " << legacy.refused_again << " refused when read back"
+                                  << first_differing(legacy));
+  CHECK(exact.differ == 0);
+  CHECK(exact.checked > 1000);
+}
+
+// The property: random kernels (storage_kernel_gen.hpp), every planner, the
+// Buffer IR storage rules exactly (the legacy path measured, as above). PTO_MEM_PROPERTY_SEEDS=N runs N/10 kernels (a tenth of the
+// storage property test's count), 150 by default.
+TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on random kernels (property)") {
   const char* env = std::getenv("PTO_MEM_PROPERTY_SEEDS");
-  const std::uint64_t kernels = env ? std::strtoull(env, nullptr, 10) / 10 : 150;
+  const std::uint64_t kernels = env ? std::max<std::uint64_t>(1, std::strtoull(env, nullptr, 10) / 10) : 150;
   RoundTripStats random, random_legacy;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
     const std::string text = test::StorageKernelGen(seed).make();
     for (Planner planner : {Planner::pypto, Planner::dsa_rp, Planner::ptoas}) {
-      round_trip("kernel " + std::to_string(seed), text, planner, true, random, false);
+      round_trip("kernel " + std::to_string(seed), text, planner, true, random, true);
       round_trip("kernel " + std::to_string(seed), text, planner, false, random_legacy, false);
     }
   }
-  auto first = [](const RoundTripStats& st) {
-    std::string out;
-    for (const auto& d : st.differing) out += "\n  " + d;
-    return out;
-  };
-  MESSAGE(exact.checked << " planned case programs compiled twice, the same; measured: " << measured.checked
-                        << " (stage-tagged or legacy), " << measured.differ << " printed differently, "
-                        << measured.refused_again << " refused when read back" << first(measured));
   MESSAGE(random.checked << " random planned programs (buffer-ir) compiled twice, " << random.differ
-                         << " printed differently, " << random.refused_again << " refused" << first(random));
-  MESSAGE(random_legacy.checked << " random planned programs (legacy) compiled twice, " << random_legacy.differ
-                                << " printed differently, " << random_legacy.refused_again << " refused"
-                                << first(random_legacy));
-  CHECK(exact.differ == 0);
-  CHECK(exact.checked > 1000);
-  CHECK(random.checked > kernels);
+                         << " printed differently" << first_differing(random));
+  MESSAGE(random_legacy.checked << " random planned programs (legacy, measured) compiled twice, "
+                                << random_legacy.differ << " printed differently, " << random_legacy.refused_again
+                                << " refused" << first_differing(random_legacy));
+  CHECK(random.differ == 0);
+  // Most kernels plan (a refusal is a kernel that needs an Acc-to-Acc copy).
+  CHECK(random.checked > 2 * kernels);
 }

@@ -221,7 +221,7 @@ class BranchStorage : public IRMutator {
         slot.push_back(k);
       }
       if (ts.empty()) continue;
-      if (!tb_.schedule(ts, yld->loc, *moves)) return r;
+      if (!tb_.schedule(ts, yld->loc, *moves, arm == 0 ? i->then_body : i->else_body)) return r;
       for (std::size_t x = 0; x < ts.size(); ++x) (*values)[slot[x]] = var_ref(ts[x].result);
     }
     for (std::size_t k = 0; k < n; ++k)

@@ -46,6 +46,7 @@
 #include "pto_mem/pypto/passes/def_sites.hpp"
 #include "pto_mem/pypto/passes/observation.hpp"
 #include "pto_mem/pypto/passes/semantic_alias_classes.hpp"
+#include "pto_mem/pypto/passes/transfers.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -78,7 +79,12 @@ class LoopCarryRetarget {
         // A declared carry keeps its own binding: what the body yields is copied into it.
         if (alloc && alloc->pinned) continue;
         root_ = &s;
-        if (auto y = yielded_var(*loop->body, i)) try_retarget(y, t);
+        // A copy made at this yield on an earlier run (a planned program
+        // compiled again) is left to YieldFixup, which writes it into the
+        // carried window where it is, as it made it the first time: planned
+        // here, it would put a value on the carried window before the branch
+        // destinations are chosen, which the first run did not see.
+        if (auto y = yielded_var(*loop->body, i); y && !trailing_copy(f_, *loop->body, y)) try_retarget(y, t);
       }
     });
   }

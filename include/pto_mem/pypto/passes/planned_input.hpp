@@ -13,7 +13,10 @@
 //     `pinned=True`) and whose value is its own (not a view, alias or
 //     in-place result of another tile: those inherit the window) is bound to
 //     the declaration of that name again, with the window's slot count and
-//     slot index (no index: slot 0, as an unsubscripted declaration is);
+//     slot index (no index: slot 0, as an unsubscripted declaration is) --
+//     except a copy the storage passes made before a yield into a carry or
+//     phi on that allocation (transfers.hpp, yield_copies): that is theirs to
+//     make again where it is, not a tile the author bound;
 //   * its other allocations are made again by InitMemRef's numbering (and a
 //     later pass's names), which need not be the names they had: a tile
 //     inserted by a pass the first time is an ordinary statement now and
@@ -36,6 +39,7 @@
 #include "pto_mem/pypto/ops/registry.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
+#include "pto_mem/pypto/passes/transfers.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -64,13 +68,14 @@ namespace pto_mem::pypto::passes {
 inline std::size_t restore_declarations(const StmtPtr& body, const OpRegistry& ops) {
   const PointerSet<const Var*> pinned = pinned_allocations(body);
   if (pinned.size() == 0) return 0;
+  const PointerSet<const Var*> copies = yield_copies(body);
   std::size_t bound = 0;
   for_each_statement(body, [&](const Stmt& s) {
     const auto* a = s.as<AssignStmt>();
     if (!a || !a->var) return;
     const auto* t = as_tile(a->var->type);
     if (!t || !t->memref || !t->memref->base || t->memref->is_pinned || !t->space) return;
-    if (!pinned.contains(t->memref->base.get()) || !owns_its_window(*a, ops)) return;
+    if (!pinned.contains(t->memref->base.get()) || !owns_its_window(*a, ops) || copies.contains(a->var.get())) return;
     a->var->type = with_memref(a->var->type, declared_memref(t->memref->base, t->memref->slot_count,
                                                              t->memref->slot_index));
     ++bound;
@@ -165,11 +170,16 @@ inline std::map<std::string, std::map<std::string, std::string>> restore_names(P
     std::stable_sort(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(lead),
                      [&](const StmtPtr& a, const StmtPtr& b) { return rank(a) < rank(b); });
     // An allocation the re-plan made that no tile uses (a copy the first plan
-    // put on its destination directly was numbered, then moved there) goes.
+    // put on its destination directly was numbered, then moved there) goes,
+    // unless the input had an unused allocation of that name too.
+    std::unordered_set<std::string> used_in_input, unused_in_input;
+    for (const auto& t : in->second.tiles) used_in_input.insert(t.second);
+    for (const auto& n : in->second.allocs)
+      if (!used_in_input.contains(n)) unused_in_input.insert(n);
     const auto unused = std::remove_if(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(lead),
                                        [&](const StmtPtr& st) {
                                          const auto* a = st->as<AllocStmt>();
-                                         return !seen.contains(a->var.get()) && !order.contains(a->var->name);
+                                         return !seen.contains(a->var.get()) && !unused_in_input.contains(a->var->name);
                                        });
     stmts.erase(unused, stmts.begin() + static_cast<std::ptrdiff_t>(lead));
     if (stmts.size() != seqp->stmts.size() || !std::equal(stmts.begin(), stmts.end(), seqp->stmts.begin())) f.body = seq(std::move(stmts), seqp->loc, seqp->scope);

@@ -41,6 +41,81 @@ struct Transfer {
   VarPtr result;  ///< after scheduling: the variable holding the value in `dest` (src itself when no copy)
 };
 
+/// A copy the storage rules make before a yield, as it reads back once the
+/// planned program is compiled again (an ordinary statement then):
+/// `v = tile.move(from, ...)` in the block that ends with `body`'s
+/// terminating yield, alone on an allocation of its own, read by nothing but
+/// that yield, once.
+struct TrailingCopy {
+  const SeqStmts* block = nullptr;
+  std::size_t at = 0;  ///< the move's index in `block`
+  VarPtr from;         ///< the value it copies
+};
+
+[[nodiscard]] inline std::optional<TrailingCopy> trailing_copy(const Function& f, const StmtPtr& body, const VarPtr& v) {
+  if (!is_planned_tile(v)) return std::nullopt;
+  const SeqStmts* block = nullptr;
+  for (const Stmt* s = body.get(); s && s->is<SeqStmts>();) {
+    block = s->as<SeqStmts>();
+    s = block->stmts.empty() ? nullptr : block->stmts.back().get();
+  }
+  if (!block || block->stmts.empty() || !block->stmts.back()->is<YieldStmt>()) return std::nullopt;
+  const auto& stmts = block->stmts;
+  std::size_t yielded = 0;
+  for (const auto& e : stmts.back()->as<YieldStmt>()->values) yielded += as_var(e) == v;
+  if (yielded != 1) return std::nullopt;
+  TrailingCopy out;
+  out.block = block;
+  out.at = stmts.size();
+  for (std::size_t k = 0; k + 1 < stmts.size(); ++k)
+    if (const auto* a = stmts[k]->as<AssignStmt>(); a && a->var == v) out.at = k;
+  if (out.at == stmts.size()) return std::nullopt;
+  const Call* c = call_of(stmts[out.at]->as<AssignStmt>()->value);
+  out.from = c && c->op == "tile.move" ? arg_var(*c, 0) : nullptr;
+  if (!out.from) return std::nullopt;
+  // Alone on its allocation (but for if results, which InitMemRef puts on
+  // their then-value's window and the passes then give their destination),
+  // and the yield is its only reader.
+  const Var* base = var_base(v);
+  std::size_t on_base = 0, reads = 0;
+  for_each_def(f, [&](const VarPtr& x) { on_base += var_base(x) == base; });
+  for_each_statement(f.body, [&](const Stmt& s) {
+    if (const auto* i = s.as<IfStmt>())
+      for (const auto& r : i->return_vars) on_base -= var_base(r) == base;
+  });
+  for_each_var_use(f.body, [&](const VarPtr& x) { reads += x == v; });
+  if (on_base != 1 || reads != 1) return std::nullopt;
+  return out;
+}
+
+/// The tiles of `body` that read like a copy the storage rules made before a
+/// yield (a `tile.move` in the block the yield ends, read by that yield
+/// once and by nothing else), wherever their windows are. A planned program
+/// read back binds no such copy to a declared allocation it landed on: it
+/// is the passes' copy, not the author's tile (planned_input.hpp).
+[[nodiscard]] inline PointerSet<const Var*> yield_copies(const StmtPtr& body) {
+  PointerMap<const Var*, std::size_t> reads;
+  for_each_var_use(body, [&](const VarPtr& v) {
+    if (v) ++reads[v.get()];
+  });
+  PointerSet<const Var*> out;
+  for_each_statement(body, [&](const Stmt& s) {
+    const auto* block = s.as<SeqStmts>();
+    if (!block || block->stmts.empty() || !block->stmts.back()->is<YieldStmt>()) return;
+    const auto& values = block->stmts.back()->as<YieldStmt>()->values;
+    for (std::size_t k = 0; k + 1 < block->stmts.size(); ++k) {
+      const auto* a = block->stmts[k]->as<AssignStmt>();
+      const Call* c = a && a->var ? call_of(a->value) : nullptr;
+      if (!c || c->op != "tile.move") continue;
+      std::size_t yielded = 0;
+      for (const auto& e : values) yielded += as_var(e) == a->var;
+      const std::size_t* n = reads.find(a->var.get());
+      if (yielded == 1 && n && *n == 1) out.insert(a->var.get());
+    }
+  });
+  return out;
+}
+
 class TransferBuilder {
  public:
   TransferBuilder(const Function& f, const Program& p, PassContext& ctx, std::string_view pass_name)
@@ -112,8 +187,11 @@ class TransferBuilder {
   }
 
   /// Emits the transfers as one parallel copy into `out`; fills each
-  /// transfer's `result`. False after an error.
-  bool schedule(std::vector<Transfer>& ts, Loc loc, std::vector<StmtPtr>& out) {
+  /// transfer's `result`. False after an error. With `body` (the loop body
+  /// or arm whose terminating yield the copies go before), a source that
+  /// is already such a copy is written into its destination instead of
+  /// being copied again (absorbed(), below).
+  bool schedule(std::vector<Transfer>& ts, Loc loc, std::vector<StmtPtr>& out, const StmtPtr& body = nullptr) {
     std::vector<std::size_t> pending;
     for (std::size_t i = 0; i < ts.size(); ++i) {
       if (same_window(var_memref(ts[i].src), ts[i].dest)) {
@@ -122,6 +200,7 @@ class TransferBuilder {
         pending.push_back(i);
       }
     }
+    if (body) absorb_pending(ts, pending, body);
     // A source that overlaps its own destination without being it: save it.
     for (std::size_t i : pending)
       if (windows_overlap(var_memref(ts[i].src), ts[i].dest)) {
@@ -158,6 +237,18 @@ class TransferBuilder {
     return true;
   }
 
+  /// Writes each transfer of `ts` whose source is a copy made on an earlier
+  /// run (absorbed(), below) into its destination, and leaves the others
+  /// (their `result` stays null) for a later schedule(): what a pass that
+  /// places its copies later (after lifetime packing) does first, so that
+  /// the packing sees those copies where they belong.
+  void absorb(std::vector<Transfer>& ts, const StmtPtr& body) {
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (!ts[i].result && !same_window(var_memref(ts[i].src), ts[i].dest)) pending.push_back(i);
+    absorb_pending(ts, pending, body);
+  }
+
   /// Prepends the fresh allocations after the function's leading allocs.
   [[nodiscard]] Function with_allocs(Function out) const {
     if (allocs_.empty() || !out.body) return out;
@@ -169,6 +260,50 @@ class TransferBuilder {
   }
 
  private:
+  /// Absorbs what it can of `pending` (indices into `ts`), keeping the rest.
+  void absorb_pending(std::vector<Transfer>& ts, std::vector<std::size_t>& pending, const StmtPtr& body) {
+    std::vector<std::size_t> copy;
+    for (std::size_t i : pending) {
+      if (!absorbed(ts, i, pending, body)) {
+        copy.push_back(i);
+        continue;
+      }
+      set_memref(ts[i].src, ts[i].dest, ts[i].space);
+      ts[i].result = ts[i].src;
+    }
+    pending = std::move(copy);
+  }
+
+  /// Whether pending transfer `i` is a copy this builder made on an earlier
+  /// run of its pass, read back as an ordinary statement (trailing_copy(),
+  /// into the destination's space and fitting it), after which nothing in
+  /// the block reads or writes the destination, and no other copy of this
+  /// transfer reads it. Writing that move straight into the destination is
+  /// then the copy this transfer would make, made where it already is:
+  /// without this, every compile of a planned program would add a copy of
+  /// each copy (`x_mv_mv`), and a planned program would not be a fixed point.
+  bool absorbed(const std::vector<Transfer>& ts, std::size_t i, const std::vector<std::size_t>& pending,
+                const StmtPtr& body) {
+    const Transfer& t = ts[i];
+    if (!t.dest || !t.dest->base || (t.space && var_space(t.src) != t.space)) return false;
+    const auto copy = trailing_copy(f_, body, t.src);
+    if (!copy || var_memref(t.src)->size > t.dest->size || windows_overlap(var_memref(copy->from), t.dest)) return false;
+    // The other pending copies are emitted after it: none may read the destination.
+    for (std::size_t j : pending)
+      if (j != i && !ts[j].result && windows_overlap(var_memref(ts[j].src), t.dest)) return false;
+    // Nothing after the move but the yield touches the destination.
+    bool clash = false;
+    auto touches = [&](const VarPtr& v) {
+      if (v && windows_overlap(var_memref(v), t.dest)) clash = true;
+    };
+    const auto& stmts = copy->block->stmts;
+    for (std::size_t k = copy->at + 1; k + 1 < stmts.size() && !clash; ++k) {
+      for_each_var_use(stmts[k], touches);
+      for_each_def(stmts[k], touches);
+    }
+    return !clash;
+  }
+
   void error(Loc loc, std::string message) {
     // Under Buffer IR the copies are planned before any planner, and a copy
     // that cannot exist is the kernel's limit (PyPTO's design: "unsupported same-space

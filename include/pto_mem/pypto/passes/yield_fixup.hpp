@@ -22,6 +22,10 @@
 // iter-arg needs nothing. MemoryReuse chooses the phi buffers before it
 // packs lifetimes (YieldFixupOptions::arm_copies = false) and copies after. A move from Acc to Acc is illegal (an internal
 // error): divergent L0C accumulators must be coalesced before.
+// A copy it made on an earlier run (a planned program compiled again, where
+// that copy is an ordinary `y_mv = tile.move(y)` before the yield) is written
+// into its destination instead of being copied again (transfers.hpp,
+// TransferBuilder::absorb); with arm_copies = false, before the packing.
 #pragma once
 
 #include <algorithm>
@@ -74,8 +78,12 @@ class YieldFixupMutator : public IRMutator {
   StmtPtr mutate_for(const ForStmt& s, const StmtPtr& self) override {
     align_loop_carries(s.iter_args, s.return_vars);
     StmtPtr r = IRMutator::mutate_for(s, self);
-    if (!options_.loops || failed_) return r;
+    if (failed_) return r;
     const auto* l = r->as<ForStmt>();
+    if (!options_.loops) {
+      if (!options_.arm_copies) absorb_loop_copies(l->iter_args, l->body);
+      return r;
+    }
     StmtPtr body = fix_loop(l->iter_args, l->body, l->return_vars);
     if (body == l->body) return r;
     return make_node<ForStmt>(l->loop_var, l->start, l->stop, l->step, l->iter_args, std::move(body),
@@ -84,8 +92,12 @@ class YieldFixupMutator : public IRMutator {
   StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) override {
     align_loop_carries(s.iter_args, s.return_vars);
     StmtPtr r = IRMutator::mutate_while(s, self);
-    if (!options_.loops || failed_) return r;
+    if (failed_) return r;
     const auto* l = r->as<WhileStmt>();
+    if (!options_.loops) {
+      if (!options_.arm_copies) absorb_loop_copies(l->iter_args, l->body);
+      return r;
+    }
     StmtPtr body = fix_loop(l->iter_args, l->body, l->return_vars);
     if (body == l->body) return r;
     return make_node<WhileStmt>(l->condition, l->iter_args, std::move(body), l->return_vars, l->loc);
@@ -102,6 +114,7 @@ class YieldFixupMutator : public IRMutator {
     std::vector<ExprPtr> else_values = ey ? ey->values : std::vector<ExprPtr>{};
     const auto then_defs = defined_in(i->then_body), else_defs = defined_in(i->else_body);
     std::vector<Transfer> then_ts, else_ts;
+    std::vector<Transfer> then_later, else_later;  // copied after lifetime packing (arm_copies = false)
     std::vector<std::size_t> then_slots, else_slots;
     for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
       const VarPtr t = value(ty, k), e = value(ey, k);
@@ -115,9 +128,15 @@ class YieldFixupMutator : public IRMutator {
       MemRefPtr target;
       std::optional<MemorySpace> space;
       bool fresh = false;
-      if (t && then_defs.contains(t.get())) {
+      // A copy an earlier run made into the phi's buffer (a planned program
+      // read back) is arm-local too, but only as the copy: a value the other
+      // arm computes there comes first, as it did on that run.
+      const bool t_local = t && then_defs.contains(t.get()), e_local = e && else_defs.contains(e.get());
+      const bool t_copy = t_local && trailing_copy(f_, i->then_body, t);
+      const bool e_copy = e_local && trailing_copy(f_, i->else_body, e);
+      if (t_local && (!t_copy || !e_local || e_copy)) {
         target = var_memref(t), space = var_space(t);
-      } else if (e && else_defs.contains(e.get())) {
+      } else if (e_local) {
         target = var_memref(e), space = var_space(e);
       } else if (!t || !e || t == e || same_window(*var_memref(t), *var_memref(e))) {
         target = var_memref(t ? t : e), space = var_space(t ? t : e);
@@ -126,17 +145,26 @@ class YieldFixupMutator : public IRMutator {
         fresh = true;
       }
       if (!target) continue;
-      for (auto [v, ts, slots] : {std::tuple{t, &then_ts, &then_slots}, std::tuple{e, &else_ts, &else_slots}}) {
-        if (!v || same_window(*var_memref(v), *target) || (!fresh && !options_.arm_copies)) continue;
+      for (auto [v, ts, slots, later] : {std::tuple{t, &then_ts, &then_slots, &then_later},
+                                         std::tuple{e, &else_ts, &else_slots, &else_later}}) {
+        if (!v || same_window(*var_memref(v), *target)) continue;
+        if (!fresh && !options_.arm_copies) {
+          later->push_back(Transfer{v, target, space, nullptr});
+          continue;
+        }
         ts->push_back(Transfer{v, target, space, nullptr});
         slots->push_back(k);
       }
       set_memref(i->return_vars[k], target, space);
     }
-    for (auto [ts, slots, y, values, moves] : {std::tuple{&then_ts, &then_slots, ty, &then_values, &then_moves},
-                                               std::tuple{&else_ts, &else_slots, ey, &else_values, &else_moves}}) {
+    // A copy an earlier run made is in the phi's buffer before the packing.
+    if (!then_later.empty()) tb_.absorb(then_later, i->then_body);
+    if (!else_later.empty()) tb_.absorb(else_later, i->else_body);
+    for (auto [ts, slots, y, values, moves, arm] :
+         {std::tuple{&then_ts, &then_slots, ty, &then_values, &then_moves, i->then_body},
+          std::tuple{&else_ts, &else_slots, ey, &else_values, &else_moves, i->else_body}}) {
       if (ts->empty()) continue;
-      if (!tb_.schedule(*ts, y->loc, *moves)) {
+      if (!tb_.schedule(*ts, y->loc, *moves, arm)) {
         failed_ = true;
         return r;
       }
@@ -192,6 +220,23 @@ class YieldFixupMutator : public IRMutator {
 
   static bool same_window(const MemRef& a, const MemRef& b) { return passes::same_window(a, b); }
 
+  /// Before the copies are placed (arm_copies = false, loops = false): the
+  /// copies an earlier run made at a loop's yield (a planned program read
+  /// back) go into the carried windows now (TransferBuilder::absorb), so
+  /// that lifetime packing sees them there.
+  void absorb_loop_copies(const std::vector<IterArg>& iter_args, const StmtPtr& body) {
+    const YieldStmt* y = terminating_yield(body);
+    if (!y) return;
+    std::vector<Transfer> ts;
+    for (std::size_t k = 0; k < iter_args.size() && k < y->values.size(); ++k) {
+      const VarPtr init = as_var(iter_args[k].init);
+      const VarPtr v = value(y, k);
+      if (is_planned_tile(init) && v && !passes::same_window(var_memref(v), var_memref(init)))
+        ts.push_back(Transfer{v, var_memref(init), var_space(init), nullptr});
+    }
+    if (!ts.empty()) tb_.absorb(ts, body);
+  }
+
   /// The copies at a loop's yield into the carried windows, as one
   /// parallel copy (a swap or rotation of carries saves a source first).
   StmtPtr fix_loop(const std::vector<IterArg>& iter_args, const StmtPtr& body, const std::vector<VarPtr>& return_vars) {
@@ -217,7 +262,7 @@ class YieldFixupMutator : public IRMutator {
     }
     std::vector<StmtPtr> moves;
     if (!ts.empty()) {
-      if (!tb_.schedule(ts, y->loc, moves)) {
+      if (!tb_.schedule(ts, y->loc, moves, body)) {
         failed_ = true;
         return body;
       }
