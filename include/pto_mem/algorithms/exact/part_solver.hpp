@@ -92,6 +92,22 @@ inline constexpr std::array<double, 3> random_dive_spreads{0.6, 0.4, 0.8};
 /// limit the part solver then ends by itself.
 inline constexpr std::uint64_t random_dive_patience = 64;
 
+/// The first penalty probe's effort in nodes (fit_and_penalty); each probe
+/// that ends without a proof is followed by a round of penalty windows and
+/// doubles the effort.
+inline constexpr std::uint64_t penalty_probe_effort = std::uint64_t{1} << 17;
+/// Parts of at least this many buffers start with a small probe
+/// (penalty_probe_effort_large): on them the complete search rarely proves
+/// the penalty, and the penalty windows find cheaper placements.
+inline constexpr std::size_t penalty_lns_first_items = 128;
+inline constexpr std::uint64_t penalty_probe_effort_large = std::uint64_t{1} << 12;
+/// A round of penalty windows gets this many times the nodes of the probe
+/// before it, and each window this many nodes per free buffer: many small
+/// windows found more on the lifted MiniMalloc instances than fewer larger
+/// ones (a window that needs more nodes rarely pays less).
+inline constexpr std::uint64_t penalty_lns_share = 8;
+inline constexpr std::uint64_t penalty_window_nodes_per_item = 16;
+
 /// The ranks of randomised dive `k` (see above): `f`'s area order with each
 /// area scaled by its own factor; ties by index. `seed` (ExactOptions::seed)
 /// gives another sequence of draws.
@@ -577,16 +593,59 @@ class PartSolver {
       if (o != Outcome::found) return o != Outcome::aborted;
     }
     if (!sp_->has_penalties() || state_.best->penalty == 0) state_.penalty_proven = true;
+    // The penalty probes run with a growing effort; after each that proves
+    // nothing, a round of penalty windows (penalty_lns_round) searches for
+    // a cheaper placement near the incumbent, with penalty_lns_share times
+    // the nodes the probe spent.
+    std::uint64_t effort = sp_->items.size() >= penalty_lns_first_items ? penalty_probe_effort_large : penalty_probe_effort;
     while (!state_.penalty_proven && searchable_) {
       if (state_.best->penalty == 0) {
         state_.penalty_proven = true;
         break;
       }
-      const Outcome o = probe(capacity, state_.best->penalty - 1, limits, 0);
+      const std::uint64_t before = limits.nodes_spent();
+      const Outcome o = probe(capacity, state_.best->penalty - 1, limits, effort);
       if (o == Outcome::infeasible) state_.penalty_proven = true;
-      if (o == Outcome::aborted) return false;
+      if (o == Outcome::aborted) {
+        if (limits.exhausted()) return false;
+        penalty_lns_round(limits, penalty_lns_share * std::max<std::uint64_t>(limits.nodes_spent() - before, effort));
+        if (limits.exhausted()) return false;
+        effort = std::min<std::uint64_t>(effort * 2, std::uint64_t{1} << 40);
+      }
     }
     return true;
+  }
+
+  /// A round of penalty windows (WindowLns::lower_penalty) on a working
+  /// copy of the incumbent, within about `nodes` nodes: each window around
+  /// the next paid penalty pair in turn; the windows grow when a whole pass
+  /// over the paid pairs saved nothing. Offers what it finds.
+  void penalty_lns_round(const Limits& limits, std::uint64_t nodes) {
+    if (!state_.best || state_.best->penalty == 0) return;
+    if (!lns_) lns_.emplace(*sp_);
+    std::vector<Addr> off = state_.best->offsets;
+    const auto& names = search_orders();
+    std::uint64_t spent_here = 0;  // nodes, counted here too when no meter counts them
+    while (!limits.exhausted() && spent_here < nodes) {
+      const std::uint64_t cap = penalty_window_nodes_per_item * pen_size_;
+      const std::uint64_t m0 = limits.nodes_spent();
+      const Weight saved = lns_->lower_penalty(off, sp_->space.capacity(), limits, pen_size_, cap,
+                                               names[pen_round_ % names.size()], pen_pick_);
+      spent_here += limits.meter ? limits.nodes_spent() - m0 : cap / 4;
+      ++pen_round_;
+      if (saved > 0) {
+        offer(score(*sp_, off));
+        pen_fails_ = 0;
+        continue;  // the same pick: the paid pairs changed
+      }
+      ++pen_pick_;
+      // A pass over about as many windows as the part has buffers without a
+      // gain: larger windows (back to the smallest after the whole part).
+      if (++pen_fails_ >= std::max<std::size_t>(16, sp_->items.size() / 4)) {
+        pen_fails_ = 0;
+        pen_size_ = pen_size_ >= std::min<std::size_t>(sp_->items.size(), 256) ? 12 : pen_size_ * 2;
+      }
+    }
   }
 
   /// One step of the peak schedule (needs a fit). Steps alternate between a
@@ -814,6 +873,11 @@ class PartSolver {
   std::uint64_t lns_round_ = 0;
   std::uint32_t lns_wraps_ = 0;
   bool lns_live_ = true;     // the window search may still find something
+  // Penalty windows (penalty_lns_round): window size, rounds, the next paid
+  // pair to free, and the windows in a row that saved nothing.
+  std::size_t pen_size_ = 12;
+  std::uint64_t pen_round_ = 0, pen_pick_ = 0;
+  std::size_t pen_fails_ = 0;
   // Parts too large to search: the time spent in dives and in window
   // searches after the first dive.
   Clock::duration dive_time_{}, lns_time_{};

@@ -35,9 +35,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pto_mem/algorithms/exact/budget.hpp"
+#include "pto_mem/algorithms/exact/first_fit.hpp"
 #include "pto_mem/algorithms/exact/search.hpp"
 #include "pto_mem/algorithms/exact/subproblem.hpp"
 
@@ -121,18 +123,22 @@ class WindowLns {
     return started - std::min(started, ended);
   }
 
-  bool solve_window(std::vector<Addr>& off, std::uint32_t top, Addr target, const Limits& limits, std::size_t size,
-                    std::uint64_t node_cap, std::string_view order) {
-    ++windows_;
-    // Grow [ta, tb) from the top buffer's lifetime, one tick each side in
-    // turn, until it meets `size` buffers or spans the part.
+  /// Grows [ta, tb) from buffer `top`'s lifetime, one tick each side in
+  /// turn, until it meets `size` buffers or spans the part.
+  [[nodiscard]] std::pair<Tick, Tick> grow(std::uint32_t top, std::size_t size) const {
     std::size_t lo = tick_index(life(top).begin), hi = tick_index(life(top).end);
     for (bool left = true; meeting(ticks_[lo], ticks_[hi]) < size && (lo > 0 || hi + 1 < ticks_.size()); left = !left) {
       if (left && lo > 0) --lo;
       else if (hi + 1 < ticks_.size()) ++hi;
       else --lo;
     }
-    const Tick ta = ticks_[lo], tb = ticks_[hi];
+    return {ticks_[lo], ticks_[hi]};
+  }
+
+  bool solve_window(std::vector<Addr>& off, std::uint32_t top, Addr target, const Limits& limits, std::size_t size,
+                    std::uint64_t node_cap, std::string_view order) {
+    ++windows_;
+    const auto [ta, tb] = grow(top, size);
     // The free buffers, in index order.
     std::vector<std::uint32_t> items;
     for (std::uint32_t i : by_begin_) {
@@ -144,6 +150,139 @@ class WindowLns {
   }
 
 public:
+  /// One penalty window (see the header): frees the buffers around the
+  /// `pick`-th paid penalty pair of `off` (counted modulo the paid pairs, in
+  /// index order) -- about `size` buffers, half around each end in time --
+  /// and searches them again under `capacity` for a placement that pays less.
+  /// Fixed penalty partners the window pays now stay where they are as
+  /// *pinned* items (their one offset), so what the window pays them is
+  /// counted; fixed partners it does not pay block their bytes (the window
+  /// never starts paying them). The search's penalty budget is the window's
+  /// cost less one, and each success lowers it again (at most `repeats`
+  /// times). The placement outside the window is unchanged, so a success
+  /// lowers the part's penalty by as much as the window's. Returns the
+  /// weight saved (0: none, or no paid pair).
+  Weight lower_penalty(std::vector<Addr>& off, Addr capacity, const Limits& limits, std::size_t size,
+                       std::uint64_t node_cap, std::string_view order, std::uint64_t pick, int repeats = 4) {
+    auto overlap = [&](std::uint32_t a, std::uint32_t b) {
+      return off[a] < off[b] + sp_->items[b].size && off[b] < off[a] + sp_->items[a].size;
+    };
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> paid;
+    for (std::uint32_t i = 0; i < n_; ++i)
+      for (const auto& l : sp_->penalties[i])
+        if (l.other > i && overlap(i, l.other)) paid.push_back({i, l.other});
+    if (paid.empty()) return 0;
+    const auto [pa, pb] = paid[pick % paid.size()];
+    ++windows_;
+    // Around each end e of the pair, a rectangle: e and the buffers live
+    // with it that lie nearest to it in bytes (size / 2 - 1 of them) -- the
+    // ones that must move for e to move.
+    std::vector<std::uint32_t> items;
+    std::vector<std::pair<Addr, std::uint32_t>> near_e;
+    for (std::uint32_t e : {pa, pb}) {
+      items.push_back(e);
+      near_e.clear();
+      const Addr eb = off[e], ee = off[e] + sp_->items[e].size;
+      for (std::uint32_t i : by_begin_) {
+        if (life(i).begin >= life(e).end) break;
+        if (i == e || !interferes(life(i), life(e))) continue;
+        const Addr ib = off[i], ie = off[i] + sp_->items[i].size;
+        near_e.push_back({ie <= eb ? eb - ie : ib >= ee ? ib - ee : 0, i});
+      }
+      const std::size_t k = std::min(near_e.size(), size / 2 > 0 ? size / 2 - 1 : 0);
+      std::partial_sort(near_e.begin(), near_e.begin() + static_cast<std::ptrdiff_t>(k), near_e.end());
+      for (std::size_t q = 0; q < k; ++q) items.push_back(near_e[q].second);
+    }
+    std::sort(items.begin(), items.end());
+    items.erase(std::unique(items.begin(), items.end()), items.end());
+    for (std::uint32_t i : items) free_[i] = 1;
+    // Local indices: the free items first, then the pinned partners.
+    std::vector<std::uint32_t> local(n_, UINT32_MAX), pinned;
+    for (std::uint32_t k = 0; k < items.size(); ++k) local[items[k]] = k;
+    for (std::uint32_t i : items)
+      for (const auto& l : sp_->penalties[i])
+        if (!free_[l.other] && local[l.other] == UINT32_MAX && overlap(i, l.other)) {
+          local[l.other] = static_cast<std::uint32_t>(items.size() + pinned.size());
+          pinned.push_back(l.other);
+        }
+    std::vector<std::uint32_t> all = items;
+    all.insert(all.end(), pinned.begin(), pinned.end());
+    const std::size_t m = all.size();
+    Subproblem sub;
+    sub.arena = sp_->arena;
+    sub.space = sp_->space.with_capacity(capacity);
+    for (std::uint32_t i : all) sub.items.push_back(sp_->items[i]);
+    sub.separated.assign(m, {});
+    sub.penalties.assign(m, {});
+    sub.blocked.assign(m, {});
+    Tick hull_lo = life(all.front()).begin, hull_hi = life(all.front()).end;
+    for (std::uint32_t i : all) {
+      hull_lo = std::min(hull_lo, life(i).begin);
+      hull_hi = std::max(hull_hi, life(i).end);
+    }
+    // A pinned item has one offset: every other byte of the arena is blocked.
+    for (std::size_t k = items.size(); k < m; ++k) {
+      const std::uint32_t j = all[k];
+      if (off[j] > 0) sub.blocked[k].push_back({0, off[j]});
+      if (off[j] + sp_->items[j].size < capacity) sub.blocked[k].push_back({off[j] + sp_->items[j].size, capacity});
+    }
+    std::vector<std::uint32_t> near;  // fixed, not pinned, near in time
+    for (std::uint32_t i : by_begin_) {
+      if (life(i).begin >= hull_hi) break;
+      if (life(i).end > hull_lo && local[i] == UINT32_MAX) near.push_back(i);
+    }
+    std::sort(near.begin(), near.end(), [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; });
+    Weight cost = 0;  // what the window pays now: among the free, and to the pinned
+    for (std::uint32_t k = 0; k < items.size(); ++k) {
+      const std::uint32_t i = items[k];
+      auto& bl = sub.blocked[k];
+      for (std::uint32_t j : near)
+        if (interferes(life(i), life(j))) bl.push_back({off[j], off[j] + sp_->items[j].size});
+      for (std::uint32_t j : sp_->separated[i]) {
+        if (local[j] == UINT32_MAX) bl.push_back({off[j], off[j] + sp_->items[j].size});
+        else if (!free_[j] || local[j] > k) {  // each pair once, both ways
+          sub.separated[k].push_back(local[j]);
+          sub.separated[local[j]].push_back(k);
+        }
+      }
+      for (const auto& l : sp_->penalties[i]) {
+        const std::uint32_t j = l.other;
+        if (local[j] == UINT32_MAX) bl.push_back({off[j], off[j] + sp_->items[j].size});  // unpaid, fixed
+        else if (!free_[j] || local[j] > k) {
+          sub.penalties[k].push_back({local[j], l.weight});
+          sub.penalties[local[j]].push_back({k, l.weight});
+          if (overlap(i, j)) cost = saturating_add(cost, l.weight);
+        }
+      }
+      std::sort(bl.begin(), bl.end());
+      std::vector<AddrRange> merged;
+      for (const auto& r : bl) {
+        if (!merged.empty() && r.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, r.end);
+        else merged.push_back(r);
+      }
+      bl = std::move(merged);
+    }
+    for (std::uint32_t k = 0; k < m; ++k) {
+      std::sort(sub.separated[k].begin(), sub.separated[k].end());
+      std::sort(sub.penalties[k].begin(), sub.penalties[k].end(),
+                [](const PenaltyLink& a, const PenaltyLink& b) { return a.other < b.other; });
+    }
+    for (std::uint32_t i : items) free_[i] = 0;
+    if (cost == 0 || count_interfering_pairs(sub, searchable_pairs_lns) > searchable_pairs_lns) return 0;
+    CanonicalSearch search(sub);
+    Weight saved = 0;
+    for (int r = 0; r < repeats && cost > 0 && !limits.exhausted(); ++r) {
+      Budget budget(limits, node_cap);
+      if (search.run(capacity, cost - 1, order, budget) != Outcome::found) break;
+      for (std::uint32_t k = 0; k < items.size(); ++k) off[items[k]] = search.solution()[k];
+      const Weight now = score(sub, search.solution()).penalty;
+      saved += cost - now;
+      cost = now;
+      ++solved_;
+    }
+    return saved;
+  }
+
   /// Searches `items` (sorted) again under `target`, the others fixed.
   bool solve(std::vector<Addr>& off, const std::vector<std::uint32_t>& items, Addr target, const Limits& limits,
              std::uint64_t node_cap, std::string_view order) {
