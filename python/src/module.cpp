@@ -906,7 +906,6 @@ void bind_model(py::module_& m) {
       .def("__deepcopy__", [](const PyProblem& p, py::handle) { return deep_copy(p); }, py::arg("memo"))
       .def("to_json", [](const PyProblem& py_problem, py::object offsets) {
              ProblemFile f = to_problem(py_problem);
-             refuse_structure(f.problem, "JSON");
              if (!offsets.is_none()) f.placement = placement_from(f.problem, offsets);
              return json_problem_text(f);  // an arena without a capacity is written without one
            }, py::arg("offsets") = py::none())

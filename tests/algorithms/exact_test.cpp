@@ -990,7 +990,7 @@ TEST_CASE("on large parts with penalties the portfolio pays less than its greedy
     for (std::size_t k = 0; k < 30 * n; ++k) {
       const auto i = rng() % n, j = rng() % n;
       if (i != j && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
-        p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, static_cast<Weight>(1 + rng() % 3)});
+        p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(1 + rng() % 3)});
     }
     // The capacity: the greedy's peak without the penalties (as the lifted
     // MiniMalloc instances take the first fit's), so that keeping penalty

@@ -225,7 +225,7 @@ TEST_CASE("penalty windows keep a valid placement and lower the penalty by what 
     for (std::size_t k = 0, n = p.buffers.size(); n > 1 && k < 3 * n; ++k) {
       const auto i = rng() % n, j = rng() % n;
       if (i != j && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
-        p.penalties.push_back({p.buffers[i].id, p.buffers[j].id, static_cast<Weight>(1 + rng() % 3)});
+        p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(1 + rng() % 3)});
     }
     REQUIRE(validate(p).empty());
     const auto parts = exact::decompose(p);

@@ -307,10 +307,15 @@ def test_the_structure_plans_and_validates():
     assert "1 exclusions, a conflict graph of 2 edges" in repr(p)
 
 
-def test_files_without_a_field_for_the_structure_refuse_it():
+def test_json_keeps_the_structure_and_csv_refuses_it():
     p = structured()
-    with pytest.raises(pto_mem.InputError, match="the JSON format has no field for problem.exclusions"):
-        p.to_json()
+    back = pto_mem.parse_json(p.to_json())
+    assert back.to_json() == p.to_json()
+    assert [e.a for e in back.exclusions] == [e.a for e in p.exclusions]
+    assert back.conflict_graph is not None and len(back.conflict_graph) == len(p.conflict_graph)
+    assert [b.live for b in back.buffers] == [b.live for b in p.buffers]
+    assert [b.pin for b in back.buffers] == [b.pin for b in p.buffers]
+    assert [b.candidate_arenas for b in back.buffers] == [b.candidate_arenas for b in p.buffers]
     p.exclusions.clear()
     p.conflict_graph = None
     with pytest.raises(pto_mem.InputError, match=r"the CSV format has no field for buffers\[0\] \('carry'\).live"):
