@@ -156,20 +156,24 @@ struct Problem {
 
 /// A capacity under which any placement of arena `arena_id`'s buffers fits:
 /// the highest reserved end plus every buffer's aligned size and alignment
-/// (saturating). Readers and make_problem give it to an arena without a
-/// capacity, and plan() reads it as "no capacity was given" (see
-/// PlanOptions::goal).
+/// (saturating), counting every buffer that may go there (its arena or one
+/// of its candidate arenas), and at least every pin's end there. Readers and
+/// make_problem give it to an arena without a capacity, and plan() reads it
+/// as "no capacity was given" (see PlanOptions::goal).
 [[nodiscard]] inline Addr always_fitting_capacity(const Problem& p, std::int64_t arena_id) {
-  Addr cap = 0;
+  Addr cap = 0, pins = 0;
   for (const auto& a : p.arenas)
     if (a.id == arena_id)
       for (const auto& r : a.reserved) cap = std::max(cap, r.end);
   for (const auto& b : p.buffers) {
-    if (b.arena != arena_id) continue;
+    const bool here = b.arena == arena_id || std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(),
+                                                       arena_id) != b.candidate_arenas.end();
+    if (!here) continue;
     const Addr align = std::max<Addr>(b.alignment, 1);
     cap = saturating_add(saturating_add(cap, align_up(b.size, align).value_or(max_addr)), align);
+    if (b.pin && b.arena == arena_id) pins = std::max(pins, saturating_add(b.pin->offset, b.size));
   }
-  return std::max<Addr>(cap, 1);
+  return std::max<Addr>({cap, pins, 1});
 }
 
 /// always_fitting_capacity of every arena (by position), in one pass over
@@ -177,6 +181,11 @@ struct Problem {
 /// same order, per arena id. An arena whose capacity equals its entry here
 /// has no capacity of its own (the readers' and writers' rule).
 [[nodiscard]] inline std::vector<Addr> always_fitting_capacities(const Problem& p) {
+  if (!is_plain(p)) {  // candidates and pins: arena by arena
+    std::vector<Addr> cap;
+    for (const auto& a : p.arenas) cap.push_back(always_fitting_capacity(p, a.id));
+    return cap;
+  }
   std::unordered_map<std::int64_t, Addr> by_id;
   for (const auto& a : p.arenas) {
     Addr& c = by_id[a.id];

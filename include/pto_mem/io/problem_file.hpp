@@ -57,10 +57,8 @@ struct TextResult {
 [[nodiscard]] PTO_MEM_IO_INLINE std::string repeated_label_message(const Problem& p, std::pair<BufferId, BufferId> twice);
 
 /// The capacity a reader gives arena `arena_id` when the file gives none:
-/// always_fitting_capacity, widened to count every buffer that may be
-/// placed there (as a later candidate arena, too) and to cover every pin in
-/// it, so that any placement still fits. Equal to always_fitting_capacity
-/// for a problem without candidate arenas or pins.
+/// always_fitting_capacity (which counts every buffer that may be placed
+/// there and covers every pin in it).
 [[nodiscard]] PTO_MEM_IO_INLINE Addr reader_capacity(const Problem& p, std::int64_t arena_id);
 
 /// Attributes diagnostics without a location (the validator names buffers,
@@ -98,26 +96,7 @@ PTO_MEM_IO_INLINE std::string repeated_label_message(const Problem& p, std::pair
 }
 
 PTO_MEM_IO_INLINE Addr reader_capacity(const Problem& p, std::int64_t arena_id) {
-  bool wider = false;
-  for (const auto& b : p.buffers)
-    wider = wider || (b.pin && b.arena == arena_id) ||
-            (b.arena != arena_id &&
-             std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), arena_id) != b.candidate_arenas.end());
-  if (!wider) return always_fitting_capacity(p, arena_id);
-  Addr cap = 0;
-  for (const auto& a : p.arenas)
-    if (a.id == arena_id)
-      for (const auto& r : a.reserved) cap = std::max(cap, r.end);
-  Addr pins = 0;
-  for (const auto& b : p.buffers) {
-    const bool here = b.arena == arena_id || std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(),
-                                                       arena_id) != b.candidate_arenas.end();
-    if (!here) continue;
-    const Addr align = std::max<Addr>(b.alignment, 1);
-    cap = saturating_add(saturating_add(cap, align_up(b.size, align).value_or(max_addr)), align);
-    if (b.pin && b.arena == arena_id) pins = std::max(pins, saturating_add(b.pin->offset, b.size));
-  }
-  return std::max<Addr>({cap, pins, 1});
+  return always_fitting_capacity(p, arena_id);
 }
 
 PTO_MEM_IO_INLINE void attribute_to_file(Diagnostics& ds, const std::string& file) {
