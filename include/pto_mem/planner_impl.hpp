@@ -92,16 +92,7 @@ inline std::optional<Diagnostic> max_load_overflow(const std::vector<Addr>& max_
   for (std::size_t k = 0; k < p.arenas.size() && k < max_load_bound.size(); ++k) {
     const Arena& arena = p.arenas[k];
     if (max_load_bound[k] <= arena.capacity) continue;
-    std::vector<AddrRange> rs;
-    for (const auto& r : arena.reserved)
-      if (!r.empty()) rs.push_back(r);
-    std::sort(rs.begin(), rs.end());
-    Addr reserved = 0, covered_to = 0;
-    for (const auto& r : rs) {
-      const Addr from = std::max(r.begin, covered_to);
-      if (r.end > from) reserved += r.end - from;
-      covered_to = std::max(covered_to, r.end);
-    }
+    const Addr reserved = covered_bytes(arena.reserved);
     struct Event {
       Tick tick;
       bool starts;

@@ -525,16 +525,7 @@ inline std::optional<std::vector<ConflictMember>> overloaded_instant(const Probl
   if (!is_plain(p) || !p.must_alias.empty() || !p.declared.empty()) return std::nullopt;
   for (std::size_t k = 0; k < p.arenas.size(); ++k) {
     const Arena& arena = p.arenas[k];
-    std::vector<AddrRange> rs;
-    for (const auto& r : arena.reserved)
-      if (!r.empty()) rs.push_back(r);
-    std::sort(rs.begin(), rs.end());
-    Addr reserved = 0, covered = 0;
-    for (const auto& r : rs) {
-      const Addr from = std::max(r.begin, covered);
-      if (r.end > from) reserved += r.end - from;
-      covered = std::max(covered, r.end);
-    }
+    const Addr reserved = covered_bytes(arena.reserved);
     std::vector<std::pair<Tick, std::int64_t>> ev;  // (tick, +i+1 start / -(i+1) end); ends first
     for (std::size_t i = 0; i < p.buffers.size(); ++i)
       if (p.buffers[i].arena == arena.id) {
@@ -591,16 +582,7 @@ inline std::optional<std::vector<ConflictMember>> overloaded_clique(const Proble
     for (std::size_t i = 0; i < p.buffers.size(); ++i)
       if (p.buffers[i].arena == arena.id) mine.push_back(static_cast<BufferId>(i));
     if (mine.empty() || mine.size() > max_buffers) continue;
-    std::vector<AddrRange> rs;
-    for (const auto& r : arena.reserved)
-      if (!r.empty()) rs.push_back(r);
-    std::sort(rs.begin(), rs.end());
-    Addr reserved = 0, covered = 0;
-    for (const auto& r : rs) {
-      const Addr from = std::max(r.begin, covered);
-      if (r.end > from) reserved += r.end - from;
-      covered = std::max(covered, r.end);
-    }
+    const Addr reserved = covered_bytes(arena.reserved);
     const std::size_t m = mine.size();
     std::vector<std::vector<bool>> apart(m, std::vector<bool>(m, false));
     for (std::size_t x = 0; x < m; ++x)

@@ -195,15 +195,8 @@ constexpr std::size_t max_graph_edges = 4'000'000;
 
   for (std::size_t k = 0; k < na; ++k) {
     auto& a = out[k];
-    auto& rs = windows[k];
-    std::sort(rs.begin(), rs.end());
-    Addr covered_to = 0;
-    for (const auto& r : rs) {
-      const Addr from = std::max(r.begin, covered_to);
-      if (r.end > from) a.reserved_bytes = saturating_add(a.reserved_bytes, r.end - from);
-      covered_to = std::max(covered_to, r.end);
-      a.reserved_end = std::max(a.reserved_end, r.end);
-    }
+    for (const auto& r : windows[k]) a.reserved_end = std::max(a.reserved_end, r.end);
+    a.reserved_bytes = covered_bytes(std::move(windows[k]));
     a.lower_bound = std::max(a.reserved_end, saturating_add(a.max_load, a.reserved_bytes));
   }
   return out;

@@ -203,6 +203,20 @@ struct Problem {
   return cap;
 }
 
+/// The bytes the union of `windows` covers (overlapping windows count once;
+/// empty ones add nothing): the bytes of an arena no buffer may use.
+[[nodiscard]] inline Addr covered_bytes(std::vector<AddrRange> windows) {
+  std::erase_if(windows, [](const AddrRange& r) { return r.empty(); });
+  std::sort(windows.begin(), windows.end());
+  Addr bytes = 0, covered_to = 0;
+  for (const auto& r : windows) {
+    const Addr from = std::max(r.begin, covered_to);
+    if (r.end > from) bytes = saturating_add(bytes, r.end - from);
+    covered_to = std::max(covered_to, r.end);
+  }
+  return bytes;
+}
+
 /// The label of buffer `b` in files and messages: its name, or its index in
 /// decimal when it has none.
 [[nodiscard]] inline std::string buffer_label(const Problem& p, BufferId b) {
