@@ -36,11 +36,11 @@
 #include <string>
 #include <vector>
 
-#include "pto_mem/algorithms/canonical_placer.hpp"
-#include "pto_mem/algorithms/dsa_orders.hpp"
-#include "pto_mem/algorithms/dsa_search_space.hpp"
-#include "pto_mem/algorithms/dsa_self_check.hpp"
-#include "pto_mem/algorithms/greedy_extras.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_placer.hpp"
+#include "pto_mem/algorithms/dsa_rp/orders.hpp"
+#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
+#include "pto_mem/algorithms/dsa_rp/self_check.hpp"
+#include "pto_mem/algorithms/dsa_rp/greedy_extras.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/core/diagnostics.hpp"
@@ -137,7 +137,7 @@ namespace dsa {
 /// allocations must be unified into single buffers first; a problem that
 /// still has them is rejected as invalid. `implicit`, when given, adds unit
 /// penalties by rule over p's buffer positions (a relation too large to
-/// list, see dsa_rp_implicit_penalties.hpp); the placement and the objective
+/// list, see implicit_penalties.hpp); the placement and the objective
 /// are the ones the same pairs listed in p.penalties would give.
 [[nodiscard]] inline GreedyResult canonical_greedy(const Problem& p, const GreedyOptions& options = {},
                                                    const ImplicitPenalties* implicit = nullptr) {
