@@ -16,31 +16,34 @@
 //
 // The speed comes from the pass (canonical_placer.hpp, occupancy_tree.hpp):
 // no conflict table, no per-buffer neighbour list; see docs/planners.md.
+//
+// canonical_greedy() checks the input and builds the search space; the
+// search itself is dsa::CanonicalGreedy, one member per step (make the
+// tools, run the fixed passes, reduce them in order, walk, answer).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <deque>
+#include <future>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <stop_token>
+#include <string>
 #include <tuple>
 #include <utility>
-#include <cstdint>
-#include <limits>
-#include <future>
-#include <optional>
-#include <stop_token>
-#include <set>
-#include <string>
 #include <vector>
 
 #include "pto_mem/algorithms/dsa_rp/canonical_placer.hpp"
+#include "pto_mem/algorithms/dsa_rp/greedy_extras.hpp"
 #include "pto_mem/algorithms/dsa_rp/orders.hpp"
 #include "pto_mem/algorithms/dsa_rp/search_space.hpp"
 #include "pto_mem/algorithms/dsa_rp/self_check.hpp"
-#include "pto_mem/algorithms/dsa_rp/greedy_extras.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/core/diagnostics.hpp"
@@ -131,6 +134,353 @@ namespace dsa {
   return o;
 }
 
+/// One run of the canonical greedy over a search space: the fixed passes
+/// (first fit and every order, on one or more workers, reduced in order),
+/// then in fast mode the peak-driven walk, then the answer. Each step is a
+/// member; the state they share is the search's incumbent, the passes in
+/// flight and the result being built. Used once: construct, then run().
+class CanonicalGreedy {
+ public:
+  /// `result` carries what the caller found before the search (the
+  /// problem's warnings); the search adds to it.
+  CanonicalGreedy(const SearchSpace& space, const GreedyOptions& options, GreedyResult result)
+      : space_(space),
+        options_(options),
+        r_(std::move(result)),
+        stream_(space, options.seed, options.restarts),
+        contention_pending_(!options.compat_pypto),
+        workers_(pass_workers(options.threads, space.n < options.parallel_from,
+                              std::numeric_limits<std::size_t>::max())),
+        cut_(!options.compat_pypto && space.n >= options.cut_from) {}
+
+  CanonicalGreedy(const CanonicalGreedy&) = delete;
+  CanonicalGreedy& operator=(const CanonicalGreedy&) = delete;
+
+  /// Every step, then the result for `p` (the problem the space was built
+  /// from: the final placement is validated against it unless trusted).
+  [[nodiscard]] GreedyResult run(const Problem& p) {
+    build_tools();
+    run_fixed_passes();
+    if (failed_) return std::move(r_);
+    if (!options_.compat_pypto && !stopped_ && !peak_walk()) return std::move(r_);
+    if (placer().interrupted()) stopped_ = true;  // the caller's stop cut a pass of the walk
+    if (stopped_) r_.statistics.set("stopped_by_deadline", 1);
+    if (cut_short_ > 0) r_.statistics.set("passes_cut_short", static_cast<std::int64_t>(cut_short_));
+    return answer(p);
+  }
+
+ private:
+  // A pass of the fixed orders. Without penalties order 0 is one pass, the
+  // first-fit incumbent; with penalties it is two: first fit, then order 0.
+  struct Pass {
+    std::shared_ptr<const NamedOrder> order;
+    PassKind kind;
+    std::size_t k;   // index into r_.orders
+    bool first_fit;  // the first-fit incumbent (without penalties also order 0)
+    bool ran = false;
+    bool ok = false;
+    bool done = false;
+    std::uint64_t candidates = 0;
+    std::vector<Addr> offsets{};
+    std::vector<PassProgress> progress{};  // with a limit: where its objective rose
+  };
+
+  // Orders are made when a worker asks for one (OrderStream), so that a
+  // deadline stops the generation with the passes and memory does not grow
+  // with the number of restarts. In fast mode the contention order comes last.
+  [[nodiscard]] std::optional<NamedOrder> next_order() {
+    if (auto o = stream_.next()) return o;
+    if (!contention_pending_) return std::nullopt;
+    contention_pending_ = false;
+    return stream_.extra("contention", contention_order(space_));
+  }
+
+  [[nodiscard]] bool out_of_time() const {
+    return options_.stop.stop_requested() ||
+           (options_.deadline && std::chrono::steady_clock::now() >= *options_.deadline);
+  }
+
+  // The placer (its occupancy trees) and the placement check. With a second
+  // worker they are built on it while this thread makes the first orders
+  // (each a sort of every buffer). How many orders are made ahead depends on
+  // timing; which orders, and everything else, does not.
+  void build_tools() {
+    auto build = [this] {
+      return std::pair<CanonicalPlacer, PlacementCheck>(
+          std::piecewise_construct, std::forward_as_tuple(space_, options_.compat_pypto, options_.bucket_events),
+          std::forward_as_tuple(space_));
+    };
+    if (workers_ > 1) {
+      auto building = std::async(std::launch::async, build);
+      while (made_.size() < 2 * workers_ && building.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        auto o = next_order();
+        if (!o) break;
+        made_.push_back(std::move(*o));
+      }
+      built_.emplace(building.get());
+    } else {
+      built_.emplace(build());
+    }
+    placer().watch(options_.stop);  // copied with it to every worker
+  }
+
+  [[nodiscard]] CanonicalPlacer& placer() { return built_->first; }
+  [[nodiscard]] const PlacementCheck& check() const { return built_->second; }
+
+  // Upstream re-validates every placement it considers; a failure is an
+  // internal error, reported with the stage and what was wrong. Only a
+  // placement that becomes the incumbent can reach the caller, so that is
+  // where the check runs: a sweep, O(n log n).
+  [[nodiscard]] bool rejected(const std::vector<Addr>& offsets, const std::string& stage) {
+    const auto conflict = check().first_conflict(offsets);
+    if (!conflict) return false;
+    r_.status = Status::internal_error;
+    r_.placement.reset();
+    r_.diagnostics.push_back(error("internal error: the canonical greedy " + stage + " failed validation (" +
+                                   *conflict + "); please report this problem"));
+    return true;
+  }
+
+  // Offers a complete placement from order k; it wins only when strictly
+  // better (ties keep the incumbent and earlier orders). False on an
+  // internal error.
+  [[nodiscard]] bool offer(const std::vector<Addr>& offsets, std::size_t k, const std::string& name,
+                           const Order& order) {
+    const Objective objective = dense_objective(space_, offsets);
+    if (best_ && !(objective < best_objective_)) return true;
+    if (rejected(offsets, "order " + std::to_string(k) + " (" + name + ")")) return false;
+    best_ = offsets;
+    best_objective_ = objective;
+    best_sequence_ = order;
+    r_.statistics.selected_order = k;
+    r_.statistics.selected_first_fit = false;
+    return true;
+  }
+
+  // The number of the next pass for a worker (passes_[number - reduced_]),
+  // or nullopt when every order is placed or the search ended. Handing out
+  // and reducing each have a lock, so that a worker making the next order
+  // (a sort) does not hold up one reducing (which may check a placement),
+  // and back.
+  [[nodiscard]] std::optional<std::size_t> hand_out() {
+    const std::lock_guard lock(handing_);
+    if (ended_) return std::nullopt;
+    Pass pass{};
+    if (zero_pending_) {
+      zero_pending_ = false;
+      pass = Pass{zero_, PassKind::canonical, 0, false};
+    } else {
+      std::optional<NamedOrder> o;
+      if (!made_.empty()) {
+        o = std::move(made_.front());
+        made_.pop_front();
+      } else {
+        o = next_order();
+      }
+      if (!o) return std::nullopt;
+      const std::size_t k = r_.orders.size();
+      r_.orders.push_back(o->name);
+      auto order = std::make_shared<const NamedOrder>(std::move(*o));
+      if (k != 0) {
+        pass = Pass{order, PassKind::canonical, k, false};
+      } else {
+        zero_ = order;
+        first_sequence_ = order->order;
+        if (space_.has_soft) {
+          pass = Pass{order, PassKind::penalty_blind, 0, true};
+          zero_pending_ = true;
+        } else {
+          pass = Pass{order, PassKind::canonical, 0, true};
+        }
+      }
+    }
+    const std::lock_guard held(reducing_);  // passes_ is the reducer's too
+    passes_.push_back(std::move(pass));
+    return handed_++;
+  }
+
+  // Folds one finished pass into the result, in order. False when the
+  // search ends here.
+  [[nodiscard]] bool reduce(Pass& pass, std::size_t number) {
+    if (!pass.ran) return false;  // the deadline: this pass and every later one are dropped
+    if (cut_ && number > 0 && limit_.known.load(std::memory_order_relaxed)) {
+      // Where it became hopeless, from its records: the same whether the
+      // worker saw the reference in time to stop there or not.
+      if (const auto* hopeless = first_hopeless(pass.progress, limit_.reference)) {
+        ++cut_short_;
+        ++r_.statistics.orders_evaluated;
+        r_.statistics.candidates_evaluated += hopeless->candidates;
+        return true;
+      }
+    }
+    if (pass.first_fit) {
+      if (pass.ok) {
+        if (rejected(pass.offsets, "first-fit incumbent")) {
+          failed_ = true;
+          return false;
+        }
+        best_ = std::move(pass.offsets);
+        best_objective_ = dense_objective(space_, *best_);
+        best_sequence_ = pass.order->order;
+        r_.statistics.first_fit_feasible = r_.statistics.selected_first_fit = true;
+      }
+      if (cut_ && number == 0 && best_) {  // the first pass sets the limit of the others
+        limit_.reference = best_objective_;
+        limit_.known.store(true, std::memory_order_release);
+      }
+      if (!space_.has_soft) {  // the same pass is order 0, which then only ties
+        ++r_.statistics.orders_evaluated;
+        r_.statistics.candidates_evaluated += pass.candidates;
+      }
+      return true;
+    }
+    ++r_.statistics.orders_evaluated;
+    r_.statistics.candidates_evaluated += pass.candidates;
+    if (pass.ok && !offer(pass.offsets, pass.k, pass.order->name, pass.order->order)) {
+      failed_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  // A worker: takes passes until none is left. The deadline is checked
+  // before each pass but the very first, so there is always a first-fit
+  // answer when one fits.
+  void work(CanonicalPlacer& worker) {
+    while (auto number = hand_out()) {
+      Pass* pass;
+      {
+        const std::lock_guard lock(reducing_);
+        pass = &passes_[*number - reduced_];  // a deque: references survive push_back and pop_front
+      }
+      if (*number == 0 || !out_of_time()) {
+        pass->ran = true;
+        pass->ok = worker.place(pass->order->order, pass->kind, false, cut_ && *number > 0 ? &limit_ : nullptr);
+        pass->ran = !worker.interrupted();  // a stopped pass is dropped with every later one
+        pass->candidates = worker.candidates();
+        if (pass->ok) pass->offsets = worker.offsets();
+        if (cut_ && *number > 0) pass->progress = worker.progress();
+      }
+      const std::lock_guard lock(reducing_);
+      pass->done = true;
+      while (!passes_.empty() && passes_.front().done && !ended_) {
+        if (!reduce(passes_.front(), reduced_)) {
+          stopped_ = !failed_;
+          ended_ = true;
+        }
+        passes_.pop_front();
+        ++reduced_;
+      }
+    }
+  }
+
+  // The fixed passes: first fit (penalty-blind; without penalties it is the
+  // size-order pass itself, which is always order 0) and every order. They
+  // are independent, so large problems run them on several workers, each
+  // taking the next pass as soon as it is free; the results are reduced in
+  // order, exactly as one after another.
+  void run_fixed_passes() {
+    // Clean copies, made before any pass runs: workers share nothing mutable.
+    std::vector<CanonicalPlacer> own(workers_ > 1 ? workers_ - 1 : 0, placer());
+    std::vector<std::future<void>> helpers;
+    for (auto& worker : own) helpers.push_back(std::async(std::launch::async, [this, &worker] { work(worker); }));
+    work(placer());
+    for (auto& h : helpers) h.get();
+  }
+
+  // The peak-driven walk (greedy_extras.hpp), steered by passes that ignore
+  // capacity so that it also runs where nothing fits yet. Without penalties
+  // such a pass places exactly like the capacity-bound one whenever it
+  // fits, so only with penalties is the bound pass run again. False on an
+  // internal error.
+  [[nodiscard]] bool peak_walk() {
+    r_.statistics.set("pypto_orders", static_cast<std::int64_t>(stream_.produced()));
+    CanonicalPlacer& placer = this->placer();
+    Order order = best_ ? best_sequence_ : first_sequence_;
+    std::vector<Addr> unbounded;
+    if (best_ && !space_.has_soft) unbounded = *best_;
+    else if (placer.place(order, PassKind::canonical, true)) unbounded = placer.offsets();
+    std::set<std::uint64_t> seen{fingerprint(order)};
+    for (std::size_t step = 1; !unbounded.empty() && step <= walk_steps(space_.n); ++step) {
+      if (out_of_time()) {
+        stopped_ = true;
+        break;
+      }
+      Order next = peak_first(space_, order, unbounded);
+      // A repeated order repeats its pass: the walk has converged or cycles.
+      if (!seen.insert(fingerprint(next)).second) break;
+      order = std::move(next);
+      r_.orders.push_back("peak walk " + std::to_string(step));
+      ++r_.statistics.orders_evaluated;
+      const bool placed = placer.place(order, PassKind::canonical, true);
+      r_.statistics.candidates_evaluated += placer.candidates();
+      if (!placed) break;  // only on address overflow
+      unbounded = placer.offsets();
+      bool fits = true;
+      for (std::size_t i = 0; i < space_.n && fits; ++i)
+        fits = unbounded[i] + space_.size[i] <= space_.capacity[space_.arena[i]];
+      if (space_.has_soft) fits = placer.place(order, PassKind::canonical);
+      if (fits && !offer(placer.offsets(), r_.orders.size() - 1, r_.orders.back(), order)) return false;
+    }
+    return true;
+  }
+
+  // The incumbent as the result: no_fit without one; otherwise the
+  // placement, validated against `p` unless the caller does that.
+  [[nodiscard]] GreedyResult answer(const Problem& p) {
+    if (!best_) {
+      r_.status = Status::no_fit;
+      r_.diagnostics.push_back(error("canonical greedy found no placement that fits the arena capacities in " +
+                                     std::to_string(r_.statistics.orders_evaluated) + " order(s)" +
+                                     (stopped_ ? std::string(" (the time limit ended the search)") : std::string()) +
+                                     "; this bounded search does not prove that none exists (try strategy 'exact')",
+                                     "DSA-NO-FIT"));
+      return std::move(r_);
+    }
+    Placement placement;
+    placement.offsets.assign(best_->begin(), best_->end());
+    // validate(p) found the problem well formed at the start: check only the placement.
+    if (!options_.trusted)
+      if (auto bad = validate_placement(p, placement); !bad.empty()) {
+        r_.status = Status::internal_error;
+        r_.diagnostics.push_back(
+            error("internal error: the canonical greedy's placement failed validation; please report this problem"));
+        r_.diagnostics.insert(r_.diagnostics.end(), bad.begin(), bad.end());
+        return std::move(r_);
+      }
+    r_.objective = best_objective_;  // equals evaluate_objective(p, placement) for a valid placement
+    r_.placement = std::move(placement);
+    r_.status = Status::feasible;
+    return std::move(r_);
+  }
+
+  const SearchSpace& space_;
+  const GreedyOptions& options_;
+  GreedyResult r_;
+  OrderStream stream_;
+  bool contention_pending_;  // fast mode: the contention order is still to come
+  bool stopped_ = false;     // the deadline ended the search early
+  std::size_t workers_;
+  std::deque<NamedOrder> made_;  // orders made while the tools were built
+  std::optional<std::pair<CanonicalPlacer, PlacementCheck>> built_;
+
+  std::optional<std::vector<Addr>> best_;
+  Objective best_objective_;
+  Order best_sequence_, first_sequence_;  // the incumbent's order (first fit: the size order), order 0
+
+  // Passes after the first stop once they cannot beat it (GreedyOptions::cut_from).
+  bool cut_;
+  PassLimit limit_;
+  std::uint64_t cut_short_ = 0;  // passes that stopped (or would have) once they could not win
+  std::deque<Pass> passes_;      // passes_[0] is pass number `reduced_`
+  std::size_t handed_ = 0, reduced_ = 0;
+  std::atomic<bool> ended_ = false;  // the deadline or an internal error: hand out nothing more
+  bool failed_ = false;              // an internal error; r_ says which
+  std::mutex handing_, reducing_;
+  std::shared_ptr<const NamedOrder> zero_;  // with penalties, its canonical pass follows first fit
+  bool zero_pending_ = false;
+};
+
 }  // namespace dsa
 
 /// Runs DSA-RP canonical greedy on `p`. Must-alias groups and declared
@@ -155,7 +505,6 @@ namespace dsa {
               " declared allocation(s); unify each group or declaration into one buffer first"));
     return r;
   }
-
   if (implicit && implicit->size() != p.buffers.size()) {
     r.status = Status::invalid_input;
     r.diagnostics.push_back(error("the penalty rule covers " + std::to_string(implicit->size()) +
@@ -164,296 +513,7 @@ namespace dsa {
     return r;
   }
   const dsa::SearchSpace space = dsa::build_search_space(p, implicit);
-  // Orders are made when a worker asks for one (OrderStream), so that a
-  // deadline stops the generation with the passes and memory does not grow
-  // with the number of restarts. In fast mode the contention order comes last.
-  dsa::OrderStream stream(space, options.seed, options.restarts);
-  bool contention_pending = !options.compat_pypto;
-  auto next_order = [&]() -> std::optional<dsa::NamedOrder> {
-    if (auto o = stream.next()) return o;
-    if (!contention_pending) return std::nullopt;
-    contention_pending = false;
-    return stream.extra("contention", dsa::contention_order(space));
-  };
-  auto out_of_time = [&] {
-    return options.stop.stop_requested() || (options.deadline && std::chrono::steady_clock::now() >= *options.deadline);
-  };
-  bool stopped = false;  // the deadline ended the search early
-
-  // The fixed passes: first fit (penalty-blind; without penalties it is the
-  // size-order pass itself, which is always order 0) and every order. They
-  // are independent, so large problems run them on several workers, each
-  // taking the next pass as soon as it is free; the results are reduced in
-  // order, exactly as one after another.
-  const std::size_t workers =
-      dsa::pass_workers(options.threads, space.n < options.parallel_from, std::numeric_limits<std::size_t>::max());
-
-  // With a second worker, the placer (its occupancy trees) and the
-  // placement check are built on it while this thread makes the first
-  // orders (each a sort of every buffer). How many orders are made ahead
-  // depends on timing; which orders, and everything else, does not.
-  std::deque<dsa::NamedOrder> made;
-  auto build = [&] {
-    return std::pair<dsa::CanonicalPlacer, dsa::PlacementCheck>(
-        std::piecewise_construct, std::forward_as_tuple(space, options.compat_pypto, options.bucket_events),
-        std::forward_as_tuple(space));
-  };
-  std::optional<std::pair<dsa::CanonicalPlacer, dsa::PlacementCheck>> built;
-  if (workers > 1) {
-    auto building = std::async(std::launch::async, build);
-    while (made.size() < 2 * workers && building.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      auto o = next_order();
-      if (!o) break;
-      made.push_back(std::move(*o));
-    }
-    built.emplace(building.get());
-  } else {
-    built.emplace(build());
-  }
-  dsa::CanonicalPlacer& placer = built->first;
-  placer.watch(options.stop);  // copied with it to every worker
-  const dsa::PlacementCheck& check = built->second;
-  // Upstream re-validates every placement it considers; a failure is an
-  // internal error, reported with the stage and what was wrong. Only a
-  // placement that becomes the incumbent can reach the caller, so that is
-  // where the check runs: a sweep, O(n log n).
-  auto rejected = [&](const std::vector<Addr>& offsets, const std::string& stage) {
-    const auto conflict = check.first_conflict(offsets);
-    if (!conflict) return false;
-    r.status = Status::internal_error;
-    r.placement.reset();
-    r.diagnostics.push_back(error("internal error: the canonical greedy " + stage + " failed validation (" + *conflict +
-                                  "); please report this problem"));
-    return true;
-  };
-
-  std::optional<std::vector<Addr>> best;
-  Objective best_objective;
-  dsa::Order best_sequence, first_sequence;  // the incumbent's order (first fit: the size order), order 0
-  // Offers a complete placement from order k; it wins only when strictly
-  // better (ties keep the incumbent and earlier orders). False on an
-  // internal error.
-  auto offer = [&](const std::vector<Addr>& offsets, std::size_t k, const std::string& name, const dsa::Order& order) {
-    const Objective objective = dsa::dense_objective(space, offsets);
-    if (best && !(objective < best_objective)) return true;
-    if (rejected(offsets, "order " + std::to_string(k) + " (" + name + ")")) return false;
-    best = offsets;
-    best_objective = objective;
-    best_sequence = order;
-    r.statistics.selected_order = k;
-    r.statistics.selected_first_fit = false;
-    return true;
-  };
-
-  // A pass of the fixed orders. Without penalties order 0 is one pass, the
-  // first-fit incumbent; with penalties it is two: first fit, then order 0.
-  struct Pass {
-    std::shared_ptr<const dsa::NamedOrder> order;
-    dsa::PassKind kind;
-    std::size_t k;   // index into r.orders
-    bool first_fit;  // the first-fit incumbent (without penalties also order 0)
-    bool ran = false;
-    bool ok = false;
-    bool done = false;
-    std::uint64_t candidates = 0;
-    std::vector<Addr> offsets{};
-    std::vector<dsa::PassProgress> progress{};  // with a limit: where its objective rose
-  };
-  // Passes after the first stop once they cannot beat it (GreedyOptions::cut_from).
-  const bool cut = !options.compat_pypto && space.n >= options.cut_from;
-  dsa::PassLimit limit;
-  std::uint64_t cut_short = 0;  // passes that stopped (or would have) once they could not win
-  // Passes in the order they were handed out: handing out and reducing each
-  // have a lock, so that a worker making the next order (a sort) does not
-  // hold up one reducing (which may check a placement), and back.
-  std::deque<Pass> passes;  // passes[0] is pass number `reduced`
-  std::size_t handed = 0, reduced = 0;
-  std::atomic<bool> ended = false;  // the deadline or an internal error: hand out nothing more
-  bool failed = false;              // an internal error; r says which
-  std::mutex handing, reducing;
-  std::shared_ptr<const dsa::NamedOrder> zero;  // with penalties, its canonical pass follows first fit
-  bool zero_pending = false;
-  // The number of the next pass for a worker (passes[number - reduced]),
-  // or nullopt when every order is placed or the search ended.
-  auto hand_out = [&]() -> std::optional<std::size_t> {
-    const std::lock_guard lock(handing);
-    if (ended) return std::nullopt;
-    Pass pass{};
-    if (zero_pending) {
-      zero_pending = false;
-      pass = Pass{zero, dsa::PassKind::canonical, 0, false};
-    } else {
-      std::optional<dsa::NamedOrder> o;
-      if (!made.empty()) {
-        o = std::move(made.front());
-        made.pop_front();
-      } else {
-        o = next_order();
-      }
-      if (!o) return std::nullopt;
-      const std::size_t k = r.orders.size();
-      r.orders.push_back(o->name);
-      auto order = std::make_shared<const dsa::NamedOrder>(std::move(*o));
-      if (k != 0) {
-        pass = Pass{order, dsa::PassKind::canonical, k, false};
-      } else {
-        zero = order;
-        first_sequence = order->order;
-        if (space.has_soft) {
-          pass = Pass{order, dsa::PassKind::penalty_blind, 0, true};
-          zero_pending = true;
-        } else {
-          pass = Pass{order, dsa::PassKind::canonical, 0, true};
-        }
-      }
-    }
-    const std::lock_guard held(reducing);  // passes is the reducer's too
-    passes.push_back(std::move(pass));
-    return handed++;
-  };
-  // Folds one finished pass into the result, in order. False when the
-  // search ends here.
-  auto reduce = [&](Pass& pass, std::size_t number) {
-    if (!pass.ran) return false;  // the deadline: this pass and every later one are dropped
-    if (cut && number > 0 && limit.known.load(std::memory_order_relaxed)) {
-      // Where it became hopeless, from its records: the same whether the
-      // worker saw the reference in time to stop there or not.
-      if (const auto* hopeless = dsa::first_hopeless(pass.progress, limit.reference)) {
-        ++cut_short;
-        ++r.statistics.orders_evaluated;
-        r.statistics.candidates_evaluated += hopeless->candidates;
-        return true;
-      }
-    }
-    if (pass.first_fit) {
-      if (pass.ok) {
-        if (rejected(pass.offsets, "first-fit incumbent")) {
-          failed = true;
-          return false;
-        }
-        best = std::move(pass.offsets);
-        best_objective = dsa::dense_objective(space, *best);
-        best_sequence = pass.order->order;
-        r.statistics.first_fit_feasible = r.statistics.selected_first_fit = true;
-      }
-      if (cut && number == 0 && best) {  // the first pass sets the limit of the others
-        limit.reference = best_objective;
-        limit.known.store(true, std::memory_order_release);
-      }
-      if (!space.has_soft) {  // the same pass is order 0, which then only ties
-        ++r.statistics.orders_evaluated;
-        r.statistics.candidates_evaluated += pass.candidates;
-      }
-      return true;
-    }
-    ++r.statistics.orders_evaluated;
-    r.statistics.candidates_evaluated += pass.candidates;
-    if (pass.ok && !offer(pass.offsets, pass.k, pass.order->name, pass.order->order)) {
-      failed = true;
-      return false;
-    }
-    return true;
-  };
-  // A worker: takes passes until none is left. The deadline is checked
-  // before each pass but the very first, so there is always a first-fit
-  // answer when one fits.
-  auto work = [&](dsa::CanonicalPlacer& worker) {
-    while (auto number = hand_out()) {
-      Pass* pass;
-      {
-        const std::lock_guard lock(reducing);
-        pass = &passes[*number - reduced];  // a deque: references survive push_back and pop_front
-      }
-      if (*number == 0 || !out_of_time()) {
-        pass->ran = true;
-        pass->ok = worker.place(pass->order->order, pass->kind, false, cut && *number > 0 ? &limit : nullptr);
-        pass->ran = !worker.interrupted();  // a stopped pass is dropped with every later one
-        pass->candidates = worker.candidates();
-        if (pass->ok) pass->offsets = worker.offsets();
-        if (cut && *number > 0) pass->progress = worker.progress();
-      }
-      const std::lock_guard lock(reducing);
-      pass->done = true;
-      while (!passes.empty() && passes.front().done && !ended) {
-        if (!reduce(passes.front(), reduced)) {
-          stopped = !failed;
-          ended = true;
-        }
-        passes.pop_front();
-        ++reduced;
-      }
-    }
-  };
-  {
-    // Clean copies, made before any pass runs: workers share nothing mutable.
-    std::vector<dsa::CanonicalPlacer> own(workers > 1 ? workers - 1 : 0, placer);
-    std::vector<std::future<void>> helpers;
-    for (auto& worker : own) helpers.push_back(std::async(std::launch::async, [&work, &worker] { work(worker); }));
-    work(placer);
-    for (auto& h : helpers) h.get();
-  }
-  if (failed) return r;
-  if (!options.compat_pypto && !stopped) {
-    // The peak-driven walk (greedy_extras.hpp), steered by passes that ignore
-    // capacity so that it also runs where nothing fits yet. Without penalties
-    // such a pass places exactly like the capacity-bound one whenever it
-    // fits, so only with penalties is the bound pass run again.
-    r.statistics.set("pypto_orders", static_cast<std::int64_t>(stream.produced()));
-    dsa::Order order = best ? best_sequence : first_sequence;
-    std::vector<Addr> unbounded;
-    if (best && !space.has_soft) unbounded = *best;
-    else if (placer.place(order, dsa::PassKind::canonical, true)) unbounded = placer.offsets();
-    std::set<std::uint64_t> seen{dsa::fingerprint(order)};
-    for (std::size_t step = 1; !unbounded.empty() && step <= dsa::walk_steps(space.n); ++step) {
-      if (out_of_time()) {
-        stopped = true;
-        break;
-      }
-      dsa::Order next = dsa::peak_first(space, order, unbounded);
-      // A repeated order repeats its pass: the walk has converged or cycles.
-      if (!seen.insert(dsa::fingerprint(next)).second) break;
-      order = std::move(next);
-      r.orders.push_back("peak walk " + std::to_string(step));
-      ++r.statistics.orders_evaluated;
-      const bool placed = placer.place(order, dsa::PassKind::canonical, true);
-      r.statistics.candidates_evaluated += placer.candidates();
-      if (!placed) break;  // only on address overflow
-      unbounded = placer.offsets();
-      bool fits = true;
-      for (std::size_t i = 0; i < space.n && fits; ++i)
-        fits = unbounded[i] + space.size[i] <= space.capacity[space.arena[i]];
-      if (space.has_soft) fits = placer.place(order, dsa::PassKind::canonical);
-      if (fits && !offer(placer.offsets(), r.orders.size() - 1, r.orders.back(), order)) return r;
-    }
-  }
-  if (placer.interrupted()) stopped = true;  // the caller's stop cut a pass of the walk
-  if (stopped) r.statistics.set("stopped_by_deadline", 1);
-  if (cut_short > 0) r.statistics.set("passes_cut_short", static_cast<std::int64_t>(cut_short));
-
-  if (!best) {
-    r.status = Status::no_fit;
-    r.diagnostics.push_back(error("canonical greedy found no placement that fits the arena capacities in " +
-                                  std::to_string(r.statistics.orders_evaluated) + " order(s)" +
-                                  (stopped ? std::string(" (the time limit ended the search)") : std::string()) +
-                                  "; this bounded search does not prove that none exists (try strategy 'exact')",
-                                  "DSA-NO-FIT"));
-    return r;
-  }
-  Placement placement;
-  placement.offsets.assign(best->begin(), best->end());
-  // validate(p) found the problem well formed at the start: check only the placement.
-  if (!options.trusted)
-    if (auto bad = validate_placement(p, placement); !bad.empty()) {
-      r.status = Status::internal_error;
-      r.diagnostics.push_back(
-          error("internal error: the canonical greedy's placement failed validation; please report this problem"));
-      r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
-      return r;
-    }
-  r.objective = best_objective;  // equals evaluate_objective(p, placement) for a valid placement
-  r.placement = std::move(placement);
-  r.status = Status::feasible;
-  return r;
+  return dsa::CanonicalGreedy(space, options, std::move(r)).run(p);
 }
 
 }  // namespace pto_mem
