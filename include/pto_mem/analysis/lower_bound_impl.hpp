@@ -122,17 +122,9 @@ PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
   for (std::size_t k = 0; k < na; ++k) {
     auto& a = out[k];
     detail::sweep(events[k], a.max_load, a.max_live);
-    std::vector<AddrRange> rs;
-    for (const auto& r : p.arenas[k].reserved)
-      if (!r.empty()) rs.push_back(r);
-    std::sort(rs.begin(), rs.end());
-    Addr covered_to = 0;
-    for (const auto& r : rs) {
-      const Addr from = std::max(r.begin, covered_to);
-      if (r.end > from) a.reserved_bytes += r.end - from;
-      covered_to = std::max(covered_to, r.end);
-      a.reserved_end = std::max(a.reserved_end, r.end);
-    }
+    const std::vector<AddrRange> reserved = window_union(p.arenas[k].reserved);
+    for (const auto& r : reserved) a.reserved_bytes = saturating_add(a.reserved_bytes, r.size());
+    if (!reserved.empty()) a.reserved_end = reserved.back().end;
     a.lower_bound = std::max(a.reserved_end, saturating_add(a.max_load, a.reserved_bytes));
   }
   return out;

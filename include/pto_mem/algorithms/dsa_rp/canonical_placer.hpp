@@ -165,9 +165,7 @@ class CanonicalPlacer {
     for (std::size_t a = 0; a < arenas; ++a)
       trees_.emplace_back(slots[a], std::move(windows[a]), bucket_events);
     reserved_.resize(arenas);
-    for (std::size_t a = 0; a < arenas; ++a)
-      for (const auto& r : s.reserved[a])
-        if (!r.empty()) reserved_[a].add(r);
+    for (std::size_t a = 0; a < arenas; ++a) reserved_[a].assign_sorted_union(window_union(s.reserved[a]));
   }
 
   /// Places every buffer of `order`. False when some buffer has no fitting
