@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "pto_mem/analysis/lifetime_sweep.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/analysis/structured_bound.hpp"
 
@@ -25,8 +26,7 @@ struct LoadEvent {
   Addr bytes;
   std::uint32_t buffers;
   friend bool operator<(const LoadEvent& a, const LoadEvent& b) {
-    if (a.tick != b.tick) return a.tick < b.tick;
-    return a.starts < b.starts;  // ends first: [a, b) and [b, c) are never live together
+    return boundary_before(a.tick, a.starts, b.tick, b.starts);
   }
 };
 
