@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <set>
+#include <utility>
 #include <vector>
+
+#include <boost/icl/interval_map.hpp>
 
 #include "pto_mem/analysis/lifetime_sweep.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
@@ -85,33 +87,28 @@ PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
     events[*k].push_back({b.lifetime.end, false, own_bytes ? b.size : Addr{0}, 1});
   }
 
-  // A class occupies, at each instant, at least its largest live member.
+  // A class occupies, at each instant, at least its largest live member:
+  // an interval map keeps, per stretch of time, the largest member live
+  // there (stretches with the same largest merge; none where no member
+  // lives), and each stretch adds what the largest exceeds the class's
+  // declaration by.
+  using LargestLive = boost::icl::interval_map<Tick, Addr, boost::icl::partial_absorber, std::less,
+                                               boost::icl::inplace_max>;
   for (const auto& group : members) {
     if (group.empty()) continue;
     const auto k = *arena_of(p.buffers[group[0]]);
     Addr closed = 0;  // a declaration's size holds over the arena's whole horizon
-    std::vector<detail::LoadEvent> ev;
+    LargestLive largest;
     for (std::size_t i : group) {
       const auto& b = p.buffers[i];
       if (arena_of(b) != k) continue;  // malformed class; the validator reports it
       if (is_declared[i]) closed = std::max(closed, b.size);
-      ev.push_back({b.lifetime.begin, true, b.size, 0});
-      ev.push_back({b.lifetime.end, false, b.size, 0});
+      largest += std::make_pair(boost::icl::interval<Tick>::right_open(b.lifetime.begin, b.lifetime.end), b.size);
     }
-    std::sort(ev.begin(), ev.end());
-    std::multiset<Addr> live;
-    for (std::size_t e = 0; e < ev.size();) {
-      const Tick t = ev[e].tick;
-      for (; e < ev.size() && ev[e].tick == t; ++e) {
-        if (ev[e].starts) live.insert(ev[e].bytes);
-        else live.erase(live.find(ev[e].bytes));
-      }
-      const Addr largest = live.empty() ? Addr{0} : *live.rbegin();
-      const Addr extra = largest > closed ? largest - closed : 0;
-      if (extra > 0 && e < ev.size()) {
-        events[k].push_back({t, true, extra, 0});
-        events[k].push_back({ev[e].tick, false, extra, 0});
-      }
+    for (const auto& [when, bytes] : largest) {
+      if (bytes <= closed) continue;
+      events[k].push_back({boost::icl::first(when), true, bytes - closed, 0});
+      events[k].push_back({boost::icl::last_next(when), false, bytes - closed, 0});
     }
     if (closed > 0) {
       events[k].push_back({lo[k], true, closed, 0});
