@@ -545,7 +545,8 @@ class PartSolver {
   /// faster than with floor runs interleaved; the other challenging
   /// instances: fewer).
   bool use_floor(Addr capacity) {
-    if (sp_->has_penalties() || floor_off_) return false;
+    // The floor search knows no blocked ranges (fixed offsets): the canonical runs alone there.
+    if (sp_->has_penalties() || floor_off_ || !sp_->blocked.empty()) return false;
     // The canonical search has the same sections and loads: the floor
     // search is built only when it will run.
     const bool tight = search_[0]->tight_sections(capacity, granule_) * 4 >= search_[0]->sections().count * 3;
