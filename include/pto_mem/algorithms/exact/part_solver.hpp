@@ -707,7 +707,11 @@ class PartSolver {
     state_.lower = std::max(state_.lower, round_up(search_[0]->clique_bound(penalty), granule_));
     if (state_.closed()) return false;
     const Addr hi = state_.best->peak;
-    const Addr lo = std::max(state_.lower, round_up(floor, granule_));
+    // The arena needs no less than `floor`: the part is done once its peak
+    // is at most that -- at most the last multiple of the granule below it
+    // (rounding the floor up instead would stop a granule short, unproved,
+    // when the floor is not a multiple of this part's granule).
+    const Addr lo = std::max(state_.lower, floor / granule_ * granule_);
     if (lo >= hi) return false;
     // Parts without penalties cycle through three steps: a probe at the
     // lower bound, a probe between the bounds, and a window search on the
