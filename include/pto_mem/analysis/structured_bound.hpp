@@ -184,11 +184,15 @@ constexpr std::size_t max_graph_edges = 4'000'000;
         std::size_t count = free_count;
         if (live_involved.size() <= detail::structured_bound::max_involved_live) {
           std::vector<std::size_t> clique;
-          for (const auto& [size, i] : live_involved)
+          for (const auto& entry : live_involved) {
+            // Named copies, not a structured binding: clang before 16 cannot capture a binding in a lambda.
+            const Addr size = entry.first;
+            const std::size_t i = entry.second;
             if (std::none_of(clique.begin(), clique.end(), [&](std::size_t j) { return excluded.contains(pair_key(i, j)); })) {
               clique.push_back(i);
               bytes = saturating_add(bytes, size);
             }
+          }
           count += clique.size();
         }
         if (bytes > out[k].max_load) {
