@@ -261,12 +261,16 @@ TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on every case fi
 TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on random kernels (property)") {
   const char* env = std::getenv("PTO_MEM_PROPERTY_SEEDS");
   const std::uint64_t kernels = env ? std::max<std::uint64_t>(1, std::strtoull(env, nullptr, 10) / 10) : 150;
-  RoundTripStats random, random_legacy;
+  RoundTripStats random, random_legacy, random_tagged;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
     const std::string text = test::StorageKernelGen(seed).make();
+    // The same kernel with pipeline stage tags (measured: the planned
+    // program does not carry them, docs/passes.md).
+    const std::string tagged = test::StorageKernelGen(seed).with_stage_tags().make();
     for (Planner planner : {Planner::pypto, Planner::dsa_rp, Planner::ptoas}) {
       round_trip("kernel " + std::to_string(seed), text, planner, true, random, true);
       round_trip("kernel " + std::to_string(seed), text, planner, false, random_legacy, false);
+      round_trip("tagged kernel " + std::to_string(seed), tagged, planner, true, random_tagged, false);
     }
   }
   MESSAGE(random.checked << " random planned programs (buffer-ir) compiled twice, " << random.differ
@@ -274,6 +278,9 @@ TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on random kernel
   MESSAGE(random_legacy.checked << " random planned programs (legacy, measured) compiled twice, "
                                 << random_legacy.differ << " printed differently, " << random_legacy.refused_again
                                 << " refused" << first_differing(random_legacy));
+  MESSAGE(random_tagged.checked << " random stage-tagged planned programs (buffer-ir, measured) compiled twice, "
+                                << random_tagged.differ << " printed differently, " << random_tagged.refused_again
+                                << " refused" << first_differing(random_tagged));
   CHECK(random.differ == 0);
   // Most kernels plan (a refusal is a kernel that needs an Acc-to-Acc copy).
   CHECK(random.checked > 2 * kernels);
