@@ -171,13 +171,15 @@ TEST_CASE("round trip: an in-place op alone in an if arm keeps the copy of its i
 }
 
 // Known exception (docs/passes.md, round trips): a constant zero-trip loop
-// whose yield is a parallel copy through a loop-invariant input. The first
-// run writes the body's value straight into a carried window (nothing reads
-// it: the body never runs); read back, the yield's copies are recognised as
-// the copies the passes would make and the value keeps a buffer of its own,
-// which lifetime packing then shares with a different buffer. Both programs
-// are valid and the body never runs; the text differs. Marked should_fail:
-// when the storage passes make this exact, remove the mark.
+// whose carry a33 is initialised by the if-phi p18. With no iteration no
+// entry copy isolates the loop's inputs, so the loop-carry retarget puts v36
+// on a33's window as it is then (p18's then-value v17's buffer); the
+// branch-destination step after it gives p18 a window of its own and v36
+// stays on v17's buffer. Read back, the yield's copies are recognised as the
+// copies the passes would make and v36 keeps a buffer of its own, which
+// lifetime packing then shares with a different buffer. Both programs are
+// valid and the body never runs; the text differs. Marked should_fail: when
+// the storage passes make this exact, remove the mark.
 TEST_CASE("round trip: a zero-trip loop's parallel copy (known exception)" * doctest::should_fail()) {
   const std::string text =
       "@function(type=InCore)\n"
