@@ -238,6 +238,65 @@ class Binder {
     return out;
   }
 
+  // ---- what compound statements bind ----------------------------------------------------------------
+  /// The names a `yield_` assignment defines (`a, b = yield_(...)`), with
+  /// their annotation.
+  struct YieldInfo {
+    bool named = false;
+    std::vector<std::string> names;
+    TypePtr annotation;  ///< for several names, a TupleType
+    Loc loc;
+    bool pl = false;  ///< `pl.yield_`: a partial annotation takes the carried value's space
+    const YieldStmt* stmt = nullptr;
+  };
+
+  /// Types of the return vars: the annotation's, else the defaults.
+  std::vector<TypePtr> yielded_types(const YieldInfo& y, const std::vector<TypePtr>& defaults) {
+    std::vector<TypePtr> out = defaults;
+    if (y.annotation) {
+      if (y.names.size() == 1) out[0] = y.annotation;
+      else if (const auto* tt = y.annotation->as<TupleType>()) out = tt->elems;
+    }
+    if (y.pl)  // PyPTO types a return var from its value; the annotation only restates it
+      for (std::size_t i = 0; i < out.size() && i < defaults.size(); ++i) {
+        const auto* a = as_tile(out[i]);
+        const auto* d = as_tile(defaults[i]);
+        if (a && !a->space && d && d->space) out[i] = with_memory_space(out[i], d->space);
+      }
+    return out;
+  }
+
+  std::vector<VarPtr> bind_return_vars(const YieldInfo& y, const std::vector<TypePtr>& types) {
+    std::vector<VarPtr> rvs;
+    for (std::size_t i = 0; i < y.names.size(); ++i) {
+      VarPtr v;
+      if (!yield_names_.empty())
+        if (auto it = yield_names_.back().find(y.names[i]); it != yield_names_.back().end()) {
+          v = it->second;  // named by an annotation of this statement's yields
+          v->type = types[i];
+          v->loc = y.loc;
+        }
+      if (!v) v = make_var(y.names[i], types[i], y.loc);
+      define(v, y.loc);
+      rvs.push_back(std::move(v));
+    }
+    return rvs;
+  }
+
+  /// Adds the implicit carries `names` to `iter_args` (named as PyPTO names
+  /// them), returning the names their return variables will take.
+  std::vector<std::string> add_implicit_iter_args(const std::vector<std::string>& names, Loc loc,
+                                                  std::vector<IterArg>& iter_args, std::vector<TypePtr>& types) {
+    std::vector<std::string> rv_names;
+    for (const auto& n : names) {
+      const Binding* b = lookup(n);
+      iter_args.push_back(IterArg{make_var(implicit_name(n, "iter"), b->var->type, loc), b->ref});
+      types.push_back(b->var->type);
+      rv_names.push_back(implicit_name(n, "rv"));
+    }
+    return rv_names;
+  }
+
   // ---- type deduction ----------------------------------------------------------------------------
   /// PyPTO builds a call's result type from the op, so a `pl.` call whose
   /// annotation leaves out the memory space gets the op's (`x: pl.Tile[[64,
