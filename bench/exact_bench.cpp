@@ -12,6 +12,13 @@
 //                                          time windows of D and J fitted at
 //                                          the max load (can a window raise
 //                                          the proved bound?)
+//   exact_bench --cuts [--window-nodes N]  D and J kept only at their most loaded
+//                                          instants, spread over the trace,
+//                                          fitted at the max load
+//   exact_bench --probes [--window-nodes N]
+//                                          D and J fitted at capacities between
+//                                          the max load and the best placement
+//                                          (a complete run without a fit is a proof)
 //
 // Instances are read from PTO_MEM_SHARED_DIR/data (never copied into the
 // repository) through io/csv.hpp (bench_support.hpp).
@@ -329,6 +336,100 @@ void table_windows(std::uint64_t node_limit) {
   }
 }
 
+/// `--cuts [--window-nodes N]`: relaxations of D and J on a set of
+/// instants spread over the whole trace (not a window of consecutive
+/// boundaries). Keep only the buffers live at one of the chosen instants;
+/// a buffer live at instants i and j is live at every chosen instant between
+/// (lifetimes are intervals), so its lifetime becomes the run of chosen
+/// instants it meets. Any placement of the whole places these, so the
+/// relaxation's least peak is a lower bound. Instants: the midpoints of the
+/// elementary intervals whose load is a local maximum, the k most loaded of
+/// them (k = 2, 4, 8, 16, all), asked to fit at the max load.
+void table_cuts(std::uint64_t node_limit) {
+  std::printf("| instance | local maxima of the load | instants kept | buffers | fit at the max load? | nodes |\n"
+              "|---|---:|---:|---:|---|---:|\n");
+  for (auto& [name, p] : load_suite("minimalloc", true)) {
+    if (name.rfind("D.", 0) != 0 && name.rfind("J.", 0) != 0) continue;
+    std::vector<Tick> ticks;
+    for (const auto& b : p.buffers) {
+      ticks.push_back(b.lifetime.begin);
+      ticks.push_back(b.lifetime.end);
+    }
+    std::sort(ticks.begin(), ticks.end());
+    ticks.erase(std::unique(ticks.begin(), ticks.end()), ticks.end());
+    std::vector<Addr> load(ticks.size() - 1, 0);
+    for (const auto& b : p.buffers)
+      for (std::size_t k = 0; k + 1 < ticks.size(); ++k)
+        if (b.lifetime.begin <= ticks[k] && ticks[k] < b.lifetime.end) load[k] += b.size;
+    std::vector<std::size_t> maxima;  // a plateau counts once (its first interval)
+    for (std::size_t k = 0; k < load.size(); ++k) {
+      std::size_t e = k;
+      while (e + 1 < load.size() && load[e + 1] == load[k]) ++e;
+      const bool left = k == 0 || load[k - 1] < load[k], right = e + 1 == load.size() || load[e + 1] < load[k];
+      if (left && right) maxima.push_back(k);
+      k = e;
+    }
+    const Addr max_load = arena_loads(p)[0].max_load;
+    std::vector<std::size_t> by_load = maxima;
+    std::stable_sort(by_load.begin(), by_load.end(), [&](std::size_t a, std::size_t b) { return load[a] > load[b]; });
+    for (std::size_t k : {2u, 4u, 8u, 16u, 1000u}) {
+      const std::size_t kept = std::min<std::size_t>(k, by_load.size());
+      std::vector<std::size_t> chosen(by_load.begin(), by_load.begin() + static_cast<std::ptrdiff_t>(kept));
+      std::sort(chosen.begin(), chosen.end());
+      Problem w;
+      w.arenas = p.arenas;
+      w.arenas[0].capacity = max_load;
+      for (const auto& buf : p.buffers) {
+        std::size_t first = chosen.size(), last = 0;
+        for (std::size_t c = 0; c < chosen.size(); ++c)
+          if (buf.lifetime.begin <= ticks[chosen[c]] && ticks[chosen[c]] < buf.lifetime.end) {
+            first = std::min(first, c);
+            last = c;
+          }
+        if (first == chosen.size()) continue;
+        auto c = buf;
+        c.lifetime = {static_cast<Tick>(first), static_cast<Tick>(last + 1)};
+        w.buffers.push_back(std::move(c));
+      }
+      ExactOptions o = options(ExactMode::fit, 0, 1);
+      o.node_limit = node_limit;
+      const auto r = solve_exact(w, o);
+      const char* verdict = r.placement ? "fits" : r.status == Status::infeasible ? "**infeasible** (proved)" : "no fit within the nodes";
+      std::printf("| %s | %zu | %zu | %zu | %s | %lld |\n", name.c_str(), maxima.size(), kept, w.buffers.size(), verdict,
+                  static_cast<long long>(stat(r, "exact_nodes")));
+      std::fflush(stdout);
+      if (kept == by_load.size()) break;
+    }
+  }
+}
+
+/// `--probes [--window-nodes N]`: the proof by exhaustive search. Is D (or
+/// J) infeasible at a capacity strictly between its proved bound (the max
+/// load) and its best placement? Goal fit at that capacity runs the complete
+/// search (canonical and, on tight parts, floor runs, with the failure memo);
+/// a run that ends without a fit proves the bound above the capacity. Each
+/// capacity gets `node_limit` nodes, one thread (deterministic).
+void table_probes(std::uint64_t node_limit) {
+  std::printf("| instance | capacity (granules of 1 KiB) | above the max load | result within %llu nodes | nodes | time |\n"
+              "|---|---:|---:|---|---:|---:|\n", static_cast<unsigned long long>(node_limit));
+  for (auto& [name, p] : load_suite("minimalloc", true)) {
+    if (name.rfind("D.", 0) != 0 && name.rfind("J.", 0) != 0) continue;
+    const Addr load = arena_loads(p)[0].max_load;
+    for (Addr extra : {0u, 1u, 2u, 4u, 8u, 19u}) {
+      Problem w = p;
+      w.arenas[0].capacity = load + extra * 1024;
+      ExactOptions o = options(ExactMode::fit, 0, 1);
+      o.node_limit = node_limit;
+      const auto t = std::chrono::steady_clock::now();
+      const auto r = solve_exact(w, o);
+      const char* verdict = r.placement ? "**fits**" : r.status == Status::infeasible ? "**infeasible** (proved)" : "open";
+      std::printf("| %s | %llu | %llu | %s | %lld | %.1f s |\n", name.c_str(), static_cast<unsigned long long>(w.arenas[0].capacity / 1024),
+                  static_cast<unsigned long long>(extra), verdict, static_cast<long long>(stat(r, "exact_nodes")), seconds_since(t));
+      std::fflush(stdout);
+    }
+  }
+}
+
 // ---- Google Benchmark cases ------------------------------------------------
 
 void register_benchmarks() {
@@ -374,7 +475,7 @@ void register_benchmarks() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool table = false, lanes = false, windows = false;
+  bool table = false, lanes = false, windows = false, cuts = false, probes = false;
   std::uint64_t window_nodes = 200000;
   std::vector<std::size_t> puzzles;
   unsigned threads = 1;
@@ -385,6 +486,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--table") == 0) table = true;
     else if (std::strcmp(argv[i], "--lanes") == 0) lanes = true;
     else if (std::strcmp(argv[i], "--windows") == 0) windows = true;
+    else if (std::strcmp(argv[i], "--cuts") == 0) cuts = true;
+    else if (std::strcmp(argv[i], "--probes") == 0) probes = true;
     else if (std::strcmp(argv[i], "--window-nodes") == 0 && i + 1 < argc) window_nodes = std::strtoull(argv[++i], nullptr, 10);
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = std::atof(argv[++i]);
@@ -393,6 +496,14 @@ int main(int argc, char** argv) {
       for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) puzzles.push_back(std::strtoull(t, nullptr, 10));
     }
     else rest.push_back(argv[i]);
+  }
+  if (probes) {
+    table_probes(window_nodes);
+    return 0;
+  }
+  if (cuts) {
+    table_cuts(window_nodes);
+    return 0;
   }
   if (windows) {
     table_windows(window_nodes);
