@@ -237,7 +237,7 @@ void table_guillotine(int repeat, double budget) {
 }
 
 /// `--puzzles 300,1000,3000 [--threads T] [--budget S] [--repeat N]`: the
-/// perfect-packing puzzles of issue 16 (seeds 1-3), goal fit, one row per
+/// perfect-packing puzzles (seeds 1-3), goal fit, one row per
 /// puzzle with the median time of N runs.
 void table_puzzles(const std::vector<std::size_t>& sizes, int repeat, double budget, unsigned threads) {
   std::printf("| pieces | seed | threads | status | time (median of %d) | nodes |\n|---:|---:|---:|---|---:|---:|\n", repeat);
