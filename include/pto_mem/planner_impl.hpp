@@ -391,10 +391,13 @@ struct ChoiceSearch {
 /// Buffers with several candidate arenas past which the choices are not
 /// searched (the lowering's heuristic spill places them), the nodes of the
 /// choice tree, and the choices solved, past which the search stops
-/// (nothing proved beyond what it decided).
+/// (nothing proved beyond what it decided). Each node sweeps the whole
+/// problem for its bound: on large problems the nodes are fewer, about
+/// choice_node_work buffers swept in all (at least 16 nodes).
 inline constexpr std::size_t max_branching_buffers = 64;
 inline constexpr std::int64_t max_choice_nodes = 4096;
 inline constexpr std::int64_t max_choice_solves = 64;
+inline constexpr std::int64_t choice_node_work = 20'000'000;
 
 /// Branch and bound over the arena choices of a structured problem
 /// (docs/exact.md, "Structured problems"): the buffers with several
@@ -419,6 +422,8 @@ inline std::optional<ChoiceSearch> search_arena_choices(const Problem& p, const 
   for (std::size_t i = 0; i < n; ++i) choice[i] = p.buffers[i].arena;
   ChoiceSearch s;
   bool cut = false;
+  const std::int64_t node_cap =
+      std::clamp<std::int64_t>(choice_node_work / static_cast<std::int64_t>(std::max<std::size_t>(n, 1)), 16, max_choice_nodes);
   auto out_of_time = [&] { return options.stop.stop_requested() || std::chrono::steady_clock::now() >= deadline; };
   auto leaf = [&](const std::vector<ArenaLoad>& loads) {
     ++s.solved;
@@ -459,7 +464,7 @@ inline std::optional<ChoiceSearch> search_arena_choices(const Problem& p, const 
   };
   auto visit = [&](auto& self, std::size_t depth, std::uint64_t spill) -> void {
     if (s.error || cut) return;
-    if (s.nodes >= max_choice_nodes || (depth == multi.size() && s.solved >= max_choice_solves) ||
+    if (s.nodes >= node_cap || (depth == multi.size() && s.solved >= max_choice_solves) ||
         (s.nodes > 0 && out_of_time())) {
       cut = true;
       return;
