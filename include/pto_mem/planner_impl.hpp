@@ -61,16 +61,29 @@ inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<b
 
 /// The original problem without the separations the greedy driver relaxed:
 /// those between two allocations whose pair it turned into a penalty.
-inline Problem without_relaxed(const Problem& original, const AliasUnification& unified,
+/// `unified` null: each buffer is its own allocation (see unifies_as_is).
+inline Problem without_relaxed(const Problem& original, const AliasUnification* unified,
                                const std::vector<BufferPair>& relaxed) {
   std::set<std::pair<std::size_t, std::size_t>> pairs;  // allocations of the unified problem
   for (const auto& [a, b] : relaxed) pairs.insert({std::min<std::size_t>(a, b), std::max<std::size_t>(a, b)});
   Problem out = original;
   std::erase_if(out.separations, [&](const Separation& s) {
-    const std::size_t x = unified.allocation_of[s.a], y = unified.allocation_of[s.b];
+    const std::size_t x = unified ? unified->allocation_of[s.a] : s.a, y = unified ? unified->allocation_of[s.b] : s.b;
     return pairs.contains({std::min(x, y), std::max(x, y)});
   });
   return out;
+}
+
+/// True when unify_aliases would return `p` itself, each buffer its own
+/// allocation: no must-alias groups, no declarations and no separation
+/// between two arenas (unification drops those). plan() then places `p`
+/// without the copy -- at a million buffers the copy is a sixth of the
+/// memory.
+inline bool unifies_as_is(const Problem& p) {
+  if (!p.must_alias.empty() || !p.declared.empty()) return false;
+  return std::all_of(p.separations.begin(), p.separations.end(), [&](const Separation& s) {
+    return s.a < p.buffers.size() && s.b < p.buffers.size() && p.buffers[s.a].arena == p.buffers[s.b].arena;
+  });
 }
 
 /// 14080 -> "14,080".
@@ -715,13 +728,17 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   for (const auto& load : arena_loads(original)) r.max_load_bound.push_back(load.lower_bound);
   r.lower_bound = r.max_load_bound;
 
-  const AliasUnification unified = unify_aliases(original);
-  if (!unified.ok()) {
-    r.diagnostics.insert(r.diagnostics.end(), unified.diagnostics.begin(), unified.diagnostics.end());
-    r.status = Status::invalid_input;
-    return finish();
+  // Without groups the problem is its own unification (detail::unifies_as_is): no copy.
+  std::optional<AliasUnification> unified;
+  if (!detail::unifies_as_is(original)) {
+    unified.emplace(unify_aliases(original));
+    if (!unified->ok()) {
+      r.diagnostics.insert(r.diagnostics.end(), unified->diagnostics.begin(), unified->diagnostics.end());
+      r.status = Status::invalid_input;
+      return finish();
+    }
   }
-  const Problem& problem = unified.problem;  // what every strategy below places: one buffer per allocation
+  const Problem& problem = unified ? unified->problem : original;  // what every strategy below places: one buffer per allocation
   r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
   const bool grouped = !original.must_alias.empty() || !original.declared.empty();
   if (auto overflow = detail::max_load_overflow(r.max_load_bound, grouped ? problem : original)) {
@@ -794,7 +811,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     ReuseCut cut;
     cut.stop = options.stop;
     if (deadline != std::chrono::steady_clock::time_point::max()) cut.deadline = deadline;
-    placement = detail::plan_reuse(problem, unified.closed, r, cut);
+    placement = detail::plan_reuse(problem, unified ? unified->closed : std::vector<bool>(problem.buffers.size(), false), r, cut);
   } else {
     // Strategy::greedy. trusted: the problem was validated above and the placement is below.
     GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
@@ -819,7 +836,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     }
     placement = std::move(g.greedy.placement);
     if (g.relaxed) {
-      relaxed_original = detail::without_relaxed(original, unified, pipeline_pairs(problem));
+      relaxed_original = detail::without_relaxed(original, unified ? &*unified : nullptr, pipeline_pairs(problem));
       relaxed_penalty = g.overlapping_pairs;
     }
   }
@@ -830,7 +847,9 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
                                   "'; this bounded search does not prove that none exists"));
     return finish();
   }
-  Placement expanded = expand_placement(unified, *placement);
+  Placement expanded;
+  if (unified) expanded = expand_placement(*unified, *placement);
+  else expanded.offsets = std::move(placement->offsets);  // what expand_placement keeps of it
   // The problem was found well formed above; removing relaxed separations keeps it so.
   if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
     r.status = Status::internal_error;
