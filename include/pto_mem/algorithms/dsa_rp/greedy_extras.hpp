@@ -87,17 +87,10 @@ namespace pto_mem::dsa {
   return std::min(wanted, passes);
 }
 
-/// A 64-bit fingerprint of an order (FNV-1a over the node numbers), to
+/// A 64-bit fingerprint of an order (the FNV-1a half of order_key), to
 /// notice when the walk comes back to an order it has already placed. A
 /// collision would only end the walk early; it cannot change a placement.
-[[nodiscard]] inline std::uint64_t fingerprint(const Order& order) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::uint32_t i : order) {
-    h ^= i;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+[[nodiscard]] inline std::uint64_t fingerprint(const Order& order) { return order_key(order).first; }
 
 /// How many walk steps the fast mode takes: up to 64, fewer on large
 /// problems so that the whole solve stays within a few passes' time there
