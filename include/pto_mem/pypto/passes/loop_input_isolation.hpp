@@ -390,6 +390,14 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
   if (plans.empty()) return true;
   struct Rewrite : IRMutator {
     std::unordered_map<const Stmt*, Plan>* plans = nullptr;
+    // A block of one statement may be that statement on its own (InitMemRef
+    // leaves it so): its copy and the rewritten op become a sequence.
+    StmtPtr mutate_stmt(const StmtPtr& s) override {
+      if (!s || s->is<SeqStmts>() || !plans->contains(s.get())) return IRMutator::mutate_stmt(s);
+      std::vector<StmtPtr> out;
+      mutate_seq_child(s, out);
+      return seq(std::move(out), s->loc);
+    }
     void mutate_seq_child(const StmtPtr& child, std::vector<StmtPtr>& out) override {
       auto it = plans->find(child.get());
       if (it == plans->end()) {
