@@ -13,13 +13,15 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
-#include "pto_mem/pypto/passes/path_pool.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 
 namespace pto_mem::pypto::passes {
@@ -34,20 +36,31 @@ struct DefSite {
   StmtPath path;
 };
 
+/// The defining site of every variable of a function, read from its
+/// FunctionIndex (loop vars and alloc bases have none: nothing retargets them).
 class DefSites {
  public:
-  explicit DefSites(const Function& f) {
-    const std::size_t expected = defined_estimate(f);
-    index_.reserve(expected);
-    sites_.reserve(expected);
-    handles_.reserve(expected);
-    pool_.reserve(expected);  // about one entry per path (a top-level statement's)
-    for (const auto& p : f.params) set(p.var.get(), DefSite{DefSite::Kind::param, nullptr, 0, {}});
-    Walk(*this).visit_stmt(f.body);
-    for (std::size_t i = 0; i < sites_.size(); ++i)
-      if (sites_[i].kind == DefSite::Kind::assign) sites_[i].path = pool_[handles_[i]];
-    handles_ = {};
+  /// From `index` (built from the function as it is now); kept alive by the
+  /// sites' paths, which point into it.
+  explicit DefSites(std::shared_ptr<const FunctionIndex> index) : walk_(std::move(index)) {
+    index_.reserve(walk_->defs().size());
+    sites_.reserve(walk_->defs().size());
+    for (const auto& d : walk_->defs()) {
+      if (!d.holder) {
+        set(d.var, DefSite{DefSite::Kind::param, nullptr, 0, {}});
+      } else if (d.holder->is<AssignStmt>()) {
+        set(d.var, DefSite{DefSite::Kind::assign, d.holder, 0, d.path});
+      } else if (const auto* i = d.holder->as<IfStmt>()) {
+        if (auto k = slot(i->return_vars, d.var)) set(d.var, DefSite{DefSite::Kind::phi, i, *k, {}});
+      } else if (const auto* l = d.holder->as<ForStmt>()) {
+        carry(*l, l->iter_args, l->return_vars, d.var);
+      } else if (const auto* w = d.holder->as<WhileStmt>()) {
+        carry(*w, w->iter_args, w->return_vars, d.var);
+      }
+    }
   }
+  /// Same, building the index of `f`.
+  explicit DefSites(const Function& f) : DefSites(std::make_shared<const FunctionIndex>(f)) {}
 
   [[nodiscard]] const DefSite* find(const Var* v) const {
     const std::uint32_t* i = index_.find(v);
@@ -56,52 +69,24 @@ class DefSites {
 
  private:
   /// The last definition of a variable wins (as a map assignment would).
-  void set(const Var* v, DefSite d, PathPool::Handle h = {}) {
+  void set(const Var* v, DefSite d) {
     auto [i, fresh] = index_.try_emplace(v, static_cast<std::uint32_t>(sites_.size()));
-    if (fresh) {
-      sites_.push_back(d);
-      handles_.push_back(h);
-    } else {
-      sites_[*i] = d;
-      handles_[*i] = h;
-    }
+    if (fresh) sites_.push_back(d);
+    else sites_[*i] = d;
   }
-  void carries(const Stmt& s, const std::vector<IterArg>& ia, const std::vector<VarPtr>& rv) {
-    for (std::size_t i = 0; i < ia.size(); ++i) set(ia[i].var.get(), DefSite{DefSite::Kind::iter_arg, &s, i, {}});
-    for (std::size_t i = 0; i < rv.size(); ++i) set(rv[i].get(), DefSite{DefSite::Kind::loop_return, &s, i, {}});
+  static std::optional<std::size_t> slot(const std::vector<VarPtr>& vars, const Var* v) {
+    for (std::size_t k = 0; k < vars.size(); ++k)
+      if (vars[k].get() == v) return k;
+    return std::nullopt;
   }
-  /// IRWalker's order and paths, definitions only (expressions skipped);
-  /// a loop's carries are recorded after its body.
-  struct Walk : IRWalker<Walk> {
-    DefSites& out;
-    std::vector<PathEntry> path{};
-    explicit Walk(DefSites& o) : out(o) {}
-    void enter_child(const Stmt& s, std::size_t child) { path.push_back({&s, child}); }
-    void leave_child(const Stmt&) { path.pop_back(); }
-    void visit_expr(const ExprPtr&) {}
-    void visit_alloc(const AllocStmt&) {}
-    void visit_assign(const AssignStmt& s) {
-      out.set(s.var.get(), DefSite{DefSite::Kind::assign, &s, 0, {}}, out.pool_.intern(path));
-    }
-    template <class Loop>
-    void loop(const Loop& l) {
-      enter_child(l, 0);
-      visit_stmt(l.body);
-      leave_child(l);
-      out.carries(l, l.iter_args, l.return_vars);
-    }
-    void visit_for(const ForStmt& l) { loop(l); }
-    void visit_while(const WhileStmt& l) { loop(l); }
-    void visit_if(const IfStmt& i) {
-      IRWalker<Walk>::visit_if(i);  // the arms; the phis below replace its (no-op) definitions
-      for (std::size_t k = 0; k < i.return_vars.size(); ++k)
-        out.set(i.return_vars[k].get(), DefSite{DefSite::Kind::phi, &i, k, {}});
-    }
-  };
+  void carry(const Stmt& s, const std::vector<IterArg>& ia, const std::vector<VarPtr>& rv, const Var* v) {
+    for (std::size_t k = 0; k < ia.size(); ++k)
+      if (ia[k].var.get() == v) return set(v, DefSite{DefSite::Kind::iter_arg, &s, k, {}});
+    if (auto k = slot(rv, v)) set(v, DefSite{DefSite::Kind::loop_return, &s, *k, {}});
+  }
 
-  PathPool pool_;
+  std::shared_ptr<const FunctionIndex> walk_;
   std::vector<DefSite> sites_;
-  std::vector<PathPool::Handle> handles_;  // while building
   PointerMap<const Var*, std::uint32_t> index_;
 };
 

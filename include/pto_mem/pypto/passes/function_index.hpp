@@ -35,6 +35,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -78,7 +79,7 @@ class FunctionIndex {
     Tick back_edge = -1;         ///< its back-edge point; -1 when the body took no point
   };
 
-  explicit FunctionIndex(const Function& f) : body_(f.body.get()) {
+  explicit FunctionIndex(const Function& f) : body_(f.body) {
     const std::size_t expected = f.params.size() + (f.body && f.body->is<SeqStmts>() ? f.body->as<SeqStmts>()->stmts.size() : 1);
     points_.reserve(expected + expected / 8);
     defs_.reserve(expected);
@@ -87,6 +88,7 @@ class FunctionIndex {
     use_paths_.reserve(2 * expected);
     def_paths_.reserve(expected);
     pool_.reserve(expected);
+    for (const auto& p : f.params) params_.push_back(p.var.get());
     Walk w{*this};
     w.visit_function(f);
     // The paths are final now: point every record at its own.
@@ -105,8 +107,15 @@ class FunctionIndex {
   FunctionIndex& operator=(const FunctionIndex&) = delete;
   FunctionIndex(FunctionIndex&&) = default;  // (moving the pool keeps its entries where they are)
 
-  /// Whether this index was built from `f` (as it is now: a rewritten body is a new body).
-  [[nodiscard]] bool built_from(const Function& f) const noexcept { return f.body.get() == body_; }
+  /// Whether this index was built from `f` as it is now (a rewritten body is
+  /// a new body; the index holds the body it was built from, so a new body
+  /// never reuses its address).
+  [[nodiscard]] bool built_from(const Function& f) const noexcept {
+    if (f.body != body_ || f.params.size() != params_.size()) return false;
+    for (std::size_t i = 0; i < params_.size(); ++i)
+      if (f.params[i].var.get() != params_[i]) return false;
+    return true;
+  }
 
   [[nodiscard]] const std::vector<Point>& points() const noexcept { return points_; }
   /// Every read, in walk order.
@@ -270,7 +279,8 @@ class FunctionIndex {
     }
   };
 
-  const Stmt* body_;
+  StmtPtr body_;
+  std::vector<const Var*> params_;
   std::vector<Point> points_;
   std::vector<Use> uses_;
   std::vector<Def> defs_;
@@ -279,6 +289,21 @@ class FunctionIndex {
   PathPool pool_;
   std::vector<PathPool::Handle> use_paths_, def_paths_;  // while building
   std::vector<Tick> op_before_, stmt_before_;           // prefix counts over the points
+};
+
+/// The index of the function a pass is working on, shared by the steps that
+/// read it: built again only when the body changed since (a step that adds
+/// or replaces statements), so consecutive steps that only move values
+/// between windows share one walk.
+class FunctionIndexCache {
+ public:
+  [[nodiscard]] std::shared_ptr<const FunctionIndex> of(const Function& f) {
+    if (!index_ || !index_->built_from(f)) index_ = std::make_shared<const FunctionIndex>(f);
+    return index_;
+  }
+
+ private:
+  std::shared_ptr<const FunctionIndex> index_;
 };
 
 }  // namespace pto_mem::pypto::passes

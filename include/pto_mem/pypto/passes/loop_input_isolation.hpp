@@ -212,7 +212,7 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
         std::vector<const Var*> seeds{ia[k].var.get()};
         if (k < loop->return_vars->size()) seeds.push_back((*loop->return_vars)[k].get());
         // Values defined in the body hold the carry's new values, whatever window they are on.
-        if (!uses) uses.emplace(f), chains.emplace(f, relations);
+        if (!uses) uses.emplace(tb.context().indexes.of(f)), chains.emplace(f, relations);
         auto chain = chains->of(std::move(seeds));
         for_each_def(*loop->body, [&](const VarPtr& v) { chain.insert(v.get()); });
         // A value written after the loop holds its own bytes: reading it
@@ -377,7 +377,7 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
       written = 0;
     }
     if (!written || arg_var(*c, *written) != src) return;
-    if (!uses) uses.emplace(f), chains.emplace(f, relations);
+    if (!uses) uses.emplace(ctx.indexes.of(f)), chains.emplace(f, relations);
     if (!uses->observed(&s, path, *var_memref(src), chains->of({s.var.get()}), false)) return;
     std::vector<StmtPtr> out;
     VarPtr copy = tb.copy_to_fresh(src, s.loc, out, "_keep", "is still read after an in-place op overwrites it");
