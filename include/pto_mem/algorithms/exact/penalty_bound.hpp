@@ -28,6 +28,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -64,21 +65,28 @@ inline constexpr Weight max_weight = std::numeric_limits<Weight>::max();
 /// Usable bytes of [0, capacity): the capacity less the reserved bytes inside it.
 [[nodiscard]] inline Addr usable_bytes(const FreeSpace& space) { return space.usable_above(0); }
 
+/// The least weight of a set of pairs meeting every core: a branch and
+/// bound over bit rows (cores and the chosen and banned pairs as bit sets).
 class HittingSet {
  public:
   HittingSet(std::vector<Weight> weight, std::vector<std::vector<std::uint32_t>> cores, std::uint64_t work,
              Clock::time_point deadline, std::stop_token stop)
-      : w_(std::move(weight)), cores_(std::move(cores)), work_left_(work), deadline_(deadline), stop_(std::move(stop)) {
+      : w_(std::move(weight)), words_((w_.size() + 63) / 64), work_left_(work), deadline_(deadline), stop_(std::move(stop)) {
     // Small cores first: they bind hardest in the packing and branch least.
-    std::stable_sort(cores_.begin(), cores_.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    state_.assign(w_.size(), 0);
+    std::stable_sort(cores.begin(), cores.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    ncores_ = cores.size();
+    rows_.assign(ncores_ * words_, 0);
+    for (std::size_t c = 0; c < ncores_; ++c)
+      for (auto e : cores[c]) rows_[c * words_ + e / 64] |= std::uint64_t{1} << (e % 64);
+    chosen_.assign(words_, 0);
+    banned_.assign(words_, 0);
   }
 
   /// The least weight of a hitting set if below `target`, else `target`
   /// (complete), or the root packing bound when the budget ran out.
   PenaltyBound solve(Weight target) {
     PenaltyBound out;
-    out.cores = cores_.size();
+    out.cores = ncores_;
     best_ = target;
     const Weight root = packing();
     if (root >= target) {
@@ -94,29 +102,36 @@ class HittingSet {
   }
 
  private:
-  // state_: 0 free, 1 chosen (in the set), 2 banned.
-  bool hit(const std::vector<std::uint32_t>& c) const {
-    for (auto e : c)
-      if (state_[e] == 1) return true;
+  [[nodiscard]] const std::uint64_t* row(std::size_t c) const { return rows_.data() + c * words_; }
+  [[nodiscard]] bool hit(std::size_t c) const {
+    const std::uint64_t* r = row(c);
+    for (std::size_t k = 0; k < words_; ++k)
+      if (r[k] & chosen_[k]) return true;
     return false;
+  }
+  template <class F>
+  void for_free(std::size_t c, F&& f) const {  // each pair of core c neither chosen nor banned
+    const std::uint64_t* r = row(c);
+    for (std::size_t k = 0; k < words_; ++k)
+      for (std::uint64_t bits = r[k] & ~banned_[k]; bits; bits &= bits - 1)
+        f(static_cast<std::uint32_t>(k * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
   }
 
   /// A lower bound on the weight still to choose (max_weight when some unhit
-  /// core has no free pair left).
+  /// core has no free pair left): each unhit core in turn charges its least
+  /// residual weight to all its free pairs.
   Weight packing() {
     res_.assign(w_.begin(), w_.end());
+    work_left_ -= std::min<std::uint64_t>(work_left_, ncores_);
     Weight lb = 0;
-    for (const auto& c : cores_) {
-      if (work_left_ > 0) --work_left_;
+    for (std::size_t c = 0; c < ncores_; ++c) {
       if (hit(c)) continue;
       Weight m = max_weight;
-      for (auto e : c)
-        if (state_[e] == 0) m = std::min(m, res_[e]);
+      for_free(c, [&](std::uint32_t e) { m = std::min(m, res_[e]); });
       if (m == max_weight) return max_weight;
       if (m == 0) continue;
       lb = saturating_add(lb, m);
-      for (auto e : c)
-        if (state_[e] == 0) res_[e] -= m;
+      for_free(c, [&](std::uint32_t e) { res_[e] -= m; });
     }
     return lb;
   }
@@ -130,39 +145,39 @@ class HittingSet {
     const Weight lb = packing();
     if (lb == max_weight || saturating_add(chosen, lb) >= best_) return;
     // The unhit core with the fewest free pairs.
-    const std::vector<std::uint32_t>* pick = nullptr;
-    std::size_t fewest = SIZE_MAX;
-    for (const auto& c : cores_) {
+    std::size_t pick = ncores_, fewest = SIZE_MAX;
+    for (std::size_t c = 0; c < ncores_ && fewest > 1; ++c) {
       if (hit(c)) continue;
       std::size_t f = 0;
-      for (auto e : c) f += state_[e] == 0;
+      const std::uint64_t* r = row(c);
+      for (std::size_t k = 0; k < words_; ++k) f += static_cast<std::size_t>(std::popcount(r[k] & ~banned_[k]));
       if (f < fewest) {
         fewest = f;
-        pick = &c;
+        pick = c;
       }
     }
-    if (!pick) {  // every core hit: a cheaper hitting set
+    if (pick == ncores_) {  // every core hit: a cheaper hitting set
       best_ = chosen;
       return;
     }
     std::vector<std::uint32_t> free;
-    for (auto e : *pick)
-      if (state_[e] == 0) free.push_back(e);
+    for_free(pick, [&](std::uint32_t e) { free.push_back(e); });
     std::stable_sort(free.begin(), free.end(), [&](auto a, auto b) { return w_[a] < w_[b]; });
-    std::vector<std::uint32_t> banned;
+    std::size_t banned = 0;
     for (auto e : free) {
-      state_[e] = 1;
+      chosen_[e / 64] |= std::uint64_t{1} << (e % 64);
       branch(saturating_add(chosen, w_[e]));
-      state_[e] = 2;  // the later branches leave it out
-      banned.push_back(e);
+      chosen_[e / 64] &= ~(std::uint64_t{1} << (e % 64));
+      banned_[e / 64] |= std::uint64_t{1} << (e % 64);  // the later branches leave it out
+      ++banned;
       if (aborted_) break;
     }
-    for (auto e : banned) state_[e] = 0;
+    for (std::size_t k = 0; k < banned; ++k) banned_[free[k] / 64] &= ~(std::uint64_t{1} << (free[k] % 64));
   }
 
   std::vector<Weight> w_;
-  std::vector<std::vector<std::uint32_t>> cores_;
-  std::vector<std::uint8_t> state_;
+  std::size_t words_ = 0, ncores_ = 0;
+  std::vector<std::uint64_t> rows_, chosen_, banned_;
   std::vector<Weight> res_;
   std::uint64_t work_left_;
   Clock::time_point deadline_;
