@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "pto_mem/algorithms/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/io/csv.hpp"
 

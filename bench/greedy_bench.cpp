@@ -11,7 +11,7 @@
 #include <string>
 
 #include "bench_support.hpp"
-#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 
 namespace {
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "bench_support.hpp"
-#include "pto_mem/algorithms/canonical_placer.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_placer.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/planner.hpp"
 

@@ -1,5 +1,5 @@
 // Why the occupancy tree keeps its own RangeUnion instead of
-// boost::icl::interval_set (DESIGN.md: hand-write a structure only where a
+// boost::icl::interval_set (the rule: hand-write a structure only where a
 // benchmark shows the library one is the bottleneck, and keep the benchmark).
 //
 // The workload mirrors a greedy pass: many small sets (tree nodes), each
@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "pto_mem/algorithms/occupancy_tree.hpp"
-#include "pto_mem/algorithms/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/range_union.hpp"
 
 namespace {
 

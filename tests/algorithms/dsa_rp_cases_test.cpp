@@ -5,9 +5,9 @@
 #include <map>
 #include <random>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
-#include "pto_mem/algorithms/relax.hpp"
+#include "pto_mem/algorithms/dsa_rp/relax.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "test_support.hpp"
 

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
-#include "pto_mem/algorithms/dsa_rp_placed_penalties.hpp"
+#include "pto_mem/algorithms/dsa_rp/placed_penalties.hpp"
 #include "pto_mem/algorithms/reuse_penalties.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "test_support.hpp"

@@ -12,10 +12,10 @@
 #include <random>
 #include <set>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
-#include "pto_mem/algorithms/paired_shuffle.hpp"
-#include "pto_mem/algorithms/relax.hpp"
+#include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/relax.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "test_support.hpp"
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
-#include "pto_mem/algorithms/dsa_orders.hpp"
-#include "pto_mem/algorithms/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/orders.hpp"
+#include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
 #include "pto_mem/planner.hpp"
 
 using namespace pto_mem;

@@ -14,8 +14,8 @@
 #include <tuple>
 #include <vector>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
-#include "pto_mem/algorithms/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "test_support.hpp"
 

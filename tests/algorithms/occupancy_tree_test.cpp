@@ -8,8 +8,8 @@
 #include <random>
 #include <set>
 
-#include "pto_mem/algorithms/occupancy_tree.hpp"
-#include "pto_mem/algorithms/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/occupancy_tree.hpp"
+#include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
 
 using namespace pto_mem;
 using dsa::OccupancyTree;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "guillotine.hpp"
-#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/exact.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/portfolio.hpp"

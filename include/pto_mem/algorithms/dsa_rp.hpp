@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
-#include "pto_mem/algorithms/relax.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/relax.hpp"
 #include "pto_mem/core/compiled_mode.hpp"
 
 namespace pto_mem {

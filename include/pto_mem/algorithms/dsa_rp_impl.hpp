@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
-#include "pto_mem/algorithms/relax.hpp"
+#include "pto_mem/algorithms/dsa_rp/relax.hpp"
 
 namespace pto_mem {
 

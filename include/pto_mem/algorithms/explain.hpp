@@ -656,16 +656,7 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
     ArenaShortfall s;
     s.arena = arena.id;
     s.capacity = arena.capacity;
-    std::vector<AddrRange> rs;
-    for (const auto& w : arena.reserved)
-      if (!w.empty()) rs.push_back(w);
-    std::sort(rs.begin(), rs.end());
-    Addr covered = 0;
-    for (const auto& w : rs) {
-      const Addr from = std::max(w.begin, covered);
-      if (w.end > from) s.reserved_bytes += w.end - from;
-      covered = std::max(covered, w.end);
-    }
+    s.reserved_bytes = covered_bytes(arena.reserved);
     // Candidate instants: every live interval's start.
     std::vector<Tick> starts;
     for (std::size_t i : mine) {

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <optional>
 
-#include "pto_mem/algorithms/canonical_greedy.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/exact.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
@@ -36,7 +36,7 @@ struct PortfolioOptions {
 
 namespace exact {
 
-/// The greedy stage: the DSA-RP canonical greedy (canonical_greedy.hpp) with
+/// The greedy stage: the DSA-RP canonical greedy (dsa_rp/canonical_greedy.hpp) with
 /// every separation hard, as strategy `greedy` runs it first; nothing when
 /// it finds no fit. (Strategy `greedy` may then relax pipeline-only
 /// separations into penalties; the portfolio never does: it places the

@@ -13,7 +13,7 @@
 // The relation can be quadratic (a straight-line kernel pairs every block
 // with every other): recognize_reuse_penalties lists it, and
 // recognize_reuse_penalty_relation gives the same pairs as a rule plus a
-// short list (dsa_rp_implicit_penalties.hpp) in memory linear in the
+// short list (dsa_rp/implicit_penalties.hpp) in memory linear in the
 // allocations.
 #pragma once
 
@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_rp_implicit_penalties.hpp"
+#include "pto_mem/algorithms/dsa_rp/implicit_penalties.hpp"
 #include "pto_mem/core/buffer.hpp"
 #include "pto_mem/core/hazard_route.hpp"
 #include "pto_mem/core/problem.hpp"
@@ -258,7 +258,7 @@ template <std::ranges::random_access_range Allocs, std::ranges::input_range Even
   return out;
 }
 
-/// The recognizer's relation in compressed form (dsa_rp_implicit_penalties.hpp):
+/// The recognizer's relation in compressed form (dsa_rp/implicit_penalties.hpp):
 /// a rule for the pairs whose accesses do not interleave, and an explicit
 /// list for the rest. Together they hold exactly the pairs
 /// recognize_reuse_penalties lists, each once, with weight 1.

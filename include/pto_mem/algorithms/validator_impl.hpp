@@ -17,7 +17,7 @@
 
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/alias_classes.hpp"
-#include "pto_mem/analysis/interference.hpp"
+#include "pto_mem/analysis/lifetime_sweep.hpp"
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/core/placement.hpp"
 #include "pto_mem/core/problem.hpp"
@@ -524,9 +524,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
     std::map<std::pair<Addr, std::size_t>, std::size_t> clean;  // (offset, buffer) -> item
     std::vector<decltype(clean)::iterator> in_clean(items.size());  // where each clean item sits, to erase it
     std::vector<std::size_t> dirty;                                 // items
-    // (lifetime end, item), earliest first, for expiry.
-    using Expiry = std::pair<Tick, std::size_t>;
-    std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> ends;
+    LiveSweep<std::size_t> sweep;                                   // items, by lifetime end
     std::vector<bool> is_dirty(items.size(), false);
     std::int64_t arena = 0;
     bool first = true;
@@ -535,15 +533,14 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
       if (first || cur.arena != arena) {
         clean.clear();
         dirty.clear();
-        ends = {};
+        sweep.clear();
         arena = cur.arena;
         first = false;
       }
-      for (; !ends.empty() && ends.top().first <= cur.begin; ends.pop()) {
-        const std::size_t j = ends.top().second;
+      sweep.leave_until(cur.begin, [&](std::size_t j) {
         if (is_dirty[j]) dirty.erase(std::find(dirty.begin(), dirty.end(), j));
         else clean.erase(in_clean[j]);
-      }
+      });
       bool conflict = false;
       auto check = [&](std::size_t j) {
         const Item& other = items[j];
@@ -566,7 +563,7 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
       } else {
         in_clean[k] = clean.emplace(std::pair{cur.bytes.begin, cur.buffer}, k).first;
       }
-      ends.push({cur.end, k});
+      sweep.enter(cur.end, k);
     }
     auto diags = report.finish("overlapping pairs");
     out.insert(out.end(), diags.begin(), diags.end());

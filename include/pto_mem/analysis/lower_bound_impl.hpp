@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <set>
+#include <utility>
 #include <vector>
 
+#include <boost/icl/interval_map.hpp>
+
+#include "pto_mem/analysis/lifetime_sweep.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/analysis/structured_bound.hpp"
 
@@ -25,8 +28,7 @@ struct LoadEvent {
   Addr bytes;
   std::uint32_t buffers;
   friend bool operator<(const LoadEvent& a, const LoadEvent& b) {
-    if (a.tick != b.tick) return a.tick < b.tick;
-    return a.starts < b.starts;  // ends first: [a, b) and [b, c) are never live together
+    return boundary_before(a.tick, a.starts, b.tick, b.starts);
   }
 };
 
@@ -85,33 +87,28 @@ PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
     events[*k].push_back({b.lifetime.end, false, own_bytes ? b.size : Addr{0}, 1});
   }
 
-  // A class occupies, at each instant, at least its largest live member.
+  // A class occupies, at each instant, at least its largest live member:
+  // an interval map keeps, per stretch of time, the largest member live
+  // there (stretches with the same largest merge; none where no member
+  // lives), and each stretch adds what the largest exceeds the class's
+  // declaration by.
+  using LargestLive = boost::icl::interval_map<Tick, Addr, boost::icl::partial_absorber, std::less,
+                                               boost::icl::inplace_max>;
   for (const auto& group : members) {
     if (group.empty()) continue;
     const auto k = *arena_of(p.buffers[group[0]]);
     Addr closed = 0;  // a declaration's size holds over the arena's whole horizon
-    std::vector<detail::LoadEvent> ev;
+    LargestLive largest;
     for (std::size_t i : group) {
       const auto& b = p.buffers[i];
       if (arena_of(b) != k) continue;  // malformed class; the validator reports it
       if (is_declared[i]) closed = std::max(closed, b.size);
-      ev.push_back({b.lifetime.begin, true, b.size, 0});
-      ev.push_back({b.lifetime.end, false, b.size, 0});
+      largest += std::make_pair(boost::icl::interval<Tick>::right_open(b.lifetime.begin, b.lifetime.end), b.size);
     }
-    std::sort(ev.begin(), ev.end());
-    std::multiset<Addr> live;
-    for (std::size_t e = 0; e < ev.size();) {
-      const Tick t = ev[e].tick;
-      for (; e < ev.size() && ev[e].tick == t; ++e) {
-        if (ev[e].starts) live.insert(ev[e].bytes);
-        else live.erase(live.find(ev[e].bytes));
-      }
-      const Addr largest = live.empty() ? Addr{0} : *live.rbegin();
-      const Addr extra = largest > closed ? largest - closed : 0;
-      if (extra > 0 && e < ev.size()) {
-        events[k].push_back({t, true, extra, 0});
-        events[k].push_back({ev[e].tick, false, extra, 0});
-      }
+    for (const auto& [when, bytes] : largest) {
+      if (bytes <= closed) continue;
+      events[k].push_back({boost::icl::first(when), true, bytes - closed, 0});
+      events[k].push_back({boost::icl::last_next(when), false, bytes - closed, 0});
     }
     if (closed > 0) {
       events[k].push_back({lo[k], true, closed, 0});
@@ -122,17 +119,9 @@ PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
   for (std::size_t k = 0; k < na; ++k) {
     auto& a = out[k];
     detail::sweep(events[k], a.max_load, a.max_live);
-    std::vector<AddrRange> rs;
-    for (const auto& r : p.arenas[k].reserved)
-      if (!r.empty()) rs.push_back(r);
-    std::sort(rs.begin(), rs.end());
-    Addr covered_to = 0;
-    for (const auto& r : rs) {
-      const Addr from = std::max(r.begin, covered_to);
-      if (r.end > from) a.reserved_bytes += r.end - from;
-      covered_to = std::max(covered_to, r.end);
-      a.reserved_end = std::max(a.reserved_end, r.end);
-    }
+    const std::vector<AddrRange> reserved = window_union(p.arenas[k].reserved);
+    for (const auto& r : reserved) a.reserved_bytes = saturating_add(a.reserved_bytes, r.size());
+    if (!reserved.empty()) a.reserved_end = reserved.back().end;
     a.lower_bound = std::max(a.reserved_end, saturating_add(a.max_load, a.reserved_bytes));
   }
   return out;

@@ -203,17 +203,28 @@ struct Problem {
   return cap;
 }
 
+/// The union of `windows` (an arena's reserved windows) as the fewest
+/// windows covering the same bytes: sorted, disjoint and not touching
+/// (overlapping or touching windows merge; empty ones drop). The one home of
+/// that union: the bytes it covers, the lower bound, and the placers' free
+/// space and occupied sets all start from it.
+[[nodiscard]] inline std::vector<AddrRange> window_union(std::vector<AddrRange> windows) {
+  std::erase_if(windows, [](const AddrRange& r) { return r.empty(); });
+  std::sort(windows.begin(), windows.end());
+  std::size_t kept = 0;
+  for (const auto& r : windows) {
+    if (kept > 0 && r.begin <= windows[kept - 1].end) windows[kept - 1].end = std::max(windows[kept - 1].end, r.end);
+    else windows[kept++] = r;
+  }
+  windows.resize(kept);
+  return windows;
+}
+
 /// The bytes the union of `windows` covers (overlapping windows count once;
 /// empty ones add nothing): the bytes of an arena no buffer may use.
 [[nodiscard]] inline Addr covered_bytes(std::vector<AddrRange> windows) {
-  std::erase_if(windows, [](const AddrRange& r) { return r.empty(); });
-  std::sort(windows.begin(), windows.end());
-  Addr bytes = 0, covered_to = 0;
-  for (const auto& r : windows) {
-    const Addr from = std::max(r.begin, covered_to);
-    if (r.end > from) bytes = saturating_add(bytes, r.end - from);
-    covered_to = std::max(covered_to, r.end);
-  }
+  Addr bytes = 0;
+  for (const auto& r : window_union(std::move(windows))) bytes = saturating_add(bytes, r.size());
   return bytes;
 }
 

@@ -92,7 +92,7 @@ struct DsaReadResult {
 [[nodiscard]] PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Problem& p,
                                                               const PlanResult& r);
 
-/// Reads a schema-v1 solution (dsa-solution-v1.schema.json) of the problem
+/// Reads a schema-v1 solution (the DSA solution format) of the problem
 /// `p` read from `doc`: its placements become a Placement (an offset per
 /// buffer and, when some buffer has several allowed pools, the pool each
 /// went to). Refused, with the field and position: a solution of another

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pto_mem/core/numeric.hpp"
+#include "pto_mem/core/problem.hpp"  // window_union
 
 namespace pto_mem::exact {
 
@@ -17,16 +18,8 @@ class FreeSpace {
  public:
   FreeSpace() = default;
   /// `reserved` may be unsorted and overlapping; empty windows are dropped.
-  FreeSpace(Addr capacity, const std::vector<AddrRange>& reserved) : capacity_(capacity) {
-    std::vector<AddrRange> rs;
-    for (const auto& r : reserved)
-      if (!r.empty()) rs.push_back(r);
-    std::sort(rs.begin(), rs.end());
-    for (const auto& r : rs) {
-      if (!windows_.empty() && r.begin <= windows_.back().end) windows_.back().end = std::max(windows_.back().end, r.end);
-      else windows_.push_back(r);
-    }
-  }
+  FreeSpace(Addr capacity, const std::vector<AddrRange>& reserved)
+      : capacity_(capacity), windows_(window_union(reserved)) {}
 
   [[nodiscard]] Addr capacity() const noexcept { return capacity_; }
   [[nodiscard]] bool has_windows() const noexcept { return !windows_.empty(); }

@@ -547,7 +547,8 @@ class PartSolver {
   /// faster than with floor runs interleaved; the other challenging
   /// instances: fewer).
   bool use_floor(Addr capacity) {
-    if (sp_->has_penalties() || floor_off_) return false;
+    // The floor search knows no blocked ranges (fixed offsets): the canonical runs alone there.
+    if (sp_->has_penalties() || floor_off_ || !sp_->blocked.empty()) return false;
     // The canonical search has the same sections and loads: the floor
     // search is built only when it will run.
     const bool tight = search_[0]->tight_sections(capacity, granule_) * 4 >= search_[0]->sections().count * 3;
@@ -722,7 +723,11 @@ class PartSolver {
     state_.lower = std::max(state_.lower, round_up(search_[0]->clique_bound(penalty), granule_));
     if (state_.closed()) return false;
     const Addr hi = state_.best->peak;
-    const Addr lo = std::max(state_.lower, round_up(floor, granule_));
+    // The arena needs no less than `floor`: the part is done once its peak
+    // is at most that -- at most the last multiple of the granule below it
+    // (rounding the floor up instead would stop a granule short, unproved,
+    // when the floor is not a multiple of this part's granule).
+    const Addr lo = std::max(state_.lower, floor / granule_ * granule_);
     if (lo >= hi) return false;
     // Parts without penalties cycle through three steps: a probe at the
     // lower bound, a probe between the bounds, and a window search on the

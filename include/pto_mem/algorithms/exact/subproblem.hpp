@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/pending/disjoint_sets.hpp>
+
 #include "pto_mem/algorithms/exact/free_space.hpp"
 #include "pto_mem/core/problem.hpp"
 
@@ -62,21 +64,22 @@ struct Subproblem {
 
 namespace detail {
 
+/// Boost's disjoint sets over 0..n-1 with their own storage. Which element
+/// is a set's root is Boost's choice; decompose() numbers the parts by their
+/// first buffer, so the answer does not depend on it.
 class UnionFind {
  public:
-  explicit UnionFind(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), std::size_t{0}); }
-  std::size_t find(std::size_t x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
+  explicit UnionFind(std::size_t n) : rank_(n, 0), parent_(n), sets_(rank_.data(), parent_.data()) {
+    for (std::size_t i = 0; i < n; ++i) sets_.make_set(i);
   }
-  void unite(std::size_t a, std::size_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);  // smallest index is the root: deterministic
-  }
+  UnionFind(const UnionFind&) = delete;
+  UnionFind& operator=(const UnionFind&) = delete;
+  std::size_t find(std::size_t x) { return sets_.find_set(x); }
+  void unite(std::size_t a, std::size_t b) { sets_.union_set(a, b); }
 
  private:
-  std::vector<std::size_t> parent_;
+  std::vector<std::size_t> rank_, parent_;
+  boost::disjoint_sets<std::size_t*, std::size_t*> sets_;
 };
 
 /// Largest total size live at one instant (ends before starts at a tick).
@@ -214,6 +217,9 @@ inline Addr max_load(const std::vector<Item>& items) {
   Addr g = 0;
   for (const auto& it : sp.items) g = gcd(g, it.size);
   for (const auto& w : sp.space.windows()) g = gcd(gcd(g, w.begin), w.end);
+  // Blocked ranges bound offsets as windows do (an open-ended one has no end).
+  for (const auto& bl : sp.blocked)
+    for (const auto& r : bl) g = gcd(gcd(g, r.begin), r.end == max_addr ? 0 : r.end);
   if (g == 0) return 1;
   for (bool changed = true; changed;) {
     changed = false;

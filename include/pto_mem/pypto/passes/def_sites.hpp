@@ -1,6 +1,15 @@
 // Where each variable is defined, and the "is this buffer still touched
 // later in this block?" question the retargeting rules ask (a producer may
 // write into a carried or phi buffer only when nothing later still reads it).
+//
+//     for i, (acc,) in range(4, init_values=(a,)):   # acc: iter-arg 0 of the loop
+//         n = tile.add(acc, x)                       # n: assignment, path [loop body, child 0]
+//         r = yield_(n)                              # r: loop return 0
+//
+// Retargeting `n` into the carried buffer asks DefSites how `n` is defined
+// (an assignment: its producer can write there) and LaterTouches whether a
+// statement after `n`'s, in its block, still reads `acc`'s buffer (then it
+// may not).
 #pragma once
 
 #include <cstddef>
@@ -34,8 +43,7 @@ class DefSites {
     handles_.reserve(expected);
     pool_.reserve(expected);  // about one entry per path (a top-level statement's)
     for (const auto& p : f.params) set(p.var.get(), DefSite{DefSite::Kind::param, nullptr, 0, {}});
-    std::vector<PathEntry> path;
-    walk(f.body, path);
+    Walk(*this).visit_stmt(f.body);
     for (std::size_t i = 0; i < sites_.size(); ++i)
       if (sites_[i].kind == DefSite::Kind::assign) sites_[i].path = pool_[handles_[i]];
     handles_ = {};
@@ -62,54 +70,34 @@ class DefSites {
     for (std::size_t i = 0; i < ia.size(); ++i) set(ia[i].var.get(), DefSite{DefSite::Kind::iter_arg, &s, i, {}});
     for (std::size_t i = 0; i < rv.size(); ++i) set(rv[i].get(), DefSite{DefSite::Kind::loop_return, &s, i, {}});
   }
-  /// IRVisitor's order and paths, definitions only.
-  void walk(const StmtPtr& sp, std::vector<PathEntry>& path) {
-    if (!sp) return;
-    const Stmt* s = sp.get();
-    switch (s->kind) {
-      case StmtKind::Seq: {
-        const auto& stmts = s->as<SeqStmts>()->stmts;
-        path.push_back({s, 0});
-        for (std::size_t i = 0; i < stmts.size(); ++i) {
-          path.back().child = i;
-          walk(stmts[i], path);
-        }
-        path.pop_back();
-        break;
-      }
-      case StmtKind::Assign:
-        set(s->as<AssignStmt>()->var.get(), DefSite{DefSite::Kind::assign, s, 0, {}}, pool_.intern(path));
-        break;
-      case StmtKind::For: {
-        const auto* l = s->as<ForStmt>();
-        path.push_back({s, 0});
-        walk(l->body, path);
-        path.pop_back();
-        carries(*s, l->iter_args, l->return_vars);
-        break;
-      }
-      case StmtKind::While: {
-        const auto* l = s->as<WhileStmt>();
-        path.push_back({s, 0});
-        walk(l->body, path);
-        path.pop_back();
-        carries(*s, l->iter_args, l->return_vars);
-        break;
-      }
-      case StmtKind::If: {
-        const auto* i = s->as<IfStmt>();
-        path.push_back({s, 0});
-        walk(i->then_body, path);
-        path.back().child = 1;
-        walk(i->else_body, path);
-        path.pop_back();
-        for (std::size_t k = 0; k < i->return_vars.size(); ++k)
-          set(i->return_vars[k].get(), DefSite{DefSite::Kind::phi, s, k, {}});
-        break;
-      }
-      default: break;
+  /// IRWalker's order and paths, definitions only (expressions skipped);
+  /// a loop's carries are recorded after its body.
+  struct Walk : IRWalker<Walk> {
+    DefSites& out;
+    std::vector<PathEntry> path{};
+    explicit Walk(DefSites& o) : out(o) {}
+    void enter_child(const Stmt& s, std::size_t child) { path.push_back({&s, child}); }
+    void leave_child(const Stmt&) { path.pop_back(); }
+    void visit_expr(const ExprPtr&) {}
+    void visit_alloc(const AllocStmt&) {}
+    void visit_assign(const AssignStmt& s) {
+      out.set(s.var.get(), DefSite{DefSite::Kind::assign, &s, 0, {}}, out.pool_.intern(path));
     }
-  }
+    template <class Loop>
+    void loop(const Loop& l) {
+      enter_child(l, 0);
+      visit_stmt(l.body);
+      leave_child(l);
+      out.carries(l, l.iter_args, l.return_vars);
+    }
+    void visit_for(const ForStmt& l) { loop(l); }
+    void visit_while(const WhileStmt& l) { loop(l); }
+    void visit_if(const IfStmt& i) {
+      IRWalker<Walk>::visit_if(i);  // the arms; the phis below replace its (no-op) definitions
+      for (std::size_t k = 0; k < i.return_vars.size(); ++k)
+        out.set(i.return_vars[k].get(), DefSite{DefSite::Kind::phi, &i, k, {}});
+    }
+  };
 
   PathPool pool_;
   std::vector<DefSite> sites_;
@@ -186,16 +174,16 @@ class LaterTouches {
   }
 
   static void build(const SeqStmts& s, Tables& t) {
-    struct Touch : IRVisitor {
+    struct Touch : IRWalker<Touch> {
       Tables* t;
       std::size_t at = 0;
       void note(const VarPtr& v) {
         t->by_var[v.get()] = at;
         if (const Var* b = var_base(v)) t->by_base[b] = at;
       }
-      void visit_var_use(const VarPtr& v) override { note(v); }
-      void visit_assign(const AssignStmt& a) override {
-        IRVisitor::visit_assign(a);
+      void visit_var_use(const VarPtr& v) { note(v); }
+      void visit_assign(const AssignStmt& a) {
+        IRWalker<Touch>::visit_assign(a);
         note(a.var);
       }
     } w;

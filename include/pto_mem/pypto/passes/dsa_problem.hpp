@@ -92,7 +92,8 @@ inline constexpr std::uint64_t listed_penalty_limit = 1 << 16;
 /// largest penalty relation listed pair by pair (tests vary it).
 inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
                               DsaProblem& out, std::uint64_t listed_limit = listed_penalty_limit) {
-  const Lifetimes lt = compute_lifetimes(f, {true});
+  const FunctionIndex walk(f);  // one walk for the lifetimes and the access trace
+  const Lifetimes lt = compute_lifetimes(walk, f, {true});
   const AllocTable allocs(f);
   if (!check_declared_slots(f, p, lt, ctx, allocs)) return false;
 
@@ -193,7 +194,7 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
   if (ctx.soc && ctx.soc->configured) {
     std::vector<Addr> bytes;
     for (const auto& b : prob.buffers) bytes.push_back(b.size);
-    const AccessTrace trace(f, ctx, index, bytes);
+    const AccessTrace trace(walk, f, ctx, index, bytes);
     std::vector<std::pair<std::size_t, std::size_t>> hard;
     for (const auto& s : prob.separations) hard.emplace_back(s.a, s.b);
     ReusePenaltyRelation relation = recognize_reuse_penalty_relation(out.intervals, trace.events(), hard);

@@ -22,7 +22,7 @@
 // once per buffer: O(degree), the only part of a pass that is.
 //
 // Soft neighbours come from the explicit list and, for a penalty rule, from
-// the placed-partner index (dsa_rp_placed_penalties.hpp), which gives the
+// the placed-partner index (placed_penalties.hpp), which gives the
 // rule partners aggregated by byte range. Every use of the neighbours is a
 // sum of weights or a set of tops, so aggregated entries place exactly as
 // the pairs one by one would.
@@ -38,10 +38,10 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_orders.hpp"
-#include "pto_mem/algorithms/dsa_rp_placed_penalties.hpp"
-#include "pto_mem/algorithms/dsa_search_space.hpp"
-#include "pto_mem/algorithms/occupancy_tree.hpp"
+#include "pto_mem/algorithms/dsa_rp/orders.hpp"
+#include "pto_mem/algorithms/dsa_rp/placed_penalties.hpp"
+#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
+#include "pto_mem/algorithms/dsa_rp/occupancy_tree.hpp"
 #include "pto_mem/core/placement.hpp"
 
 namespace pto_mem::dsa {
@@ -165,9 +165,7 @@ class CanonicalPlacer {
     for (std::size_t a = 0; a < arenas; ++a)
       trees_.emplace_back(slots[a], std::move(windows[a]), bucket_events);
     reserved_.resize(arenas);
-    for (std::size_t a = 0; a < arenas; ++a)
-      for (const auto& r : s.reserved[a])
-        if (!r.empty()) reserved_[a].add(r);
+    for (std::size_t a = 0; a < arenas; ++a) reserved_[a].assign_sorted_union(window_union(s.reserved[a]));
   }
 
   /// Places every buffer of `order`. False when some buffer has no fitting

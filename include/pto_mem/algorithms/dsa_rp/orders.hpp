@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_search_space.hpp"
-#include "pto_mem/algorithms/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
+#include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
 
 namespace pto_mem::dsa {
 

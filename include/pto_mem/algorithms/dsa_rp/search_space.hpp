@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_rp_implicit_penalties.hpp"
+#include "pto_mem/algorithms/dsa_rp/implicit_penalties.hpp"
 #include "pto_mem/core/numeric.hpp"
 #include "pto_mem/core/problem.hpp"
 

@@ -1,6 +1,6 @@
 // The check DSA-RP runs on every placement it considers (upstream's
 // ValidateSolution after each order), on the dense model and by
-// a sweep over time, so it costs O(n log n) instead of upstream's all-pairs
+// a sweep over time (analysis/lifetime_sweep.hpp), so it costs O(n log n) instead of upstream's all-pairs
 // scan. It shares nothing with the placer but the search space. The placement
 // the solver returns is checked once more by the full validator.
 #pragma once
@@ -16,7 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_search_space.hpp"
+#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
+#include "pto_mem/analysis/lifetime_sweep.hpp"
 
 namespace pto_mem::dsa {
 
@@ -47,26 +48,22 @@ class PlacementCheck {
     using Live = std::set<std::pair<Addr, std::uint32_t>>;
     Live live;
     std::vector<Live::iterator> in_live(s_.n);  // to erase without a search
-    using Expiry = std::pair<Tick, std::uint32_t>;
-    std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> ends;
+    LiveSweep<std::uint32_t> sweep;
     std::optional<std::uint32_t> arena;
     for (std::uint32_t i : sweep_) {
       if (arena != s_.arena[i]) {
         live.clear();
-        ends = {};
+        sweep.clear();
         arena = s_.arena[i];
       }
-      while (!ends.empty() && ends.top().first <= s_.begin[i]) {
-        live.erase(in_live[ends.top().second]);
-        ends.pop();
-      }
+      sweep.leave_until(s_.begin[i], [&](std::uint32_t j) { live.erase(in_live[j]); });
       auto next = live.lower_bound({offset[i], 0});
       if (next != live.end() && overlaps(range(offset, i), range(offset, next->second)))
         return name(i) + " and " + name(next->second) + " are live together and overlap";
       if (next != live.begin() && overlaps(range(offset, i), range(offset, std::prev(next)->second)))
         return name(i) + " and " + name(std::prev(next)->second) + " are live together and overlap";
       in_live[i] = live.insert({offset[i], i}).first;
-      ends.push({s_.end[i], i});
+      sweep.enter(s_.end[i], i);
     }
     return std::nullopt;
   }

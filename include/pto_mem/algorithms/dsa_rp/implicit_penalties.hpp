@@ -1,6 +1,6 @@
 // A set of unit reuse penalties kept as a rule instead of a list of pairs.
 //
-// The reuse-penalty recognizer (reuse_penalties.hpp) pairs an allocation P
+// The reuse-penalty recognizer (algorithms/reuse_penalties.hpp) pairs an allocation P
 // with every later allocation Q of the same arena and structured region
 // whose first write would wait on a different pipe than P's last access.
 // In a long straight-line program that is every earlier allocation of the

@@ -1,5 +1,5 @@
 // The placed rule partners of a buffer, by address range, without listing
-// the pairs (dsa_rp_implicit_penalties.hpp).
+// the pairs (implicit_penalties.hpp).
 //
 // The canonical step needs, for the buffer it places, each placed soft
 // neighbour's bytes and weight: the cost of a candidate offset is the weight
@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_search_space.hpp"
+#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
 
 namespace pto_mem::dsa {
 

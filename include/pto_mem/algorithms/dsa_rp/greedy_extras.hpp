@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_orders.hpp"
-#include "pto_mem/algorithms/dsa_search_space.hpp"
+#include "pto_mem/algorithms/dsa_rp/orders.hpp"
+#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
 
 namespace pto_mem::dsa {
 
