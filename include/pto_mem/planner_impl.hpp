@@ -667,7 +667,9 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
       r.status = spill_free && reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
       if (exact_here && sub.status == Status::optimal) r.status = Status::optimal;
       r.proved.penalty = r.objective.penalty == 0 || (exact_here && sub.proved.penalty);
-      r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : 0;
+      r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty
+                               : exact_here ? std::min(sub.proved.penalty_bound, r.objective.penalty)
+                                            : 0;
       r.proved.peak = true;
       for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
         r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];
@@ -761,6 +763,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   Weight relaxed_penalty = 0;
   std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
   bool penalty_proven = false;    // ... and whether it proved the penalty least
+  Weight penalty_bound = 0;       // ... and a proved lower bound on it
   if (strategy == Strategy::exact || strategy == Strategy::portfolio) {
     ExactResult e;
     if (strategy == Strategy::exact) {
@@ -801,6 +804,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
       r.lower_bound[k] = std::max(r.lower_bound[k], e.lower_bound[k]);
     proven = e.status;
     penalty_proven = e.penalty_proven;
+    penalty_bound = e.penalty_bound;
     placement = std::move(e.placement);
   } else if (strategy == Strategy::sequential) {
     // Sequential placement is one pass in O(n log n): nothing to cut short.
@@ -863,7 +867,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
   if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
   r.proved.penalty = r.objective.penalty == 0 || penalty_proven || proven == Status::optimal;
-  r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : 0;
+  r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : std::min(penalty_bound, r.objective.penalty);
   r.proved.peak = true;
   for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
     r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];

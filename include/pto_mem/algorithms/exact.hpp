@@ -90,6 +90,7 @@ struct ExactResult {
   std::optional<Placement> placement;  ///< best found (present for optimal/feasible)
   std::vector<Addr> lower_bound;       ///< proved, per arena (aligned with problem.arenas)
   bool penalty_proven = false;         ///< the placement's penalty is the least possible
+  Weight penalty_bound = 0;            ///< proved: no placement that fits pays less penalty
   StopReason stopped_by = StopReason::completed;  ///< what ended the search
   Diagnostics diagnostics;
   Statistics statistics;
@@ -380,6 +381,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     for (std::size_t i = 0; i < parts[k].items.size(); ++i) pl.offsets[parts[k].items[i].buffer] = best.offsets[i];
     peak[parts[k].arena] = std::max(peak[parts[k].arena], best.peak);
     penalty_proven = penalty_proven && states[k].penalty_proven;
+    r.penalty_bound = saturating_add(r.penalty_bound, states[k].penalty_proven ? best.penalty : states[k].penalty_bound);
   }
   bool peaks_proven = true;
   Addr total_peak = 0, total_lower = 0;
