@@ -154,11 +154,13 @@ def check_solution(problem, placements):
 
 # --- running the tool -----------------------------------------------------------
 
-def run_one(tool, path, seconds, out_dir, index):
+def run_one(tool, path, seconds, out_dir, index, explain=False):
     base = pathlib.Path(out_dir) / f"p{index}"
     sol, rep, placed = (base.with_suffix(s) for s in (".sol.json", ".rep.json", ".placed.json"))
     cmd = [tool, "plan", str(path), "-q", "--time-limit", str(seconds),
            "--solution", str(sol), "--json", str(rep), "-o", str(placed)]
+    if explain:  # a no-fit is explained within the same time limit (the tool's --explain)
+        cmd.append("--explain")
     start = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
@@ -168,6 +170,7 @@ def run_one(tool, path, seconds, out_dir, index):
         return r
     r["solution"] = json.loads(sol.read_text())
     r["report"] = json.loads(rep.read_text())
+    r["solve_seconds"] = float(r["report"].get("time_s", 0.0))
     if r["solution"]["metadata"]["status"] == "feasible":
         if not placed.exists():
             r["problems"].append("feasible but no placed problem written")
@@ -284,6 +287,8 @@ def main():
                          "others (the PyPTO-Lib captures that are not pairs)")
     ap.add_argument("--only", default="", help="plan only files whose path contains this text (debugging)")
     ap.add_argument("--pairs", type=int, default=0, help="plan only the first N pairs (debugging; 0 = all)")
+    ap.add_argument("--explain", action="store_true",
+                    help="plan the hard counterparts with --explain and tabulate the explanations of those that do not fit")
     args = ap.parse_args()
     corpus = pathlib.Path(args.corpus)
     if not (corpus / "results").is_dir() or not (corpus / "pypto-lib").is_dir():
@@ -325,7 +330,8 @@ def main():
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        futures = [pool.submit(run_one, args.tool, f, s, tmp, i) for i, (f, s) in enumerate(jobs_list)]
+        futures = [pool.submit(run_one, args.tool, f, s, tmp, i, args.explain and f.name.endswith("-hard.json"))
+                   for i, (f, s) in enumerate(jobs_list)]
         results = [fu.result() for fu in futures]
     wall = time.perf_counter() - start
     res = {}
@@ -409,8 +415,28 @@ def main():
         print(f"| hard counterparts: fit | {pub_hard_fit} | {hard_fit} |")
         print(f"| hard counterparts: proved infeasible | 0 | {hard_inf} |")
         print(f"| hard counterparts: undecided | {n - pub_hard_fit} | {n - hard_fit - hard_inf} |")
+        proved_rs = [r for r in soft if r.get("proved")]
+        bound_sum = sum(r.get("bound", 0) for r in soft if "cost" in r)
+        print(f"| soft pairs: proved penalty bounds, summed (`proved.penalty_bound`) | — | {bound_sum} "
+              f"(costs sum {sum(r['cost'] for r in soft if 'cost' in r)}) |")
+        if proved_rs:
+            print(f"| soft pairs proved: slowest run / proved within 1 s | — | "
+                  f"{max(r['solve_seconds'] for r in proved_rs):.2f} s / "
+                  f"{sum(r['solve_seconds'] <= 1.0 for r in proved_rs)}/{len(proved_rs)} |")
         print(f"| tool time, soft variants | — | {st(soft)} |")
         print(f"| tool time, hard variants | — | {st(hard)} |")
+        whys = [r for r in hard if r.get("status") == "infeasible_proven" and "explanation" in r.get("report", {})]
+        if whys:
+            ex = [r["report"]["explanation"] for r in whys]
+            sizes = sorted(len(e["members"]) for e in ex)
+            print(f"| hard counterparts proved infeasible: explained / minimal | — | "
+                  f"{sum(e['explained'] for e in ex)}/{len(ex)} / {sum(e['minimal'] for e in ex)}/{len(ex)} |")
+            print(f"| ... explanation members (min / median / max) | — | "
+                  f"{sizes[0]} / {sizes[len(sizes) // 2]} / {sizes[-1]} |")
+            slowest = max(e["time_s"] for e in ex)
+            ratio = max(e["time_s"] / max(r["solve_seconds"], 1e-3) for e, r in zip(ex, whys))
+            print(f"| ... explanation time (sum / slowest / worst ratio to the solve time) | — | "
+                  f"{sum(e['time_s'] for e in ex):.2f} s / {slowest:.2f} s / {ratio:.0f}x |")
         print()
         for line in lines_below:
             print(f"- below the best known: {line}")

@@ -23,6 +23,7 @@
 #include "pto_mem/algorithms/structured.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
+#include "pto_mem/analysis/structured_bound.hpp"
 #include "pto_mem/core/make_problem.hpp"
 #include "pto_mem/core/make_problem_impl.hpp"
 #include "pto_mem/core/result.hpp"
@@ -60,16 +61,29 @@ inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<b
 
 /// The original problem without the separations the greedy driver relaxed:
 /// those between two allocations whose pair it turned into a penalty.
-inline Problem without_relaxed(const Problem& original, const AliasUnification& unified,
+/// `unified` null: each buffer is its own allocation (see unifies_as_is).
+inline Problem without_relaxed(const Problem& original, const AliasUnification* unified,
                                const std::vector<BufferPair>& relaxed) {
   std::set<std::pair<std::size_t, std::size_t>> pairs;  // allocations of the unified problem
   for (const auto& [a, b] : relaxed) pairs.insert({std::min<std::size_t>(a, b), std::max<std::size_t>(a, b)});
   Problem out = original;
   std::erase_if(out.separations, [&](const Separation& s) {
-    const std::size_t x = unified.allocation_of[s.a], y = unified.allocation_of[s.b];
+    const std::size_t x = unified ? unified->allocation_of[s.a] : s.a, y = unified ? unified->allocation_of[s.b] : s.b;
     return pairs.contains({std::min(x, y), std::max(x, y)});
   });
   return out;
+}
+
+/// True when unify_aliases would return `p` itself, each buffer its own
+/// allocation: no must-alias groups, no declarations and no separation
+/// between two arenas (unification drops those). plan() then places `p`
+/// without the copy -- at a million buffers the copy is a sixth of the
+/// memory.
+inline bool unifies_as_is(const Problem& p) {
+  if (!p.must_alias.empty() || !p.declared.empty()) return false;
+  return std::all_of(p.separations.begin(), p.separations.end(), [&](const Separation& s) {
+    return s.a < p.buffers.size() && s.b < p.buffers.size() && p.buffers[s.a].arena == p.buffers[s.b].arena;
+  });
 }
 
 /// 14080 -> "14,080".
@@ -261,10 +275,270 @@ inline bool spill_step(const Problem& p, std::vector<std::int64_t>& choice) {
   return true;
 }
 
-/// plan() for a problem that is not plain: lower it (algorithms/structured.hpp)
-/// under an arena choice, place the plain problem with the asked strategy,
-/// lift the placement back and check it against the structured problem;
-/// move buffers to later candidate arenas while nothing fits.
+/// What one arena choice of a structured problem came to
+/// (search_arena_choices): a placement and what was proved for that choice.
+struct ChoiceResult {
+  bool fits = false;
+  bool infeasible = false;      ///< proved: nothing fits under this choice
+  bool optimal = false;         ///< proved: no placement under this choice has a smaller objective
+  bool penalty_proven = false;  ///< proved: none under this choice pays less penalty
+  bool error = false;           ///< an internal error (the diagnostics say which)
+  StopReason stopped_by = StopReason::completed;
+  Placement placement;            ///< of the structured problem, validated
+  Objective objective;
+  std::vector<Addr> lower_bound;  ///< per arena, proved for this choice (empty: none)
+  Diagnostics diagnostics;
+  Statistics statistics;
+};
+
+/// The placement of `u.problem` (the alias unification of lowering `l`)
+/// that a structured placement gives; nullopt when an offset is missing.
+inline std::optional<Placement> reduced_placement(const LoweredProblem& l, const AliasUnification& u,
+                                                  const Placement& pl) {
+  std::vector<std::optional<Addr>> lowered(l.problem.buffers.size());
+  for (std::size_t i = 0; i < l.to_lowered.size() && i < pl.offsets.size(); ++i)
+    if (l.to_lowered[i]) lowered[*l.to_lowered[i]] = pl.offsets[i];
+  Placement out;
+  out.offsets.assign(u.problem.buffers.size(), std::nullopt);
+  for (std::size_t a = 0; a < u.members.size() && a < out.offsets.size(); ++a) {
+    if (u.members[a].empty()) return std::nullopt;
+    const std::size_t m = u.members[a].front();
+    if (!lowered[m] || *lowered[m] < u.member_offset[m]) return std::nullopt;
+    out.offsets[a] = *lowered[m] - u.member_offset[m];
+  }
+  return out;
+}
+
+/// The complete search on one arena choice: the lowering with shared pins
+/// kept as fixed offsets (exact unless it fell back to hulls), its alias
+/// unification, and the exact search, started from `incumbent` when given.
+inline ChoiceResult solve_choice(const Problem& p, const std::vector<std::int64_t>& choice, const PlanOptions& options,
+                                 Goal goal, std::chrono::steady_clock::time_point deadline,
+                                 const std::optional<Placement>& incumbent) {
+  ChoiceResult c;
+  const LoweredProblem l = lower_structured(p, choice, true);
+  const AliasUnification u = unify_aliases(l.problem);
+  if (!u.ok()) {
+    c.error = true;
+    c.diagnostics = u.diagnostics;
+    return c;
+  }
+  ExactOptions eo;
+  eo.mode = goal;
+  eo.time_limit_s = 0;
+  if (options.time_limit_s > 0)
+    eo.time_limit_s = std::max(1e-3, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+  eo.node_limit = options.node_limit.value_or(options.time_limit_s > 0 ? 0 : default_node_limit(u.problem.buffers.size()));
+  eo.threads = options.threads.value_or(1u);
+  eo.seed = options.seed;
+  eo.stop = options.stop;
+  if (!l.fixed.empty()) {
+    eo.fixed_offsets.assign(u.problem.buffers.size(), std::nullopt);
+    for (std::size_t b = 0; b < l.fixed.size(); ++b)  // a pinned buffer is its own allocation (the validator's rule)
+      if (l.fixed[b] && *l.fixed[b] >= u.member_offset[b]) eo.fixed_offsets[u.allocation_of[b]] = *l.fixed[b] - u.member_offset[b];
+  }
+  if (incumbent) eo.incumbent = reduced_placement(l, u, *incumbent);
+  ExactResult e = solve_exact(u.problem, eo);
+  c.stopped_by = e.stopped_by;
+  c.statistics = std::move(e.statistics);
+  c.diagnostics = std::move(e.diagnostics);
+  if (is_error(e.status)) {
+    c.error = true;
+    return c;
+  }
+  if (e.status == Status::infeasible) {
+    c.infeasible = l.exact;  // the lowering has the same placements: the proof is one here
+    return c;
+  }
+  if (!e.placement) return c;
+  Placement pl = lift_placement(p, l, expand_placement(u, *e.placement), choice);
+  if (auto bad = validate_placement(p, pl); !bad.empty()) {
+    c.error = true;
+    c.diagnostics = std::move(bad);
+    return c;
+  }
+  c.fits = true;
+  c.objective = evaluate_objective(p, pl);
+  c.optimal = l.exact && e.status == Status::optimal;
+  c.penalty_proven = c.objective.penalty == 0 || (l.exact && e.penalty_proven);
+  if (l.exact) c.lower_bound = std::move(e.lower_bound);
+  c.placement = std::move(pl);
+  return c;
+}
+
+/// The greedy's placement under one arena choice (shared pins as reserved
+/// windows: what the greedy can honour), lifted and checked; nullopt if none.
+inline std::optional<Placement> greedy_choice(const Problem& p, const std::vector<std::int64_t>& choice,
+                                              const PlanOptions& options, Goal goal,
+                                              std::chrono::steady_clock::time_point deadline) {
+  const LoweredProblem l = lower_structured(p, choice);
+  PlanOptions o = options;
+  o.strategy = Strategy::greedy;
+  o.problem_validated = false;
+  o.goal = goal;
+  if (options.time_limit_s > 0)
+    o.time_limit_s = std::max(1e-3, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+  const PlanResult g = plan(l.problem, o);
+  if (!g.fits() || !g.placement) return std::nullopt;
+  Placement pl = lift_placement(p, l, *g.placement, choice);
+  if (!validate_placement(p, pl).empty()) return std::nullopt;  // e.g. the greedy relaxed a separation
+  return pl;
+}
+
+/// The search over arena choices (see search_arena_choices).
+struct ChoiceSearch {
+  std::optional<ChoiceResult> best;  ///< least objective found
+  /// Every choice is decided on the whole objective: proved infeasible,
+  /// solved to a proved optimum, or cut off by the bound. With `best`: it is
+  /// optimal over every placement; without: none exists.
+  bool complete = true;
+  /// Every choice is decided on (spill, penalty): best's are proved least.
+  bool complete_penalty = true;
+  bool error = false;
+  Diagnostics errors;
+  StopReason stopped_by = StopReason::completed;
+  std::int64_t nodes = 0, solved = 0, pruned = 0;
+  Statistics statistics;  ///< of the best choice's search
+};
+
+/// Buffers with several candidate arenas past which the choices are not
+/// searched (the lowering's heuristic spill places them), the nodes of the
+/// choice tree, and the choices solved, past which the search stops
+/// (nothing proved beyond what it decided). Each node sweeps the whole
+/// problem for its bound: on large problems the nodes are fewer, about
+/// choice_node_work buffers swept in all (at least 16 nodes).
+inline constexpr std::size_t max_branching_buffers = 64;
+inline constexpr std::int64_t max_choice_nodes = 4096;
+inline constexpr std::int64_t max_choice_solves = 64;
+inline constexpr std::int64_t choice_node_work = 20'000'000;
+
+/// Branch and bound over the arena choices of a structured problem
+/// (docs/exact.md, "Structured problems"): the buffers with several
+/// candidates, largest first, each taking its candidates in order (least
+/// spill first). A node's bound is the structured bound with the decided
+/// buffers in their arenas (the others count nowhere) and the spill so far:
+/// a node whose bound is over a capacity holds no placement; one whose bound
+/// is no better than the incumbent holds no better one. Each leaf is
+/// solved by solve_choice (the portfolio: the greedy first, the search from
+/// its placement). nullopt when there are too many buffers to branch on.
+inline std::optional<ChoiceSearch> search_arena_choices(const Problem& p, const PlanOptions& options, Goal goal,
+                                                        std::chrono::steady_clock::time_point deadline) {
+  const std::size_t n = p.buffers.size();
+  std::vector<std::size_t> multi;
+  for (std::size_t i = 0; i < n; ++i)
+    if (p.buffers[i].candidate_arenas.size() > 1) multi.push_back(i);
+  if (multi.size() > max_branching_buffers) return std::nullopt;
+  std::stable_sort(multi.begin(), multi.end(), [&](std::size_t a, std::size_t b) { return p.buffers[a].size > p.buffers[b].size; });
+  const bool portfolio = options.strategy.value() == Strategy::portfolio;
+  Problem q = p;  // the partial choice: a decided buffer has its one arena as its only candidate
+  std::vector<std::int64_t> choice(n);
+  for (std::size_t i = 0; i < n; ++i) choice[i] = p.buffers[i].arena;
+  ChoiceSearch s;
+  bool cut = false;
+  const std::int64_t node_cap =
+      std::clamp<std::int64_t>(choice_node_work / static_cast<std::int64_t>(std::max<std::size_t>(n, 1)), 16, max_choice_nodes);
+  auto out_of_time = [&] { return options.stop.stop_requested() || std::chrono::steady_clock::now() >= deadline; };
+  auto leaf = [&](const std::vector<ArenaLoad>& loads) {
+    ++s.solved;
+    ChoiceResult c;
+    bool done = false;
+    std::optional<Placement> start_from;
+    if (portfolio) {
+      start_from = greedy_choice(p, choice, options, goal, deadline);
+      if (start_from) {
+        const Objective o = evaluate_objective(p, *start_from);
+        bool at_bound = o.penalty == 0;
+        for (std::size_t k = 0; k < loads.size(); ++k) at_bound = at_bound && o.peak_by_arena[k] <= loads[k].lower_bound;
+        if (at_bound || (goal == Goal::fit && o.penalty == 0)) {  // nothing to search for: the portfolio's rule
+          c.fits = true;
+          c.objective = o;
+          c.optimal = at_bound;
+          c.penalty_proven = o.penalty == 0;
+          c.placement = std::move(*start_from);
+          done = true;
+        }
+      }
+    }
+    if (!done) c = solve_choice(p, choice, options, goal, deadline, start_from);
+    if (c.error) {
+      s.error = true;
+      s.errors = std::move(c.diagnostics);
+      return;
+    }
+    if (c.stopped_by != StopReason::completed) s.stopped_by = c.stopped_by;
+    if (!c.infeasible) {
+      s.complete = s.complete && c.optimal;
+      s.complete_penalty = s.complete_penalty && c.fits && c.penalty_proven;
+    }
+    if (c.fits && (!s.best || c.objective < s.best->objective)) {
+      s.statistics = c.statistics;
+      s.best = std::move(c);
+    }
+  };
+  auto visit = [&](auto& self, std::size_t depth, std::uint64_t spill) -> void {
+    if (s.error || cut) return;
+    if (s.nodes >= node_cap || (depth == multi.size() && s.solved >= max_choice_solves) ||
+        (s.nodes > 0 && out_of_time())) {
+      cut = true;
+      return;
+    }
+    ++s.nodes;
+    const auto loads = structured_arena_loads(q);
+    Objective low;
+    low.spill = spill;
+    for (std::size_t k = 0; k < p.arenas.size(); ++k) {
+      if (loads[k].lower_bound > p.arenas[k].capacity) return;  // proved: nothing fits below this node
+      low.total_peak = saturating_add(low.total_peak, loads[k].lower_bound);
+      low.max_peak = std::max(low.max_peak, loads[k].lower_bound);
+    }
+    if (s.best) {
+      const Objective& b = s.best->objective;
+      if (!(low < b)) {  // no placement below this node beats the incumbent
+        ++s.pruned;
+        return;
+      }
+      if (goal == Goal::fit && (b.spill < spill || (b.spill == spill && b.penalty == 0))) {
+        ++s.pruned;  // goal fit: none beats it on spill and penalty; the peak is not asked for
+        s.complete = false;
+        return;
+      }
+    }
+    if (depth == multi.size()) {
+      leaf(loads);
+      return;
+    }
+    const std::size_t i = multi[depth];
+    const auto& cand = p.buffers[i].candidate_arenas;
+    for (std::size_t k = 0; k < cand.size() && !s.error && !cut; ++k) {
+      choice[i] = cand[k];
+      q.buffers[i].arena = cand[k];
+      q.buffers[i].candidate_arenas = {cand[k]};
+      self(self, depth + 1, spill + k);
+    }
+    choice[i] = p.buffers[i].arena;
+    q.buffers[i].arena = p.buffers[i].arena;
+    q.buffers[i].candidate_arenas = p.buffers[i].candidate_arenas;
+  };
+  visit(visit, 0, 0);
+  if (cut) {
+    s.complete = s.complete_penalty = false;
+    if (s.stopped_by == StopReason::completed && out_of_time())
+      s.stopped_by = options.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
+  }
+  s.statistics.set("arena_choices_solved", s.solved);
+  s.statistics.set("arena_choice_nodes", s.nodes);
+  s.statistics.set("arena_choices_pruned", s.pruned);
+  s.statistics.set("structured_complete", s.complete ? 1 : 0);
+  return s;
+}
+
+/// plan() for a problem that is not plain. Strategies `exact` and
+/// `portfolio`: the complete search over arena choices
+/// (search_arena_choices); the others (and the searches past its limits):
+/// lower it (algorithms/structured.hpp) under an arena choice, place the
+/// plain problem with the asked strategy, lift the placement back and check
+/// it against the structured problem; move buffers to later candidate
+/// arenas while nothing fits.
 inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
                                   std::chrono::steady_clock::time_point start) {
   PlanResult r;
@@ -292,13 +566,65 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
     r.diagnostics.push_back(std::move(*clash));
     return finish();
   }
+  const auto deadline = deadline_after(start, options.time_limit_s);
+  const Goal goal = options.goal.value_or(default_goal(p));
+  const bool choices = std::any_of(p.buffers.begin(), p.buffers.end(),
+                                   [](const BufferSpec& b) { return b.candidate_arenas.size() > 1; });
+  const Strategy strategy = options.strategy.value();
+  if (strategy == Strategy::exact || strategy == Strategy::portfolio) {
+    if (auto s = search_arena_choices(p, options, goal, deadline)) {
+      if (s->error) {
+        r.status = Status::internal_error;
+        r.diagnostics.push_back(error("internal error: the complete search of this structured problem failed; please "
+                                      "report it"));
+        r.diagnostics.insert(r.diagnostics.end(), s->errors.begin(), s->errors.end());
+        return finish();
+      }
+      r.statistics = std::move(s->statistics);
+      r.stopped_by = s->stopped_by;
+      if (s->best) {
+        ChoiceResult& b = *s->best;
+        r.placement = std::move(b.placement);
+        r.objective = b.objective;
+        if (!choices)  // one choice: its proved bound is one for the problem
+          for (std::size_t k = 0; k < r.lower_bound.size() && k < b.lower_bound.size(); ++k)
+            r.lower_bound[k] = std::max(r.lower_bound[k], b.lower_bound[k]);
+        r.proved.peak = true;
+        for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
+          r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];
+        const bool at_bound = r.objective.spill == 0 && r.proved.peak && r.objective.penalty == 0;
+        r.status = s->complete || at_bound ? Status::optimal : Status::feasible;
+        r.proved.peak = r.proved.peak || s->complete;
+        r.proved.penalty = r.objective.penalty == 0 || s->complete_penalty;
+        r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : 0;
+        if (r.status == Status::feasible) {
+          for (const auto& d : b.diagnostics)
+            if (d.severity != Severity::error) r.diagnostics.push_back(d);
+          if (choices && !s->complete)
+            r.diagnostics.push_back(note("not every choice of arenas was decided within the limits (" +
+                                         std::to_string(s->solved) + " solved, " + std::to_string(s->pruned) +
+                                         " cut off by the bound): the spill and the peaks are not proved least"));
+        }
+        return finish();
+      }
+      if (s->complete) {
+        r.status = Status::infeasible;
+        r.diagnostics.push_back(error(std::string("no placement fits: the complete search proved it") +
+                                      (choices ? " for every choice of arenas" : "") +
+                                      "; raise a capacity, or shorten or split lifetimes"));
+        return finish();
+      }
+      // Nothing found within the limits: the heuristic spill below may still find a placement.
+    }
+  }
   std::vector<std::int64_t> choice(p.buffers.size());
   for (std::size_t i = 0; i < p.buffers.size(); ++i) choice[i] = p.buffers[i].arena;
-  const auto deadline = deadline_after(start, options.time_limit_s);
   std::int64_t rounds = 0;
   for (;;) {
     ++rounds;
     const LoweredProblem lowered = lower_structured(p, choice);
+    // The arena choice is the spill heuristic's: no proof carries over when there was one to make.
+    const bool exact_here = lowered.exact && !choices;
     PlanOptions o = options;
     o.problem_validated = false;
     if (options.time_limit_s > 0) {
@@ -306,12 +632,16 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
       o.time_limit_s = std::max(left, 1e-3);
     }
     // The lowered problem's own capacities say whether it was given one; keep the structured problem's goal.
-    o.goal = options.goal.value_or(default_goal(p));
+    o.goal = goal;
     PlanResult sub = plan(lowered.problem, o);
     r.stopped_by = sub.stopped_by;
-    r.statistics = sub.statistics;
+    {
+      const auto choice_stats = r.statistics.extra;
+      r.statistics = sub.statistics;
+      for (const auto& [k, v] : choice_stats) r.statistics.set(k, v);
+    }
     r.statistics.set("arena_rounds", rounds);
-    r.statistics.set("lowering_exact", lowered.exact ? 1 : 0);
+    r.statistics.set("lowering_exact", exact_here ? 1 : 0);
     if (sub.status == Status::invalid_input || sub.status == Status::internal_error) {
       r.status = Status::internal_error;
       r.diagnostics.push_back(error("internal error: the plain form of this structured problem is malformed; please report it"));
@@ -330,34 +660,40 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
       }
       r.diagnostics.insert(r.diagnostics.end(), sub.diagnostics.begin(), sub.diagnostics.end());
       r.objective = evaluate_objective(p, pl);
-      if (lowered.exact)
+      if (exact_here)
         for (std::size_t k = 0; k < r.lower_bound.size() && k < sub.lower_bound.size(); ++k)
           r.lower_bound[k] = std::max(r.lower_bound[k], sub.lower_bound[k]);
       const bool spill_free = r.objective.spill == 0;
       r.status = spill_free && reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
-      if (lowered.exact && sub.status == Status::optimal) r.status = Status::optimal;
-      r.proved.penalty = r.objective.penalty == 0 || (lowered.exact && sub.proved.penalty);
-      r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : 0;
+      if (exact_here && sub.status == Status::optimal) r.status = Status::optimal;
+      r.proved.penalty = r.objective.penalty == 0 || (exact_here && sub.proved.penalty);
+      r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty
+                               : exact_here ? std::min(sub.proved.penalty_bound, r.objective.penalty)
+                                            : 0;
       r.proved.peak = true;
       for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
         r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];
-      r.proved.peak = r.proved.peak || (lowered.exact && sub.proved.peak);
-      if (!lowered.exact)
+      r.proved.peak = r.proved.peak || (exact_here && sub.proved.peak);
+      if (!exact_here) {
+        if (choices) r.diagnostics.push_back(note("proofs of the plain form do not carry over: the arenas were chosen by a heuristic"));
         for (const auto& why : lowered.losses)
           r.diagnostics.push_back(note("proofs of the plain form do not carry over: " + why));
+      }
       r.placement = std::move(pl);
       return finish();
     }
     const bool out_of_time = options.stop.stop_requested() || std::chrono::steady_clock::now() >= deadline;
     if (!out_of_time && spill_step(p, choice)) continue;
     r.diagnostics.insert(r.diagnostics.end(), sub.diagnostics.begin(), sub.diagnostics.end());
-    if (sub.status == Status::infeasible && lowered.exact) {
+    if (sub.status == Status::infeasible && exact_here) {
       r.status = Status::infeasible;  // the plain form has the same placements: its proof is one here
     } else {
       r.status = is_error(sub.status) ? sub.status : Status::no_fit;
-      if (sub.status == Status::infeasible)
+      if (sub.status == Status::infeasible) {
+        if (choices) r.diagnostics.push_back(note("the plain form was proved infeasible, which proves nothing here: the arenas were chosen by a heuristic"));
         for (const auto& why : lowered.losses)
           r.diagnostics.push_back(note("the plain form was proved infeasible, which proves nothing here: " + why));
+      }
     }
     return finish();
   }
@@ -394,13 +730,17 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   for (const auto& load : arena_loads(original)) r.max_load_bound.push_back(load.lower_bound);
   r.lower_bound = r.max_load_bound;
 
-  const AliasUnification unified = unify_aliases(original);
-  if (!unified.ok()) {
-    r.diagnostics.insert(r.diagnostics.end(), unified.diagnostics.begin(), unified.diagnostics.end());
-    r.status = Status::invalid_input;
-    return finish();
+  // Without groups the problem is its own unification (detail::unifies_as_is): no copy.
+  std::optional<AliasUnification> unified;
+  if (!detail::unifies_as_is(original)) {
+    unified.emplace(unify_aliases(original));
+    if (!unified->ok()) {
+      r.diagnostics.insert(r.diagnostics.end(), unified->diagnostics.begin(), unified->diagnostics.end());
+      r.status = Status::invalid_input;
+      return finish();
+    }
   }
-  const Problem& problem = unified.problem;  // what every strategy below places: one buffer per allocation
+  const Problem& problem = unified ? unified->problem : original;  // what every strategy below places: one buffer per allocation
   r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
   const bool grouped = !original.must_alias.empty() || !original.declared.empty();
   if (auto overflow = detail::max_load_overflow(r.max_load_bound, grouped ? problem : original)) {
@@ -423,6 +763,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   Weight relaxed_penalty = 0;
   std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
   bool penalty_proven = false;    // ... and whether it proved the penalty least
+  Weight penalty_bound = 0;       // ... and a proved lower bound on it
   if (strategy == Strategy::exact || strategy == Strategy::portfolio) {
     ExactResult e;
     if (strategy == Strategy::exact) {
@@ -463,6 +804,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
       r.lower_bound[k] = std::max(r.lower_bound[k], e.lower_bound[k]);
     proven = e.status;
     penalty_proven = e.penalty_proven;
+    penalty_bound = e.penalty_bound;
     placement = std::move(e.placement);
   } else if (strategy == Strategy::sequential) {
     // Sequential placement is one pass in O(n log n): nothing to cut short.
@@ -473,7 +815,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     ReuseCut cut;
     cut.stop = options.stop;
     if (deadline != std::chrono::steady_clock::time_point::max()) cut.deadline = deadline;
-    placement = detail::plan_reuse(problem, unified.closed, r, cut);
+    placement = detail::plan_reuse(problem, unified ? unified->closed : std::vector<bool>(problem.buffers.size(), false), r, cut);
   } else {
     // Strategy::greedy. trusted: the problem was validated above and the placement is below.
     GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
@@ -498,7 +840,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     }
     placement = std::move(g.greedy.placement);
     if (g.relaxed) {
-      relaxed_original = detail::without_relaxed(original, unified, pipeline_pairs(problem));
+      relaxed_original = detail::without_relaxed(original, unified ? &*unified : nullptr, pipeline_pairs(problem));
       relaxed_penalty = g.overlapping_pairs;
     }
   }
@@ -509,7 +851,9 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
                                   "'; this bounded search does not prove that none exists"));
     return finish();
   }
-  Placement expanded = expand_placement(unified, *placement);
+  Placement expanded;
+  if (unified) expanded = expand_placement(*unified, *placement);
+  else expanded.offsets = std::move(placement->offsets);  // what expand_placement keeps of it
   // The problem was found well formed above; removing relaxed separations keeps it so.
   if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
     r.status = Status::internal_error;
@@ -523,7 +867,7 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
   if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
   r.proved.penalty = r.objective.penalty == 0 || penalty_proven || proven == Status::optimal;
-  r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : 0;
+  r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : std::min(penalty_bound, r.objective.penalty);
   r.proved.peak = true;
   for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
     r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];

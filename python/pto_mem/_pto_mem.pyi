@@ -347,6 +347,23 @@ def plan(
     progress: Callable[[Progress], object] | None = None,
 ) -> PlanResult:
     """None: the library's default (as `pto-mem plan`)."""
+def explain(
+    problem: Problem,
+    result: PlanResult | None = None,
+    *,
+    strategy: Strategy | None = None,
+    goal: Goal | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    threads: int | None = None,
+    seed: int | None = None,
+    restarts: int | None = None,
+    compat_pypto: bool | None = None,
+    capacity: Capacity = None,
+    check_node_limit: int | None = None,
+    least_capacity: bool = True,
+) -> dict[str, Any]:
+    """Why the problem does not fit: the report's "explanation" object plus "status"."""
 def plan_arrays(
     sizes: IntArrayLike,
     begins: IntArrayLike,

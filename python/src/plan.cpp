@@ -13,7 +13,9 @@
 #include <unordered_map>
 
 #include "common.hpp"
+#include "pto_mem/algorithms/explain.hpp"
 #include "pto_mem/algorithms/validator.hpp"
+#include "pto_mem/io/explain_json.hpp"
 #include "pto_mem/io/problem_file.hpp"
 #include "pto_mem/planner.hpp"
 
@@ -569,6 +571,51 @@ void bind_plan(py::module_& m) {
      py::arg("time_limit") = py::none(), py::arg("node_limit") = py::none(), py::arg("threads") = py::none(),
      py::arg("seed") = py::none(), py::arg("restarts") = py::none(), py::arg("compat_pypto") = py::none(),
      py::arg("capacity") = py::none(), py::arg("progress") = py::none());
+
+  m.def("explain", [](const PyProblem& problem, const py::object& result, const py::object& strategy,
+                      const py::object& goal, const py::object& time_limit, const py::object& node_limit,
+                      const py::object& threads, const py::object& seed, const py::object& restarts,
+                      const py::object& compat_pypto, const py::object& capacity, const py::object& check_node_limit,
+                      bool least_capacity) {
+    const PlanOptions o = options_from(strategy, goal, time_limit, node_limit, threads, seed, restarts, compat_pypto);
+    ExplainOptions eo;
+    eo.least_capacity = least_capacity;
+    if (!check_node_limit.is_none()) eo.check_node_limit = integer_from<std::uint64_t>(check_node_limit, "check_node_limit");
+    BuiltProblem built = build_problem(problem);
+    ProblemFile& f = built.file;
+    apply_capacity(f, capacity);
+    if (!built.names.empty()) {
+      Diagnostics ds = validate(f.problem);
+      ds.insert(ds.end(), built.names.begin(), built.names.end());
+      py::dict extra;
+      extra["status"] = status_name(Status::invalid_input);
+      raise_error("PlanError", "cannot explain a malformed problem:\n" + joined(ds), ds, extra);
+    }
+    std::optional<PlanResult> given;
+    if (!result.is_none()) {
+      if (!py::isinstance<PyPlanResult>(result))
+        throw py::type_error("result must be a PlanResult of this problem or None, not " + type_name(result));
+      const auto& r = result.cast<const PyPlanResult&>();
+      if (r.ids != ids_of(f.problem))
+        throw py::value_error("result is not a plan of this problem (its buffers differ); pass the PlanResult that "
+                              "plan() returned for it, or None to plan it here");
+      given = r.r;
+    }
+    Explanation e;
+    {
+      py::gil_scoped_release release;
+      e = given ? pto_mem::explain(f.problem, *given, o, eo) : pto_mem::explain(f.problem, o, eo);
+    }
+    nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+    doc["status"] = status_name(e.status);
+    const nlohmann::ordered_json why = explanation_json(f.problem, e);  // kept alive: items() refers to it
+    for (const auto& [k, v] : why.items()) doc[k] = v;
+    return py::module_::import("json").attr("loads")(doc.dump());
+  }, py::arg("problem"), py::arg("result") = py::none(), py::kw_only(), py::arg("strategy") = py::none(),
+     py::arg("goal") = py::none(), py::arg("time_limit") = py::none(), py::arg("node_limit") = py::none(),
+     py::arg("threads") = py::none(), py::arg("seed") = py::none(), py::arg("restarts") = py::none(),
+     py::arg("compat_pypto") = py::none(), py::arg("capacity") = py::none(), py::arg("check_node_limit") = py::none(),
+     py::arg("least_capacity") = true);
 
   m.def("plan_arrays", [](const py::object& sizes, const py::object& begins, const py::object& ends,
                           const py::object& alignments, const py::object& arenas, const py::object& capacity,

@@ -1,4 +1,4 @@
-// specs/dsa_rp/CASES.md Part R (recognizer and placement) and X1 through
+// DSA_RP recognizer and placement cases, through
 // the adapter: post-InitMemRef IR, AllocateMemoryAddr in DSA_RP mode (as
 // upstream: no MaterializeSemanticAliases, no MemoryReuse). Each case checks
 // the exact recognizer edge set the case derives (edges are named by the

@@ -1,4 +1,4 @@
-// InferTileMemorySpace (SPEC.md §3): demand, forward resolution, loops and
+// InferTileMemorySpace: demand, forward resolution, loops and
 // phis, move insertion scoped per block, retargetable producers, rejections
 // and the TileMemoryInferred verifier.
 #include <doctest/doctest.h>

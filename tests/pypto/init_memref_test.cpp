@@ -1,4 +1,4 @@
-// InitMemRef (SPEC.md §4): naming and ids, sharing rules, declared
+// InitMemRef: naming and ids, sharing rules, declared
 // allocations, alloc statements, normalisation, every rejection, and the
 // HasMemRefs verifier.
 #include <algorithm>
@@ -145,7 +145,7 @@ TEST_CASE("loops: init, iter-arg and return var share one MemRef, for tiles and 
   CHECK(memref(p, "nxt") != memref(p, "t"));  // the yield keeps its own: aliases reconciles it
   CHECK(memref(p, "o") == memref(p, "out"));
   CHECK(memref(p, "o2") == memref(p, "out"));
-  // A tensor carry too (issue 12 item 6): after zero trips ro is out itself.
+  // A tensor carry too (it aligns with its initializer's storage): after zero trips ro is out itself.
   CHECK(memref(p, "ro") == memref(p, "out"));
   CHECK(test::space(p, "res") == MemorySpace::Vec);
 }

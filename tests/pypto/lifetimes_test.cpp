@@ -1,5 +1,5 @@
 // Statement points, use redirection, loop extension and phi families
-// (pypto SPEC.md §6.1, dsa_rp SPEC.md §1.8).
+// (for both the PYPTO and the DSA_RP planners).
 #include <doctest/doctest.h>
 
 #include "pass_facts.hpp"

@@ -1,5 +1,5 @@
 // Running the later memory passes (alias, reuse, alloc) on post-InitMemRef
-// IR and checking the conformance facts of specs/pypto/cases/README.md on
+// IR and checking the conformance facts of the case files (docs/passes.md) on
 // the result, in process.
 //
 // Own case files (tests/pypto/data/passes/*.pto) use the case header with

@@ -419,7 +419,7 @@ TEST_CASE("property: PTOAS loop fix-ups, then the sequential policy (no if-phis:
 
 // ---- random kernels as source text, through the whole pipeline ----------------------------
 //
-// The patterns of issue 15: initial values read inside and after their loops,
+// Patterns that once broke the storage passes: initial values read inside and after their loops,
 // carries swapped, rotated, yielded unchanged or starting from one value,
 // phis of phis and phis yielding one value twice, views of carries,
 // multi-slot declared allocations (init on slot 0, yield on slot 1), values
@@ -688,7 +688,7 @@ TEST_CASE("property: random source kernels compute their values under every plan
   }
 }
 
-TEST_CASE("reproducers of issue 15: every planner's program computes its values") {
+TEST_CASE("storage reproducers: every planner's program computes its values") {
   const auto files = pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/tests/pypto/cases");
   std::size_t seen = 0;
   for (const auto& path : files) {

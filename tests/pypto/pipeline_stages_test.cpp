@@ -1,6 +1,5 @@
-// Pipeline-stage separation of pl.pipeline clones (pipeline_stages.hpp;
-// pypto SPEC §6.3 [DEEP], dsa_rp SPEC §1.4 PipelineStage): the tags, the
-// depth gate and its shed step, what MemoryReuse and DSA_RP make of them,
+// Pipeline-stage separation of pl.pipeline clones (pipeline_stages.hpp):
+// the tags, the depth gate and its shed step, what MemoryReuse and DSA_RP make of them,
 // and random tagged kernels planned right under every planner (the
 // conformance cases tests/pypto/cases/stages_*.pto cover the outcomes one
 // by one).

@@ -29,7 +29,7 @@ bool contains(const std::vector<Stage>& v, Stage s) { return std::find(v.begin()
 
 }  // namespace
 
-TEST_CASE("each planner runs its passes (SPEC §7.1)") {
+TEST_CASE("each planner runs its passes") {
   CHECK(runs(Planner::pypto, Stage::reuse));
   CHECK(runs(Planner::pypto, Stage::alloc));
   CHECK_FALSE(runs(Planner::dsa_rp, Stage::reuse));

@@ -1,4 +1,4 @@
-// Byte sizes (SPEC.md §1.7) and slice windows (§1.8).
+// Byte sizes and slice windows.
 #include <doctest/doctest.h>
 
 #include "pypto_support.hpp"
@@ -33,7 +33,7 @@ TEST_CASE("dtype widths: 4-bit packed, BOOL a byte, INDEX a machine word") {
   CHECK(element_bytes(FP16) == 2u);
 }
 
-TEST_CASE("the SPEC §1.7 examples") {
+TEST_CASE("byte sizes: dtype widths, 4-bit packing, Acc row padding") {
   const SocPolicy a2a3 = soc_a2a3(), a5 = soc_a5(), none = soc_none();
   CHECK(bytes({64, 64}, FP32, Vec, a2a3) == 16384);
   CHECK(bytes({32, 32}, FP16, Vec, a2a3) == 2048);
@@ -77,7 +77,7 @@ TEST_CASE("sizes that cannot be computed are errors, not guesses") {
   CHECK(rank1.error->message.find("rank >= 2") != std::string::npos);
 }
 
-TEST_CASE("slice windows: offset and envelope span (SPEC §1.8)") {
+TEST_CASE("slice windows: offset and envelope span") {
   // Case 15: rows of an [8, 16] FP32 tile.
   auto w0 = slice_window(make_shape({8, 16}), FP32, make_shape({0, 0}), make_shape({1, 16}));
   auto w1 = slice_window(make_shape({8, 16}), FP32, make_shape({1, 0}), make_shape({1, 16}));

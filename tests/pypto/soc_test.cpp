@@ -22,7 +22,7 @@ using enum MemorySpace;
 
 static_assert(ArenaPolicy<SocPolicy, MemorySpace>);
 
-TEST_CASE("a2a3 and a5 capacities are OPS.md §3's") {
+TEST_CASE("a2a3 and a5 capacities are the documented ones") {
   const SocPolicy a = soc_a2a3(), b = soc_a5();
   CHECK(a.capacity(Vec) == 188416u);
   CHECK(b.capacity(Vec) == 245760u);
@@ -86,7 +86,7 @@ TEST_CASE("direct transfer routes and their pipes") {
   CHECK_FALSE(transfer_pipe(soc_none(), DDR, Vec));
 }
 
-TEST_CASE("infer_pipe follows DSA-RP SPEC §6.4") {
+TEST_CASE("infer_pipe: the pipe each op runs on") {
   const OpRegistry reg = OpRegistry::with_builtins();
   const SocPolicy a = soc_a2a3(), b = soc_a5();
   auto pipe = [&](const char* op, std::optional<MemorySpace> r, std::vector<MemorySpace> args, const SocPolicy& s) {

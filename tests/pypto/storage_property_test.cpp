@@ -12,7 +12,7 @@
 //       generated kernel that needs no impossible copy, its output must be
 //       interpreter-correct, and one that needs an Acc-to-Acc copy must be
 //       refused with code unsupported-copy;
-// plus the reproducers of issue 15 (tests/pypto/storage_cases/*.pto) under
+// plus the storage reproducers (tests/pypto/storage_cases/*.pto) under
 // every planner. Every check also runs with logical tile selection on (the
 // PYPTO and DSA_RP planners; on every other kernel in (a) and (b)), where
 // the phis it selects have run-time windows the verifier and the interpreter
@@ -463,7 +463,7 @@ std::vector<std::filesystem::path> storage_cases() {
 }
 }  // namespace
 
-TEST_CASE("storage cases: the issue 15 reproducers compile right under every planner") {
+TEST_CASE("storage cases: the storage reproducers compile right under every planner") {
   const auto cases = storage_cases();
   REQUIRE(cases.size() >= 9);
   for (const auto& path : cases) {
@@ -510,7 +510,7 @@ TEST_CASE("storage cases: the verifier rejects each reproducer's wrong plan, the
 TEST_CASE("storage legalisation is idempotent: MaterializeSemanticAliases on its own output changes nothing") {
   // The seed's legalised storage is a fixed point of the pass (PyPTO's Buffer
   // IR tests run the pass twice and compare): required on the restated seed
-  // cases, the spec and issue 15 cases; measured on random kernels, where a
+  // cases, the conformance and storage reproducer cases; measured on random kernels, where a
   // second run may still add an entry copy of an entry copy (an extra copy,
   // not a wrong one: every run's output passes the verifier).
   struct Input {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections.abc
 import itertools
+import os
 import random
 
 import pytest
@@ -325,6 +326,8 @@ def test_json_keeps_the_structure_and_csv_refuses_it():
 # ---- the property test: plan() against a brute-force oracle ----------------------
 
 CASES = 40 if SANITIZED else 80
+# PTO_MEM_PROPERTY_SEEDS scales the case count as for the C++ property tests (1500 = once).
+SEEDS_FACTOR = max(1, int(os.environ.get("PTO_MEM_PROPERTY_SEEDS", "1500")) // 1500)
 
 
 def random_structured(rng: random.Random) -> Problem:
@@ -430,26 +433,34 @@ def valid_by_oracle(p: Problem, r) -> bool:
 def test_plan_agrees_with_a_brute_force_oracle():
     """Every placement is valid by the oracle's own reading of the rules and by the validator, and
     never better than the oracle's optimum; every proof (infeasible, optimal) matches the oracle; and
-    where the library says its search is exact (statistic lowering_exact: no candidate choice, every
-    shared pin met in time by the others), the complete search finds a placement whenever one exists."""
+    the complete searches (exact, and the portfolio, which ends in it) are complete on every
+    constraint: on problems this small they decide every arena choice (statistic
+    structured_complete), fit whenever a placement exists, prove infeasible whenever none does, and
+    prove the least (spill, total peak)."""
     rng = random.Random(34)
-    checked = fitting = exact_searches = 0
-    for case in range(CASES):
+    checked = fitting = complete_searches = choices = shared_pins = 0
+    for case in range(CASES * SEEDS_FACTOR):
         p = random_structured(rng)
         if pto_mem.validate(p):  # a pin past its arena's capacity, ...
             continue
         checked += 1
         best = oracle(p)
+        choices += any(len(b.candidate_arenas) > 1 for b in p.buffers)
+        shared_pins += any(b.pin is not None and not b.pin.exclusive for b in p.buffers)
         for strategy in SHARING:
             r = pto_mem.plan(p, strategy=strategy, goal="minimise")
             where = (f"case {case}, {strategy}: {r!r} {list(p.arenas)!r} {list(p.buffers)!r} "
                      f"{list(p.exclusions)!r} {p.conflict_graph!r} oracle {best}")
+            if strategy in ("exact", "portfolio"):
+                assert r.fits == (best is not None), where
+                if best is None:
+                    assert r.status == "infeasible", where
+                else:
+                    assert r.status == "optimal", where
+                complete_searches += strategy == "exact" and r.statistics.get("structured_complete") == 1
             if r.status == "infeasible" or best is None:
                 assert best is None and not r.fits, where
                 continue
-            if strategy == "exact" and r.statistics.get("lowering_exact") == 1:
-                exact_searches += 1
-                assert r.fits, where
             if r.fits:
                 assert len(r.offsets) == len(p.buffers) == len(r.arenas), where
                 assert valid_by_oracle(p, r), where
@@ -458,4 +469,5 @@ def test_plan_agrees_with_a_brute_force_oracle():
             if r.status == "optimal":
                 assert (r.objective.spill, r.objective.total_peak) == best, where
         fitting += best is not None
-    assert checked >= CASES // 2 and fitting >= checked // 3 and exact_searches >= checked // 4
+    assert checked >= CASES * SEEDS_FACTOR // 2 and fitting >= checked // 3
+    assert complete_searches >= checked // 2 and choices >= checked // 10 and shared_pins >= checked // 20

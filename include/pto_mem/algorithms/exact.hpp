@@ -64,6 +64,13 @@ struct ExactOptions {
   unsigned threads = 1;
   /// A placement to start from (the greedy's); used when it is valid.
   std::optional<Placement> incumbent;
+  /// Optional, per buffer of the problem: a fixed offset (a pin). The search
+  /// keeps such a buffer there -- every other byte is blocked for it, which
+  /// the complete search honours as it honours reserved windows -- while
+  /// buffers it does not conflict with may still share its bytes. Empty:
+  /// none. The offsets must be aligned and fit the capacity (the caller's
+  /// check); fixed buffers that conflict must not overlap.
+  std::vector<std::optional<Addr>> fixed_offsets = {};
   /// The randomised dives' draws on parts too large to search
   /// (docs/exact.md, "Randomised dives"): another seed, another sequence.
   std::uint64_t seed = 0;
@@ -83,6 +90,7 @@ struct ExactResult {
   std::optional<Placement> placement;  ///< best found (present for optimal/feasible)
   std::vector<Addr> lower_bound;       ///< proved, per arena (aligned with problem.arenas)
   bool penalty_proven = false;         ///< the placement's penalty is the least possible
+  Weight penalty_bound = 0;            ///< proved: no placement that fits pays less penalty
   StopReason stopped_by = StopReason::completed;  ///< what ended the search
   Diagnostics diagnostics;
   Statistics statistics;
@@ -98,6 +106,20 @@ namespace exact {
                         "unification (algorithms/alias.hpp) has made each group one buffer; unify the problem "
                         "first, or call pto_mem::plan, which does"));
   return out;
+}
+
+/// Blocks, for each item with a fixed offset, every byte but its own
+/// (ExactOptions::fixed_offsets).
+inline void pin_items(std::vector<Subproblem>& parts, const std::vector<std::optional<Addr>>& fixed) {
+  for (auto& sp : parts)
+    for (std::size_t i = 0; i < sp.items.size(); ++i) {
+      const auto b = sp.items[i].buffer;
+      if (b >= fixed.size() || !fixed[b]) continue;
+      if (sp.blocked.empty()) sp.blocked.assign(sp.items.size(), {});
+      const Addr at = *fixed[b];
+      if (at > 0) sp.blocked[i].push_back({0, at});
+      sp.blocked[i].push_back({saturating_add(at, sp.items[i].size), max_addr});
+    }
 }
 
 /// A part's offsets taken from a whole-problem placement (nullopt if any is missing).
@@ -274,7 +296,8 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     return r;
   }
   const auto start = Clock::now();
-  const std::vector<Subproblem> parts = decompose(p);
+  std::vector<Subproblem> parts = decompose(p);
+  if (!o.fixed_offsets.empty()) pin_items(parts, o.fixed_offsets);
   std::vector<Addr> arena_lb;
   for (const auto& l : arena_loads(p)) arena_lb.push_back(l.lower_bound);
 
@@ -358,6 +381,7 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     for (std::size_t i = 0; i < parts[k].items.size(); ++i) pl.offsets[parts[k].items[i].buffer] = best.offsets[i];
     peak[parts[k].arena] = std::max(peak[parts[k].arena], best.peak);
     penalty_proven = penalty_proven && states[k].penalty_proven;
+    r.penalty_bound = saturating_add(r.penalty_bound, states[k].penalty_proven ? best.penalty : states[k].penalty_bound);
   }
   bool peaks_proven = true;
   Addr total_peak = 0, total_lower = 0;

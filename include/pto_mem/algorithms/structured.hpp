@@ -15,17 +15,26 @@
 // more conflicts than they have (several live intervals, an exclusion
 // against a buffer their hull meets, every buffer under a conflict graph)
 // are "detached": each gets a private instant after the horizon, and a
-// separation from every buffer it truly conflicts with. A pinned buffer
-// leaves the problem; its bytes become a reserved window of its arena (exact
-// for an exclusive pin, and for a pin that every other buffer of the arena
-// meets in time; otherwise the window also keeps out buffers that could
-// have shared it, and the lowering is marked inexact).
+// separation from every buffer it truly conflicts with.
+//
+// Pins. An exclusive pin leaves the problem: its bytes become a reserved
+// window of its arena (exact: it keeps every other buffer out at all
+// times). A shared (non-exclusive) pin is lowered one of two ways:
+//  * for the exact search (`pins_in_search`): the buffer stays, as any
+//    other, with a fixed offset (LoweredProblem::fixed) that the search
+//    honours (ExactOptions::fixed_offsets) -- exact: the buffers it conflicts
+//    with avoid its bytes, the others may share them;
+//  * for the heuristics, which know no fixed offsets: it leaves the problem
+//    and its bytes become a reserved window -- exact only when every other
+//    buffer of the arena meets it in time; otherwise the window also keeps
+//    out buffers that could have shared it, and the lowering is inexact.
 //
 // When the detached buffers would need more separations than the budget
 // allows, they keep their hull and exclusions are dropped: still sound
 // (only more conflicts), but inexact. Proofs made on an inexact lowering
 // (infeasible, optimal) are not proofs for the structured problem; plan()
-// reports them as bounded-search results.
+// reports them as bounded-search results. The arena choice is the caller's:
+// the lowering is exact or not for the choice it is given.
 #pragma once
 
 #include <algorithm>
@@ -46,8 +55,11 @@ namespace pto_mem {
 struct LoweredProblem {
   Problem problem;
   /// For each structured buffer: its buffer in `problem`, or nullopt for a
-  /// pinned buffer (it stays at its pin).
+  /// pinned buffer that left the problem (it stays at its pin).
   std::vector<std::optional<BufferId>> to_lowered;
+  /// Per buffer of `problem`: the offset it is fixed at (a shared pin kept
+  /// in the problem, `pins_in_search`); empty when no buffer is fixed.
+  std::vector<std::optional<Addr>> fixed;
   /// The lowered problem's conflicts are exactly the structured ones (see
   /// the header); false when precision was given up, with the reasons.
   bool exact = true;
@@ -82,8 +94,11 @@ constexpr std::size_t max_detached_separations = 4'000'000;
 }  // namespace detail::lowering
 
 /// The plain problem of `p` (validated, not plain) with buffer i in arena
-/// `arena_choice[i]` (one of its candidates).
-[[nodiscard]] inline LoweredProblem lower_structured(const Problem& p, const std::vector<std::int64_t>& arena_choice) {
+/// `arena_choice[i]` (one of its candidates). `pins_in_search`: shared pins
+/// stay in the problem with fixed offsets (for a search that honours
+/// LoweredProblem::fixed), instead of becoming reserved windows.
+[[nodiscard]] inline LoweredProblem lower_structured(const Problem& p, const std::vector<std::int64_t>& arena_choice,
+                                                     bool pins_in_search = false) {
   using detail::lowering::pair_key;
   const std::size_t n = p.buffers.size();
   LoweredProblem out;
@@ -95,11 +110,11 @@ constexpr std::size_t max_detached_separations = 4'000'000;
     if (std::find(out.losses.begin(), out.losses.end(), why) == out.losses.end()) out.losses.push_back(std::move(why));
   };
 
-  for (const auto& b : p.buffers)
-    if (b.candidate_arenas.size() > 1) {
-      lose("an arena was chosen for each buffer with several candidates, by a heuristic");
-      break;
-    }
+  // A pinned buffer that leaves the problem: its bytes become a reserved window.
+  auto leaves = [&](std::size_t i) {
+    const auto& pin = p.buffers[i].pin;
+    return pin && (pin->exclusive || !pins_in_search);
+  };
 
   std::unordered_set<std::uint64_t> excluded;
   for (const auto& x : p.exclusions) excluded.insert(pair_key(x.a, x.b));
@@ -121,7 +136,7 @@ constexpr std::size_t max_detached_separations = 4'000'000;
     }
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (p.buffers[i].pin) detached[i] = false;  // pins leave the problem
+    if (leaves(i)) detached[i] = false;
 
   // The separations the detached buffers need, unless too many.
   std::vector<std::pair<BufferId, BufferId>> extra;
@@ -156,7 +171,7 @@ constexpr std::size_t max_detached_separations = 4'000'000;
           hulls = true;
           break;
         }
-        if (j == d || p.buffers[j].lifetime.end <= bd.lifetime.begin || p.buffers[j].pin) continue;
+        if (j == d || p.buffers[j].lifetime.end <= bd.lifetime.begin || leaves(j)) continue;
         if (detached[j] && j < d) continue;  // the pair was met from j's side
         if (conflict(d, j)) extra.emplace_back(static_cast<BufferId>(d), static_cast<BufferId>(j));
       }
@@ -176,7 +191,7 @@ constexpr std::size_t max_detached_separations = 4'000'000;
   Tick next_instant = horizon;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& b = p.buffers[i];
-    if (b.pin) continue;
+    if (leaves(i)) continue;
     BufferSpec s;
     s.name = buffer_label(p, static_cast<BufferId>(i));
     s.size = b.size;
@@ -189,14 +204,19 @@ constexpr std::size_t max_detached_separations = 4'000'000;
     }
     out.to_lowered[i] = static_cast<BufferId>(q.buffers.size());
     q.buffers.push_back(std::move(s));
+    if (b.pin) {
+      out.fixed.resize(q.buffers.size());
+      out.fixed.back() = b.pin->offset;
+    }
   }
+  if (!out.fixed.empty()) out.fixed.resize(q.buffers.size());
 
-  // Pins: reserved windows of their arena.
+  // Pins that left: reserved windows of their arena.
   {
     const ProblemIndex index(p);
     for (std::size_t i = 0; i < n; ++i) {
       const auto& b = p.buffers[i];
-      if (!b.pin) continue;
+      if (!leaves(i)) continue;
       const auto k = index.arena(b.arena);
       if (!k) continue;
       q.arenas[*k].reserved.push_back({b.pin->offset, b.pin->offset + b.size});
@@ -222,7 +242,9 @@ constexpr std::size_t max_detached_separations = 4'000'000;
   for (const auto& pen : p.penalties) {
     const auto a = mapped(pen.a), b = mapped(pen.b);
     if (!a || !b) {
-      lose("a penalty with a pinned buffer is not priced while placing");
+      // Nothing may overlap an exclusive pin: such a penalty is never paid.
+      const bool exclusive = (!a && p.buffers[pen.a].pin->exclusive) || (!b && p.buffers[pen.b].pin->exclusive);
+      if (!exclusive) lose("a penalty with a pinned buffer is not priced while placing");
       continue;
     }
     if (q.buffers[*a].arena != q.buffers[*b].arena) continue;  // never overlap: costs nothing

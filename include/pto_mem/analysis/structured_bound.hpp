@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/graph/adjacency_list.hpp>
+
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/core/problem.hpp"
 
@@ -96,29 +98,33 @@ constexpr std::size_t max_graph_edges = 4'000'000;
     }
 
   if (p.conflict_graph) {
-    std::vector<std::vector<std::size_t>> adj(n);
-    std::unordered_set<std::uint64_t> edges;
+    // The conflict graph among the counted buffers of each arena (Boost.Graph:
+    // set out-edge lists drop repeated edges and answer "adjacent?" in
+    // O(log degree)); around each buffer a greedy clique, heaviest
+    // neighbours first, is a set of buffers pairwise live together.
+    using Graph = boost::adjacency_list<boost::setS, boost::vecS, boost::undirectedS>;
+    Graph g(n);
     if (p.conflict_graph->size() <= detail::structured_bound::max_graph_edges)
       for (const auto& c : *p.conflict_graph) {
         if (c.a >= n || c.b >= n || c.a == c.b || fixed[c.a] == na || fixed[c.a] != fixed[c.b]) continue;
-        if (excluded.contains(pair_key(c.a, c.b)) || !edges.insert(pair_key(c.a, c.b)).second) continue;
-        adj[c.a].push_back(c.b);
-        adj[c.b].push_back(c.a);
+        if (excluded.contains(pair_key(c.a, c.b))) continue;
+        boost::add_edge(c.a, c.b, g);
       }
+    std::vector<std::size_t> nb, clique;
     for (std::size_t v = 0; v < n; ++v) {
       if (fixed[v] == na) continue;
-      auto& nb = adj[v];
+      const auto [first, last] = boost::adjacent_vertices(v, g);
+      nb.assign(first, last);
       std::sort(nb.begin(), nb.end(), [&](std::size_t a, std::size_t b) {
         return p.buffers[a].size > p.buffers[b].size || (p.buffers[a].size == p.buffers[b].size && a < b);
       });
-      std::vector<std::size_t> clique{v};
+      clique.assign(1, v);
       Addr bytes = p.buffers[v].size;
-      for (std::size_t u : nb) {
-        if (std::all_of(clique.begin() + 1, clique.end(), [&](std::size_t w) { return edges.contains(pair_key(u, w)); })) {
+      for (std::size_t u : nb)
+        if (std::all_of(clique.begin() + 1, clique.end(), [&](std::size_t w) { return boost::edge(u, w, g).second; })) {
           clique.push_back(u);
           bytes = saturating_add(bytes, p.buffers[u].size);
         }
-      }
       auto& a = out[fixed[v]];
       if (bytes > a.max_load) {
         a.max_load = bytes;
@@ -178,11 +184,15 @@ constexpr std::size_t max_graph_edges = 4'000'000;
         std::size_t count = free_count;
         if (live_involved.size() <= detail::structured_bound::max_involved_live) {
           std::vector<std::size_t> clique;
-          for (const auto& [size, i] : live_involved)
+          for (const auto& entry : live_involved) {
+            // Named copies, not a structured binding: clang before 16 cannot capture a binding in a lambda.
+            const Addr size = entry.first;
+            const std::size_t i = entry.second;
             if (std::none_of(clique.begin(), clique.end(), [&](std::size_t j) { return excluded.contains(pair_key(i, j)); })) {
               clique.push_back(i);
               bytes = saturating_add(bytes, size);
             }
+          }
           count += clique.size();
         }
         if (bytes > out[k].max_load) {

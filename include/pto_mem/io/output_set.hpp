@@ -53,7 +53,7 @@ class OutputSet {
   /// The text of output `what`; an output never given a text is not written.
   void set_text(const std::string& what, std::string text) {
     for (auto& o : outputs_)
-      if (o.what == what) o.text = std::move(text);
+      if (o.what == what) o.text = text;  // a copy: two outputs may share a kind
   }
 
   /// Writes every output that has a text, all or none (see the header).

@@ -8,11 +8,18 @@
 // resolved their base) as reserved windows of the function's cross-core space
 // (AIC: Mat; AIV and InCore: Vec).
 //
-// Lifetimes are numbered here, not taken from a pass: statements in program
-// order (assignments, expression statements, yields and returns each take one
-// point, as MemoryReuse numbers them); an allocation lives from the first
-// point any window on it is defined or read to one past the last, extended to
-// the end of a loop it is read in when it was defined before that loop.
+//     a = tile.load(x, ...)     # 1    mem_vec_0 (a): lives [1, 4)
+//     for i in range(2):
+//         b = tile.exp(a)       # 2    mem_vec_1 (b): lives [2, 3)
+//         yield_()              # 3    a is read in the loop: extended to 3
+//
+// Lifetimes come from a FunctionIndex (passes/function_index.hpp) of the
+// planned function, in its memory-map numbering: statements counted from 1
+// (assignments, expression statements, yields and returns each take one
+// point; no back-edge points), a loop header's reads at the statement before
+// it. An allocation lives from the first point any window on it is defined
+// or read to one past the last, extended to the end of a loop it is read in
+// when it was defined before that loop.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +36,7 @@
 #include "pto_mem/core/problem.hpp"
 #include "pto_mem/io/svg.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
+#include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/soc/soc_policy.hpp"
 
 
@@ -41,8 +49,10 @@ struct MemoryMap {
 
 namespace detail::memory_map {
 
-/// First and last program point of every allocation base of one function.
-class LiveRanges : public IRVisitor {
+/// First and last statement number of every allocation base of one
+/// function (FunctionIndex::map_number: statements counted from 1, no
+/// back-edge points).
+class LiveRanges {
  public:
   struct Range {
     Tick first = 0, last = 0;
@@ -50,34 +60,21 @@ class LiveRanges : public IRVisitor {
   std::unordered_map<const Var*, Range> ranges;
   Tick points = 0;
 
-  void visit_assign(const AssignStmt& s) override {
-    ++point_;
-    IRVisitor::visit_assign(s);
+  explicit LiveRanges(const passes::FunctionIndex& index) {
+    for (const auto& d : index.defs()) note(*d.var, index.map_number(d));
+    for (const auto& u : index.uses()) note(*u.var, index.map_number(u));
+    for (const auto& l : index.loops()) loops_.push_back(index.map_range(l));
+    points = index.map_count() + 1;
+    extend_over_loops();
   }
-  void visit_eval(const EvalStmt& s) override {
-    ++point_;
-    IRVisitor::visit_eval(s);
-  }
-  void visit_yield(const YieldStmt& s) override {
-    ++point_;
-    IRVisitor::visit_yield(s);
-  }
-  void visit_return(const ReturnStmt& s) override {
-    ++point_;
-    IRVisitor::visit_return(s);
-  }
-  void visit_for(const ForStmt& s) override { loop(s, [&] { IRVisitor::visit_for(s); }); }
-  void visit_while(const WhileStmt& s) override { loop(s, [&] { IRVisitor::visit_while(s); }); }
-  void visit_var_def(const VarPtr& v) override { note(v); }
-  void visit_var_use(const VarPtr& v) override { note(v); }
 
+ private:
   /// A value defined before a loop and read inside it lives through the
   /// loop: its last point becomes the largest end of the loops that start
   /// after its first point and at or before its last. (Loops nest, so a
   /// loop this extension reaches into lies inside one that already counts:
   /// one range-maximum query per allocation, not a pass over every loop.)
-  void finish() {
-    points = point_ + 1;
+  void extend_over_loops() {
     if (loops_.empty()) return;
     std::sort(loops_.begin(), loops_.end());  // by start
     // Sparse table of loop ends: levels[j][i] = max end of loops i .. i + 2^j - 1.
@@ -103,23 +100,15 @@ class LiveRanges : public IRVisitor {
     }
   }
 
- private:
-  template <class S, class F>
-  void loop(const S&, F&& body) {
-    const Tick start = point_ + 1;
-    body();
-    loops_.emplace_back(start, point_);
-  }
-  void note(const VarPtr& v) {
-    const MemRefPtr m = v ? memref_of(v->type) : nullptr;
-    if (!m || !m->base || !is_tile(v->type)) return;
-    auto [it, fresh] = ranges.try_emplace(m->base.get(), Range{point_, point_});
+  void note(const Var& v, Tick at) {
+    const MemRefPtr m = memref_of(v.type);
+    if (!m || !m->base || !is_tile(v.type)) return;
+    auto [it, fresh] = ranges.try_emplace(m->base.get(), Range{at, at});
     if (!fresh) {
-      it->second.first = std::min(it->second.first, point_);
-      it->second.last = std::max(it->second.last, point_);
+      it->second.first = std::min(it->second.first, at);
+      it->second.last = std::max(it->second.last, at);
     }
   }
-  Tick point_ = 0;
   std::vector<std::pair<Tick, Tick>> loops_;
 };
 
@@ -188,23 +177,17 @@ struct FunctionSpaces {
   detail::memory_map::FunctionSpaces arenas;  // key k: the k-th (function, space) met
   for (const auto& f : program.functions) {
     if (!is_kernel(f.kind) || !f.body) continue;
-    detail::memory_map::LiveRanges live;
-    live.visit_function(f);
-    live.finish();
-    std::unordered_map<const Var*, std::int64_t> lowest;
-    struct Lowest : IRVisitor {
-      std::unordered_map<const Var*, std::int64_t>* out;
-      void visit_var_def(const VarPtr& v) override {
-        const MemRefPtr m = memref_of(v->type);
-        if (!m || !m->base) return;
-        if (auto o = m->const_offset()) {
-          auto [it, fresh] = out->try_emplace(m->base.get(), *o);
-          if (!fresh) it->second = std::min(it->second, *o);
-        }
+    const passes::FunctionIndex index(f);
+    const detail::memory_map::LiveRanges live(index);
+    std::unordered_map<const Var*, std::int64_t> lowest;  // the lowest constant window offset on each base
+    for (const auto& d : index.defs()) {
+      const MemRefPtr m = memref_of(d.var->type);
+      if (!m || !m->base) continue;
+      if (auto o = m->const_offset()) {
+        auto [it, fresh] = lowest.try_emplace(m->base.get(), *o);
+        if (!fresh) it->second = std::min(it->second, *o);
       }
-    } low;
-    low.out = &lowest;
-    low.visit_function(f);
+    }
     const auto known = addresses.find(f.name);
 
     std::map<MemorySpace, std::int64_t> arena_of;

@@ -54,6 +54,9 @@ struct PartPlacement {
     if (!end || *end > space.capacity()) return false;
     for (const auto& w : space.windows())
       if (overlaps(AddrRange{offsets[i], *end}, w)) return false;
+    if (!sp.blocked.empty())
+      for (const auto& r : sp.blocked[i])
+        if (overlaps(AddrRange{offsets[i], *end}, r)) return false;
     for (std::uint32_t j : sp.separated[i])
       if (overlaps(AddrRange{offsets[i], *end}, AddrRange{offsets[j], offsets[j] + sp.items[j].size})) return false;
   }
@@ -101,6 +104,7 @@ inline std::optional<std::vector<Addr>> first_fit(const Subproblem& sp, const st
       if (interferes(it.lifetime, sp.items[j].lifetime)) busy.push_back({off[j], off[j] + sp.items[j].size});
     for (std::uint32_t j : sp.separated[i])
       if (off[j] != max_addr) busy.push_back({off[j], off[j] + sp.items[j].size});
+    if (!sp.blocked.empty()) busy.insert(busy.end(), sp.blocked[i].begin(), sp.blocked[i].end());
     std::vector<AddrRange> soft;
     if (avoid_penalties)
       for (const auto& l : sp.penalties[i])

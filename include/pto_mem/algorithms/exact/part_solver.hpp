@@ -23,6 +23,7 @@
 #include "pto_mem/algorithms/exact/first_fit.hpp"
 #include "pto_mem/algorithms/exact/floor_search.hpp"
 #include "pto_mem/algorithms/exact/lanes.hpp"
+#include "pto_mem/algorithms/exact/penalty_bound.hpp"
 #include "pto_mem/algorithms/exact/preorder.hpp"
 #include "pto_mem/algorithms/exact/search.hpp"
 #include "pto_mem/algorithms/exact/skyline_dive.hpp"
@@ -37,6 +38,7 @@ struct PartState {
   std::optional<PartPlacement> best;  ///< best placement found (fits the capacity)
   bool infeasible = false;            ///< proved: nothing fits the capacity
   bool penalty_proven = false;        ///< best->penalty is the least possible
+  Weight penalty_bound = 0;           ///< proved: no fitting placement pays less (penalty_bound.hpp)
   Addr lower = 0;                     ///< proved: every penalty-optimal placement has peak >= lower
   std::uint64_t probes = 0, proofs = 0;
   Clock::time_point first_found{};    ///< when the first placement was found
@@ -545,7 +547,8 @@ class PartSolver {
   /// faster than with floor runs interleaved; the other challenging
   /// instances: fewer).
   bool use_floor(Addr capacity) {
-    if (sp_->has_penalties() || floor_off_) return false;
+    // The floor search knows no blocked ranges (fixed offsets): the canonical runs alone there.
+    if (sp_->has_penalties() || floor_off_ || !sp_->blocked.empty()) return false;
     // The canonical search has the same sections and loads: the floor
     // search is built only when it will run.
     const bool tight = search_[0]->tight_sections(capacity, granule_) * 4 >= search_[0]->sections().count * 3;
@@ -598,8 +601,29 @@ class PartSolver {
     // a cheaper placement near the incumbent, with penalty_lns_share times
     // the nodes the probe spent.
     std::uint64_t effort = sp_->items.size() >= penalty_lns_first_items ? penalty_probe_effort_large : penalty_probe_effort;
+    if (!state_.penalty_proven && !bound_tried_) {
+      // The forced-overlap bound (penalty_bound.hpp) first: it settles in
+      // milliseconds what the probes below may not settle at all.
+      bound_tried_ = true;
+      PenaltyBoundLimits bl;
+      if (sp_->items.size() >= penalty_lns_first_items) {
+        // Large parts rarely close this way and need the time for the
+        // penalty windows: a tenth of the effort (still a bound).
+        bl.clique_nodes /= 10;
+        bl.max_cores /= 4;
+        bl.work /= 10;
+      }
+      bl.deadline = limits.deadline;
+      bl.stop = limits.stop;
+      state_.penalty_bound = std::max(state_.penalty_bound, penalty_lower_bound(*sp_, state_.best->penalty, bl).value);
+      if (state_.penalty_bound >= state_.best->penalty) state_.penalty_proven = true;
+    }
     while (!state_.penalty_proven && searchable_) {
       if (state_.best->penalty == 0) {
+        state_.penalty_proven = true;
+        break;
+      }
+      if (state_.penalty_bound >= state_.best->penalty) {
         state_.penalty_proven = true;
         break;
       }
@@ -706,7 +730,11 @@ class PartSolver {
     state_.lower = std::max(state_.lower, round_up(search_[0]->clique_bound(penalty), granule_));
     if (state_.closed()) return false;
     const Addr hi = state_.best->peak;
-    const Addr lo = std::max(state_.lower, round_up(floor, granule_));
+    // The arena needs no less than `floor`: the part is done once its peak
+    // is at most that -- at most the last multiple of the granule below it
+    // (rounding the floor up instead would stop a granule short, unproved,
+    // when the floor is not a multiple of this part's granule).
+    const Addr lo = std::max(state_.lower, floor / granule_ * granule_);
     if (lo >= hi) return false;
     // Parts without penalties cycle through three steps: a probe at the
     // lower bound, a probe between the bounds, and a window search on the
@@ -878,6 +906,7 @@ class PartSolver {
   std::size_t pen_size_ = 12;
   std::uint64_t pen_round_ = 0, pen_pick_ = 0;
   std::size_t pen_fails_ = 0;
+  bool bound_tried_ = false;  // the forced-overlap penalty bound was computed
   // Parts too large to search: the time spent in dives and in window
   // searches after the first dive.
   Clock::duration dive_time_{}, lns_time_{};

@@ -217,6 +217,9 @@ inline Addr max_load(const std::vector<Item>& items) {
   Addr g = 0;
   for (const auto& it : sp.items) g = gcd(g, it.size);
   for (const auto& w : sp.space.windows()) g = gcd(gcd(g, w.begin), w.end);
+  // Blocked ranges bound offsets as windows do (an open-ended one has no end).
+  for (const auto& bl : sp.blocked)
+    for (const auto& r : bl) g = gcd(gcd(g, r.begin), r.end == max_addr ? 0 : r.end);
   if (g == 0) return 1;
   for (bool changed = true; changed;) {
     changed = false;

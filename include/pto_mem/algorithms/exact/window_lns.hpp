@@ -236,6 +236,7 @@ public:
     for (std::uint32_t k = 0; k < items.size(); ++k) {
       const std::uint32_t i = items[k];
       auto& bl = sub.blocked[k];
+      if (!sp_->blocked.empty()) bl = sp_->blocked[i];  // the part's own (fixed offsets)
       for (std::uint32_t j : near)
         if (interferes(life(i), life(j))) bl.push_back({off[j], off[j] + sp_->items[j].size});
       for (std::uint32_t j : sp_->separated[i]) {
@@ -321,6 +322,10 @@ public:
       for (std::uint32_t j : near)
         if (interferes(life(i), life(j))) block(bl, {off[j], off[j] + sp_->items[j].size});
       bool extra = false;
+      if (!sp_->blocked.empty() && !sp_->blocked[i].empty()) {  // the part's own (fixed offsets)
+        bl.insert(bl.end(), sp_->blocked[i].begin(), sp_->blocked[i].end());
+        extra = true;
+      }
       for (std::uint32_t j : sp_->separated[i]) {
         if (free_[j]) sub.separated[k].push_back(local[j]);
         else {

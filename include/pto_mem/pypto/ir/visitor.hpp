@@ -1,11 +1,26 @@
-// IRVisitor walks a function read-only; IRMutator rebuilds it, sharing every
+// Walking the tile IR.
+//
+// IRWalker<Derived> is the walk every pass builds on: a template over the
+// visitor (CRTP), so each hook is a direct, inlinable call and a hook the
+// visitor does not define costs nothing. Its defaults recurse; a visitor
+// defines the hooks it cares about and calls IRWalker's to keep recursing.
+// For example, the variables a statement reads:
+//
+//     struct Reads : IRWalker<Reads> {
+//       std::vector<const Var*> vars;
+//       void visit_var_use(const VarPtr& v) { vars.push_back(v.get()); }
+//     } r;
+//     r.visit_stmt(body);
+//
+// IRVisitor is the same walk with virtual hooks (for code off the hot path
+// that prefers overriding); IRMutator rebuilds a function, sharing every
 // subtree it did not change (copy-on-write), so a pass that rewrites ten
 // statements of a 100k-statement kernel allocates ten new statements plus
 // their enclosing sequences.
 //
-// Both walk statements in program order, pre-order, recursing into loop and
-// branch bodies. Override the hook of the node kind you care about and call
-// the base to keep recursing. Types hanging off variables are not walked.
+// Walks go in program order, pre-order, recursing into loop and branch
+// bodies. Types hanging off variables are not walked. The two kind switches
+// of the IR live here, in with_node(): everything else dispatches through it.
 #pragma once
 
 #include <algorithm>
@@ -20,6 +35,41 @@
 
 namespace pto_mem::pypto {
 
+/// Calls `f` with the concrete statement `s` is (SeqStmts, AssignStmt, ...).
+template <class F>
+decltype(auto) with_node(const Stmt& s, F&& f) {
+  switch (s.kind) {
+    case StmtKind::Seq: return f(static_cast<const SeqStmts&>(s));
+    case StmtKind::Assign: return f(static_cast<const AssignStmt&>(s));
+    case StmtKind::Eval: return f(static_cast<const EvalStmt&>(s));
+    case StmtKind::Alloc: return f(static_cast<const AllocStmt&>(s));
+    case StmtKind::For: return f(static_cast<const ForStmt&>(s));
+    case StmtKind::If: return f(static_cast<const IfStmt&>(s));
+    case StmtKind::While: return f(static_cast<const WhileStmt&>(s));
+    case StmtKind::Yield: return f(static_cast<const YieldStmt&>(s));
+    case StmtKind::Return: break;
+  }
+  return f(static_cast<const ReturnStmt&>(s));
+}
+
+/// Calls `f` with the concrete expression `e` is when it has operands (a
+/// VarExpr, Call, ListExpr, TupleExpr, BinaryExpr, UnaryExpr or
+/// SubscriptExpr); a constant is passed as the plain `const Expr&`.
+template <class F>
+decltype(auto) with_node(const Expr& e, F&& f) {
+  switch (e.kind) {
+    case ExprKind::Var: return f(static_cast<const VarExpr&>(e));
+    case ExprKind::Call: return f(static_cast<const Call&>(e));
+    case ExprKind::List: return f(static_cast<const ListExpr&>(e));
+    case ExprKind::Tuple: return f(static_cast<const TupleExpr&>(e));
+    case ExprKind::Binary: return f(static_cast<const BinaryExpr&>(e));
+    case ExprKind::Unary: return f(static_cast<const UnaryExpr&>(e));
+    case ExprKind::Subscript: return f(static_cast<const SubscriptExpr&>(e));
+    default: break;
+  }
+  return f(e);
+}
+
 /// One enclosing statement of the node being visited: the statement and which
 /// child the walk is in (SeqStmts: statement index; IfStmt: 0 then, 1 else;
 /// loops: 0 body).
@@ -32,122 +82,164 @@ struct PathEntry {
 /// path() while it walks, or a path an index stored).
 using StmtPath = std::span<const PathEntry>;
 
-class IRVisitor {
+/// The static walk (see the top of this file). Hooks, all optional:
+///  * visit_stmt(const StmtPtr&) / visit_expr(const ExprPtr&): every node,
+///    before it is dispatched on its kind;
+///  * visit_seq, visit_assign, visit_eval, visit_alloc, visit_for, visit_if,
+///    visit_while, visit_yield, visit_return, visit_call: one node kind;
+///  * visit_var_def(const VarPtr&): a variable is defined (parameter,
+///    assignment target, alloc base, loop var, iter-arg, loop return var,
+///    if-phi); visit_var_use(const VarPtr&): a variable is read;
+///  * enter_child(const Stmt& parent, std::size_t child) and
+///    leave_child(const Stmt& parent) around each child statement list the
+///    walk descends into (a sequence's statement `child`, an if's arm 0 or 1,
+///    a loop's body 0; a while's condition is inside its body's child).
+template <class Derived>
+class IRWalker {
+ public:
+  /// Parameters (as definitions), then the body.
+  void visit_function(const Function& f) {
+    for (const auto& p : f.params) self().visit_var_def(p.var);
+    if (f.body) self().visit_stmt(f.body);
+  }
+
+  void visit_stmt(const StmtPtr& s) {
+    if (s) with_node(*s, [this](const auto& n) { this->route(n); });
+  }
+
+  void visit_seq(const SeqStmts& s) {
+    for (std::size_t i = 0; i < s.stmts.size(); ++i) {
+      self().enter_child(s, i);
+      self().visit_stmt(s.stmts[i]);
+      self().leave_child(s);
+    }
+  }
+  /// Value first (its uses), then the defined variable.
+  void visit_assign(const AssignStmt& s) {
+    self().visit_expr(s.value);
+    self().visit_var_def(s.var);
+  }
+  void visit_eval(const EvalStmt& s) { self().visit_expr(s.value); }
+  void visit_alloc(const AllocStmt& s) { self().visit_var_def(s.var); }
+  /// Bounds and init values (read before the loop), attributes, loop var and
+  /// iter-args, the body, then the return vars.
+  void visit_for(const ForStmt& s) {
+    self().visit_expr(s.start);
+    self().visit_expr(s.stop);
+    self().visit_expr(s.step);
+    for (const auto& ia : s.iter_args) self().visit_expr(ia.init);
+    for (const auto& kw : s.attrs) self().visit_expr(kw.value);
+    self().visit_var_def(s.loop_var);
+    for (const auto& ia : s.iter_args) self().visit_var_def(ia.var);
+    self().enter_child(s, 0);
+    self().visit_stmt(s.body);
+    self().leave_child(s);
+    for (const auto& rv : s.return_vars) self().visit_var_def(rv);
+  }
+  void visit_if(const IfStmt& s) {
+    self().visit_expr(s.condition);
+    self().enter_child(s, 0);
+    self().visit_stmt(s.then_body);
+    self().leave_child(s);
+    self().enter_child(s, 1);
+    self().visit_stmt(s.else_body);
+    self().leave_child(s);
+    for (const auto& rv : s.return_vars) self().visit_var_def(rv);
+  }
+  /// Init values, iter-args, then the condition and the body (the
+  /// condition is evaluated on every trip: it is inside the loop).
+  void visit_while(const WhileStmt& s) {
+    for (const auto& ia : s.iter_args) self().visit_expr(ia.init);
+    for (const auto& ia : s.iter_args) self().visit_var_def(ia.var);
+    self().enter_child(s, 0);
+    self().visit_expr(s.condition);
+    self().visit_stmt(s.body);
+    self().leave_child(s);
+    for (const auto& rv : s.return_vars) self().visit_var_def(rv);
+  }
+  void visit_yield(const YieldStmt& s) {
+    for (const auto& v : s.values) self().visit_expr(v);
+  }
+  void visit_return(const ReturnStmt& s) {
+    for (const auto& v : s.values) self().visit_expr(v);
+  }
+
+  void visit_expr(const ExprPtr& e) {
+    if (e) with_node(*e, [this](const auto& n) { this->route(n); });
+  }
+  void visit_call(const Call& c) {
+    for (const auto& a : c.args) self().visit_expr(a);
+    for (const auto& kw : c.kwargs) self().visit_expr(kw.value);
+  }
+
+  void visit_var_def(const VarPtr&) {}
+  void visit_var_use(const VarPtr&) {}
+  void enter_child(const Stmt&, std::size_t) {}
+  void leave_child(const Stmt&) {}
+
+ protected:
+  Derived& self() { return static_cast<Derived&>(*this); }
+
+ private:
+  void route(const SeqStmts& s) { self().visit_seq(s); }
+  void route(const AssignStmt& s) { self().visit_assign(s); }
+  void route(const EvalStmt& s) { self().visit_eval(s); }
+  void route(const AllocStmt& s) { self().visit_alloc(s); }
+  void route(const ForStmt& s) { self().visit_for(s); }
+  void route(const IfStmt& s) { self().visit_if(s); }
+  void route(const WhileStmt& s) { self().visit_while(s); }
+  void route(const YieldStmt& s) { self().visit_yield(s); }
+  void route(const ReturnStmt& s) { self().visit_return(s); }
+  void route(const VarExpr& e) { self().visit_var_use(e.var); }
+  void route(const Call& c) { self().visit_call(c); }
+  void route(const ListExpr& e) {
+    for (const auto& x : e.elems) self().visit_expr(x);
+  }
+  void route(const TupleExpr& e) {
+    for (const auto& x : e.elems) self().visit_expr(x);
+  }
+  void route(const BinaryExpr& e) {
+    self().visit_expr(e.lhs);
+    self().visit_expr(e.rhs);
+  }
+  void route(const UnaryExpr& e) { self().visit_expr(e.operand); }
+  void route(const SubscriptExpr& e) {
+    self().visit_expr(e.value);
+    self().visit_expr(e.index);
+  }
+  void route(const Expr&) {}  // a constant
+};
+
+/// IRWalker with virtual hooks, and the chain of enclosing statements
+/// (path()) kept as it walks. Override a hook and call IRVisitor's to keep
+/// recursing.
+class IRVisitor : public IRWalker<IRVisitor> {
+  using Walk = IRWalker<IRVisitor>;
+
  public:
   IRVisitor() = default;
   IRVisitor(const IRVisitor&) = default;
   IRVisitor& operator=(const IRVisitor&) = default;
   virtual ~IRVisitor() = default;
 
-  /// Parameters (as definitions), then the body.
-  virtual void visit_function(const Function& f) {
-    for (const auto& p : f.params) visit_var_def(p.var);
-    if (f.body) visit_stmt(f.body);
-  }
-
-  virtual void visit_stmt(const StmtPtr& s) {
-    if (!s) return;
-    switch (s->kind) {
-      case StmtKind::Seq: visit_seq(*s->as<SeqStmts>()); break;
-      case StmtKind::Assign: visit_assign(*s->as<AssignStmt>()); break;
-      case StmtKind::Eval: visit_eval(*s->as<EvalStmt>()); break;
-      case StmtKind::Alloc: visit_alloc(*s->as<AllocStmt>()); break;
-      case StmtKind::For: visit_for(*s->as<ForStmt>()); break;
-      case StmtKind::If: visit_if(*s->as<IfStmt>()); break;
-      case StmtKind::While: visit_while(*s->as<WhileStmt>()); break;
-      case StmtKind::Yield: visit_yield(*s->as<YieldStmt>()); break;
-      case StmtKind::Return: visit_return(*s->as<ReturnStmt>()); break;
-    }
-  }
-
-  virtual void visit_seq(const SeqStmts& s) {
-    path_.push_back({&s, 0});
-    for (std::size_t i = 0; i < s.stmts.size(); ++i) {
-      path_.back().child = i;
-      visit_stmt(s.stmts[i]);
-    }
-    path_.pop_back();
-  }
-  /// Value first (its uses), then the defined variable.
-  virtual void visit_assign(const AssignStmt& s) {
-    visit_expr(s.value);
-    visit_var_def(s.var);
-  }
-  virtual void visit_eval(const EvalStmt& s) { visit_expr(s.value); }
-  virtual void visit_alloc(const AllocStmt& s) { visit_var_def(s.var); }
-  /// Bounds and init values (read before the loop), loop var and iter-args,
-  /// the body, then the return vars.
-  virtual void visit_for(const ForStmt& s) {
-    visit_expr(s.start);
-    visit_expr(s.stop);
-    visit_expr(s.step);
-    for (const auto& ia : s.iter_args) visit_expr(ia.init);
-    for (const auto& kw : s.attrs) visit_expr(kw.value);
-    visit_var_def(s.loop_var);
-    for (const auto& ia : s.iter_args) visit_var_def(ia.var);
-    path_.push_back({&s, 0});
-    visit_stmt(s.body);
-    path_.pop_back();
-    for (const auto& rv : s.return_vars) visit_var_def(rv);
-  }
-  virtual void visit_if(const IfStmt& s) {
-    visit_expr(s.condition);
-    path_.push_back({&s, 0});
-    visit_stmt(s.then_body);
-    path_.back().child = 1;
-    visit_stmt(s.else_body);
-    path_.pop_back();
-    for (const auto& rv : s.return_vars) visit_var_def(rv);
-  }
-  virtual void visit_while(const WhileStmt& s) {
-    for (const auto& ia : s.iter_args) visit_expr(ia.init);
-    for (const auto& ia : s.iter_args) visit_var_def(ia.var);
-    path_.push_back({&s, 0});
-    visit_expr(s.condition);
-    visit_stmt(s.body);
-    path_.pop_back();
-    for (const auto& rv : s.return_vars) visit_var_def(rv);
-  }
-  virtual void visit_yield(const YieldStmt& s) {
-    for (const auto& v : s.values) visit_expr(v);
-  }
-  virtual void visit_return(const ReturnStmt& s) {
-    for (const auto& v : s.values) visit_expr(v);
-  }
-
-  virtual void visit_expr(const ExprPtr& e) {
-    if (!e) return;
-    switch (e->kind) {
-      case ExprKind::Var: visit_var_use(e->as<VarExpr>()->var); break;
-      case ExprKind::Call: visit_call(*e->as<Call>()); break;
-      case ExprKind::List:
-        for (const auto& x : e->as<ListExpr>()->elems) visit_expr(x);
-        break;
-      case ExprKind::Tuple:
-        for (const auto& x : e->as<TupleExpr>()->elems) visit_expr(x);
-        break;
-      case ExprKind::Binary:
-        visit_expr(e->as<BinaryExpr>()->lhs);
-        visit_expr(e->as<BinaryExpr>()->rhs);
-        break;
-      case ExprKind::Unary: visit_expr(e->as<UnaryExpr>()->operand); break;
-      case ExprKind::Subscript:
-        visit_expr(e->as<SubscriptExpr>()->value);
-        visit_expr(e->as<SubscriptExpr>()->index);
-        break;
-      default: break;
-    }
-  }
-  virtual void visit_call(const Call& c) {
-    for (const auto& a : c.args) visit_expr(a);
-    for (const auto& kw : c.kwargs) visit_expr(kw.value);
-  }
-
-  /// A variable is defined: parameter, LHS, alloc base, loop var, iter-arg,
-  /// loop return var or if-phi.
+  virtual void visit_function(const Function& f) { Walk::visit_function(f); }
+  virtual void visit_stmt(const StmtPtr& s) { Walk::visit_stmt(s); }
+  virtual void visit_seq(const SeqStmts& s) { Walk::visit_seq(s); }
+  virtual void visit_assign(const AssignStmt& s) { Walk::visit_assign(s); }
+  virtual void visit_eval(const EvalStmt& s) { Walk::visit_eval(s); }
+  virtual void visit_alloc(const AllocStmt& s) { Walk::visit_alloc(s); }
+  virtual void visit_for(const ForStmt& s) { Walk::visit_for(s); }
+  virtual void visit_if(const IfStmt& s) { Walk::visit_if(s); }
+  virtual void visit_while(const WhileStmt& s) { Walk::visit_while(s); }
+  virtual void visit_yield(const YieldStmt& s) { Walk::visit_yield(s); }
+  virtual void visit_return(const ReturnStmt& s) { Walk::visit_return(s); }
+  virtual void visit_expr(const ExprPtr& e) { Walk::visit_expr(e); }
+  virtual void visit_call(const Call& c) { Walk::visit_call(c); }
   virtual void visit_var_def(const VarPtr&) {}
-  /// A variable is read in an expression.
   virtual void visit_var_use(const VarPtr&) {}
+
+  void enter_child(const Stmt& s, std::size_t child) { path_.push_back({&s, child}); }
+  void leave_child(const Stmt&) { path_.pop_back(); }
 
   /// The statements enclosing the node being visited, outermost first.
   [[nodiscard]] const std::vector<PathEntry>& path() const noexcept { return path_; }
@@ -174,18 +266,7 @@ class IRMutator {
   /// Returns `s` itself when nothing below it changed; null deletes it.
   virtual StmtPtr mutate_stmt(const StmtPtr& s) {
     if (!s) return s;
-    switch (s->kind) {
-      case StmtKind::Seq: return mutate_seq(*s->as<SeqStmts>(), s);
-      case StmtKind::Assign: return mutate_assign(*s->as<AssignStmt>(), s);
-      case StmtKind::Eval: return mutate_eval(*s->as<EvalStmt>(), s);
-      case StmtKind::Alloc: return mutate_alloc(*s->as<AllocStmt>(), s);
-      case StmtKind::For: return mutate_for(*s->as<ForStmt>(), s);
-      case StmtKind::If: return mutate_if(*s->as<IfStmt>(), s);
-      case StmtKind::While: return mutate_while(*s->as<WhileStmt>(), s);
-      case StmtKind::Yield: return mutate_yield(*s->as<YieldStmt>(), s);
-      case StmtKind::Return: return mutate_return(*s->as<ReturnStmt>(), s);
-    }
-    return s;
+    return with_node(*s, [&](const auto& n) { return this->mutate_node(n, s); });
   }
 
   /// Copies the statements only from the first child that changed on (a
@@ -296,36 +377,7 @@ class IRMutator {
   /// Returns `e` itself when nothing below it changed.
   virtual ExprPtr mutate_expr(const ExprPtr& e) {
     if (!e) return e;
-    switch (e->kind) {
-      case ExprKind::Var: return mutate_var_use(*e->as<VarExpr>(), e);
-      case ExprKind::Call: return mutate_call(*e->as<Call>(), e);
-      case ExprKind::List: {
-        std::optional<std::vector<ExprPtr>> elems;
-        if (!replace_each(e->as<ListExpr>()->elems, elems, itself, expr_mutation())) return e;
-        return e->as<ListExpr>()->dict ? dict_expr(std::move(*elems)) : list(std::move(*elems));
-      }
-      case ExprKind::Tuple: {
-        std::optional<std::vector<ExprPtr>> elems;
-        if (!replace_each(e->as<TupleExpr>()->elems, elems, itself, expr_mutation())) return e;
-        return tuple(std::move(*elems));
-      }
-      case ExprKind::Binary: {
-        const auto* b = e->as<BinaryExpr>();
-        auto l = mutate_expr(b->lhs), r = mutate_expr(b->rhs);
-        return l == b->lhs && r == b->rhs ? e : binary(b->op, std::move(l), std::move(r));
-      }
-      case ExprKind::Unary: {
-        const auto* u = e->as<UnaryExpr>();
-        auto x = mutate_expr(u->operand);
-        return x == u->operand ? e : unary(u->op, std::move(x));
-      }
-      case ExprKind::Subscript: {
-        const auto* s = e->as<SubscriptExpr>();
-        auto v = mutate_expr(s->value), i = mutate_expr(s->index);
-        return v == s->value && i == s->index ? e : subscript(std::move(v), std::move(i));
-      }
-      default: return e;
-    }
+    return with_node(*e, [&](const auto& n) { return this->mutate_node(n, e); });
   }
   virtual ExprPtr mutate_call(const Call& c, const ExprPtr& self) {
     std::optional<std::vector<ExprPtr>> args;
@@ -344,6 +396,42 @@ class IRMutator {
   /// mutate_var, so overriding it alone substitutes a variable everywhere.
   virtual VarPtr mutate_var_def(const VarPtr& v) { return mutate_var(v); }
   virtual VarPtr mutate_var(const VarPtr& v) { return v; }
+
+ private:
+  StmtPtr mutate_node(const SeqStmts& n, const StmtPtr& s) { return mutate_seq(n, s); }
+  StmtPtr mutate_node(const AssignStmt& n, const StmtPtr& s) { return mutate_assign(n, s); }
+  StmtPtr mutate_node(const EvalStmt& n, const StmtPtr& s) { return mutate_eval(n, s); }
+  StmtPtr mutate_node(const AllocStmt& n, const StmtPtr& s) { return mutate_alloc(n, s); }
+  StmtPtr mutate_node(const ForStmt& n, const StmtPtr& s) { return mutate_for(n, s); }
+  StmtPtr mutate_node(const IfStmt& n, const StmtPtr& s) { return mutate_if(n, s); }
+  StmtPtr mutate_node(const WhileStmt& n, const StmtPtr& s) { return mutate_while(n, s); }
+  StmtPtr mutate_node(const YieldStmt& n, const StmtPtr& s) { return mutate_yield(n, s); }
+  StmtPtr mutate_node(const ReturnStmt& n, const StmtPtr& s) { return mutate_return(n, s); }
+  ExprPtr mutate_node(const VarExpr& n, const ExprPtr& e) { return mutate_var_use(n, e); }
+  ExprPtr mutate_node(const Call& n, const ExprPtr& e) { return mutate_call(n, e); }
+  ExprPtr mutate_node(const ListExpr& n, const ExprPtr& e) {
+    std::optional<std::vector<ExprPtr>> elems;
+    if (!replace_each(n.elems, elems, itself, expr_mutation())) return e;
+    return n.dict ? dict_expr(std::move(*elems)) : list(std::move(*elems));
+  }
+  ExprPtr mutate_node(const TupleExpr& n, const ExprPtr& e) {
+    std::optional<std::vector<ExprPtr>> elems;
+    if (!replace_each(n.elems, elems, itself, expr_mutation())) return e;
+    return tuple(std::move(*elems));
+  }
+  ExprPtr mutate_node(const BinaryExpr& n, const ExprPtr& e) {
+    auto l = mutate_expr(n.lhs), r = mutate_expr(n.rhs);
+    return l == n.lhs && r == n.rhs ? e : binary(n.op, std::move(l), std::move(r));
+  }
+  ExprPtr mutate_node(const UnaryExpr& n, const ExprPtr& e) {
+    auto x = mutate_expr(n.operand);
+    return x == n.operand ? e : unary(n.op, std::move(x));
+  }
+  ExprPtr mutate_node(const SubscriptExpr& n, const ExprPtr& e) {
+    auto v = mutate_expr(n.value), i = mutate_expr(n.index);
+    return v == n.value && i == n.index ? e : subscript(std::move(v), std::move(i));
+  }
+  ExprPtr mutate_node(const Expr&, const ExprPtr& e) { return e; }  // a constant
 
  protected:
   /// Replaces, in element order, `field(in[k])` by `mutate(field(in[k]))`;
@@ -410,17 +498,19 @@ class VarSubstituter : public IRMutator {
   return sub.mutate_function(f);
 }
 
-/// Calls `fn(const Stmt&)` on every statement in program order (pre-order).
+/// Calls `fn(const Stmt&)` on every statement below `root` (sequences
+/// included), pre-order, in program order; expressions are not walked.
 template <class F>
 void for_each_stmt(const StmtPtr& root, F&& fn) {
-  struct Walker : IRVisitor {
+  struct Walker : IRWalker<Walker> {
     F* f;
     explicit Walker(F* x) : f(x) {}
-    void visit_stmt(const StmtPtr& s) override {
+    void visit_stmt(const StmtPtr& s) {
       if (!s) return;
       (*f)(*s);
-      IRVisitor::visit_stmt(s);
+      IRWalker<Walker>::visit_stmt(s);
     }
+    void visit_expr(const ExprPtr&) {}
   } w(&fn);
   w.visit_stmt(root);
 }

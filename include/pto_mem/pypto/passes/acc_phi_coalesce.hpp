@@ -46,7 +46,7 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
   std::vector<DerivedValue> relations;
   auto analyse = [&] {
     if (defs_built) return;
-    defs_built.emplace(f);
+    defs_built.emplace(ctx.indexes.of(f));
     iter_args = iter_arg_set(f);
     relations = capture_identity_relations(f, ctx);
   };
@@ -102,7 +102,7 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
       {  // the reused input may not be read independently after the if
         const Call* ac = call_of(defs.find(acc.get())->stmt->as<AssignStmt>()->value);
         const VarPtr src = arg_var(*ac, *spec_of(ctx, *ac)->reuses_input);
-        if (!uses) uses.emplace(f), chains.emplace(f, relations);
+        if (!uses) uses.emplace(ctx.indexes.of(f)), chains.emplace(f, relations);
         const auto* at = uses->def(i->return_vars[k].get());
         if (!at || uses->observed(i, at->path, *var_memref(src),
                                   chains->of({i->return_vars[k].get(), acc.get()}), false))

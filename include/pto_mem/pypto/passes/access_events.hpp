@@ -1,9 +1,16 @@
 // The access trace the generic reuse-penalty recognizer reads
-// (algorithms/reuse_penalties.hpp), built from the tile IR.
+// (algorithms/reuse_penalties.hpp), built from the tile IR: which op reads
+// and writes which allocation, in which order, with what evidence and pipe.
 //
-// One walk in program order. Every assignment, expression statement and
-// return takes one order number (yield, if, for and while take none; this
-// counter is not the lifetime numbering). The top level is region 0; each
+//     a = tile.load(x, ...)      # order 0: writes alloc(a)          region 0
+//     if c:
+//         b = tile.exp(a)        # order 1: reads alloc(a), writes alloc(b)   region 1
+//     tile.store(b, ...)         # order 2: reads alloc(b)           region 0
+//
+// Read from a FunctionIndex (function_index.hpp). Every assignment,
+// expression statement and return takes one order number (yield, if, for
+// and while take none: FunctionIndex::op_number, derived from the lifetime
+// numbering by leaving out the points no op sits at). The top level is region 0; each
 // if arm and each loop body opens a fresh region (loop bodies are "in a
 // loop", arms inherit it). Each call in an assignment, an expression
 // statement or directly in a return reads its tile arguments and writes its
@@ -20,12 +27,14 @@
 // valid; an accessing value without a memory space poisons its allocation.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "pto_mem/algorithms/reuse_penalties.hpp"
+#include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
 #include "pto_mem/pypto/soc/pipe_inference.hpp"
 
@@ -61,72 +70,52 @@ static_assert(HazardRoute<TileOpRoute, TileOpSite>);
 class AccessTrace {
  public:
   /// `allocation_of` maps each planned base to its allocation index,
-  /// `allocation_bytes` gives each allocation's full planned size.
+  /// `allocation_bytes` gives each allocation's full planned size; `index`
+  /// was built from `f` as it is now.
+  AccessTrace(const FunctionIndex& index, const Function& f, const PassContext& ctx,
+              const PointerMap<const Var*, std::size_t>& allocation_of, const std::vector<Addr>& allocation_bytes)
+      : ctx_(ctx), alloc_(allocation_of), bytes_(allocation_bytes), route_{ctx.soc} {
+    assert(index.built_from(f));
+    (void)f;
+    run(index);
+  }
+  /// Same, building the index.
   AccessTrace(const Function& f, const PassContext& ctx, const PointerMap<const Var*, std::size_t>& allocation_of,
               const std::vector<Addr>& allocation_bytes)
       : ctx_(ctx), alloc_(allocation_of), bytes_(allocation_bytes), route_{ctx.soc} {
-    for_each_statement(f.body, [&](const Stmt& s) {
-      const auto* a = s.as<AssignStmt>();
-      const auto* sub = a && a->value ? a->value->as<SubscriptExpr>() : nullptr;
-      if (!sub) return;
-      auto t = as_var(sub->value);
-      auto k = as_const_int(sub->index);
-      if (!t || !k || *k < 0 || !t->type || !t->type->is<TupleType>()) return;
-      auto& elems = elements_[t.get()];  // (tuples are few)
-      if (elems.size() <= static_cast<std::size_t>(*k)) elems.resize(static_cast<std::size_t>(*k) + 1);
-      elems[static_cast<std::size_t>(*k)] = a->var;
-    });
-    walk(f.body);
+    run(FunctionIndex(f));
   }
 
   [[nodiscard]] const std::vector<AccessEvent<Pipe>>& events() const noexcept { return events_; }
 
  private:
-  void walk(const StmtPtr& s) {
-    if (!s) return;
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (const auto& c : s->as<SeqStmts>()->stmts) walk(c);
-        break;
-      case StmtKind::Assign: {
-        const auto* a = s->as<AssignStmt>();
-        const std::uint64_t at = order_++;
+  void run(const FunctionIndex& index) {
+    const auto& points = index.points();
+    for (const auto& p : points) {  // the elements extracted from tuples first (tuples are few)
+      const auto* a = p.stmt->as<AssignStmt>();
+      const auto* sub = a && a->value ? a->value->as<SubscriptExpr>() : nullptr;
+      if (!sub) continue;
+      auto t = as_var(sub->value);
+      auto k = as_const_int(sub->index);
+      if (!t || !k || *k < 0 || !t->type || !t->type->is<TupleType>()) continue;
+      auto& elems = elements_[t.get()];
+      if (elems.size() <= static_cast<std::size_t>(*k)) elems.resize(static_cast<std::size_t>(*k) + 1);
+      elems[static_cast<std::size_t>(*k)] = a->var;
+    }
+    for (std::size_t t = 0; t < points.size(); ++t) {
+      const auto& p = points[t];
+      if (p.kind != FunctionIndex::PointKind::op) continue;
+      const std::uint64_t at = index.op_number(static_cast<Tick>(t));
+      region_ = p.region;
+      in_loop_ = p.in_loop;
+      if (const auto* a = p.stmt->as<AssignStmt>()) {
         if (const Call* c = call_of(a->value)) site(*c, a->var, at);
-        break;
-      }
-      case StmtKind::Eval: {
-        const std::uint64_t at = order_++;
-        if (const Call* c = call_of(s->as<EvalStmt>()->value)) site(*c, nullptr, at);
-        break;
-      }
-      case StmtKind::Return: {
-        const std::uint64_t at = order_++;
-        for (const auto& v : s->as<ReturnStmt>()->values)
+      } else if (const auto* e = p.stmt->as<EvalStmt>()) {
+        if (const Call* c = call_of(e->value)) site(*c, nullptr, at);
+      } else if (const auto* r = p.stmt->as<ReturnStmt>()) {
+        for (const auto& v : r->values)
           if (const Call* c = call_of(v)) site(*c, nullptr, at);
-        break;
       }
-      case StmtKind::If: {
-        const auto* i = s->as<IfStmt>();
-        const auto saved = region_;
-        region_ = next_region_++;
-        walk(i->then_body);
-        region_ = next_region_++;
-        walk(i->else_body);
-        region_ = saved;
-        break;
-      }
-      case StmtKind::For:
-      case StmtKind::While: {
-        const auto saved = region_;
-        const bool saved_loop = in_loop_;
-        region_ = next_region_++;
-        in_loop_ = true;
-        walk(s->is<ForStmt>() ? s->as<ForStmt>()->body : s->as<WhileStmt>()->body);
-        region_ = saved;
-        in_loop_ = saved_loop;
-        break;
-      }
-      default: break;
     }
   }
 
@@ -234,9 +223,7 @@ class AccessTrace {
   TileOpSite op_;
   OpAccesses where_;
   std::vector<MemorySpace> result_spaces_;
-  std::uint64_t order_ = 0;
   std::uint32_t region_ = 0;
-  std::uint32_t next_region_ = 1;
   bool in_loop_ = false;
 };
 

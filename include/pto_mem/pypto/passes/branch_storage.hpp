@@ -87,7 +87,7 @@ class BranchStorage : public IRMutator {
  public:
   BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb,
                 const std::vector<DerivedValue>& relations)
-      : f_(f), relations_(relations), ctx_(ctx), tb_(tb), defs_(f), allocs_(alloc_statements(f)) {
+      : f_(f), relations_(relations), ctx_(ctx), tb_(tb), defs_(ctx.indexes.of(f)), allocs_(alloc_statements(f)) {
     holders_.reserve(defined_estimate(f));
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
@@ -340,7 +340,7 @@ class BranchStorage : public IRMutator {
     if (!selection_uses_) selection_uses_.emplace(f_, ctx_);
     const auto chain = read_only_chain(phi, relations_, *selection_uses_);
     if (!chain) return false;
-    if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_);
+    if (!uses_) uses_.emplace(ctx_.indexes.of(f_)), chains_.emplace(f_, relations_);
     const auto* at = uses_->def(phi.get());
     if (!at || at->holder != &s) return false;
     bool clobbered = false;
@@ -434,7 +434,7 @@ class BranchStorage : public IRMutator {
       }
     }
     if (!reached) return false;
-    if (!uses_) uses_.emplace(f_), chains_.emplace(f_, relations_);
+    if (!uses_) uses_.emplace(ctx_.indexes.of(f_)), chains_.emplace(f_, relations_);
     const auto* at = uses_->def(prod.get());
     return at && !uses_->observed(at->holder, at->path, *w, chains_->of({prod.get()}), false);
   }

@@ -1,16 +1,27 @@
 // Where each variable is defined, and the "is this buffer still touched
 // later in this block?" question the retargeting rules ask (a producer may
 // write into a carried or phi buffer only when nothing later still reads it).
+//
+//     for i, (acc,) in range(4, init_values=(a,)):   # acc: iter-arg 0 of the loop
+//         n = tile.add(acc, x)                       # n: assignment, path [loop body, child 0]
+//         r = yield_(n)                              # r: loop return 0
+//
+// Retargeting `n` into the carried buffer asks DefSites how `n` is defined
+// (an assignment: its producer can write there) and LaterTouches whether a
+// statement after `n`'s, in its block, still reads `acc`'s buffer (then it
+// may not).
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
-#include "pto_mem/pypto/passes/path_pool.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 
 namespace pto_mem::pypto::passes {
@@ -25,21 +36,31 @@ struct DefSite {
   StmtPath path;
 };
 
+/// The defining site of every variable of a function, read from its
+/// FunctionIndex (loop vars and alloc bases have none: nothing retargets them).
 class DefSites {
  public:
-  explicit DefSites(const Function& f) {
-    const std::size_t expected = defined_estimate(f);
-    index_.reserve(expected);
-    sites_.reserve(expected);
-    handles_.reserve(expected);
-    pool_.reserve(expected);  // about one entry per path (a top-level statement's)
-    for (const auto& p : f.params) set(p.var.get(), DefSite{DefSite::Kind::param, nullptr, 0, {}});
-    std::vector<PathEntry> path;
-    walk(f.body, path);
-    for (std::size_t i = 0; i < sites_.size(); ++i)
-      if (sites_[i].kind == DefSite::Kind::assign) sites_[i].path = pool_[handles_[i]];
-    handles_ = {};
+  /// From `index` (built from the function as it is now); kept alive by the
+  /// sites' paths, which point into it.
+  explicit DefSites(std::shared_ptr<const FunctionIndex> index) : walk_(std::move(index)) {
+    index_.reserve(walk_->defs().size());
+    sites_.reserve(walk_->defs().size());
+    for (const auto& d : walk_->defs()) {
+      if (!d.holder) {
+        set(d.var, DefSite{DefSite::Kind::param, nullptr, 0, {}});
+      } else if (d.holder->is<AssignStmt>()) {
+        set(d.var, DefSite{DefSite::Kind::assign, d.holder, 0, d.path});
+      } else if (const auto* i = d.holder->as<IfStmt>()) {
+        if (auto k = slot(i->return_vars, d.var)) set(d.var, DefSite{DefSite::Kind::phi, i, *k, {}});
+      } else if (const auto* l = d.holder->as<ForStmt>()) {
+        carry(*l, l->iter_args, l->return_vars, d.var);
+      } else if (const auto* w = d.holder->as<WhileStmt>()) {
+        carry(*w, w->iter_args, w->return_vars, d.var);
+      }
+    }
   }
+  /// Same, building the index of `f`.
+  explicit DefSites(const Function& f) : DefSites(std::make_shared<const FunctionIndex>(f)) {}
 
   [[nodiscard]] const DefSite* find(const Var* v) const {
     const std::uint32_t* i = index_.find(v);
@@ -48,72 +69,24 @@ class DefSites {
 
  private:
   /// The last definition of a variable wins (as a map assignment would).
-  void set(const Var* v, DefSite d, PathPool::Handle h = {}) {
+  void set(const Var* v, DefSite d) {
     auto [i, fresh] = index_.try_emplace(v, static_cast<std::uint32_t>(sites_.size()));
-    if (fresh) {
-      sites_.push_back(d);
-      handles_.push_back(h);
-    } else {
-      sites_[*i] = d;
-      handles_[*i] = h;
-    }
+    if (fresh) sites_.push_back(d);
+    else sites_[*i] = d;
   }
-  void carries(const Stmt& s, const std::vector<IterArg>& ia, const std::vector<VarPtr>& rv) {
-    for (std::size_t i = 0; i < ia.size(); ++i) set(ia[i].var.get(), DefSite{DefSite::Kind::iter_arg, &s, i, {}});
-    for (std::size_t i = 0; i < rv.size(); ++i) set(rv[i].get(), DefSite{DefSite::Kind::loop_return, &s, i, {}});
+  static std::optional<std::size_t> slot(const std::vector<VarPtr>& vars, const Var* v) {
+    for (std::size_t k = 0; k < vars.size(); ++k)
+      if (vars[k].get() == v) return k;
+    return std::nullopt;
   }
-  /// IRVisitor's order and paths, definitions only.
-  void walk(const StmtPtr& sp, std::vector<PathEntry>& path) {
-    if (!sp) return;
-    const Stmt* s = sp.get();
-    switch (s->kind) {
-      case StmtKind::Seq: {
-        const auto& stmts = s->as<SeqStmts>()->stmts;
-        path.push_back({s, 0});
-        for (std::size_t i = 0; i < stmts.size(); ++i) {
-          path.back().child = i;
-          walk(stmts[i], path);
-        }
-        path.pop_back();
-        break;
-      }
-      case StmtKind::Assign:
-        set(s->as<AssignStmt>()->var.get(), DefSite{DefSite::Kind::assign, s, 0, {}}, pool_.intern(path));
-        break;
-      case StmtKind::For: {
-        const auto* l = s->as<ForStmt>();
-        path.push_back({s, 0});
-        walk(l->body, path);
-        path.pop_back();
-        carries(*s, l->iter_args, l->return_vars);
-        break;
-      }
-      case StmtKind::While: {
-        const auto* l = s->as<WhileStmt>();
-        path.push_back({s, 0});
-        walk(l->body, path);
-        path.pop_back();
-        carries(*s, l->iter_args, l->return_vars);
-        break;
-      }
-      case StmtKind::If: {
-        const auto* i = s->as<IfStmt>();
-        path.push_back({s, 0});
-        walk(i->then_body, path);
-        path.back().child = 1;
-        walk(i->else_body, path);
-        path.pop_back();
-        for (std::size_t k = 0; k < i->return_vars.size(); ++k)
-          set(i->return_vars[k].get(), DefSite{DefSite::Kind::phi, s, k, {}});
-        break;
-      }
-      default: break;
-    }
+  void carry(const Stmt& s, const std::vector<IterArg>& ia, const std::vector<VarPtr>& rv, const Var* v) {
+    for (std::size_t k = 0; k < ia.size(); ++k)
+      if (ia[k].var.get() == v) return set(v, DefSite{DefSite::Kind::iter_arg, &s, k, {}});
+    if (auto k = slot(rv, v)) set(v, DefSite{DefSite::Kind::loop_return, &s, *k, {}});
   }
 
-  PathPool pool_;
+  std::shared_ptr<const FunctionIndex> walk_;
   std::vector<DefSite> sites_;
-  std::vector<PathPool::Handle> handles_;  // while building
   PointerMap<const Var*, std::uint32_t> index_;
 };
 
@@ -186,16 +159,16 @@ class LaterTouches {
   }
 
   static void build(const SeqStmts& s, Tables& t) {
-    struct Touch : IRVisitor {
+    struct Touch : IRWalker<Touch> {
       Tables* t;
       std::size_t at = 0;
       void note(const VarPtr& v) {
         t->by_var[v.get()] = at;
         if (const Var* b = var_base(v)) t->by_base[b] = at;
       }
-      void visit_var_use(const VarPtr& v) override { note(v); }
-      void visit_assign(const AssignStmt& a) override {
-        IRVisitor::visit_assign(a);
+      void visit_var_use(const VarPtr& v) { note(v); }
+      void visit_assign(const AssignStmt& a) {
+        IRWalker<Touch>::visit_assign(a);
         note(a.var);
       }
     } w;

@@ -39,6 +39,7 @@
 
 #include "pto_mem/algorithms/alias.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/explain.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/pypto/passes/access_events.hpp"
@@ -70,6 +71,9 @@ struct DsaProblem {
   /// Reuse penalties kept as a rule over problem.buffers (none when the
   /// relation was small enough to list in problem.penalties).
   std::optional<ImplicitPenalties> implicit;
+  /// Per base (aligned with bases): the tracked tiles on it, each with the
+  /// line of its defining statement (0: unknown), to name them in errors.
+  std::vector<std::vector<std::pair<std::string, std::uint32_t>>> tiles;
 };
 
 /// Reuse-penalty relations of at most this many pairs are listed in the
@@ -88,7 +92,8 @@ inline constexpr std::uint64_t listed_penalty_limit = 1 << 16;
 /// largest penalty relation listed pair by pair (tests vary it).
 inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
                               DsaProblem& out, std::uint64_t listed_limit = listed_penalty_limit) {
-  const Lifetimes lt = compute_lifetimes(f, {true});
+  const auto walk = ctx.indexes.of(f);  // one walk for the lifetimes and the access trace
+  const Lifetimes lt = compute_lifetimes(*walk, f, {true});
   const AllocTable allocs(f);
   if (!check_declared_slots(f, p, lt, ctx, allocs)) return false;
 
@@ -110,10 +115,13 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
 
   // Group lifetimes; a base no tracked tile holds lives over the whole function.
   std::vector<Tick> def(out.bases.size(), -1), last(out.bases.size(), 0);
+  out.tiles.assign(out.bases.size(), {});
   for (std::size_t i = 0; i < lt.size(); ++i) {
     const std::size_t* at = index.find(var_base(lt.vars[i]));
     if (!at) continue;
     const std::size_t k = *at;
+    const Loc loc = lt.def_stmt[i] && lt.def_stmt[i]->loc.known() ? lt.def_stmt[i]->loc : lt.vars[i]->loc;
+    out.tiles[k].emplace_back(lt.vars[i]->name, loc.line);
     def[k] = def[k] < 0 ? lt.def[i] : std::min(def[k], lt.def[i]);
     last[k] = std::max(last[k], lt.last[i]);
   }
@@ -186,7 +194,7 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
   if (ctx.soc && ctx.soc->configured) {
     std::vector<Addr> bytes;
     for (const auto& b : prob.buffers) bytes.push_back(b.size);
-    const AccessTrace trace(f, ctx, index, bytes);
+    const AccessTrace trace(*walk, f, ctx, index, bytes);
     std::vector<std::pair<std::size_t, std::size_t>> hard;
     for (const auto& s : prob.separations) hard.emplace_back(s.a, s.b);
     ReusePenaltyRelation relation = recognize_reuse_penalty_relation(out.intervals, trace.events(), hard);
@@ -196,6 +204,80 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
     if (!listed) out.implicit = std::move(relation.implicit);
   }
   return true;
+}
+
+/// The allocations live together at the heaviest instant of every arena
+/// whose max load exceeds its capacity (buffer indices, ascending).
+[[nodiscard]] inline std::vector<std::size_t> max_load_culprits(const Problem& prob, const std::vector<ArenaLoad>& loads) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < loads.size() && k < prob.arenas.size(); ++k) {
+    if (loads[k].lower_bound <= prob.arenas[k].capacity) continue;
+    std::vector<std::pair<Tick, std::int64_t>> ev;  // ends (negative) before starts at a tick
+    for (std::size_t i = 0; i < prob.buffers.size(); ++i)
+      if (prob.buffers[i].arena == prob.arenas[k].id) {
+        ev.emplace_back(prob.buffers[i].lifetime.begin, static_cast<std::int64_t>(i) + 1);
+        ev.emplace_back(prob.buffers[i].lifetime.end, -static_cast<std::int64_t>(i) - 1);
+      }
+    std::sort(ev.begin(), ev.end());
+    Addr live = 0, best = 0;
+    Tick at = 0;
+    for (const auto& [t, e] : ev) {
+      if (e > 0) {
+        live = saturating_add(live, prob.buffers[static_cast<std::size_t>(e - 1)].size);
+        if (live > best) best = live, at = t;
+      } else {
+        live -= std::min(live, prob.buffers[static_cast<std::size_t>(-e - 1)].size);
+      }
+    }
+    for (std::size_t i = 0; i < prob.buffers.size(); ++i)
+      if (prob.buffers[i].arena == prob.arenas[k].id && prob.buffers[i].lifetime.begin <= at && at < prob.buffers[i].lifetime.end)
+        out.push_back(i);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// The buffers of a conflicting subset (explain(), under a small node
+/// budget per check), when the max load does not say which.
+[[nodiscard]] inline std::vector<std::size_t> explained_culprits(const Problem& prob) {
+  PlanOptions o;
+  o.node_limit = 20000;
+  ExplainOptions eo;
+  eo.least_capacity = false;
+  eo.check_node_limit = 20000;
+  const Explanation e = explain(prob, o, eo);
+  std::vector<std::size_t> out;
+  if (!e.explained) return out;
+  for (const auto& m : e.members)
+    if (m.kind == MemberKind::buffer || m.kind == MemberKind::declared) out.push_back(m.index);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// " The allocations that do not fit together: 'a' (N bytes; tiles x (line
+/// 3), y (line 5); live from statement point P to Q), ..." or "".
+[[nodiscard]] inline std::string culprits_text(const DsaProblem& model, const std::vector<std::size_t>& which) {
+  if (which.empty()) return {};
+  std::string msg = " The allocations that do not fit together:";
+  for (std::size_t n = 0; n < which.size(); ++n) {
+    const std::size_t k = which[n];
+    if (k >= model.bases.size()) continue;
+    msg += std::string(n ? "," : "") + " '" + model.bases[k].base->name + "' (" + std::to_string(model.bases[k].bytes()) +
+           " bytes";
+    if (k < model.tiles.size() && !model.tiles[k].empty()) {
+      msg += "; tiles";
+      for (std::size_t t = 0; t < model.tiles[k].size(); ++t) {
+        const auto& [name, line] = model.tiles[k][t];
+        msg += std::string(t ? ", " : " ") + name + (line ? " (line " + std::to_string(line) + ")" : "");
+      }
+    }
+    if (k < model.intervals.size())
+      msg += "; live from statement point " + std::to_string(model.intervals[k].lifetime.begin) + " to " +
+             std::to_string(model.intervals[k].lifetime.end);
+    msg += ")";
+  }
+  return msg + ".";
 }
 
 /// Solves `model` and fills `replace`; false with the error reported.
@@ -244,6 +326,7 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
     if (!named)
       msg += " No space is over its capacity by live bytes alone: the bounded greedy search did not find a packing, "
              "which does not prove that none exists; try the PYPTO planner or shorten lifetimes.";
+    msg += culprits_text(model, named ? max_load_culprits(model.problem, loads) : explained_culprits(model.problem));
     ctx.diagnostics.push_back(pass_error(p, f.loc, std::move(msg), code::capacity));
     return false;
   }

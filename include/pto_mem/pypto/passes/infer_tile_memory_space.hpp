@@ -145,28 +145,25 @@ class SpaceResolver {
     vars.try_emplace(v.get(), v);
   }
 
-  void walk(const StmtPtr& s) {
-    if (!s) return;
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (const auto& c : s->as<SeqStmts>()->stmts) walk(c);
-        break;
-      case StmtKind::Assign: assign(*s->as<AssignStmt>()); break;
-      case StmtKind::For: {
-        const auto* f = s->as<ForStmt>();
-        loop(f->iter_args, f->body, f->return_vars);
-        break;
-      }
-      case StmtKind::While: {
-        const auto* w = s->as<WhileStmt>();
-        loop(w->iter_args, w->body, w->return_vars);
-        break;
-      }
-      case StmtKind::If: branch(*s->as<IfStmt>()); break;
-      default: break;
-    }
-  }
+  /// Assignments, loops and branches in program order (a loop or branch
+  /// handler walks its bodies itself).
+  void walk(const StmtPtr& s) { Walk{*this}.visit_stmt(s); }
 
+ private:
+  struct Walk : IRWalker<Walk> {
+    SpaceResolver& b;
+    explicit Walk(SpaceResolver& x) : b(x) {}
+    void visit_stmt(const StmtPtr& s) {
+      IRWalker<Walk>::visit_stmt(s);
+    }
+    void visit_expr(const ExprPtr&) {}
+    void visit_assign(const AssignStmt& s) { b.assign(s); }
+    void visit_for(const ForStmt& f) { b.loop(f.iter_args, f.body, f.return_vars); }
+    void visit_while(const WhileStmt& w) { b.loop(w.iter_args, w.body, w.return_vars); }
+    void visit_if(const IfStmt& i) { b.branch(i); }
+  };
+
+ public:
   /// The recorded space of `v`, else its annotation.
   [[nodiscard]] std::optional<MemorySpace> known_or_annotated(const VarPtr& v) const {
     if (!v) return std::nullopt;

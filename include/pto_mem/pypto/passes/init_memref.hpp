@@ -237,29 +237,24 @@ class MemRefBinder {
     }
   }
 
-  void walk(const StmtPtr& s) {
-    if (!s || failed) return;
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (const auto& c : s->as<SeqStmts>()->stmts) walk(c);
-        break;
-      case StmtKind::Assign: assign(*s->as<AssignStmt>()); break;
-      case StmtKind::For: {
-        const auto* f = s->as<ForStmt>();
-        loop(f->iter_args, f->body, f->return_vars);
-        break;
-      }
-      case StmtKind::While: {
-        const auto* w = s->as<WhileStmt>();
-        loop(w->iter_args, w->body, w->return_vars);
-        break;
-      }
-      case StmtKind::If: branch(*s->as<IfStmt>()); break;
-      default: break;
-    }
-  }
+  /// Assignments, loops and branches in program order (a loop or branch
+  /// handler walks its bodies itself).
+  void walk(const StmtPtr& s) { Walk{*this}.visit_stmt(s); }
 
  private:
+  struct Walk : IRWalker<Walk> {
+    MemRefBinder& b;
+    explicit Walk(MemRefBinder& x) : b(x) {}
+    void visit_stmt(const StmtPtr& s) {
+      if (!b.failed) IRWalker<Walk>::visit_stmt(s);
+    }
+    void visit_expr(const ExprPtr&) {}
+    void visit_assign(const AssignStmt& s) { b.assign(s); }
+    void visit_for(const ForStmt& f) { b.loop(f.iter_args, f.body, f.return_vars); }
+    void visit_while(const WhileStmt& w) { b.loop(w.iter_args, w.body, w.return_vars); }
+    void visit_if(const IfStmt& i) { b.branch(i); }
+  };
+
   void error(Loc loc, std::string code, std::string message) {
     report_error(ctx_, program_, loc, std::move(code), std::move(message));
     failed = true;

@@ -1,10 +1,18 @@
-// Statement points and live ranges of tile values (a tile is live from the
-// point that defines it to the point of its last use): the one
-// numbering MemoryReuse and the DSA-RP allocation plan share.
+// Live ranges of tile values: a tile is live from the point that defines it
+// to the point of its last use. MemoryReuse and the DSA-RP allocation plan
+// both read them.
 //
-// Walking the body in program order, every assignment, expression
-// statement, yield and return takes the next point; an if condition and a
-// loop's init values are read at the current point without taking one. A
+//     a = tile.load(x, ...)      # 0   a: [0, 3]
+//     for i in range(4):
+//         b = tile.add(a, a)     # 1   b: [1, 1]
+//         yield_()               # 2
+//                                # 3   back edge: a is read again next trip
+//     c = tile.exp(x)            # 4   c: [4, 4] (may take a's or b's buffer)
+//
+// The points are FunctionIndex's (function_index.hpp): every assignment,
+// expression statement, yield and return takes the next point, and every
+// loop whose body took one takes a back-edge point; an if condition and a
+// loop's init values are read at the next free point without taking one. A
 // tile defined by an assignment is *tracked*: defined at its statement's
 // point, last used at the largest point that reads it (its own point when
 // nothing does). Optionally, on-chip tile parameters are tracked too,
@@ -36,10 +44,12 @@
 // branch-local sources of that phi (recursively through nested phis); values
 // sharing a family are one logical value on mutually exclusive paths.
 //
-// Cost: one walk, plus O(log L) per tracked value for loop extension.
+// Cost: one pass over the index's records (the walk is the index's), plus
+// O(log L) per tracked value for loop extension.
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -50,6 +60,7 @@
 
 #include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/core/numeric.hpp"
+#include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 
@@ -83,25 +94,48 @@ struct LifetimeOptions {
   bool params_at_zero = false;
 };
 
+/// Lifetimes from a FunctionIndex: its definitions and reads replayed in
+/// walk order (the index's points are the lifetime numbering).
 class LifetimeWalk {
  public:
   explicit LifetimeWalk(Lifetimes& out) : out_(out) {}
 
-  void run(const Function& f, const LifetimeOptions& options) {
+  void run(const FunctionIndex& index, const Function& f, const LifetimeOptions& options) {
+    assert(index.built_from(f));
     const std::size_t expected = defined_estimate(f);
-    serial_.reserve(expected);
     out_.index_.reserve(expected);
     out_.vars.reserve(expected);
     out_.def.reserve(expected);
     out_.last.reserve(expected);
     out_.families.reserve(expected);
     out_.def_stmt.reserve(expected);
-    for (const auto& p : f.params) {
-      note_def(p.var.get());
-      if (options.params_at_zero && tile_of(p.var) && var_space(p.var) != MemorySpace::DDR) track(p.var, 0, nullptr);
+    index_ = &index;
+    const auto& uses = index.uses();
+    std::size_t u = 0;
+    auto reads_until = [&](std::size_t end) {
+      for (; u < end; ++u)
+        if (!uses[u].attribute) use_var(uses[u].var, uses[u].at);  // loop attributes are no reads of a tile
+    };
+    std::size_t param = 0;
+    for (const auto& d : index.defs()) {
+      reads_until(d.uses_before);
+      if (!d.holder) {  // a parameter
+        const VarPtr& p = f.params[param++].var;
+        if (options.params_at_zero && tile_of(p) && var_space(p) != MemorySpace::DDR) track(p, 0, nullptr);
+      } else if (const auto* a = d.holder->as<AssignStmt>()) {
+        if (tile_of(a->var)) track(a->var, d.at, a);
+      } else if (const auto* l = d.holder->as<ForStmt>()) {
+        loop_result(d, l->iter_args, l->return_vars);
+      } else if (const auto* w = d.holder->as<WhileStmt>()) {
+        loop_result(d, w->iter_args, w->return_vars);
+      } else if (const auto* i = d.holder->as<IfStmt>()) {
+        phi(d, *i);
+      }
     }
-    walk(f.body);
-    out_.points = order_;
+    reads_until(uses.size());
+    out_.points = index.point_count();
+    for (const auto& l : index.loops())
+      if (l.back_edge >= 0) out_.loops.emplace_back(l.first, l.back_edge);
     extend_over_loops();
   }
 
@@ -114,7 +148,6 @@ class LifetimeWalk {
     out_.families.emplace_back();
     out_.def_stmt.push_back(s);
   }
-  void note_def(const Var* v) { serial_.try_emplace(v, next_serial_++); }
 
   void use_var(const Var* v, Tick at) {
     if (auto i = out_.find(v)) {
@@ -123,35 +156,6 @@ class LifetimeWalk {
     }
     if (const auto* r = redirect_.find(v))
       for (std::size_t i : *r) out_.last[i] = std::max(out_.last[i], at);
-  }
-
-  void use_expr(const ExprPtr& e, Tick at) {
-    if (!e) return;
-    switch (e->kind) {
-      case ExprKind::Var: use_var(e->as<VarExpr>()->var.get(), at); break;
-      case ExprKind::Call: {
-        const auto* c = e->as<Call>();
-        for (const auto& a : c->args) use_expr(a, at);
-        for (const auto& kw : c->kwargs) use_expr(kw.value, at);
-        break;
-      }
-      case ExprKind::List:
-        for (const auto& x : e->as<ListExpr>()->elems) use_expr(x, at);
-        break;
-      case ExprKind::Tuple:
-        for (const auto& x : e->as<TupleExpr>()->elems) use_expr(x, at);
-        break;
-      case ExprKind::Binary:
-        use_expr(e->as<BinaryExpr>()->lhs, at);
-        use_expr(e->as<BinaryExpr>()->rhs, at);
-        break;
-      case ExprKind::Unary: use_expr(e->as<UnaryExpr>()->operand, at); break;
-      case ExprKind::Subscript:
-        use_expr(e->as<SubscriptExpr>()->value, at);
-        use_expr(e->as<SubscriptExpr>()->index, at);
-        break;
-      default: break;
-    }
   }
 
   /// The tracked values whose buffers `v` lives in.
@@ -166,9 +170,13 @@ class LifetimeWalk {
     if (const auto* m = family_members_.find(v)) return *m;
     return {};
   }
-  bool defined_between(const Var* v, std::uint64_t from, std::uint64_t to) const {
-    const std::uint64_t* s = serial_.find(v);
-    return s && *s >= from && *s < to;
+  /// Whether `v` is (first) defined inside arm `arm` of `s`.
+  bool defined_in_arm(const Var* v, const IfStmt& s, std::size_t arm) const {
+    const FunctionIndex::Def* d = index_->def(v);
+    if (!d) return false;
+    for (const auto& e : d->path)
+      if (e.stmt == &s && e.child == arm) return true;
+    return false;
   }
 
   static void unique(std::vector<std::size_t>& xs) {
@@ -176,112 +184,59 @@ class LifetimeWalk {
     xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   }
 
-  void walk(const StmtPtr& s) {
-    if (!s) return;
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (const auto& c : s->as<SeqStmts>()->stmts) walk(c);
-        break;
-      case StmtKind::Assign: {
-        const auto* a = s->as<AssignStmt>();
-        const Tick at = order_++;
-        use_expr(a->value, at);
-        note_def(a->var.get());
-        if (tile_of(a->var)) track(a->var, at, a);
-        break;
-      }
-      case StmtKind::Eval: use_expr(s->as<EvalStmt>()->value, order_++); break;
-      case StmtKind::Alloc: note_def(s->as<AllocStmt>()->var.get()); break;
-      case StmtKind::Yield: {
-        const Tick at = order_++;
-        for (const auto& v : s->as<YieldStmt>()->values) use_expr(v, at);
-        break;
-      }
-      case StmtKind::Return: {
-        const Tick at = order_++;
-        for (const auto& v : s->as<ReturnStmt>()->values) use_expr(v, at);
-        break;
-      }
-      case StmtKind::If: walk_if(*s->as<IfStmt>()); break;
-      case StmtKind::For: {
-        const auto* l = s->as<ForStmt>();
-        use_expr(l->start, order_);
-        use_expr(l->stop, order_);
-        use_expr(l->step, order_);
-        for (const auto& ia : l->iter_args) use_expr(ia.init, order_);
-        note_def(l->loop_var.get());
-        walk_loop(l->iter_args, nullptr, l->body, l->return_vars);
-        break;
-      }
-      case StmtKind::While: {
-        const auto* w = s->as<WhileStmt>();
-        for (const auto& ia : w->iter_args) use_expr(ia.init, order_);
-        walk_loop(w->iter_args, &w->condition, w->body, w->return_vars);
-        break;
-      }
-    }
-  }
-
-  void walk_loop(const std::vector<IterArg>& iter_args, const ExprPtr* condition, const StmtPtr& body,
-                 const std::vector<VarPtr>& return_vars) {
-    for (const auto& ia : iter_args) note_def(ia.var.get());
-    const Tick first = order_;
-    if (condition) use_expr(*condition, order_);
-    walk(body);
-    if (order_ > first) out_.loops.emplace_back(first, order_++);  // the back-edge point
+  /// A definition by a loop: a return var lives in its init's buffer (the
+  /// loop var and the iter-args are no buffers of their own).
+  void loop_result(const FunctionIndex::Def& d, const std::vector<IterArg>& iter_args,
+                   const std::vector<VarPtr>& return_vars) {
     for (std::size_t i = 0; i < return_vars.size(); ++i) {
-      note_def(return_vars[i].get());
+      if (return_vars[i].get() != d.var) continue;
       if (i < iter_args.size())
         if (auto init = as_var(iter_args[i].init)) {
           auto r = resolve(init.get());
-          if (!r.empty()) redirect_[return_vars[i].get()] = std::move(r);
+          if (!r.empty()) redirect_[d.var] = std::move(r);
         }
+      return;
     }
   }
 
-  void walk_if(const IfStmt& s) {
-    use_expr(s.condition, order_);
-    const std::uint64_t then_from = next_serial_;
-    walk(s.then_body);
-    const std::uint64_t else_from = next_serial_;
-    walk(s.else_body);
-    const std::uint64_t else_to = next_serial_;
+  /// An if's phi: its family and the buffers its reads count for.
+  void phi(const FunctionIndex::Def& d, const IfStmt& s) {
+    std::size_t slot = 0;
+    while (slot < s.return_vars.size() && s.return_vars[slot].get() != d.var) ++slot;
+    if (slot == s.return_vars.size()) return;
     const YieldStmt* ty = terminating_yield(s.then_body);
     const YieldStmt* ey = terminating_yield(s.else_body);
     auto value = [](const YieldStmt* y, std::size_t i) -> VarPtr {
       return y && i < y->values.size() ? as_var(y->values[i]) : nullptr;
     };
-    for (std::size_t i = 0; i < s.return_vars.size(); ++i) {
-      const Var* phi = s.return_vars[i].get();
-      note_def(phi);
-      const VarPtr t = value(ty, i), e = value(ey, i);
-      std::vector<std::size_t> members, uses;
-      if (t && defined_between(t.get(), then_from, else_from)) {
-        auto m = family_of(t.get());
-        members.insert(members.end(), m.begin(), m.end());
-        auto r = resolve(t.get());
-        uses.insert(uses.end(), r.begin(), r.end());
-      }
-      if (e && defined_between(e.get(), else_from, else_to)) {
-        auto m = family_of(e.get());
-        members.insert(members.end(), m.begin(), m.end());
-        auto r = resolve(e.get());
-        uses.insert(uses.end(), r.begin(), r.end());
-      }
-      // The phi takes the then value's MemRef (else the else value's): keep
-      // that buffer live while the phi is, wherever the value was defined.
-      const VarPtr owner = t && var_memref(t) ? t : e;
-      if (owner) {
-        auto r = resolve(owner.get());
-        uses.insert(uses.end(), r.begin(), r.end());
-      }
-      unique(members);
-      unique(uses);
-      const std::uint32_t family = next_family_++;
-      for (std::size_t m : members) out_.families[m].push_back(family);
-      if (!members.empty()) family_members_[phi] = std::move(members);
-      if (!uses.empty()) redirect_[phi] = std::move(uses);
+    const Var* phi = d.var;
+    const VarPtr t = value(ty, slot), e = value(ey, slot);
+    std::vector<std::size_t> members, uses;
+    if (t && defined_in_arm(t.get(), s, 0)) {
+      auto m = family_of(t.get());
+      members.insert(members.end(), m.begin(), m.end());
+      auto r = resolve(t.get());
+      uses.insert(uses.end(), r.begin(), r.end());
     }
+    if (e && defined_in_arm(e.get(), s, 1)) {
+      auto m = family_of(e.get());
+      members.insert(members.end(), m.begin(), m.end());
+      auto r = resolve(e.get());
+      uses.insert(uses.end(), r.begin(), r.end());
+    }
+    // The phi takes the then value's MemRef (else the else value's): keep
+    // that buffer live while the phi is, wherever the value was defined.
+    const VarPtr owner = t && var_memref(t) ? t : e;
+    if (owner) {
+      auto r = resolve(owner.get());
+      uses.insert(uses.end(), r.begin(), r.end());
+    }
+    unique(members);
+    unique(uses);
+    const std::uint32_t family = next_family_++;
+    for (std::size_t m : members) out_.families[m].push_back(family);
+    if (!members.empty()) family_members_[phi] = std::move(members);
+    if (!uses.empty()) redirect_[phi] = std::move(uses);
   }
 
   /// last = max(last, end of every loop whose first point lies in (def, last]);
@@ -319,20 +274,27 @@ class LifetimeWalk {
   static constexpr Tick max_tick = std::numeric_limits<Tick>::max();
 
   Lifetimes& out_;
-  Tick order_ = 0;
-  std::uint64_t next_serial_ = 0;
+  const FunctionIndex* index_ = nullptr;
   std::uint32_t next_family_ = 0;
-  PointerMap<const Var*, std::uint64_t> serial_;
   PointerMap<const Var*, std::vector<std::size_t>> redirect_;
   PointerMap<const Var*, std::vector<std::size_t>> family_members_;
 };
 
+/// The lifetimes of `f`, read from `index` (built from `f` as it is now).
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const FunctionIndex& index, const Function& f,
+                                                             const LifetimeOptions& options = {});
+/// Same, building the index.
 [[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options = {});
 #if PTO_MEM_PYPTO_DEFINE
-[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const FunctionIndex& index, const Function& f,
+                                                             const LifetimeOptions& options) {
   Lifetimes out;
-  LifetimeWalk(out).run(f, options);
+  LifetimeWalk(out).run(index, f, options);
   return out;
+}
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options) {
+  const FunctionIndex index(f);
+  return compute_lifetimes(index, f, options);
 }
 #endif
 

@@ -53,7 +53,7 @@ namespace pto_mem::pypto::passes {
 class LoopCarryRetarget {
  public:
   LoopCarryRetarget(const Function& f, const PassContext& ctx)
-      : f_(f), ctx_(ctx), defs_(f), allocs_(alloc_statements(f)) {}
+      : f_(f), ctx_(ctx), defs_(ctx.indexes.of(f)), allocs_(alloc_statements(f)) {}
 
   /// Plans every loop carry of the function, outermost loops first.
   void run() {
@@ -148,7 +148,7 @@ class LoopCarryRetarget {
   /// one planned onto it. The index of reads is built on the first question
   /// (most kernels ask none: no definition they retarget is inside a loop).
   bool read_in_loop(const Stmt* l, const Var* base) const {
-    if (!uses_) uses_.emplace(f_);
+    if (!uses_) uses_.emplace(ctx_.indexes.of(f_));
     auto hit = [&](const UseIndex::Use& u) {
       if (current_base(u.var) != base || !uses_->defined_outside(u.var, l)) return false;
       for (const auto& p : u.path)

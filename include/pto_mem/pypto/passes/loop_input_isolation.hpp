@@ -62,30 +62,39 @@ namespace pto_mem::pypto::passes {
 /// yield values on one window takes that window after its arms (branch
 /// destinations keep that common window for it, so a read of the phi is a
 /// read of it). Subclasses hook loops and assignments.
-struct CurrentWindowsWalk : IRVisitor {
+template <class Derived>
+struct CurrentWindowsWalk : IRWalker<Derived> {
+  using Walker = IRWalker<Derived>;
   explicit CurrentWindowsWalk(const std::vector<DerivedValue>& relations) {
     for (const auto& d : relations) derived_[d.var.get()].push_back(&d);
   }
-  virtual void on_loop(const Stmt&, const std::vector<PathEntry>&) {}
-  virtual void on_assign(const AssignStmt&, const std::vector<PathEntry>&) {}
+  /// Hooks: a loop before its header is walked, an assignment after its
+  /// sources were followed; both with the enclosing statements.
+  void on_loop(const Stmt&, const std::vector<PathEntry>&) {}
+  void on_assign(const AssignStmt&, const std::vector<PathEntry>&) {}
 
-  void visit_for(const ForStmt& s) override {
+  void enter_child(const Stmt& s, std::size_t child) { path_.push_back({&s, child}); }
+  void leave_child(const Stmt&) { path_.pop_back(); }
+  /// The statements enclosing the node being visited, outermost first.
+  [[nodiscard]] const std::vector<PathEntry>& path() const noexcept { return path_; }
+
+  void visit_for(const ForStmt& s) {
     align_loop_carries(s.iter_args, s.return_vars);
-    on_loop(s, path());
-    IRVisitor::visit_for(s);
+    this->self().on_loop(s, path_);
+    Walker::visit_for(s);
   }
-  void visit_while(const WhileStmt& s) override {
+  void visit_while(const WhileStmt& s) {
     align_loop_carries(s.iter_args, s.return_vars);
-    on_loop(s, path());
-    IRVisitor::visit_while(s);
+    this->self().on_loop(s, path_);
+    Walker::visit_while(s);
   }
-  void visit_assign(const AssignStmt& s) override {
+  void visit_assign(const AssignStmt& s) {
     follow_source(s.var);
-    on_assign(s, path());
-    IRVisitor::visit_assign(s);
+    this->self().on_assign(s, path_);
+    Walker::visit_assign(s);
   }
-  void visit_if(const IfStmt& s) override {
-    IRVisitor::visit_if(s);
+  void visit_if(const IfStmt& s) {
+    Walker::visit_if(s);
     const YieldStmt* ty = terminating_yield(s.then_body);
     const YieldStmt* ey = terminating_yield(s.else_body);
     if (!ty || !ey) return;
@@ -97,7 +106,7 @@ struct CurrentWindowsWalk : IRVisitor {
         set_memref(phi, var_memref(t), var_space(t));
     }
   }
-  void visit_expr(const ExprPtr&) override {}
+  void visit_expr(const ExprPtr&) {}
 
  protected:
   /// `v`'s aliases-and-views relations re-derived from their sources' current windows.
@@ -109,6 +118,7 @@ struct CurrentWindowsWalk : IRVisitor {
 
  private:
   PointerMap<const Var*, std::vector<const DerivedValue*>> derived_;
+  std::vector<PathEntry> path_;
 };
 
 /// Whether a variable's bytes were all written after statement `at`, so
@@ -176,10 +186,10 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
   bool ok = true;
   // The walk keeps every window current as it goes (CurrentWindowsWalk), so
   // each loop is judged on the windows its values will have.
-  struct Walk : CurrentWindowsWalk {
-    using CurrentWindowsWalk::CurrentWindowsWalk;
+  struct Walk : CurrentWindowsWalk<Walk> {
+    using CurrentWindowsWalk<Walk>::CurrentWindowsWalk;
     std::function<void(const Stmt&, const std::vector<PathEntry>&)> loop_hook;
-    void on_loop(const Stmt& s, const std::vector<PathEntry>& path) override { loop_hook(s, path); }
+    void on_loop(const Stmt& s, const std::vector<PathEntry>& path) { loop_hook(s, path); }
   } w(relations);
   w.loop_hook = [&](const Stmt& s, const std::vector<PathEntry>& path) {
     if (!ok) return;
@@ -202,7 +212,7 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
         std::vector<const Var*> seeds{ia[k].var.get()};
         if (k < loop->return_vars->size()) seeds.push_back((*loop->return_vars)[k].get());
         // Values defined in the body hold the carry's new values, whatever window they are on.
-        if (!uses) uses.emplace(f), chains.emplace(f, relations);
+        if (!uses) uses.emplace(tb.context().indexes.of(f)), chains.emplace(f, relations);
         auto chain = chains->of(std::move(seeds));
         for_each_def(*loop->body, [&](const VarPtr& v) { chain.insert(v.get()); });
         // A value written after the loop holds its own bytes: reading it
@@ -330,10 +340,10 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
   // In program order with every window kept current (CurrentWindowsWalk): a
   // phi of a value an earlier in-place op moved to a copy follows it, so an
   // in-place op over that phi sees whose storage it would overwrite.
-  struct Walk : CurrentWindowsWalk {
-    explicit Walk(const std::vector<DerivedValue>& r) : CurrentWindowsWalk(r) {}
+  struct Walk : CurrentWindowsWalk<Walk> {
+    explicit Walk(const std::vector<DerivedValue>& r) : CurrentWindowsWalk<Walk>(r) {}
     std::function<void(const AssignStmt&, const std::vector<PathEntry>&)> assign_hook;
-    void visit_assign(const AssignStmt& s) override {
+    void visit_assign(const AssignStmt& s) {
       follow_source(s.var, false);  // views and aliases; an in-place result is decided by the hook
       assign_hook(s, path());
     }
@@ -367,7 +377,7 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
       written = 0;
     }
     if (!written || arg_var(*c, *written) != src) return;
-    if (!uses) uses.emplace(f), chains.emplace(f, relations);
+    if (!uses) uses.emplace(ctx.indexes.of(f)), chains.emplace(f, relations);
     if (!uses->observed(&s, path, *var_memref(src), chains->of({s.var.get()}), false)) return;
     std::vector<StmtPtr> out;
     VarPtr copy = tb.copy_to_fresh(src, s.loc, out, "_keep", "is still read after an in-place op overwrites it");
@@ -380,6 +390,14 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
   if (plans.empty()) return true;
   struct Rewrite : IRMutator {
     std::unordered_map<const Stmt*, Plan>* plans = nullptr;
+    // A block of one statement may be that statement on its own (InitMemRef
+    // leaves it so): its copy and the rewritten op become a sequence.
+    StmtPtr mutate_stmt(const StmtPtr& s) override {
+      if (!s || s->is<SeqStmts>() || !plans->contains(s.get())) return IRMutator::mutate_stmt(s);
+      std::vector<StmtPtr> out;
+      mutate_seq_child(s, out);
+      return seq(std::move(out), s->loc);
+    }
     void mutate_seq_child(const StmtPtr& child, std::vector<StmtPtr>& out) override {
       auto it = plans->find(child.get());
       if (it == plans->end()) {

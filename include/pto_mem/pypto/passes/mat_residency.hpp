@@ -1,6 +1,13 @@
 // InferTileMemorySpace phase 4 (as PyPTO's InferTileMemorySpace
 // documents it): loop-invariant Mat residency.
 //
+//     for k in range(8):                                       m = tile.load(w, ..., Mat, compiler_bridge=True)
+//         m = tile.load(w, ..., Mat, compiler_bridge=True)  =>  r = tile.move(m, target_memory=Right)
+//         r = tile.move(m, target_memory=Right)                for k in range(8):
+//         acc = tile.matmul_acc(acc, l, r)                         acc = tile.matmul_acc(acc, l, r)
+//
+// (`w` an input the kernel never writes, `l` defined before the loop.)
+//
 // A GM->Mat bridge load that an earlier compiler pass generated (marked with
 // the kwarg `compiler_bridge=True`; a user-written load never is, and is never
 // moved) and whose data does not change across a loop is moved to the loop's
@@ -132,13 +139,13 @@ class Inventory {
 
   /// Records the variables and calls of an expression; returns whether a hazard call is in it.
   bool other(const ExprPtr& e, const Stmt* s) {
-    struct Collect : IRVisitor {
+    struct Collect : IRWalker<Collect> {
       std::vector<const Var*> vars;
       std::vector<const Call*> calls;
-      void visit_var_use(const VarPtr& v) override { vars.push_back(v.get()); }
-      void visit_call(const Call& c) override {
+      void visit_var_use(const VarPtr& v) { vars.push_back(v.get()); }
+      void visit_call(const Call& c) {
         calls.push_back(&c);
-        IRVisitor::visit_call(c);
+        IRWalker<Collect>::visit_call(c);
       }
     } c;
     c.visit_expr(e);
@@ -164,63 +171,64 @@ class Inventory {
     return h;
   }
 
-  /// Walks `s`; returns whether a hazard is below it.
+  /// Walks `s` (and records what it finds); returns whether a hazard is below it.
   bool walk(const StmtPtr& s) {
-    if (!s) return false;
-    bool h = false;
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (const auto& c : s->as<SeqStmts>()->stmts) h |= walk(c);
-        break;
-      case StmtKind::Assign:
-        h = value(s->as<AssignStmt>()->value, s.get());
-        number(s->as<AssignStmt>()->var.get());
-        break;
-      case StmtKind::Eval: h = value(s->as<EvalStmt>()->value, s.get()); break;
-      case StmtKind::Alloc: number(s->as<AllocStmt>()->var.get()); break;
-      case StmtKind::For: {
-        const auto* f = s->as<ForStmt>();
-        h |= other(f->start, s.get());  // all three: other() records each use it sees
-        h |= other(f->stop, s.get());
-        h |= other(f->step, s.get());
-        for (const auto& ia : f->iter_args) h |= other(ia.init, s.get());
-        LoopFacts facts;
-        facts.def_begin = def_index.size();
-        number(f->loop_var.get());
-        for (const auto& ia : f->iter_args) number(ia.var.get());
-        h |= walk(f->body);
-        facts.def_end = def_index.size();
-        facts.hazard = h;
-        loops[f] = facts;
-        for (const auto& rv : f->return_vars) number(rv.get());
-        break;
-      }
-      case StmtKind::While: {
-        const auto* w = s->as<WhileStmt>();
-        h |= other(w->condition, s.get());
-        for (const auto& ia : w->iter_args) h |= other(ia.init, s.get());
-        for (const auto& ia : w->iter_args) number(ia.var.get());
-        h |= walk(w->body);
-        for (const auto& rv : w->return_vars) number(rv.get());
-        break;
-      }
-      case StmtKind::If: {
-        const auto* i = s->as<IfStmt>();
-        h |= other(i->condition, s.get());
-        h |= walk(i->then_body);
-        h |= walk(i->else_body);
-        for (const auto& rv : i->return_vars) number(rv.get());
-        break;
-      }
-      case StmtKind::Yield:
-        for (const auto& v : s->as<YieldStmt>()->values) h |= other(v, s.get());
-        break;
-      case StmtKind::Return:
-        for (const auto& v : s->as<ReturnStmt>()->values) h |= other(v, s.get());
-        break;
-    }
-    return h;
+    Walk w{*this};
+    w.visit_stmt(s);
+    return w.hazard;
   }
+
+  /// The statements in program order; `hazard` collects the hazards seen.
+  /// The header expressions are recorded before the loop's definitions, and
+  /// a while's condition before its init values.
+  struct Walk : IRWalker<Walk> {
+    Inventory& in;
+    bool hazard = false;
+    explicit Walk(Inventory& x) : in(x) {}
+    void visit_assign(const AssignStmt& a) {
+      hazard |= in.value(a.value, &a);
+      in.number(a.var.get());
+    }
+    void visit_eval(const EvalStmt& e) { hazard |= in.value(e.value, &e); }
+    void visit_alloc(const AllocStmt& a) { in.number(a.var.get()); }
+    void visit_for(const ForStmt& f) {
+      const bool outer = hazard;
+      hazard = false;
+      hazard |= in.other(f.start, &f);  // all three: other() records each use it sees
+      hazard |= in.other(f.stop, &f);
+      hazard |= in.other(f.step, &f);
+      for (const auto& ia : f.iter_args) hazard |= in.other(ia.init, &f);
+      LoopFacts facts;
+      facts.def_begin = in.def_index.size();
+      in.number(f.loop_var.get());
+      for (const auto& ia : f.iter_args) in.number(ia.var.get());
+      visit_stmt(f.body);
+      facts.def_end = in.def_index.size();
+      facts.hazard = hazard;
+      in.loops[&f] = facts;
+      for (const auto& rv : f.return_vars) in.number(rv.get());
+      hazard |= outer;
+    }
+    void visit_while(const WhileStmt& w) {
+      hazard |= in.other(w.condition, &w);
+      for (const auto& ia : w.iter_args) hazard |= in.other(ia.init, &w);
+      for (const auto& ia : w.iter_args) in.number(ia.var.get());
+      visit_stmt(w.body);
+      for (const auto& rv : w.return_vars) in.number(rv.get());
+    }
+    void visit_if(const IfStmt& i) {
+      hazard |= in.other(i.condition, &i);
+      visit_stmt(i.then_body);
+      visit_stmt(i.else_body);
+      for (const auto& rv : i.return_vars) in.number(rv.get());
+    }
+    void visit_yield(const YieldStmt& y) {
+      for (const auto& v : y.values) hazard |= in.other(v, &y);
+    }
+    void visit_return(const ReturnStmt& r) {
+      for (const auto& v : r.values) hazard |= in.other(v, &r);
+    }
+  };
 
   const OpRegistry& ops_;
 };
@@ -272,11 +280,11 @@ class Roots {
 /// every call site (root orchestration, `tensor.create`, no writable alias).
 [[nodiscard]] inline bool trusted_source(const Program& program, const Function& f, std::size_t k) {
   std::unordered_set<std::string> called;  // functions some function calls
-  struct Calls : IRVisitor {
+  struct Calls : IRWalker<Calls> {
     std::unordered_set<std::string>* names;
-    void visit_call(const Call& c) override {
+    void visit_call(const Call& c) {
       names->insert(c.op);
-      IRVisitor::visit_call(c);
+      IRWalker<Calls>::visit_call(c);
     }
   } collect;
   collect.names = &called;
@@ -307,11 +315,11 @@ class Roots {
         if (!wr || wr == cand) ok = false;
       }
     };
-    struct Sites : IRVisitor {
+    struct Sites : IRWalker<Sites> {
       std::vector<const Call*> all;
-      void visit_call(const Call& c) override {
+      void visit_call(const Call& c) {
         all.push_back(&c);
-        IRVisitor::visit_call(c);
+        IRWalker<Sites>::visit_call(c);
       }
     } nested;
     std::unordered_set<const Call*> direct_calls;
@@ -406,9 +414,9 @@ class Hoister : public IRMutator {
 
   /// Every variable the call reads (args and kwargs, nested) other than `except` is defined outside `l`.
   [[nodiscard]] bool reads_invariant(const Call& c, const ForStmt& l, const Var* except) const {
-    struct Collect : IRVisitor {
+    struct Collect : IRWalker<Collect> {
       std::vector<const Var*> vars;
-      void visit_var_use(const VarPtr& v) override { vars.push_back(v.get()); }
+      void visit_var_use(const VarPtr& v) { vars.push_back(v.get()); }
     } col;
     col.visit_call(c);
     return std::all_of(col.vars.begin(), col.vars.end(),

@@ -125,6 +125,11 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
     // types; when the step changed neither, they are the ones just captured.
     relations = f.body == body && moved.count() == 0 ? std::move(before) : capture_identity_relations(f, ctx);
   }
+  // The steps read the function's FunctionIndex through ctx.indexes: a step
+  // that adds statements (an entry copy, a branch destination, a parallel
+  // copy) leaves a new body, and the next step's index is built from it; the
+  // steps that only move values between windows share one.
+  //
   // Loop carries follow their inits and derived values their sources: after
   // each step that moved a value, so the next one sees the windows as they
   // now are.

@@ -287,7 +287,7 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
                                    : yield_fixup(in, p, ctx, {false, ctx.planner != Planner::ptoas, false, "MemoryReuse"},
                                                  &relations);
   if (ctx.failed()) return in;
-  const Lifetimes lt = compute_lifetimes(f);
+  const Lifetimes lt = compute_lifetimes(*ctx.indexes.of(f), f);
   const AllocTable allocs(f);
   if (!check_declared_slots(f, p, lt, ctx, allocs)) return f;
   auto declared = [&](const Var* base) { return allocs.pinned(base); };

@@ -4,8 +4,14 @@
 // protect reads repeated by back-edges, record initializer reads at the loop
 // header).
 //
-// UseIndex records every variable read of a function with the chain of
-// statements holding it, and every definition's position. A read of `v`
+//     for i, (acc,) in range(4, init_values=(x,)):
+//         n = tile.add(acc, 1)    # may n write over acc's bytes (x's)?
+//         y = tile.exp(x)         # no: x is read after n, and on the next trip
+//         r = yield_(n)
+//
+// UseIndex groups the reads a FunctionIndex recorded (each with the chain of
+// statements holding it, and every definition's position) by variable and
+// by the allocation base each variable is on now. A read of `v`
 // observes position P (a statement) when, relative to P, it comes
 //  * inside P (when asked: a loop's body), or
 //  * after P in an enclosing sequence (not in a sibling if-arm), or
@@ -23,10 +29,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/pass_support.hpp"
 #include "pto_mem/pypto/passes/path_pool.hpp"
@@ -36,26 +44,16 @@ namespace pto_mem::pypto::passes {
 
 class UseIndex : public MemRefObserver {
  public:
-  explicit UseIndex(const Function& f) {
-    defs_.reserve(defined_estimate(f));
-    group_of_.reserve(defined_estimate(f));
-    on_base_.reserve(defined_estimate(f));
-    def_list_.reserve(defined_estimate(f));
-    uses_.reserve(2 * defined_estimate(f));  // about two reads per statement
-    use_paths_.reserve(2 * defined_estimate(f));
-    pool_.reserve(defined_estimate(f));
-    Walk w{*this};
-    for (const auto& p : f.params) w.def(p.var.get());
-    w.stmt(f.body);
-    // The paths are final now: point every record at its own.
-    for (std::size_t i = 0; i < uses_.size(); ++i) uses_[i].path = pool_[use_paths_[i]];
-    for (auto& d : def_list_) d.path = pool_[d.handle];
-    use_paths_ = {};
+  /// Reads and definitions from `index` (built from the function as it is now).
+  explicit UseIndex(std::shared_ptr<const FunctionIndex> index) : index_(std::move(index)) {
+    const auto& uses = index_->uses();
+    group_of_.reserve(index_->defs().size());
+    on_base_.reserve(index_->defs().size());
     // The reads of each variable (one array, grouped by variable in order
     // of first read), and the variables on each base.
-    std::vector<std::uint32_t> group_of_use(uses_.size());
-    for (std::uint32_t i = 0; i < uses_.size(); ++i) {
-      const Var* v = uses_[i].var;
+    std::vector<std::uint32_t> group_of_use(uses.size());
+    for (std::uint32_t i = 0; i < uses.size(); ++i) {
+      const Var* v = uses[i].var;
       auto [g, fresh] = group_of_.try_emplace(v, static_cast<std::uint32_t>(groups_.size()));
       if (fresh) groups_.push_back(Group{v});
       group_of_use[i] = *g;
@@ -67,23 +65,20 @@ class UseIndex : public MemRefObserver {
       at += g.end;
       g.end = g.begin;
     }
-    use_order_.resize(uses_.size());
-    for (std::uint32_t i = 0; i < uses_.size(); ++i) use_order_[groups_[group_of_use[i]].end++] = i;
+    use_order_.resize(uses.size());
+    for (std::uint32_t i = 0; i < uses.size(); ++i) use_order_[groups_[group_of_use[i]].end++] = i;
     for (std::uint32_t g = 0; g < groups_.size(); ++g) file(g, base_of(*groups_[g].var));
   }
+  /// Same, building the index of `f`.
+  explicit UseIndex(const Function& f) : UseIndex(std::make_shared<const FunctionIndex>(f)) {}
 
-  struct Use {
-    const Var* var;
-    const Stmt* holder;  ///< the innermost statement holding the read
-    StmtPath path;       ///< its enclosing statements, outermost first
-  };
-  struct Def {
-    const Stmt* holder = nullptr;
-    StmtPath path;
-    PathPool::Handle handle;  ///< where `path` is in the pool
-  };
+  using Use = FunctionIndex::Use;
+  using Def = FunctionIndex::Def;
 
-  [[nodiscard]] const std::vector<Use>& uses() const noexcept { return uses_; }
+  /// The walk this index reads.
+  [[nodiscard]] const FunctionIndex& function_index() const noexcept { return *index_; }
+
+  [[nodiscard]] const std::vector<Use>& uses() const noexcept { return index_->uses(); }
 
   /// Calls fn(const Use&) on every read of a variable now on `base`, until
   /// fn returns true; returns whether one did.
@@ -92,7 +87,7 @@ class UseIndex : public MemRefObserver {
     const std::uint32_t* head = on_base_.find(base);
     for (std::uint32_t g = head ? *head : none; g != none; g = groups_[g].next)
       for (std::uint32_t k = groups_[g].begin; k < groups_[g].end; ++k)
-        if (fn(uses_[use_order_[k]])) return true;
+        if (fn(uses()[use_order_[k]])) return true;
     return false;
   }
   /// Same, over the reads of variable `v`.
@@ -101,13 +96,10 @@ class UseIndex : public MemRefObserver {
     const std::uint32_t* g = group_of_.find(v);
     if (!g) return false;
     for (std::uint32_t k = groups_[*g].begin; k < groups_[*g].end; ++k)
-      if (fn(uses_[use_order_[k]])) return true;
+      if (fn(uses()[use_order_[k]])) return true;
     return false;
   }
-  [[nodiscard]] const Def* def(const Var* v) const {
-    const std::uint32_t* i = defs_.find(v);
-    return i ? &def_list_[*i] : nullptr;
-  }
+  [[nodiscard]] const Def* def(const Var* v) const { return index_->def(v); }
 
   /// Whether `v` was defined outside loop `loop` (its definition is not
   /// inside the loop's body nor by the loop's own header).
@@ -154,7 +146,7 @@ class UseIndex : public MemRefObserver {
       const MemRef* m = memref_ptr(groups_[g].var->type);
       if (!m || !windows_overlap(*m, window)) continue;
       for (std::uint32_t k = groups_[g].begin; k < groups_[g].end; ++k) {
-        const Use& u = uses_[use_order_[k]];
+        const Use& u = uses()[use_order_[k]];
         if (observes(u, at, at_path, inside) && !exclude.contains(u.var)) {
           found = true;
           break;
@@ -164,7 +156,7 @@ class UseIndex : public MemRefObserver {
 #ifndef NDEBUG
     // Debug builds (the sanitizer run) prove the index against a full scan.
     bool scanned = false;
-    for (const Use& u : uses_) {
+    for (const Use& u : uses()) {
       const MemRef* m = memref_ptr(u.var->type);
       if (m && windows_overlap(*m, window) && observes(u, at, at_path, inside) && !exclude.contains(u.var)) {
         scanned = true;
@@ -250,143 +242,7 @@ class UseIndex : public MemRefObserver {
     return false;
   }
 
-  /// The index's walk: IRVisitor's order, holders and paths (a read in a
-  /// loop header or an if condition is held by that statement, a while's
-  /// condition inside the loop's path), without its virtual calls.
-  struct Walk {
-    UseIndex& out;
-    std::vector<PathEntry> path{};
-    const Stmt* holder = nullptr;
-    PathPool::Handle here_{};
-    bool dirty = true;  // the path changed since `here_` was interned
-
-    PathPool::Handle here() {
-      if (dirty) here_ = out.pool_.intern(path), dirty = false;
-      return here_;
-    }
-    void push(const Stmt* s, std::size_t child) {
-      path.push_back({s, child});
-      dirty = true;
-    }
-    void pop() {
-      path.pop_back();
-      dirty = true;
-    }
-    void use(const Var* v) {
-      if (!v) return;
-      out.uses_.push_back(Use{v, holder, {}});
-      out.use_paths_.push_back(here());
-    }
-    void def(const Var* v) {
-      if (!v) return;
-      auto [i, fresh] = out.defs_.try_emplace(v, static_cast<std::uint32_t>(out.def_list_.size()));
-      if (fresh) out.def_list_.push_back(Def{holder, {}, here()});
-    }
-    void expr(const ExprPtr& e) {
-      if (!e) return;
-      switch (e->kind) {
-        case ExprKind::Var: use(e->as<VarExpr>()->var.get()); break;
-        case ExprKind::Call: {
-          const auto* c = e->as<Call>();
-          for (const auto& a : c->args) expr(a);
-          for (const auto& kw : c->kwargs) expr(kw.value);
-          break;
-        }
-        case ExprKind::List:
-          for (const auto& x : e->as<ListExpr>()->elems) expr(x);
-          break;
-        case ExprKind::Tuple:
-          for (const auto& x : e->as<TupleExpr>()->elems) expr(x);
-          break;
-        case ExprKind::Binary:
-          expr(e->as<BinaryExpr>()->lhs);
-          expr(e->as<BinaryExpr>()->rhs);
-          break;
-        case ExprKind::Unary: expr(e->as<UnaryExpr>()->operand); break;
-        case ExprKind::Subscript:
-          expr(e->as<SubscriptExpr>()->value);
-          expr(e->as<SubscriptExpr>()->index);
-          break;
-        default: break;
-      }
-    }
-    void stmt(const StmtPtr& sp) {
-      if (!sp) return;
-      const Stmt* s = sp.get();
-      const Stmt* before = holder;
-      holder = s;
-      switch (s->kind) {
-        case StmtKind::Seq: {
-          const auto& stmts = s->as<SeqStmts>()->stmts;
-          push(s, 0);
-          for (std::size_t i = 0; i < stmts.size(); ++i) {
-            path.back().child = i;
-            dirty = true;
-            stmt(stmts[i]);
-          }
-          pop();
-          break;
-        }
-        case StmtKind::Assign:
-          expr(s->as<AssignStmt>()->value);
-          def(s->as<AssignStmt>()->var.get());
-          break;
-        case StmtKind::Eval: expr(s->as<EvalStmt>()->value); break;
-        case StmtKind::Alloc: def(s->as<AllocStmt>()->var.get()); break;
-        case StmtKind::For: {
-          const auto* l = s->as<ForStmt>();
-          expr(l->start);
-          expr(l->stop);
-          expr(l->step);
-          for (const auto& ia : l->iter_args) expr(ia.init);
-          for (const auto& kw : l->attrs) expr(kw.value);
-          def(l->loop_var.get());
-          for (const auto& ia : l->iter_args) def(ia.var.get());
-          push(s, 0);
-          stmt(l->body);
-          pop();
-          for (const auto& rv : l->return_vars) def(rv.get());
-          break;
-        }
-        case StmtKind::If: {
-          const auto* i = s->as<IfStmt>();
-          expr(i->condition);
-          push(s, 0);
-          stmt(i->then_body);
-          path.back().child = 1;
-          dirty = true;
-          stmt(i->else_body);
-          pop();
-          for (const auto& rv : i->return_vars) def(rv.get());
-          break;
-        }
-        case StmtKind::While: {
-          const auto* l = s->as<WhileStmt>();
-          for (const auto& ia : l->iter_args) expr(ia.init);
-          for (const auto& ia : l->iter_args) def(ia.var.get());
-          push(s, 0);
-          expr(l->condition);
-          stmt(l->body);
-          pop();
-          for (const auto& rv : l->return_vars) def(rv.get());
-          break;
-        }
-        case StmtKind::Yield:
-          for (const auto& v : s->as<YieldStmt>()->values) expr(v);
-          break;
-        case StmtKind::Return:
-          for (const auto& v : s->as<ReturnStmt>()->values) expr(v);
-          break;
-      }
-      holder = before;
-    }
-  };
-
-  PathPool pool_;
-  std::vector<Use> uses_;
-  std::vector<PathPool::Handle> use_paths_;  // while building
-  PointerMap<const Var*, std::uint32_t> defs_;  // into def_list_
-  std::vector<Def> def_list_;
+  std::shared_ptr<const FunctionIndex> index_;
   std::vector<Group> groups_;
   std::vector<std::uint32_t> use_order_;  // uses_ indices, grouped by variable
   PointerMap<const Var*, std::uint32_t> group_of_;

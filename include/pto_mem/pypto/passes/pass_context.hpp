@@ -15,6 +15,7 @@
 
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
+#include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/report.hpp"
 #include "pto_mem/pypto/soc/policies.hpp"
 
@@ -50,6 +51,10 @@ struct PassContext {
   /// index, and the phi's window is `slot * slot_bytes` into it. A sync pass
   /// must then put a barrier at the if's exit (note `logical-tile-selection`).
   bool logical_tile_selection = false;
+
+  /// The FunctionIndex of the function being worked on (function_index.hpp),
+  /// shared by the steps of a pass until one rewrites its statements.
+  mutable passes::FunctionIndexCache indexes;
 
   [[nodiscard]] bool failed() const noexcept { return has_errors(diagnostics); }
 };
