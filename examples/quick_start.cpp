@@ -7,6 +7,8 @@
 #include <iostream>
 #include <string>
 
+// Laid out for reading: docs/index.md shows it verbatim.
+// clang-format off
 // [quick-start]
 #include <pto_mem/planner.hpp>
 
@@ -57,3 +59,4 @@ int main() {
   std::cout << "status: " << pto_mem::to_string(plan.result.status) << '\n';
 }
 // [quick-start]
+// clang-format on
