@@ -3,7 +3,8 @@
 // is made to write straight into the carried buffer when that is safe;
 // otherwise YieldFixup later copies it with a tile.move.
 //
-// Loops are visited outermost first. For carry i with a MemRef, the target
+// Loops are visited outermost first; under the Buffer IR rules a loop whose
+// trip count is the constant 0 is skipped (see run()). For carry i with a MemRef, the target
 // is the iter-arg's MemRef (or what an enclosing loop already planned for
 // it) and TryRetarget(yielded value) plans, recursively:
 //  * a value already on the target base: done;
@@ -60,6 +61,15 @@ class LoopCarryRetarget {
     for_each_statement(f_.body, [&](const Stmt& s) {
       auto loop = loop_view(&s);
       if (!loop) return;
+      // Under the Buffer IR rules a loop whose trip count is the constant 0
+      // gets no entry copies (loop_input_isolation.hpp): its carries are
+      // still on their inits' windows, which other carries, values read
+      // later, or an if-phi whose destination is only chosen after this step
+      // may share. Its body never runs, so nothing is gained by writing into
+      // those windows: what the body yields is copied at the yield (a copy
+      // that never runs), as it is when the program is read back.
+      if (ctx_.buffer_ir)
+        if (auto n = constant_trip_count(s); n && *n == 0) return;
       for (std::size_t i = 0; i < loop->iter_args->size(); ++i) {
         const VarPtr& ia = (*loop->iter_args)[i].var;
         Target t;
