@@ -208,12 +208,17 @@ class PartSolver {
   [[nodiscard]] bool searchable() const noexcept { return searchable_; }
 
   /// Runs the next canonical dive (each order once); false when none is left
-  /// or the limits ended it. Keeps what it finds.
+  /// or the limits ended it. Keeps what it finds. Under a node budget a
+  /// dive that the nodes left cannot pay for (dive_affordable) is not
+  /// started: the budget then counts as spent (NodeMeter::budget_short).
   bool dive(const Limits& limits) {
     if (next_dive_ >= dives_.size() || limits.out_of_time()) return false;
+    if (!dive_affordable(limits, 1)) return false;
     prepare_dives();
     const auto rank = preorder_ranks(dive_features_, dives_[next_dive_++]);
+    const std::uint64_t before = limits.nodes_spent();
     if (auto p = skyline_dive(*sp_, *dive_sections_, rank, limits)) offer(std::move(*p));
+    last_dive_nodes_ = std::max<std::uint64_t>(1, limits.nodes_spent() - before);
     return !limits.out_of_time();
   }
   [[nodiscard]] bool dives_left() const noexcept { return next_dive_ < dives_.size(); }
@@ -223,18 +228,25 @@ class PartSolver {
   /// dives' order; false when the limits ended them.
   bool random_dive(const Limits& limits) {
     if (limits.out_of_time()) return false;
+    if (!dive_affordable(limits, pool_ ? 2 : 1)) return false;
     prepare_dives();
     std::optional<PartPlacement> second;
     NodeMeter second_meter;
+    // Under a node budget each of two dives side by side may spend half of
+    // what is left (the second counts on its own meter, added below).
+    Limits own = limits;
+    if (pool_ && limits.node_limit != 0) own.node_limit = limits.nodes_spent() + limits.nodes_left() / 2;
     if (pool_) {
-      // The second dive counts its nodes on its own meter, added below.
       Limits lane = limits;
       lane.meter = &second_meter;
+      if (limits.node_limit != 0) lane.node_limit = limits.nodes_left() - limits.nodes_left() / 2;
       pool_->start([this, lane, k = random_dives_ + 1, &second] {
         second = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, k, seed_), lane);
       });
     }
-    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), limits);
+    const std::uint64_t before = limits.nodes_spent();
+    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), own);
+    last_dive_nodes_ = std::max<std::uint64_t>(1, limits.nodes_spent() - before);
     ++random_dives_;
     if (pool_) {
       pool_->wait();
@@ -253,6 +265,21 @@ class PartSolver {
     }
     return !limits.out_of_time();
   }
+  /// Whether the node budget left pays for `count` dives of this part, each
+  /// estimated at the nodes of the part's last dive or, before the first,
+  /// at one node per 64 buffers (about 16 heap steps a buffer: 13 to 19
+  /// on the random instances of bench/random_csv.py). When it does not,
+  /// records that the budget is spent (NodeMeter::budget_short): a dive cut
+  /// by the budget would be work thrown away. Always true without a node
+  /// limit.
+  bool dive_affordable(const Limits& limits, std::uint64_t count) {
+    if (limits.node_limit == 0 || !limits.meter) return true;
+    const std::uint64_t each = last_dive_nodes_ != 0 ? last_dive_nodes_ : sp_->items.size() / 64;
+    if (each <= limits.nodes_left() / count) return true;
+    limits.meter->budget_short = true;
+    return false;
+  }
+
   /// Randomised dives run so far.
   [[nodiscard]] std::uint64_t random_dives() const noexcept { return random_dives_; }
 
@@ -874,6 +901,7 @@ class PartSolver {
  private:
   std::vector<std::string_view> dives_;
   std::size_t next_dive_ = 0;
+  std::uint64_t last_dive_nodes_ = 0;  // the nodes of this part's last dive (0: none yet)
   std::optional<Sections> dive_sections_;
   std::vector<ItemFeatures> dive_features_;
   std::vector<std::string_view> orders_;
