@@ -44,7 +44,7 @@ struct NodeMeter {
   /// it (a canonical dive, PartSolver::dive): the budget counts as spent.
   bool budget_short = false;
 
-  /// Counts one node (a dive counts one per 1024 heap steps: skyline_dive.hpp).
+  /// Counts one node (a dive counts one per 1024 heap steps it takes).
   void count() noexcept {
     ++own;
     ++critical;

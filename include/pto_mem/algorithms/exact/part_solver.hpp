@@ -211,6 +211,9 @@ class PartSolver {
   /// or the limits ended it. Keeps what it finds. Under a node budget a
   /// dive that the nodes left cannot pay for (dive_affordable) is not
   /// started: the budget then counts as spent (NodeMeter::budget_short).
+  /// A dive that starts runs to its end (only the clock or the caller cut
+  /// it): a dive cut short places nothing, and on idealloc Y_1 the first
+  /// dive, far longer than its estimate, is the one that reaches the bound.
   bool dive(const Limits& limits) {
     if (next_dive_ >= dives_.size() || limits.out_of_time()) return false;
     if (!dive_affordable(limits, 1)) return false;
@@ -232,20 +235,16 @@ class PartSolver {
     prepare_dives();
     std::optional<PartPlacement> second;
     NodeMeter second_meter;
-    // Under a node budget each of two dives side by side may spend half of
-    // what is left (the second counts on its own meter, added below).
-    Limits own = limits;
-    if (pool_ && limits.node_limit != 0) own.node_limit = limits.nodes_spent() + limits.nodes_left() / 2;
     if (pool_) {
+      // The second dive counts its nodes on its own meter, added below.
       Limits lane = limits;
       lane.meter = &second_meter;
-      if (limits.node_limit != 0) lane.node_limit = limits.nodes_left() - limits.nodes_left() / 2;
       pool_->start([this, lane, k = random_dives_ + 1, &second] {
         second = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, k, seed_), lane);
       });
     }
     const std::uint64_t before = limits.nodes_spent();
-    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), own);
+    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), limits);
     last_dive_nodes_ = std::max<std::uint64_t>(1, limits.nodes_spent() - before);
     ++random_dives_;
     if (pool_) {
@@ -269,9 +268,8 @@ class PartSolver {
   /// estimated at the nodes of the part's last dive or, before the first,
   /// at one node per 64 buffers (about 16 heap steps a buffer: 13 to 19
   /// on the random instances of bench/random_csv.py). When it does not,
-  /// records that the budget is spent (NodeMeter::budget_short): a dive cut
-  /// by the budget would be work thrown away. Always true without a node
-  /// limit.
+  /// records that the budget is spent (NodeMeter::budget_short). Always
+  /// true without a node limit.
   bool dive_affordable(const Limits& limits, std::uint64_t count) {
     if (limits.node_limit == 0 || !limits.meter) return true;
     const std::uint64_t each = last_dive_nodes_ != 0 ? last_dive_nodes_ : sp_->items.size() / 64;

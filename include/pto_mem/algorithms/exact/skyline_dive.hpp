@@ -117,11 +117,7 @@ class KeyHeap {
 /// A whole-part placement by one canonical dive, ties broken by `rank`.
 /// Penalties are ignored while placing and counted in the result. nullopt
 /// when some buffer does not fit under the part's capacity, or when the
-/// limits (time, stop, the node budget) end the dive first. A dive counts
-/// one node per 1024 heap steps (a buffer placed, or a stale key raised),
-/// and never counts past the node budget: the node that would go over it
-/// ends the dive instead, so a budget bounds a dive's work as it bounds
-/// the search's.
+/// limits (time, stop) end the dive first.
 [[nodiscard]] inline std::optional<PartPlacement> skyline_dive(const Subproblem& sp, const Sections& sec,
                                                                const std::vector<std::uint32_t>& rank,
                                                                const Limits& limits) {
@@ -147,12 +143,8 @@ class KeyHeap {
   std::uint64_t pops = 0;
   while (!heap.empty()) {
     if ((++pops & 0x3FFu) == 0) {
-      // A dive counts as one node per 1024 pops (the workers' clock, exact.hpp),
-      // within the node budget.
-      if (limits.meter) {
-        if (limits.out_of_nodes()) return std::nullopt;
-        limits.meter->count();
-      }
+      // A dive counts as one node per 1024 pops (the workers' clock, exact.hpp).
+      if (limits.meter) limits.meter->count();
       if ((pops & 0xFFFFu) == 0 && limits.out_of_time()) return std::nullopt;
     }
     const auto [key, r] = heap.top();
