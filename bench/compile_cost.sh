@@ -6,7 +6,7 @@
 #   header-only  every solver compiled into the consumer (the default);
 #   compiled     -DPTO_MEM_COMPILED: the light header only; the solvers are
 #                linked from pto_mem::compiled (built once, src/planner.cpp).
-# Targets (issue 14): the compiled-mode consumer under 3 s and 300 MB.
+# Targets: the compiled-mode consumer under 3 s and 300 MB.
 # Usage: bench/compile_cost.sh [CXX]   (default: c++)
 #        bench/compile_cost.sh --tests [TARGET...]
 #            the CPU time (user + sys), wall time and peak RSS of the worst

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The end-to-end rows of docs/benchmarks.md (issue 16, item 5): the tool's
+# The end-to-end rows of docs/benchmarks.md : the tool's
 # whole read -> plan -> validate -> write path on random CSV instances of
 # 100k and 1M buffers (bench/random_csv.py), wall time and peak memory from
 # /usr/bin/time, median of RUNS runs. Generated data stays in OUT (default

@@ -1,7 +1,7 @@
 // Speed of DSA-RP canonical greedy: one pass (size order, the first-fit pass)
 // and the full solve (first fit + every order + restarts), in fast and compat
 // mode, on generated traces of 1k / 10k / 100k buffers (fixed seeds) and on
-// the idealloc traces. Targets (issue 3): one pass over Y_1 under 100 ms; the
+// the idealloc traces. Targets: one pass over Y_1 under 100 ms; the
 // full solve on 100k generated buffers under 3 s.
 #include <benchmark/benchmark.h>
 

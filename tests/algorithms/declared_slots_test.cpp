@@ -1,4 +1,4 @@
-// Declared allocations and run-time slots (issue 10 item 11), by brute
+// Declared allocations and run-time slots, by brute
 // force: for small random declarations every placement on a grid is judged
 // by the validator and by a direct geometric check written here, and the
 // two verdicts must agree; the planner then places every well-formed one

@@ -1,4 +1,5 @@
-// CASES.md Part S (S1–S13) and X1, with the exact golden values upstream
+// The DSA-RP planner's worked cases S1-S13 and X1 (small problems whose
+// placements are known), with the exact golden values PyPTO's planner
 // produces (libstdc++ shuffle, which paired_shuffle reproduces everywhere).
 #include <doctest/doctest.h>
 

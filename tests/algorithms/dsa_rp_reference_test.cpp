@@ -1,5 +1,5 @@
 // Differential tests: the library's canonical greedy against a plain,
-// obviously-correct O(n^2) transcription of SPEC.md §2 (all-pairs conflict
+// obviously-correct O(n^2) transcription of the DSA-RP greedy's rules (all-pairs conflict
 // table, full candidate lists, upstream's scan) over thousands of random
 // problems. Every status, offset, objective and statistic must agree in compat
 // mode; fast mode must agree unless it found something strictly better.
@@ -25,7 +25,7 @@ using pto_mem::test::dump;
 namespace {
 
 // ---------------------------------------------------------------------------
-// The reference: SPEC.md §2 written out literally.
+// The reference: the greedy's rules written out literally.
 struct Reference {
   Status status = Status::invalid_input;
   std::vector<Addr> offsets;
@@ -110,7 +110,7 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
     return c <= max_addr - B[i].size && c + B[i].size <= p.arenas[pool[i]].capacity;
   };
 
-  // First fit (§2.5).
+  // First fit.
   std::optional<std::vector<Addr>> best;
   Weight best_pen = 0;
   Addr best_total = 0, best_max = 0;
@@ -155,7 +155,7 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
     }
   }
 
-  // The orders (§2.6), scanning every candidate.
+  // The orders, scanning every candidate.
   for (std::size_t k = 0; k < orders.size(); ++k) {
     ++out.orders;
     std::vector<Addr> off(n, 0);
@@ -282,7 +282,7 @@ std::vector<Addr> offsets_of(const GreedyResult& r) {
 
 }  // namespace
 
-TEST_CASE("compat mode equals the literal SPEC transcription on random problems") {
+TEST_CASE("compat mode equals the literal transcription of the rules on random problems") {
   std::mt19937_64 g(20260821);
   std::size_t feasible = 0, no_fit = 0, invalid = 0, restart_won = 0;
   for (int t = 0; t < 1500; ++t) {
@@ -382,7 +382,7 @@ TEST_CASE("fast mode places like compat mode unless it finds a strictly better p
   MESSAGE("fast mode strictly better on " << improved << " problems, found a fit where compat did not on " << rescued);
 }
 
-TEST_CASE("relaxation and pair counting follow SPEC 4.2-4.3 on random problems") {
+TEST_CASE("relaxation and pair counting follow the rules on random problems") {
   std::mt19937_64 g(4242);
   for (int t = 0; t < 600; ++t) {
     const Problem p = random_problem(g);

@@ -1,4 +1,4 @@
-// The greedy's restarts under a budget (issue 10 item 2): a deadline stops
+// The greedy's restarts under a budget: a deadline stops
 // the passes (counted, never timed), the orders are made lazily, and their
 // deduplication -- once quadratic in the number of restarts -- keeps exactly
 // the list a plain pairwise comparison keeps.

@@ -1,10 +1,10 @@
-// CASES.md Part R restated as the access traces a PyPTO adapter would hand
+// The reuse-penalty recognizer's worked cases (R1 onwards) restated as the access traces a PyPTO adapter would hand
 // to the generic recognizer. Each allocation is (space, bytes, inclusive
 // statement points [def, last]); each statement is an op with an evidence and
 // a pipe (the route's answer), the operands it reads and writes, and its
-// structured region. Expected edge sets are the ones CASES.md derives.
+// structured region. Expected edge sets are derived by hand from the rule.
 //
-// Adapter-level (op metadata or placement, left for the PyPTO adapter part 2):
+// Adapter-level (op metadata or placement, tested with the PyPTO adapter instead):
 // R22 and R23 (evidence/pipe tables only), R25's "parameter gets an address",
 // R29's "_consumed has a range", and every "Derived placement" line (they need
 // the DSA-RP solver on the derived problem).

@@ -1,5 +1,5 @@
 // The max-load lower bound on the MiniMalloc challenging suite, against the
-// figures given in issue 2 (most instances are perfect packings: the bound
+// figures MiniMalloc's suite is known for (most instances are perfect packings: the bound
 // equals the capacity 1048576).
 #include <doctest/doctest.h>
 

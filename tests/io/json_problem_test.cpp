@@ -227,7 +227,7 @@ TEST_CASE("json: files are read whole and written atomically") {
   CHECK(dir.entries() == std::vector<std::string>{"p.json"});
 }
 
-// Found by fuzz/csv_problem_fuzz (issue 10 item 4): a file without a capacity
+// Found by fuzz/csv_problem_fuzz: a file without a capacity
 // was written with the reader's always-fitting capacity as a real one, so the
 // JSON copy of a placement `validate` passes (capacity unchecked) failed it.
 TEST_CASE("json: a file without a capacity is written without one") {

@@ -1,5 +1,5 @@
-// The readers on broken files (issue 10 item 1, the class behind the
-// header-without-newline crash): every prefix of valid CSV and JSON files,
+// The readers on broken files (the class of bug behind a crash on a
+// header without a newline): every prefix of valid CSV and JSON files,
 // and random byte flips, insertions and deletions of them. Each one is read
 // without a crash and gives either a problem that re-validates (with a
 // placement of the right length) or errors that name the file and a place.

@@ -1,4 +1,4 @@
-// Issue 10 against the built tool: no crash on bad input, numbers refused
+// Reliability of the built tool: no crash on bad input, numbers refused
 // by name, the output-safety rules of docs/tool.md (paths checked first,
 // all outputs or none, never over the input, devices/FIFOs/links/stdout
 // written through), termination signals, and validate without a capacity.
