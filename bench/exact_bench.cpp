@@ -32,9 +32,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -104,16 +104,22 @@ double median(std::vector<double> v) {
 
 std::string pct(Addr peak, Addr lb) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f %%", lb == 0 ? 0.0 : 100.0 * (static_cast<double>(peak) / static_cast<double>(lb) - 1.0));
+  std::snprintf(buf, sizeof buf, "%.4f %%",
+                lb == 0 ? 0.0 : 100.0 * (static_cast<double>(peak) / static_cast<double>(lb) - 1.0));
   return buf;
 }
 
 void table_minimalloc(int repeat, double budget) {
   std::printf("### minimalloc challenging suite\n\n");
-  std::printf("Fit: a placement under the capacity 1048576 (medians of %d runs). Minimise: the same buffers without a "
-              "capacity, %.0f s budget, 1 thread.\n\n", repeat, budget);
-  std::printf("| instance | n | max-load bound | greedy peak | fit: status | fit: time, 1 thread | fit: time, 2 threads | nodes | portfolio fit, 2 threads | "
-              "minimise: first placement | minimise: status | peak / proved bound | gap | time |\n");
+  std::printf(
+      "Fit: a placement under the capacity 1048576 (medians of %d runs). Minimise: the same buffers without "
+      "a "
+      "capacity, %.0f s budget, 1 thread.\n\n",
+      repeat, budget);
+  std::printf(
+      "| instance | n | max-load bound | greedy peak | fit: status | fit: time, 1 thread | fit: time, 2 "
+      "threads | nodes | portfolio fit, 2 threads | "
+      "minimise: first placement | minimise: status | peak / proved bound | gap | time |\n");
   std::printf("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
   for (auto& [name, p] : load_suite("minimalloc", true)) {
     const Addr lb = arena_loads(p)[0].lower_bound;
@@ -144,13 +150,15 @@ void table_minimalloc(int repeat, double budget) {
     const auto mini = solve_exact(open, options(ExactMode::minimise, budget, 1));
     const double mini_time = seconds_since(t_mini);
     const Addr mp = peak_of(open, mini);
-    std::printf("| %s | %zu | %llu | %s | %s | %.3f s | %.3f s | %lld | %s, %.3f s | %lld ms | %s | %llu / %llu | %s | %.2f s |\n", name.c_str(),
-                p.buffers.size(), static_cast<unsigned long long>(lb),
-                ff == 0 ? "no fit" : (std::to_string(ff) + " (" + pct(ff, lb) + ")").c_str(), to_string(fit.status),
-                median(t1), median(t2), static_cast<long long>(stat(fit, "exact_nodes")), to_string(port.status), median(t3),
-                static_cast<long long>(stat(mini, "first_found_ms")), to_string(mini.status),
-                static_cast<unsigned long long>(mp), static_cast<unsigned long long>(mini.lower_bound[0]),
-                pct(mp, mini.lower_bound[0]).c_str(), mini_time);
+    std::printf(
+        "| %s | %zu | %llu | %s | %s | %.3f s | %.3f s | %lld | %s, %.3f s | %lld ms | %s | %llu / %llu | %s "
+        "| %.2f s |\n",
+        name.c_str(), p.buffers.size(), static_cast<unsigned long long>(lb),
+        ff == 0 ? "no fit" : (std::to_string(ff) + " (" + pct(ff, lb) + ")").c_str(), to_string(fit.status),
+        median(t1), median(t2), static_cast<long long>(stat(fit, "exact_nodes")), to_string(port.status),
+        median(t3), static_cast<long long>(stat(mini, "first_found_ms")), to_string(mini.status),
+        static_cast<unsigned long long>(mp), static_cast<unsigned long long>(mini.lower_bound[0]),
+        pct(mp, mini.lower_bound[0]).c_str(), mini_time);
     std::fflush(stdout);
   }
   std::printf("\n");
@@ -158,7 +166,9 @@ void table_minimalloc(int repeat, double budget) {
 
 void table_idealloc(int repeat, double budget) {
   std::printf("### idealloc traces: minimise the peak, %.0f s budget, 1 thread\n\n", budget);
-  std::printf("| instance | n | max-load bound | status | peak | above the bound | best found after | total time |\n");
+  std::printf(
+      "| instance | n | max-load bound | status | peak | above the bound | best found after | total time "
+      "|\n");
   std::printf("|---|---:|---:|---|---:|---:|---:|---:|\n");
   for (auto& [name, p] : load_suite("idealloc", false)) {
     std::vector<double> total, found;
@@ -171,8 +181,9 @@ void table_idealloc(int repeat, double budget) {
     }
     const Addr peak = peak_of(p, r);
     std::printf("| %s | %zu | %llu | %s | %llu | %s | %.3f s | %.3f s |\n", name.c_str(), p.buffers.size(),
-                static_cast<unsigned long long>(r.lower_bound[0]), to_string(r.status), static_cast<unsigned long long>(peak),
-                pct(peak, r.lower_bound[0]).c_str(), median(found), median(total));
+                static_cast<unsigned long long>(r.lower_bound[0]), to_string(r.status),
+                static_cast<unsigned long long>(peak), pct(peak, r.lower_bound[0]).c_str(), median(found),
+                median(total));
     std::fflush(stdout);
   }
   std::printf("\n");
@@ -208,13 +219,18 @@ Problem guillotine(std::uint64_t seed, Addr capacity, Tick horizon, std::size_t 
   }
   Problem p;
   p.arenas.push_back({0, "puzzle", capacity, {}});
-  for (std::size_t i = 0; i < rs.size(); ++i) p.buffers.push_back({std::to_string(i), rs[i].a1 - rs[i].a0, 1, 0, {rs[i].t0, rs[i].t1}});
+  for (std::size_t i = 0; i < rs.size(); ++i)
+    p.buffers.push_back({std::to_string(i), rs[i].a1 - rs[i].a0, 1, 0, {rs[i].t0, rs[i].t1}});
   return p;
 }
 
 void table_guillotine(int repeat, double budget) {
-  std::printf("### Perfect-packing puzzles (random guillotine cuts), fit at capacity, %.0f s budget, 1 thread, medians of %d\n\n", budget, repeat);
-  std::printf("| pieces | capacity x horizon | seed | status | time | nodes |\n|---:|---|---:|---|---:|---:|\n");
+  std::printf(
+      "### Perfect-packing puzzles (random guillotine cuts), fit at capacity, %.0f s budget, 1 thread, "
+      "medians of %d\n\n",
+      budget, repeat);
+  std::printf(
+      "| pieces | capacity x horizon | seed | status | time | nodes |\n|---:|---|---:|---|---:|---:|\n");
   for (std::size_t pieces : {50u, 100u, 200u, 400u, 1000u}) {
     const Addr cap = 1u << 20;
     const Tick horizon = static_cast<Tick>(pieces) * 10;
@@ -227,8 +243,9 @@ void table_guillotine(int repeat, double budget) {
         r = solve_exact(p, options(ExactMode::fit, budget, 1));
         t.push_back(seconds_since(t0));
       }
-      std::printf("| %zu | %llu x %lld | %llu | %s | %.3f s | %lld |\n", p.buffers.size(), static_cast<unsigned long long>(cap),
-                  static_cast<long long>(horizon), static_cast<unsigned long long>(seed), to_string(r.status), median(t),
+      std::printf("| %zu | %llu x %lld | %llu | %s | %.3f s | %lld |\n", p.buffers.size(),
+                  static_cast<unsigned long long>(cap), static_cast<long long>(horizon),
+                  static_cast<unsigned long long>(seed), to_string(r.status), median(t),
                   static_cast<long long>(stat(r, "exact_nodes")));
       std::fflush(stdout);
     }
@@ -240,7 +257,9 @@ void table_guillotine(int repeat, double budget) {
 /// perfect-packing puzzles (seeds 1-3), goal fit, one row per
 /// puzzle with the median time of N runs.
 void table_puzzles(const std::vector<std::size_t>& sizes, int repeat, double budget, unsigned threads) {
-  std::printf("| pieces | seed | threads | status | time (median of %d) | nodes |\n|---:|---:|---:|---|---:|---:|\n", repeat);
+  std::printf(
+      "| pieces | seed | threads | status | time (median of %d) | nodes |\n|---:|---:|---:|---|---:|---:|\n",
+      repeat);
   for (std::size_t pieces : sizes)
     for (std::uint64_t seed : {1u, 2u, 3u}) {
       const Problem p = guillotine(seed, 1u << 20, static_cast<Tick>(pieces) * 10, pieces);
@@ -252,8 +271,9 @@ void table_puzzles(const std::vector<std::size_t>& sizes, int repeat, double bud
         t.push_back(seconds_since(t0));
         if (r.placement && !validate(p, *r.placement).empty()) std::printf("INVALID PLACEMENT\n");
       }
-      std::printf("| %zu | %llu | %u | %s | %.3f s | %lld |\n", p.buffers.size(), static_cast<unsigned long long>(seed),
-                  threads, to_string(r.status), median(t), static_cast<long long>(stat(r, "exact_nodes")));
+      std::printf("| %zu | %llu | %u | %s | %.3f s | %lld |\n", p.buffers.size(),
+                  static_cast<unsigned long long>(seed), threads, to_string(r.status), median(t),
+                  static_cast<long long>(stat(r, "exact_nodes")));
       std::fflush(stdout);
     }
 }
@@ -266,10 +286,13 @@ void table_puzzles(const std::vector<std::size_t>& sizes, int repeat, double bud
 /// speed-up two lanes can give on an idle machine; CPU / wall says how many
 /// cores the run actually had.
 void table_lanes(int repeat) {
-  std::printf("| instance | 1 thread: time | nodes | 2 threads: time | CPU | nodes, both lanes | critical nodes | "
-              "speed-up (time) | speed-up bound (nodes / critical) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| instance | 1 thread: time | nodes | 2 threads: time | CPU | nodes, both lanes | critical nodes | "
+      "speed-up (time) | speed-up bound (nodes / critical) "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (auto& [name, p] : load_suite("minimalloc", true)) {
-    if (name.rfind("B.", 0) != 0 && name.rfind("C.", 0) != 0 && name.rfind("E.", 0) != 0 && name.rfind("J.", 0) != 0)
+    if (name.rfind("B.", 0) != 0 && name.rfind("C.", 0) != 0 && name.rfind("E.", 0) != 0 &&
+        name.rfind("J.", 0) != 0)
       continue;
     std::vector<double> t1, t2, c2;
     ExactResult r1, r2;
@@ -283,10 +306,12 @@ void table_lanes(int repeat) {
       t2.push_back(seconds_since(t));
       c2.push_back(static_cast<double>(std::clock() - c) / CLOCKS_PER_SEC);
     }
-    const auto n1 = stat(r1, "exact_nodes"), n2 = stat(r2, "exact_nodes"), crit = stat(r2, "exact_critical_nodes");
-    std::printf("| %s | %.3f s | %lld | %.3f s | %.3f s | %lld | %lld | %.2fx | %.2fx |\n", name.c_str(), median(t1),
-                static_cast<long long>(n1), median(t2), median(c2), static_cast<long long>(n2), static_cast<long long>(crit),
-                median(t1) / std::max(1e-9, median(t2)), static_cast<double>(n1) / static_cast<double>(std::max<std::int64_t>(1, crit)));
+    const auto n1 = stat(r1, "exact_nodes"), n2 = stat(r2, "exact_nodes"),
+               crit = stat(r2, "exact_critical_nodes");
+    std::printf("| %s | %.3f s | %lld | %.3f s | %.3f s | %lld | %lld | %.2fx | %.2fx |\n", name.c_str(),
+                median(t1), static_cast<long long>(n1), median(t2), median(c2), static_cast<long long>(n2),
+                static_cast<long long>(crit), median(t1) / std::max(1e-9, median(t2)),
+                static_cast<double>(n1) / static_cast<double>(std::max<std::int64_t>(1, crit)));
     std::fflush(stdout);
   }
 }
@@ -301,8 +326,11 @@ void table_lanes(int repeat) {
 /// inside it (energetic or cumulative bounds over the window are
 /// relaxations of the window problem itself).
 void table_windows(std::uint64_t node_limit) {
-  std::printf("| instance | boundaries | window (boundaries) | windows | fit at the max load | no fit within %llu nodes | "
-              "proved infeasible |\n|---|---:|---:|---:|---:|---:|---:|\n", static_cast<unsigned long long>(node_limit));
+  std::printf(
+      "| instance | boundaries | window (boundaries) | windows | fit at the max load | no fit within %llu "
+      "nodes | "
+      "proved infeasible |\n|---|---:|---:|---:|---:|---:|---:|\n",
+      static_cast<unsigned long long>(node_limit));
   for (auto& [name, p] : load_suite("minimalloc", true)) {
     if (name.rfind("D.", 0) != 0 && name.rfind("J.", 0) != 0) continue;
     std::vector<Tick> ticks;
@@ -331,12 +359,16 @@ void table_windows(std::uint64_t node_limit) {
         o.node_limit = node_limit;
         const auto r = solve_exact(w, o);
         ++windows;
-        if (r.placement) ++fit;
-        else if (r.status == Status::infeasible) ++infeasible;
-        else ++open;
+        if (r.placement)
+          ++fit;
+        else if (r.status == Status::infeasible)
+          ++infeasible;
+        else
+          ++open;
         if (lo + width + 1 >= ticks.size()) break;
       }
-      std::printf("| %s | %zu | %zu | %zu | %zu | %zu | %zu |\n", name.c_str(), ticks.size(), width, windows, fit, open, infeasible);
+      std::printf("| %s | %zu | %zu | %zu | %zu | %zu | %zu |\n", name.c_str(), ticks.size(), width, windows,
+                  fit, open, infeasible);
       std::fflush(stdout);
     }
   }
@@ -352,8 +384,9 @@ void table_windows(std::uint64_t node_limit) {
 /// elementary intervals whose load is a local maximum, the k most loaded of
 /// them (k = 2, 4, 8, 16, all), asked to fit at the max load.
 void table_cuts(std::uint64_t node_limit) {
-  std::printf("| instance | local maxima of the load | instants kept | buffers | fit at the max load? | nodes |\n"
-              "|---|---:|---:|---:|---|---:|\n");
+  std::printf(
+      "| instance | local maxima of the load | instants kept | buffers | fit at the max load? | nodes |\n"
+      "|---|---:|---:|---:|---|---:|\n");
   for (auto& [name, p] : load_suite("minimalloc", true)) {
     if (name.rfind("D.", 0) != 0 && name.rfind("J.", 0) != 0) continue;
     std::vector<Tick> ticks;
@@ -371,13 +404,15 @@ void table_cuts(std::uint64_t node_limit) {
     for (std::size_t k = 0; k < load.size(); ++k) {
       std::size_t e = k;
       while (e + 1 < load.size() && load[e + 1] == load[k]) ++e;
-      const bool left = k == 0 || load[k - 1] < load[k], right = e + 1 == load.size() || load[e + 1] < load[k];
+      const bool left = k == 0 || load[k - 1] < load[k],
+                 right = e + 1 == load.size() || load[e + 1] < load[k];
       if (left && right) maxima.push_back(k);
       k = e;
     }
     const Addr max_load = arena_loads(p)[0].max_load;
     std::vector<std::size_t> by_load = maxima;
-    std::stable_sort(by_load.begin(), by_load.end(), [&](std::size_t a, std::size_t b) { return load[a] > load[b]; });
+    std::stable_sort(by_load.begin(), by_load.end(),
+                     [&](std::size_t a, std::size_t b) { return load[a] > load[b]; });
     for (std::size_t k : {2u, 4u, 8u, 16u, 1000u}) {
       const std::size_t kept = std::min<std::size_t>(k, by_load.size());
       std::vector<std::size_t> chosen(by_load.begin(), by_load.begin() + static_cast<std::ptrdiff_t>(kept));
@@ -400,9 +435,11 @@ void table_cuts(std::uint64_t node_limit) {
       ExactOptions o = options(ExactMode::fit, 0, 1);
       o.node_limit = node_limit;
       const auto r = solve_exact(w, o);
-      const char* verdict = r.placement ? "fits" : r.status == Status::infeasible ? "**infeasible** (proved)" : "no fit within the nodes";
-      std::printf("| %s | %zu | %zu | %zu | %s | %lld |\n", name.c_str(), maxima.size(), kept, w.buffers.size(), verdict,
-                  static_cast<long long>(stat(r, "exact_nodes")));
+      const char* verdict = r.placement                      ? "fits"
+                            : r.status == Status::infeasible ? "**infeasible** (proved)"
+                                                             : "no fit within the nodes";
+      std::printf("| %s | %zu | %zu | %zu | %s | %lld |\n", name.c_str(), maxima.size(), kept,
+                  w.buffers.size(), verdict, static_cast<long long>(stat(r, "exact_nodes")));
       std::fflush(stdout);
       if (kept == by_load.size()) break;
     }
@@ -416,8 +453,11 @@ void table_cuts(std::uint64_t node_limit) {
 /// a run that ends without a fit proves the bound above the capacity. Each
 /// capacity gets `node_limit` nodes, one thread (deterministic).
 void table_probes(std::uint64_t node_limit) {
-  std::printf("| instance | capacity (granules of 1 KiB) | above the max load | result within %llu nodes | nodes | time |\n"
-              "|---|---:|---:|---|---:|---:|\n", static_cast<unsigned long long>(node_limit));
+  std::printf(
+      "| instance | capacity (granules of 1 KiB) | above the max load | result within %llu nodes | nodes | "
+      "time |\n"
+      "|---|---:|---:|---|---:|---:|\n",
+      static_cast<unsigned long long>(node_limit));
   for (auto& [name, p] : load_suite("minimalloc", true)) {
     if (name.rfind("D.", 0) != 0 && name.rfind("J.", 0) != 0) continue;
     const Addr load = arena_loads(p)[0].max_load;
@@ -428,9 +468,13 @@ void table_probes(std::uint64_t node_limit) {
       o.node_limit = node_limit;
       const auto t = std::chrono::steady_clock::now();
       const auto r = solve_exact(w, o);
-      const char* verdict = r.placement ? "**fits**" : r.status == Status::infeasible ? "**infeasible** (proved)" : "open";
-      std::printf("| %s | %llu | %llu | %s | %lld | %.1f s |\n", name.c_str(), static_cast<unsigned long long>(w.arenas[0].capacity / 1024),
-                  static_cast<unsigned long long>(extra), verdict, static_cast<long long>(stat(r, "exact_nodes")), seconds_since(t));
+      const char* verdict = r.placement                      ? "**fits**"
+                            : r.status == Status::infeasible ? "**infeasible** (proved)"
+                                                             : "open";
+      std::printf("| %s | %llu | %llu | %s | %lld | %.1f s |\n", name.c_str(),
+                  static_cast<unsigned long long>(w.arenas[0].capacity / 1024),
+                  static_cast<unsigned long long>(extra), verdict,
+                  static_cast<long long>(stat(r, "exact_nodes")), seconds_since(t));
       std::fflush(stdout);
     }
   }
@@ -447,8 +491,11 @@ void table_probes(std::uint64_t node_limit) {
 /// every placement of the whole above C (C rises one granule); one whose
 /// search is cut by N nodes ends the run.
 void table_lazy_cuts(std::uint64_t node_limit, Addr extra_granules) {
-  std::printf("| instance | round | capacity (KiB) | instants | buffers | result within %llu nodes | nodes | violated intervals |\n"
-              "|---|---:|---:|---:|---:|---|---:|---:|\n", static_cast<unsigned long long>(node_limit));
+  std::printf(
+      "| instance | round | capacity (KiB) | instants | buffers | result within %llu nodes | nodes | "
+      "violated intervals |\n"
+      "|---|---:|---:|---:|---:|---|---:|---:|\n",
+      static_cast<unsigned long long>(node_limit));
   for (auto& [name, p] : load_suite("minimalloc", true)) {
     if (name.rfind("D.", 0) != 0 && name.rfind("J.", 0) != 0) continue;
     std::vector<Tick> ticks;
@@ -459,7 +506,9 @@ void table_lazy_cuts(std::uint64_t node_limit, Addr extra_granules) {
     std::sort(ticks.begin(), ticks.end());
     ticks.erase(std::unique(ticks.begin(), ticks.end()), ticks.end());
     const std::size_t m = ticks.size() - 1;
-    auto live = [&](const BufferSpec& b, std::size_t k) { return b.lifetime.begin <= ticks[k] && ticks[k] < b.lifetime.end; };
+    auto live = [&](const BufferSpec& b, std::size_t k) {
+      return b.lifetime.begin <= ticks[k] && ticks[k] < b.lifetime.end;
+    };
     std::vector<Addr> load(m, 0);
     for (const auto& b : p.buffers)
       for (std::size_t k = 0; k < m; ++k)
@@ -499,8 +548,9 @@ void table_lazy_cuts(std::uint64_t node_limit, Addr extra_granules) {
       const long long nodes = stat(r, "exact_nodes");
       if (!r.placement) {
         const bool proved = r.status == Status::infeasible;
-        std::printf("| %s | %d | %llu | %zu | %zu | %s | %lld | |\n", name.c_str(), round, static_cast<unsigned long long>(cap / 1024), ids.size(),
-                    w.buffers.size(), proved ? "**infeasible**: bound above this capacity" : "open", nodes);
+        std::printf("| %s | %d | %llu | %zu | %zu | %s | %lld | |\n", name.c_str(), round,
+                    static_cast<unsigned long long>(cap / 1024), ids.size(), w.buffers.size(),
+                    proved ? "**infeasible**: bound above this capacity" : "open", nodes);
         std::fflush(stdout);
         if (!proved) {
           // What the relaxation itself gives: its least peak tightened from
@@ -511,10 +561,13 @@ void table_lazy_cuts(std::uint64_t node_limit, Addr extra_granules) {
           ExactOptions mo = options(ExactMode::minimise, 0, 1);
           mo.node_limit = node_limit;
           const auto mr = solve_exact(open, mo);
-          std::printf("| %s | %d | minimise | %zu | %zu | peak %llu KiB, proved bound %llu KiB (%s) | %lld | |\n", name.c_str(), round,
-                      ids.size(), w.buffers.size(), static_cast<unsigned long long>(peak_of(open, mr) / 1024),
-                      static_cast<unsigned long long>(mr.lower_bound.empty() ? 0 : mr.lower_bound[0] / 1024),
-                      mr.status == Status::optimal ? "optimal" : "open", static_cast<long long>(stat(mr, "exact_nodes")));
+          std::printf(
+              "| %s | %d | minimise | %zu | %zu | peak %llu KiB, proved bound %llu KiB (%s) | %lld | |\n",
+              name.c_str(), round, ids.size(), w.buffers.size(),
+              static_cast<unsigned long long>(peak_of(open, mr) / 1024),
+              static_cast<unsigned long long>(mr.lower_bound.empty() ? 0 : mr.lower_bound[0] / 1024),
+              mr.status == Status::optimal ? "optimal" : "open",
+              static_cast<long long>(stat(mr, "exact_nodes")));
           std::fflush(stdout);
           break;
         }
@@ -523,15 +576,18 @@ void table_lazy_cuts(std::uint64_t node_limit, Addr extra_granules) {
       }
       // Check every elementary interval of the whole instance.
       std::vector<Addr> off(p.buffers.size(), max_addr);
-      for (std::size_t j = 0; j < origin.size(); ++j) if (r.placement->offsets[j]) off[origin[j]] = *r.placement->offsets[j];
+      for (std::size_t j = 0; j < origin.size(); ++j)
+        if (r.placement->offsets[j]) off[origin[j]] = *r.placement->offsets[j];
       std::vector<std::pair<Addr, std::size_t>> bad;  // (badness, interval)
       for (std::size_t k = 0; k < m; ++k) {
         std::vector<std::pair<Addr, Addr>> iv;
         Addr unplaced = 0;
         for (std::size_t i = 0; i < p.buffers.size(); ++i)
           if (live(p.buffers[i], k)) {
-            if (off[i] == max_addr) unplaced += p.buffers[i].size;
-            else iv.push_back({off[i], off[i] + p.buffers[i].size});
+            if (off[i] == max_addr)
+              unplaced += p.buffers[i].size;
+            else
+              iv.push_back({off[i], off[i] + p.buffers[i].size});
           }
         std::sort(iv.begin(), iv.end());
         Addr overlap = 0, reach = 0;
@@ -541,11 +597,13 @@ void table_lazy_cuts(std::uint64_t node_limit, Addr extra_granules) {
         }
         if (overlap + unplaced > 0) bad.push_back({overlap + unplaced, k});
       }
-      std::printf("| %s | %d | %llu | %zu | %zu | fits | %lld | %zu |\n", name.c_str(), round, static_cast<unsigned long long>(cap / 1024), ids.size(),
-                  w.buffers.size(), nodes, bad.size());
+      std::printf("| %s | %d | %llu | %zu | %zu | fits | %lld | %zu |\n", name.c_str(), round,
+                  static_cast<unsigned long long>(cap / 1024), ids.size(), w.buffers.size(), nodes,
+                  bad.size());
       std::fflush(stdout);
       if (bad.empty()) {
-        std::printf("| %s | | %llu | | | **a placement of the whole** | | |\n", name.c_str(), static_cast<unsigned long long>(cap / 1024));
+        std::printf("| %s | | %llu | | | **a placement of the whole** | | |\n", name.c_str(),
+                    static_cast<unsigned long long>(cap / 1024));
         break;
       }
       std::sort(bad.rbegin(), bad.rend());
@@ -579,7 +637,8 @@ void table_dive_variants(int dives) {
     auto ranks_of = [&](const std::vector<double>& key) {  // larger key first, ties by index
       std::vector<std::uint32_t> by(n), rank(n);
       for (std::uint32_t i = 0; i < n; ++i) by[i] = i;
-      std::stable_sort(by.begin(), by.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] > key[b]; });
+      std::stable_sort(by.begin(), by.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return key[a] > key[b]; });
       for (std::uint32_t r = 0; r < n; ++r) rank[by[r]] = r;
       return rank;
     };
@@ -588,8 +647,12 @@ void table_dive_variants(int dives) {
       z = exact::mix64(z);
       return static_cast<double>(z >> 11) * 0x1.0p-53;
     };
-    auto above = [&](Addr peak) { return 100.0 * (static_cast<double>(peak) / static_cast<double>(lb) - 1.0); };
-    std::printf("| variant | dives | peaks above the bound (%%), in order | best | CPU s a dive |\n|---|---:|---|---:|---:|\n");
+    auto above = [&](Addr peak) {
+      return 100.0 * (static_cast<double>(peak) / static_cast<double>(lb) - 1.0);
+    };
+    std::printf(
+        "| variant | dives | peaks above the bound (%%), in order | best | CPU s a dive "
+        "|\n|---|---:|---|---:|---:|\n");
     for (int variant = 0; variant < 4; ++variant) {
       const int count = variant == 3 ? 1 : dives;
       std::vector<double> key(n), best_key(n);
@@ -599,7 +662,8 @@ void table_dive_variants(int dives) {
       const auto c0 = std::clock();
       for (int k = 0; k < count; ++k) {
         std::vector<std::uint32_t> rank;
-        if (variant == 0) rank = exact::random_dive_rank(f, static_cast<std::uint64_t>(k));
+        if (variant == 0)
+          rank = exact::random_dive_rank(f, static_cast<std::uint64_t>(k));
         else if (variant == 3) {
           Tick longest = 0;
           for (const auto& it : sp.items) longest = std::max(longest, it.lifetime.end - it.lifetime.begin);
@@ -610,7 +674,8 @@ void table_dive_variants(int dives) {
           rank = ranks_of(key);
         } else {
           const double e = variant == 1 ? 0.05 : 0.1;
-          for (std::uint32_t i = 0; i < n; ++i) key[i] = best_key[i] * (k == 0 ? 1.0 : 1.0 + e * (2.0 * uniform() - 1.0));
+          for (std::uint32_t i = 0; i < n; ++i)
+            key[i] = best_key[i] * (k == 0 ? 1.0 : 1.0 + e * (2.0 * uniform() - 1.0));
           rank = ranks_of(key);
         }
         const auto pl = exact::skyline_dive(sp, sec, rank, limits);
@@ -626,7 +691,8 @@ void table_dive_variants(int dives) {
               if (pl->offsets[i] + sp.items[i].size > lb) best_key[i] *= 1.5;
         }
       }
-      static const char* names[] = {"randomised (library)", "squeaky wheel", "mutation of the best", "long-lived first"};
+      static const char* names[] = {"randomised (library)", "squeaky wheel", "mutation of the best",
+                                    "long-lived first"};
       std::printf("| %s | %d | %s | %.4f %% | %.2f |\n", names[variant], count, peaks.c_str(), above(best),
                   static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC / count);
       std::fflush(stdout);
@@ -639,40 +705,52 @@ void table_dive_variants(int dives) {
 void register_benchmarks() {
   static std::vector<Instance> mm = load_suite("minimalloc", true);
   for (auto& inst : mm) {
-    benchmark::RegisterBenchmark(("ExactFit/" + inst.name).c_str(), [&inst](benchmark::State& state) {
-      for (auto _ : state) {
-        auto r = solve_exact(inst.problem, options(ExactMode::fit, 60, 1));
-        if (r.status != Status::optimal && r.status != Status::feasible) state.SkipWithError("no fit");
-        benchmark::DoNotOptimize(r);
-      }
-    })->Unit(benchmark::kMillisecond)->Iterations(3);
+    benchmark::RegisterBenchmark(("ExactFit/" + inst.name).c_str(),
+                                 [&inst](benchmark::State& state) {
+                                   for (auto _ : state) {
+                                     auto r = solve_exact(inst.problem, options(ExactMode::fit, 60, 1));
+                                     if (r.status != Status::optimal && r.status != Status::feasible)
+                                       state.SkipWithError("no fit");
+                                     benchmark::DoNotOptimize(r);
+                                   }
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(3);
   }
   for (std::size_t pieces : {100u, 400u, 1000u}) {
-    benchmark::RegisterBenchmark(("GuillotineFit/" + std::to_string(pieces)).c_str(), [pieces](benchmark::State& state) {
-      const Problem p = guillotine(1, 1u << 20, static_cast<Tick>(pieces) * 10, pieces);
-      for (auto _ : state) {
-        auto r = solve_exact(p, options(ExactMode::fit, 60, 1));
-        if (r.status != Status::optimal) state.SkipWithError("not solved");
-        benchmark::DoNotOptimize(r);
-      }
-    })->Unit(benchmark::kMillisecond)->Iterations(3);
+    benchmark::RegisterBenchmark(("GuillotineFit/" + std::to_string(pieces)).c_str(),
+                                 [pieces](benchmark::State& state) {
+                                   const Problem p =
+                                       guillotine(1, 1u << 20, static_cast<Tick>(pieces) * 10, pieces);
+                                   for (auto _ : state) {
+                                     auto r = solve_exact(p, options(ExactMode::fit, 60, 1));
+                                     if (r.status != Status::optimal) state.SkipWithError("not solved");
+                                     benchmark::DoNotOptimize(r);
+                                   }
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(3);
   }
   static std::vector<Instance> ia = load_suite("idealloc", false);
   for (auto& inst : ia) {
-    benchmark::RegisterBenchmark(("CanonicalDiveArea/" + inst.name).c_str(), [&inst](benchmark::State& state) {
-      const auto parts = exact::decompose(inst.problem);
-      for (auto _ : state) {
-        for (const auto& sp : parts) {
-          std::vector<Interval> ls;
-          for (const auto& it : sp.items) ls.push_back(it.lifetime);
-          const auto sec = exact::sweep_sections(ls, false);
-          const auto rank = exact::preorder_ranks(exact::item_features(sp, sec, {}), "A");
-          exact::Limits limits;
-          auto r = exact::skyline_dive(sp, sec, rank, limits);
-          benchmark::DoNotOptimize(r);
-        }
-      }
-    })->Unit(benchmark::kMillisecond)->Iterations(1);
+    benchmark::RegisterBenchmark(("CanonicalDiveArea/" + inst.name).c_str(),
+                                 [&inst](benchmark::State& state) {
+                                   const auto parts = exact::decompose(inst.problem);
+                                   for (auto _ : state) {
+                                     for (const auto& sp : parts) {
+                                       std::vector<Interval> ls;
+                                       for (const auto& it : sp.items) ls.push_back(it.lifetime);
+                                       const auto sec = exact::sweep_sections(ls, false);
+                                       const auto rank =
+                                           exact::preorder_ranks(exact::item_features(sp, sec, {}), "A");
+                                       exact::Limits limits;
+                                       auto r = exact::skyline_dive(sp, sec, rank, limits);
+                                       benchmark::DoNotOptimize(r);
+                                     }
+                                   }
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
   }
 }
 
@@ -689,22 +767,35 @@ int main(int argc, char** argv) {
   double budget = 10.0;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--table") == 0) table = true;
-    else if (std::strcmp(argv[i], "--lanes") == 0) lanes = true;
-    else if (std::strcmp(argv[i], "--windows") == 0) windows = true;
-    else if (std::strcmp(argv[i], "--cuts") == 0) cuts = true;
-    else if (std::strcmp(argv[i], "--probes") == 0) probes = true;
-    else if (std::strcmp(argv[i], "--lazy-cuts") == 0) lazy = true;
-    else if (std::strcmp(argv[i], "--dive-variants") == 0 && i + 1 < argc) dive_variants = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--above") == 0 && i + 1 < argc) lazy_extra = std::strtoull(argv[++i], nullptr, 10);
-    else if (std::strcmp(argv[i], "--window-nodes") == 0 && i + 1 < argc) window_nodes = std::strtoull(argv[++i], nullptr, 10);
-    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
-    else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = std::atof(argv[++i]);
-    else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
+    if (std::strcmp(argv[i], "--table") == 0)
+      table = true;
+    else if (std::strcmp(argv[i], "--lanes") == 0)
+      lanes = true;
+    else if (std::strcmp(argv[i], "--windows") == 0)
+      windows = true;
+    else if (std::strcmp(argv[i], "--cuts") == 0)
+      cuts = true;
+    else if (std::strcmp(argv[i], "--probes") == 0)
+      probes = true;
+    else if (std::strcmp(argv[i], "--lazy-cuts") == 0)
+      lazy = true;
+    else if (std::strcmp(argv[i], "--dive-variants") == 0 && i + 1 < argc)
+      dive_variants = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--above") == 0 && i + 1 < argc)
+      lazy_extra = std::strtoull(argv[++i], nullptr, 10);
+    else if (std::strcmp(argv[i], "--window-nodes") == 0 && i + 1 < argc)
+      window_nodes = std::strtoull(argv[++i], nullptr, 10);
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
+      budget = std::atof(argv[++i]);
+    else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+      threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--puzzles") == 0 && i + 1 < argc) {
-      for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ",")) puzzles.push_back(std::strtoull(t, nullptr, 10));
-    }
-    else rest.push_back(argv[i]);
+      for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
+        puzzles.push_back(std::strtoull(t, nullptr, 10));
+    } else
+      rest.push_back(argv[i]);
   }
   if (dive_variants > 0) {
     table_dive_variants(dive_variants);

@@ -28,7 +28,8 @@ const Problem* trace(const std::string& name) {
   static std::map<std::string, std::unique_ptr<Problem>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    auto p = bench::read_csv_instance(std::filesystem::path(PTO_MEM_SHARED_DIR) / "data/idealloc" / (name + ".csv"));
+    auto p = bench::read_csv_instance(std::filesystem::path(PTO_MEM_SHARED_DIR) / "data/idealloc" /
+                                      (name + ".csv"));
     if (p) slot = std::make_unique<Problem>(std::move(*p));
   }
   return slot.get();
@@ -60,7 +61,9 @@ void full_solve(benchmark::State& state, const Problem& p, bool compat, unsigned
 }
 
 void BM_PassGenerated(benchmark::State& s) { one_pass(s, generated(static_cast<std::size_t>(s.range(0)))); }
-void BM_SolveGenerated(benchmark::State& s) { full_solve(s, generated(static_cast<std::size_t>(s.range(0))), false); }
+void BM_SolveGenerated(benchmark::State& s) {
+  full_solve(s, generated(static_cast<std::size_t>(s.range(0))), false);
+}
 void BM_SolveGeneratedCompat(benchmark::State& s) {
   full_solve(s, generated(static_cast<std::size_t>(s.range(0))), true);
 }
@@ -68,17 +71,27 @@ void BM_SolveGenerated2Threads(benchmark::State& s) {
   full_solve(s, generated(static_cast<std::size_t>(s.range(0))), false, 2);
 }
 BENCHMARK(BM_PassGenerated)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SolveGenerated)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SolveGenerated)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_SolveGenerated2Threads)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SolveGeneratedCompat)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SolveGeneratedCompat)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void register_traces() {
   for (const char* name : {"iree_mobilebert", "G_1", "resnet50", "bert_base", "pangu_2.6B", "S_1", "Y_1"}) {
     const Problem* p = trace(name);
     if (!p) continue;
-    benchmark::RegisterBenchmark((std::string("BM_PassTrace/") + name).c_str(),
-                                 [p](benchmark::State& s) { one_pass(s, *p); })
-        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark((std::string("BM_PassTrace/") + name).c_str(), [p](benchmark::State& s) {
+      one_pass(s, *p);
+    })->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((std::string("BM_SolveTrace/") + name).c_str(),
                                  [p](benchmark::State& s) { full_solve(s, *p, false); })
         ->Unit(benchmark::kMillisecond)

@@ -17,7 +17,9 @@ namespace {
 
 using namespace pto_mem;
 
-std::string trace_path(const std::string& name) { return std::string(PTO_MEM_SHARED_DIR) + "/data/idealloc/" + name; }
+std::string trace_path(const std::string& name) {
+  return std::string(PTO_MEM_SHARED_DIR) + "/data/idealloc/" + name;
+}
 
 /// The text of a trace, or an error state for the benchmark when it is missing.
 const std::string* trace_text(benchmark::State& state, const std::string& name) {

@@ -33,12 +33,17 @@ Problem with_groups(std::size_t n, std::size_t group) {
 }
 
 void BM_arena_loads(benchmark::State& state) {
-  const Problem p = with_groups(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
+  const Problem p =
+      with_groups(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
   for (auto _ : state) benchmark::DoNotOptimize(pto_mem::arena_loads(p));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
 }
 
 // (buffers, members per group)
-BENCHMARK(BM_arena_loads)->Args({100000, 0})->Args({100000, 4})->Args({100000, 1000})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_arena_loads)
+    ->Args({100000, 0})
+    ->Args({100000, 4})
+    ->Args({100000, 1000})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

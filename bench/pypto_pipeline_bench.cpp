@@ -63,7 +63,8 @@ std::string kernel(int n) {
         s += "    p" + k + ": Tile[[64, 64], BF16] = tile.load(w, [0, 0], [64, 64], target_memory=Mat)\n";
         s += "    a" + k + ": Tile[[64, 64], FP32] = tile.create([64, 64], dtype=FP32, target_memory=Vec)\n";
         s += "    for k" + k + ", (acc" + k + ",) in range(4, init_values=(a" + k + ",)):\n";
-        s += "        n" + k + ": Tile[[64, 64], FP32] = tile.matmul_acc(acc" + k + ", p" + k + ", p" + k + ")\n";
+        s += "        n" + k + ": Tile[[64, 64], FP32] = tile.matmul_acc(acc" + k + ", p" + k + ", p" + k +
+             ")\n";
         s += "        r" + k + " = yield_(n" + k + ")\n";
         s += "    " + t(id) + tile + " = tile.add(" + prev + ", r" + k + ")\n";
         emitted += 6;
@@ -81,9 +82,7 @@ std::string kernel(int n) {
              "], Vec] = tile.muls(" + prev + ", 0.5)\n";
         ++emitted;
         break;
-      default:
-        s += "    " + t(id) + tile + " = tile.add(" + prev + ", t0)\n";
-        ++emitted;
+      default: s += "    " + t(id) + tile + " = tile.add(" + prev + ", t0)\n"; ++emitted;
     }
     ++id;
   }
@@ -93,8 +92,7 @@ std::string kernel(int n) {
 
 std::size_t count_statements(const Program& p) {
   std::size_t n = 0;
-  for (const auto& f : p.functions)
-    for_each_stmt(f.body, [&](const Stmt& st) { n += !st.is<SeqStmts>(); });
+  for (const auto& f : p.functions) for_each_stmt(f.body, [&](const Stmt& st) { n += !st.is<SeqStmts>(); });
   return n;
 }
 
@@ -204,21 +202,45 @@ void BM_pass_alloc_dsa_rp(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_compile_source, pypto, Planner::pypto)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_compile_source, pypto, Planner::pypto)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_pipeline, pypto_until_init, Planner::pypto, Stage::init)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_pipeline, pypto_until_init, Planner::pypto, Stage::init)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_pipeline, pypto, Planner::pypto, Stage::alloc)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_pipeline, pypto, Planner::pypto, Stage::alloc)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_pipeline, dsa_rp, Planner::dsa_rp, Stage::alloc)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_pipeline, dsa_rp, Planner::dsa_rp, Stage::alloc)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_pipeline, ptoas, Planner::ptoas, Stage::alloc)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_pipeline, ptoas, Planner::ptoas, Stage::alloc)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_verify_storage, pypto, Planner::pypto)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_verify_storage, pypto, Planner::pypto)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_verify_storage, dsa_rp, Planner::dsa_rp)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_verify_storage, dsa_rp, Planner::dsa_rp)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_verify_storage, ptoas, Planner::ptoas)->Arg(1000)->Arg(10000)->Arg(100000)
+BENCHMARK_CAPTURE(BM_verify_storage, ptoas, Planner::ptoas)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pass_infer)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pass_init)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);

@@ -26,24 +26,26 @@ std::string kernel(int n) {
     const int prev = id - 1;
     switch (id % 25) {
       case 7: {
-        s += "    for i" + std::to_string(id) + ", (a" + std::to_string(id) + ",) in range(4, init_values=(" + name(prev) +
-             ",)):\n";
-        s += "        b" + std::to_string(id) + ": Tile[[64, 64], FP32, Vec] = tile.add(a" + std::to_string(id) + ", t0)\n";
+        s += "    for i" + std::to_string(id) + ", (a" + std::to_string(id) + ",) in range(4, init_values=(" +
+             name(prev) + ",)):\n";
+        s += "        b" + std::to_string(id) + ": Tile[[64, 64], FP32, Vec] = tile.add(a" +
+             std::to_string(id) + ", t0)\n";
         s += "        " + name(id) + " = yield_(b" + std::to_string(id) + ")\n";
         emitted += 3;
         break;
       }
       case 13: {
         s += "    if c < " + std::to_string(id) + ":\n";
-        s += "        e" + std::to_string(id) + ": Tile[[64, 64], FP32, Vec] = tile.exp(" + name(prev) + ")\n";
+        s +=
+            "        e" + std::to_string(id) + ": Tile[[64, 64], FP32, Vec] = tile.exp(" + name(prev) + ")\n";
         s += "        " + name(id) + " = yield_(e" + std::to_string(id) + ")\n    else:\n";
         s += "        " + name(id) + " = yield_(" + name(prev) + ")\n";
         emitted += 4;
         break;
       }
       case 19:
-        s += "    " + name(id) + ": Tile[[64, 64], FP32, MemRef(\"ping\", slots=2)[" + std::to_string(id % 2) +
-             "], Vec] = tile.muls(" + name(prev) + ", 0.5)\n";
+        s += "    " + name(id) + ": Tile[[64, 64], FP32, MemRef(\"ping\", slots=2)[" +
+             std::to_string(id % 2) + "], Vec] = tile.muls(" + name(prev) + ", 0.5)\n";
         ++emitted;
         break;
       default:

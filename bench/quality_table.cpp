@@ -67,7 +67,8 @@ Cell baseline(const Problem& unbounded, const std::string& which, std::optional<
   const auto start = std::chrono::steady_clock::now();
   const auto space = dsa::build_search_space(unbounded);
   dsa::CanonicalPlacer placer(space, false);
-  if (placer.place(which == "ff:size" ? dsa::size_order(space) : dsa::birth_order(space), dsa::PassKind::canonical)) {
+  if (placer.place(which == "ff:size" ? dsa::size_order(space) : dsa::birth_order(space),
+                   dsa::PassKind::canonical)) {
     Addr peak = 0;
     for (std::size_t i = 0; i < space.n; ++i) peak = std::max(peak, placer.offsets()[i] + space.size[i]);
     c.peak = peak;
@@ -105,8 +106,10 @@ std::string ratio(Addr peak, Addr lb) {
 
 std::string seconds(double s) {
   char buf[32];
-  if (s < 1) std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.2f s", s);
+  if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
 }
 
@@ -127,14 +130,20 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     try {
-      if (arg == "--strategies") names = split(value());
-      else if (arg == "--seed") options.seed = std::stoull(value());
-      else if (arg == "--restarts") options.restarts = std::stoull(value());
-      else if (arg == "--time-limit") options.time_limit_s = std::stod(value());
-      else if (arg == "--no-baselines") baselines = false;
+      if (arg == "--strategies")
+        names = split(value());
+      else if (arg == "--seed")
+        options.seed = std::stoull(value());
+      else if (arg == "--restarts")
+        options.restarts = std::stoull(value());
+      else if (arg == "--time-limit")
+        options.time_limit_s = std::stod(value());
+      else if (arg == "--no-baselines")
+        baselines = false;
       else if (arg == "--help" || arg == "-h") {
-        std::cout << "usage: pto-mem-quality [--strategies a,b,...] [--seed S] [--restarts R] [--time-limit SEC]\n"
-                     "                       [--no-baselines] FOLDER...\n";
+        std::cout
+            << "usage: pto-mem-quality [--strategies a,b,...] [--seed S] [--restarts R] [--time-limit SEC]\n"
+               "                       [--no-baselines] FOLDER...\n";
         return 0;
       } else if (!arg.empty() && arg[0] == '-') {
         std::cerr << "pto-mem-quality: unknown option " << arg << " (see --help)\n";
@@ -193,15 +202,18 @@ int main(int argc, char** argv) {
       const auto capacity = bench::capacity_from_name(file);
       const auto problem = bench::read_csv_instance(file);
       if (!problem) {
-        std::cerr << "pto-mem-quality: " << file.string() << ": not a CSV instance (id,lower,upper,size), skipped\n";
+        std::cerr << "pto-mem-quality: " << file.string()
+                  << ": not a CSV instance (id,lower,upper,size), skipped\n";
         continue;
       }
       const Addr lb = arena_loads(*problem)[0].lower_bound;
       std::cout << "| " << file.stem().string() << " | " << problem->buffers.size() << " | " << lb << " |";
       for (const auto& col : columns) {
         const Cell c = run(*problem, col, capacity, options);
-        if (c.peak) std::cout << " " << *c.peak << " | " << ratio(*c.peak, lb) << " |";
-        else std::cout << " no fit | - |";
+        if (c.peak)
+          std::cout << " " << *c.peak << " | " << ratio(*c.peak, lb) << " |";
+        else
+          std::cout << " no fit | - |";
         std::cout << " " << (c.fits ? (*c.fits ? "yes" : "no") : "-") << " | " << seconds(c.seconds) << " |";
       }
       std::cout << "\n" << std::flush;

@@ -64,7 +64,8 @@ void BM_IclIntervalSet(benchmark::State& state) {
       auto& s = sets[op.set];
       // lower_bound of [x, x+1): the first interval not entirely before x,
       // i.e. the first one that ends after x.
-      const auto first = s.lower_bound(boost::icl::interval<Addr>::right_open(op.range.begin, op.range.begin + 1));
+      const auto first =
+          s.lower_bound(boost::icl::interval<Addr>::right_open(op.range.begin, op.range.begin + 1));
       if (first != s.end()) checksum += boost::icl::upper(*first);
       s.add(boost::icl::interval<Addr>::right_open(op.range.begin, op.range.end));
     }

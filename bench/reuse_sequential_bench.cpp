@@ -52,9 +52,12 @@ Problem generated_aliased(std::size_t n, std::uint64_t seed) {
     auto& view = p.buffers[i + 1];
     view.arena = root.arena;
     const Tick len = view.lifetime.end - view.lifetime.begin;
-    view.lifetime.begin = root.lifetime.begin + static_cast<Tick>(rng() % static_cast<std::uint64_t>(root.lifetime.end - root.lifetime.begin));
+    view.lifetime.begin =
+        root.lifetime.begin +
+        static_cast<Tick>(rng() % static_cast<std::uint64_t>(root.lifetime.end - root.lifetime.begin));
     view.lifetime.end = view.lifetime.begin + len;
-    p.must_alias.push_back({{{static_cast<BufferId>(i), 0}, {static_cast<BufferId>(i + 1), 32 * (rng() % 4)}}});
+    p.must_alias.push_back(
+        {{{static_cast<BufferId>(i), 0}, {static_cast<BufferId>(i + 1), 32 * (rng() % 4)}}});
   }
   for (std::size_t i = 5; i + 1 < n; i += 1000) {
     if (p.buffers[i].arena != p.buffers[i + 1].arena) continue;
@@ -85,7 +88,8 @@ const Problem& cached_generated(std::size_t n, bool aliased) {
   static std::map<std::pair<std::size_t, bool>, Problem> cache;
   auto it = cache.find({n, aliased});
   if (it == cache.end())
-    it = cache.emplace(std::pair{n, aliased}, aliased ? generated_aliased(n, 42 + n) : generated(n, 42 + n)).first;
+    it = cache.emplace(std::pair{n, aliased}, aliased ? generated_aliased(n, 42 + n) : generated(n, 42 + n))
+             .first;
   return it->second;
 }
 
@@ -142,12 +146,18 @@ void register_all() {
     const std::string tag = "gen/" + std::to_string(n);
     const Problem& p = cached_generated(n, false);
     const Problem& q = cached_generated(n, true);
-    benchmark::RegisterBenchmark(("sequential/" + tag).c_str(), BM_Sequential, std::cref(p))->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("reuse/" + tag).c_str(), BM_Reuse, std::cref(p))->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("unify_aliases/" + tag + "-aliased").c_str(), BM_Unify, std::cref(q))->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("plan_sequential/" + tag).c_str(), BM_Plan, std::cref(p), "sequential")->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("plan_reuse/" + tag).c_str(), BM_Plan, std::cref(p), "reuse")->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("plan_reuse/" + tag + "-aliased").c_str(), BM_Plan, std::cref(q), "reuse")->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("sequential/" + tag).c_str(), BM_Sequential, std::cref(p))
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("reuse/" + tag).c_str(), BM_Reuse, std::cref(p))
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("unify_aliases/" + tag + "-aliased").c_str(), BM_Unify, std::cref(q))
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("plan_sequential/" + tag).c_str(), BM_Plan, std::cref(p), "sequential")
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("plan_reuse/" + tag).c_str(), BM_Plan, std::cref(p), "reuse")
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("plan_reuse/" + tag + "-aliased").c_str(), BM_Plan, std::cref(q), "reuse")
+        ->Unit(benchmark::kMillisecond);
   }
   static std::vector<std::pair<std::string, Problem>> traces;
   const auto dir = std::filesystem::path(shared_dir()) / "data" / "idealloc";
@@ -164,9 +174,12 @@ void register_all() {
     if (auto p = load_trace(f.string())) traces.emplace_back(f.stem().string(), std::move(*p));
   for (const auto& [name, p] : traces) {
     const std::string tag = "idealloc/" + name;
-    benchmark::RegisterBenchmark(("sequential/" + tag).c_str(), BM_Sequential, std::cref(p))->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("reuse/" + tag).c_str(), BM_Reuse, std::cref(p))->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("plan_reuse/" + tag).c_str(), BM_Plan, std::cref(p), "reuse")->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("sequential/" + tag).c_str(), BM_Sequential, std::cref(p))
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("reuse/" + tag).c_str(), BM_Reuse, std::cref(p))
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("plan_reuse/" + tag).c_str(), BM_Plan, std::cref(p), "reuse")
+        ->Unit(benchmark::kMillisecond);
   }
 }
 

@@ -41,7 +41,8 @@ struct Stage {
   std::chrono::steady_clock::time_point wall0 = std::chrono::steady_clock::now();
   ~Stage() {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    std::printf("%-22s cpu %7.3f s  wall %7.3f s  peak RSS %5ld MB\n", name, cpu_seconds() - cpu0, wall, peak_rss_mb());
+    std::printf("%-22s cpu %7.3f s  wall %7.3f s  peak RSS %5ld MB\n", name, cpu_seconds() - cpu0, wall,
+                peak_rss_mb());
   }
 };
 
@@ -111,7 +112,8 @@ int main(int argc, char** argv) {
     if (!csv) return 1;
   }
   std::printf("buffers %zu  peak %lld  max load %lld  peak/max-load %.4f  orders %llu selected %llu\n",
-              p.buffers.size(), static_cast<long long>(obj.total_peak), static_cast<long long>(loads[0].lower_bound),
+              p.buffers.size(), static_cast<long long>(obj.total_peak),
+              static_cast<long long>(loads[0].lower_bound),
               static_cast<double>(obj.total_peak) / static_cast<double>(loads[0].lower_bound),
               static_cast<unsigned long long>(g.statistics.orders_evaluated),
               static_cast<unsigned long long>(g.statistics.selected_order));

@@ -42,7 +42,8 @@ pto_mem::Problem intervals() {
     p.buffers.push_back(b);
   }
   for (int k = 0; k < 200; ++k)
-    p.exclusions.push_back({static_cast<pto_mem::BufferId>(below(2000)), static_cast<pto_mem::BufferId>(below(2000))});
+    p.exclusions.push_back(
+        {static_cast<pto_mem::BufferId>(below(2000)), static_cast<pto_mem::BufferId>(below(2000))});
   return p;
 }
 

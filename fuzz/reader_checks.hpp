@@ -23,8 +23,10 @@ namespace pto_mem::fuzz {
 
 [[noreturn]] inline void fail(std::string_view what, std::string_view input, std::string_view detail = {}) {
   std::fprintf(stderr, "\nfuzz check failed: %.*s\n", static_cast<int>(what.size()), what.data());
-  if (!detail.empty()) std::fprintf(stderr, "--- detail:\n%.*s\n", static_cast<int>(detail.size()), detail.data());
-  std::fprintf(stderr, "--- input (%zu bytes):\n%.*s\n---\n", input.size(), static_cast<int>(input.size()), input.data());
+  if (!detail.empty())
+    std::fprintf(stderr, "--- detail:\n%.*s\n", static_cast<int>(detail.size()), detail.data());
+  std::fprintf(stderr, "--- input (%zu bytes):\n%.*s\n---\n", input.size(), static_cast<int>(input.size()),
+               input.data());
   std::abort();
 }
 
@@ -68,7 +70,8 @@ inline void check_rejection(const ReadResult& r, const std::string& file, std::s
   if (r.diagnostics.empty()) fail("rejected without a diagnostic", input);
   for (const auto& d : r.diagnostics) {
     if (d.message.empty()) fail("a diagnostic without a message", input);
-    if (!d.location || d.location->file != file) fail("a diagnostic that does not name the file", input, format(d));
+    if (!d.location || d.location->file != file)
+      fail("a diagnostic that does not name the file", input, format(d));
     if (!in_text(text, d.location->line, d.location->column))
       fail("a diagnostic points outside the text", input, format(d));
   }
@@ -104,7 +107,8 @@ inline bool geometry_is_valid(const Problem& p, const Placement& pl) {
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) {
       const auto &x = p.buffers[i], &y = p.buffers[j];
-      if (x.arena != y.arena || !(x.lifetime.begin < y.lifetime.end && y.lifetime.begin < x.lifetime.end)) continue;
+      if (x.arena != y.arena || !(x.lifetime.begin < y.lifetime.end && y.lifetime.begin < x.lifetime.end))
+        continue;
       const Addr xo = *pl.offsets[i], yo = *pl.offsets[j];
       if (xo < yo + y.size && yo < xo + x.size) return false;
     }
@@ -129,8 +133,8 @@ inline void check_verdict(const ProblemFile& f, std::string_view input) {
          input, messages(verdict));
 }
 
-inline void check_same(const ProblemFile& a, const ProblemFile& b, std::string_view what, std::string_view input,
-                       std::string_view written) {
+inline void check_same(const ProblemFile& a, const ProblemFile& b, std::string_view what,
+                       std::string_view input, std::string_view written) {
   const std::string diff = test::first_difference(a.problem, b.problem);
   if (!diff.empty()) fail(std::string(what) + ": the re-read problem differs in " + diff, input, written);
   if (a.placement.has_value() != b.placement.has_value())
@@ -142,7 +146,8 @@ inline void check_same(const ProblemFile& a, const ProblemFile& b, std::string_v
   if (a.placement) {
     const std::string v1 = messages(validate(as_validated_by_tool(a), *a.placement));
     const std::string v2 = messages(validate(as_validated_by_tool(b), *b.placement));
-    if (v1 != v2) fail(std::string(what) + ": the re-read placement gets another verdict", input, v1 + "---\n" + v2);
+    if (v1 != v2)
+      fail(std::string(what) + ": the re-read placement gets another verdict", input, v1 + "---\n" + v2);
   }
 }
 
@@ -155,7 +160,8 @@ inline void check_csv_round_trip(const ProblemFile& f, std::string_view input, b
     for (const auto& b : p.buffers) aligned = aligned || b.alignment != 1;
     const bool beyond_csv = p.arenas.size() != 1 || !p.arenas[0].reserved.empty() || has_constraints(p) ||
                             !p.penalties.empty() || aligned;
-    if (must_fit || !beyond_csv) fail("to_csv refuses a problem CSV can hold", input, messages(csv.diagnostics));
+    if (must_fit || !beyond_csv)
+      fail("to_csv refuses a problem CSV can hold", input, messages(csv.diagnostics));
     return;
   }
   // CSV carries neither the arena's id, name nor capacity: they come from
@@ -163,16 +169,20 @@ inline void check_csv_round_trip(const ProblemFile& f, std::string_view input, b
   CsvOptions options;
   options.arena_name = p.arenas[0].name;
   if (!f.no_capacity[0]) options.capacity = p.arenas[0].capacity;
-  const ReadResult again = guarded([&] { return read_csv(*csv.text, options, "written.csv"); }, input, "read_csv (re-read)");
-  if (!again) fail("the written CSV does not re-read", input, *csv.text + "---\n" + messages(again.diagnostics));
+  const ReadResult again =
+      guarded([&] { return read_csv(*csv.text, options, "written.csv"); }, input, "read_csv (re-read)");
+  if (!again)
+    fail("the written CSV does not re-read", input, *csv.text + "---\n" + messages(again.diagnostics));
   ProblemFile expected = f;
   const std::int64_t arena = expected.problem.arenas[0].id;
   expected.problem.arenas[0].id = 0;
   for (auto& b : expected.problem.buffers)
     if (b.arena == arena) b.arena = 0;
   check_same(expected, *again.file, "CSV round trip", input, *csv.text);
-  const TextResult twice = to_csv(again.file->problem, again.file->placement ? &*again.file->placement : nullptr);
-  if (!twice || *twice.text != *csv.text) fail("write -> read -> write of CSV is not a fixed point", input, *csv.text);
+  const TextResult twice =
+      to_csv(again.file->problem, again.file->placement ? &*again.file->placement : nullptr);
+  if (!twice || *twice.text != *csv.text)
+    fail("write -> read -> write of CSV is not a fixed point", input, *csv.text);
 }
 
 /// Written as JSON (every problem fits) and read back.
@@ -180,10 +190,12 @@ inline void check_json_round_trip(const ProblemFile& f, std::string_view input) 
   if (auto bad = json_name_defects(f.problem); !bad.empty())
     fail("the JSON writer refuses names a reader accepted", input, messages(bad));
   const std::string text = json_problem_text(f);
-  const ReadResult again = guarded([&] { return read_json_problem(text, "written.json"); }, input, "read_json_problem (re-read)");
+  const ReadResult again =
+      guarded([&] { return read_json_problem(text, "written.json"); }, input, "read_json_problem (re-read)");
   if (!again) fail("the written JSON does not re-read", input, text + "---\n" + messages(again.diagnostics));
   check_same(f, *again.file, "JSON round trip", input, text);
-  if (json_problem_text(*again.file) != text) fail("write -> read -> write of JSON is not a fixed point", input, text);
+  if (json_problem_text(*again.file) != text)
+    fail("write -> read -> write of JSON is not a fixed point", input, text);
 }
 
 /// Everything an accepted file is held to.

@@ -20,8 +20,8 @@ namespace tiny {
 
 struct TinyNpuPolicy {
   bool planned(MemorySpace s) const {
-    return s == MemorySpace::Vec || s == MemorySpace::Mat || s == MemorySpace::Left || s == MemorySpace::Right ||
-           s == MemorySpace::Acc;
+    return s == MemorySpace::Vec || s == MemorySpace::Mat || s == MemorySpace::Left ||
+           s == MemorySpace::Right || s == MemorySpace::Acc;
   }
   std::optional<Addr> capacity(MemorySpace s) const {
     switch (s) {
@@ -73,7 +73,8 @@ int main() {
   }
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     const auto off = planned.offsets[i];
-    std::cout << buffers[i].id << " in " << policy.name(buffers[i].arena) << " at " << (off ? *off : 0) << "\n";
+    std::cout << buffers[i].id << " in " << policy.name(buffers[i].arena) << " at " << (off ? *off : 0)
+              << "\n";
     if (!off || *off % 64 != 0 || (buffers[i].arena == MemorySpace::Vec && *off < 1024)) {
       std::cerr << "custom_soc: the placement ignores the policy\n";
       return EXIT_FAILURE;
@@ -119,7 +120,8 @@ def kernel(x: Tensor[[32, 64], FP16],
     if (const auto* a = s.as<AssignStmt>())
       if (const auto* t = as_tile(a->var->type)) {
         const auto bytes = tile_bytes(*t, soc);
-        std::cout << a->var->name << ": " << (bytes ? std::to_string(*bytes) : bytes.error->message) << " bytes\n";
+        std::cout << a->var->name << ": " << (bytes ? std::to_string(*bytes) : bytes.error->message)
+                  << " bytes\n";
         if (bytes) total += *bytes;
       }
   });

@@ -38,7 +38,6 @@
 #include "pto_mem/core/result.hpp"
 #include "pto_mem/core/search_control.hpp"
 
-
 namespace pto_mem {
 
 /// The planners `plan` runs (docs/planners.md).
@@ -63,13 +62,16 @@ enum class Strategy {
 
 /// The strategy named `name` (a command-line word), or nullopt.
 [[nodiscard]] constexpr std::optional<Strategy> parse_strategy(std::string_view name) noexcept {
-  for (Strategy s : {Strategy::sequential, Strategy::reuse, Strategy::greedy, Strategy::exact, Strategy::portfolio})
+  for (Strategy s :
+       {Strategy::sequential, Strategy::reuse, Strategy::greedy, Strategy::exact, Strategy::portfolio})
     if (to_string(s) == name) return s;
   return std::nullopt;
 }
 
 /// The strategies `plan` accepts, in the order the tool lists them.
-[[nodiscard]] inline std::vector<std::string> strategies() { return {"sequential", "reuse", "greedy", "exact", "portfolio"}; }
+[[nodiscard]] inline std::vector<std::string> strategies() {
+  return {"sequential", "reuse", "greedy", "exact", "portfolio"};
+}
 
 /// PlanOptions::strategy: a Strategy. A string literal is accepted too and
 /// checked while compiling (`o.strategy = "greedy"`; a typo does not
@@ -78,7 +80,8 @@ class StrategyChoice {
  public:
   constexpr StrategyChoice(Strategy s) noexcept : value_(s) {}  // NOLINT: implicit by design
   template <std::size_t N>
-  consteval StrategyChoice(const char (&name)[N]) : value_(checked(std::string_view(name, N - 1))) {}  // NOLINT
+  consteval StrategyChoice(const char (&name)[N])
+      : value_(checked(std::string_view(name, N - 1))) {}  // NOLINT
   [[nodiscard]] constexpr Strategy value() const noexcept { return value_; }
   friend constexpr bool operator==(StrategyChoice, StrategyChoice) = default;
 
@@ -142,9 +145,9 @@ struct PlanOptions {
   /// of workers), one for `exact` and `portfolio` (two exact workers are
   /// deterministic too, but may answer differently from one).
   std::optional<unsigned> threads = std::nullopt;
-  std::uint64_t seed = 0;       ///< seeded restarts (DSA-RP); the exact search's randomised dives
-  std::size_t restarts = 4;     ///< seeded restarts (DSA-RP)
-  bool compat_pypto = false;    ///< reproduce PyPTO's DSA-RP placements bit for bit
+  std::uint64_t seed = 0;     ///< seeded restarts (DSA-RP); the exact search's randomised dives
+  std::size_t restarts = 4;   ///< seeded restarts (DSA-RP)
+  bool compat_pypto = false;  ///< reproduce PyPTO's DSA-RP placements bit for bit
   /// The caller guarantees that validate(problem) reports nothing -- a
   /// reader's ProblemFile is well formed by contract (io/problem_file.hpp) --
   /// so plan() does not check the problem again (at a million buffers the
@@ -186,7 +189,7 @@ template <class B>
 class BufferRef {
  public:
   BufferRef(const B& b) noexcept : p_(std::addressof(b)) {}  // NOLINT: implicit by design
-  BufferRef(const B&&) = delete;  // a temporary is not in the range
+  BufferRef(const B&&) = delete;                             // a temporary is not in the range
   [[nodiscard]] const B* get() const noexcept { return p_; }
 
  private:
@@ -217,7 +220,8 @@ class Constraints {
     Addr offset;
   };
   struct Binding {
-    Binding(const B& b, std::optional<std::uint32_t> at = std::nullopt) noexcept : buffer(b), slot(at) {}  // NOLINT
+    Binding(const B& b, std::optional<std::uint32_t> at = std::nullopt) noexcept
+        : buffer(b), slot(at) {}  // NOLINT
     Binding(const B&&, std::optional<std::uint32_t> = std::nullopt) = delete;
     BufferRef<B> buffer;
     std::optional<std::uint32_t> slot;  ///< nullopt: chosen at run time
@@ -254,7 +258,8 @@ class Constraints {
   }
   /// `whole` is a declared allocation of `slots` slots of `slot_size` bytes;
   /// each binding lives on its slot (or on any, when its slot is nullopt).
-  Constraints& declare(BufferRef<B> whole, std::uint32_t slots, Addr slot_size, std::vector<Binding> bindings) {
+  Constraints& declare(BufferRef<B> whole, std::uint32_t slots, Addr slot_size,
+                       std::vector<Binding> bindings) {
     declared.push_back({whole, slots, slot_size, std::move(bindings)});
     return *this;
   }
@@ -376,7 +381,8 @@ void write_back(R& buffers, Out& out, BufferPlan<Key>& plan) {
   if constexpr (std::is_member_object_pointer_v<Out>) {
     using M = std::remove_cvref_t<decltype(std::invoke(out, *std::ranges::begin(buffers)))>;
     using V = typename std::conditional_t<is_optional<M>::value, is_optional<M>, std::type_identity<M>>::type;
-    static_assert(std::integral<V>, "pto_mem::plan: the output member must be an integer or a std::optional of one");
+    static_assert(std::integral<V>,
+                  "pto_mem::plan: the output member must be an integer or a std::optional of one");
     for (std::size_t i = 0; i < plan.offsets.size(); ++i)
       if (plan.offsets[i] && !std::in_range<V>(*plan.offsets[i])) {
         report_narrow_output(plan.result, i, *plan.offsets[i]);
@@ -395,7 +401,8 @@ void write_back(R& buffers, Out& out, BufferPlan<Key>& plan) {
 /// The front door's work, once the checks have passed: read the user's
 /// objects into records, hand them to the compiled side, wrap its answer.
 template <class R, class Policy, class B>
-auto plan_objects(const R& buffers, const Policy& policy, const Constraints<B>& c, const PlanOptions& options) {
+auto plan_objects(const R& buffers, const Policy& policy, const Constraints<B>& c,
+                  const PlanOptions& options) {
   using Key = buffer_arena_t<B>;
   BufferPlan<Key> out;
   std::vector<const void*> objects;
@@ -417,7 +424,8 @@ auto plan_objects(const R& buffers, const Policy& policy, const Constraints<B>& 
     e.slot_size = d.slot_size;
     for (const auto& bind : d.bindings) e.bindings.push_back({bind.buffer.get(), bind.slot});
   }
-  ObjectsPlan done = plan_records(read_records(buffers, policy, out.model.arena_keys), objects, erased, options);
+  ObjectsPlan done =
+      plan_records(read_records(buffers, policy, out.model.arena_keys), objects, erased, options);
   out.result = std::move(done.result);
   out.model.problem = std::move(done.built.problem);
   out.model.buffer_index = std::move(done.built.buffer_index);
@@ -450,13 +458,13 @@ template <std::ranges::forward_range R, class Policy, class B = detail::range_bu
 /// `&MyTile::offset` (an integral or std::optional member) or a callable
 /// `out(element, offset)`. Nothing is written unless the plan fits.
 template <std::ranges::forward_range R, class Policy, class Out, class B = detail::range_buffer_t<R>>
-  requires std::is_member_object_pointer_v<Out> ||
-           std::invocable<Out&, std::ranges::range_reference_t<R>, Addr>
+requires std::is_member_object_pointer_v<Out> || std::invocable<Out&, std::ranges::range_reference_t<R>, Addr>
 auto plan(R&& buffers, const Policy& policy, const Constraints<B>& constraints, const PlanOptions& options,
           Out out) {
   using Result = decltype(plan(std::as_const(buffers), policy, constraints, options));
   if constexpr (std::is_void_v<Result>) {
-    plan(std::as_const(buffers), policy, constraints, options);  // a check failed: its message says what to fix
+    plan(std::as_const(buffers), policy, constraints,
+         options);  // a check failed: its message says what to fix
   } else {
     Result result = plan(std::as_const(buffers), policy, constraints, options);
     detail::write_back(buffers, out, result);

@@ -5,11 +5,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -44,9 +44,10 @@ inline bool reaches_lower_bound(const Objective& o, const std::vector<Addr>& lb)
 /// not overlap share slots (algorithms/reuse.hpp), then the slots are placed
 /// sequentially. Returns a placement of `p`'s buffers.
 inline std::optional<Placement> plan_reuse(const Problem& p, const std::vector<bool>& closed, PlanResult& r,
-                                             const ReuseCut& cut) {
+                                           const ReuseCut& cut) {
   const ReuseResult shared = reuse_lifetimes(p, closed, cut);
-  if (shared.cut_short) r.stopped_by = cut.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
+  if (shared.cut_short)
+    r.stopped_by = cut.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
   r.statistics.set("slots", static_cast<std::int64_t>(shared.slots.size()));
   SlotProblem slots = shared_slot_problem(p, shared);
   if (has_errors(slots.diagnostics)) {
@@ -68,7 +69,8 @@ inline Problem without_relaxed(const Problem& original, const AliasUnification* 
   for (const auto& [a, b] : relaxed) pairs.insert({std::min<std::size_t>(a, b), std::max<std::size_t>(a, b)});
   Problem out = original;
   std::erase_if(out.separations, [&](const Separation& s) {
-    const std::size_t x = unified ? unified->allocation_of[s.a] : s.a, y = unified ? unified->allocation_of[s.b] : s.b;
+    const std::size_t x = unified ? unified->allocation_of[s.a] : s.a,
+                      y = unified ? unified->allocation_of[s.b] : s.b;
     return pairs.contains({std::min(x, y), std::max(x, y)});
   });
   return out;
@@ -102,7 +104,8 @@ inline std::string with_thousands(Addr v) {
 /// placement exists whatever the strategy. Says where and who: the program
 /// point where the most bytes are live, found on `p` (the original problem,
 /// or its allocations when it has must-alias groups or declarations).
-inline std::optional<Diagnostic> max_load_overflow(const std::vector<Addr>& max_load_bound, const Problem& p) {
+inline std::optional<Diagnostic> max_load_overflow(const std::vector<Addr>& max_load_bound,
+                                                   const Problem& p) {
   for (std::size_t k = 0; k < p.arenas.size() && k < max_load_bound.size(); ++k) {
     const Arena& arena = p.arenas[k];
     if (max_load_bound[k] <= arena.capacity) continue;
@@ -125,31 +128,35 @@ inline std::optional<Diagnostic> max_load_overflow(const std::vector<Addr>& max_
     Addr live = 0, worst = 0;
     Tick worst_at = 0;
     for (const auto& e : events) {
-      if (e.starts) live = saturating_add(live, p.buffers[e.buffer].size);
-      else live -= std::min(live, p.buffers[e.buffer].size);
+      if (e.starts)
+        live = saturating_add(live, p.buffers[e.buffer].size);
+      else
+        live -= std::min(live, p.buffers[e.buffer].size);
       if (e.starts && live > worst) {
         worst = live;
         worst_at = e.tick;
       }
     }
-    const std::string arena_name = arena.name.empty() ? "arena " + std::to_string(arena.id) : "arena '" + arena.name + "'";
+    const std::string arena_name =
+        arena.name.empty() ? "arena " + std::to_string(arena.id) : "arena '" + arena.name + "'";
     if (saturating_add(worst, reserved) <= arena.capacity)  // aliases: the sweep over allocations says less
       return error("no placement fits in " + arena_name + ": its max-load bound " +
-                       with_thousands(max_load_bound[k]) + " exceeds the capacity " + with_thousands(arena.capacity) +
-                       "; raise the capacity, or shorten or split lifetimes",
+                       with_thousands(max_load_bound[k]) + " exceeds the capacity " +
+                       with_thousands(arena.capacity) + "; raise the capacity, or shorten or split lifetimes",
                    "PLAN-MAX-LOAD");
     std::vector<std::string> names;
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
       const auto& b = p.buffers[i];
-      if (b.arena == arena.id && b.lifetime.begin <= worst_at && worst_at < b.lifetime.end) names.push_back(buffer_label(p, static_cast<BufferId>(i)));
+      if (b.arena == arena.id && b.lifetime.begin <= worst_at && worst_at < b.lifetime.end)
+        names.push_back(buffer_label(p, static_cast<BufferId>(i)));
     }
     std::string list;
     const std::size_t shown = std::min<std::size_t>(names.size(), 8);
     for (std::size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + names[i];
     if (names.size() > shown) list += " and " + std::to_string(names.size() - shown) + " more";
-    std::string msg = "no placement fits in " + arena_name + ": at program point " + std::to_string(worst_at) +
-                      " the live buffer" + (names.size() == 1 ? " " : "s ") + list + " need " + with_thousands(worst) +
-                      " bytes";
+    std::string msg = "no placement fits in " + arena_name + ": at program point " +
+                      std::to_string(worst_at) + " the live buffer" + (names.size() == 1 ? " " : "s ") +
+                      list + " need " + with_thousands(worst) + " bytes";
     if (reserved > 0) msg += " (+ " + with_thousands(reserved) + " reserved)";
     msg += "; capacity " + with_thousands(arena.capacity) +
            " (the max-load bound proves it); raise the capacity, or shorten or split these lifetimes";
@@ -188,14 +195,17 @@ inline std::optional<Diagnostic> pin_clash(const Problem& p) {
       const auto& a = p.buffers[i];
       const auto& b = p.buffers[j];
       if (a.arena != b.arena) continue;
-      if (!overlaps(AddrRange{a.pin->offset, a.pin->offset + a.size}, AddrRange{b.pin->offset, b.pin->offset + b.size})) continue;
+      if (!overlaps(AddrRange{a.pin->offset, a.pin->offset + a.size},
+                    AddrRange{b.pin->offset, b.pin->offset + b.size}))
+        continue;
       const std::pair<std::size_t, std::size_t> key{i, j};
-      const bool together = !excluded.contains(key) &&
-                            (p.conflict_graph ? edges.contains(key) : lowering::live_meet(a, b));
+      const bool together =
+          !excluded.contains(key) && (p.conflict_graph ? edges.contains(key) : lowering::live_meet(a, b));
       if (together || separated.contains(key) || a.pin->exclusive || b.pin->exclusive)
-        return error("no placement exists: buffers '" + buffer_label(p, static_cast<BufferId>(i)) + "' and '" +
-                         buffer_label(p, static_cast<BufferId>(j)) + "' are pinned to overlapping bytes of arena " +
-                         std::to_string(a.arena) + " and may not share them; move one pin",
+        return error("no placement exists: buffers '" + buffer_label(p, static_cast<BufferId>(i)) +
+                         "' and '" + buffer_label(p, static_cast<BufferId>(j)) +
+                         "' are pinned to overlapping bytes of arena " + std::to_string(a.arena) +
+                         " and may not share them; move one pin",
                      "PLAN-PIN-CLASH");
     }
   return std::nullopt;
@@ -229,14 +239,16 @@ inline bool spill_step(const Problem& p, std::vector<std::int64_t>& choice) {
     std::sort(ev.begin(), ev.end());
     Addr live = 0;
     for (const auto& [t, d] : ev) {
-      live = d > 0 ? saturating_add(live, static_cast<Addr>(d)) : live - std::min(live, static_cast<Addr>(-d));
+      live =
+          d > 0 ? saturating_add(live, static_cast<Addr>(d)) : live - std::min(live, static_cast<Addr>(-d));
       if (d > 0 && live > fullest[k].load) fullest[k] = {live, t};
     }
   }
   auto movable_at = [&](std::size_t k, Tick t) {
     std::vector<std::size_t> m;
     for (std::size_t i = 0; i < p.buffers.size(); ++i)
-      if (index.arena(choice[i]) == k && next(i) && p.buffers[i].lifetime.begin <= t && t < p.buffers[i].lifetime.end)
+      if (index.arena(choice[i]) == k && next(i) && p.buffers[i].lifetime.begin <= t &&
+          t < p.buffers[i].lifetime.end)
         m.push_back(i);
     std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) {
       return p.buffers[a].size > p.buffers[b].size || (p.buffers[a].size == p.buffers[b].size && a < b);
@@ -259,7 +271,8 @@ inline bool spill_step(const Problem& p, std::vector<std::int64_t>& choice) {
   double worst_ratio = -1;
   for (std::size_t k = 0; k < p.arenas.size(); ++k) {
     if (movable_at(k, fullest[k].at).empty()) continue;
-    const double ratio = static_cast<double>(fullest[k].load) / static_cast<double>(std::max<Addr>(p.arenas[k].capacity, 1));
+    const double ratio =
+        static_cast<double>(fullest[k].load) / static_cast<double>(std::max<Addr>(p.arenas[k].capacity, 1));
     if (ratio > worst_ratio) worst_ratio = ratio, worst = k;
   }
   if (!worst) {  // nothing movable at the fullest instants: move any movable buffer, largest first
@@ -284,7 +297,7 @@ struct ChoiceResult {
   bool penalty_proven = false;  ///< proved: none under this choice pays less penalty
   bool error = false;           ///< an internal error (the diagnostics say which)
   StopReason stopped_by = StopReason::completed;
-  Placement placement;            ///< of the structured problem, validated
+  Placement placement;  ///< of the structured problem, validated
   Objective objective;
   std::vector<Addr> lower_bound;  ///< per arena, proved for this choice (empty: none)
   Diagnostics diagnostics;
@@ -312,8 +325,9 @@ inline std::optional<Placement> reduced_placement(const LoweredProblem& l, const
 /// The complete search on one arena choice: the lowering with shared pins
 /// kept as fixed offsets (exact unless it fell back to hulls), its alias
 /// unification, and the exact search, started from `incumbent` when given.
-inline ChoiceResult solve_choice(const Problem& p, const std::vector<std::int64_t>& choice, const PlanOptions& options,
-                                 Goal goal, std::chrono::steady_clock::time_point deadline,
+inline ChoiceResult solve_choice(const Problem& p, const std::vector<std::int64_t>& choice,
+                                 const PlanOptions& options, Goal goal,
+                                 std::chrono::steady_clock::time_point deadline,
                                  const std::optional<Placement>& incumbent) {
   ChoiceResult c;
   const LoweredProblem l = lower_structured(p, choice, true);
@@ -327,15 +341,19 @@ inline ChoiceResult solve_choice(const Problem& p, const std::vector<std::int64_
   eo.mode = goal;
   eo.time_limit_s = 0;
   if (options.time_limit_s > 0)
-    eo.time_limit_s = std::max(1e-3, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
-  eo.node_limit = options.node_limit.value_or(options.time_limit_s > 0 ? 0 : default_node_limit(u.problem.buffers.size()));
+    eo.time_limit_s =
+        std::max(1e-3, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+  eo.node_limit = options.node_limit.value_or(
+      options.time_limit_s > 0 ? 0 : default_node_limit(u.problem.buffers.size()));
   eo.threads = options.threads.value_or(1u);
   eo.seed = options.seed;
   eo.stop = options.stop;
   if (!l.fixed.empty()) {
     eo.fixed_offsets.assign(u.problem.buffers.size(), std::nullopt);
-    for (std::size_t b = 0; b < l.fixed.size(); ++b)  // a pinned buffer is its own allocation (the validator's rule)
-      if (l.fixed[b] && *l.fixed[b] >= u.member_offset[b]) eo.fixed_offsets[u.allocation_of[b]] = *l.fixed[b] - u.member_offset[b];
+    for (std::size_t b = 0; b < l.fixed.size();
+         ++b)  // a pinned buffer is its own allocation (the validator's rule)
+      if (l.fixed[b] && *l.fixed[b] >= u.member_offset[b])
+        eo.fixed_offsets[u.allocation_of[b]] = *l.fixed[b] - u.member_offset[b];
   }
   if (incumbent) eo.incumbent = reduced_placement(l, u, *incumbent);
   ExactResult e = solve_exact(u.problem, eo);
@@ -377,7 +395,8 @@ inline std::optional<Placement> greedy_choice(const Problem& p, const std::vecto
   o.problem_validated = false;
   o.goal = goal;
   if (options.time_limit_s > 0)
-    o.time_limit_s = std::max(1e-3, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+    o.time_limit_s =
+        std::max(1e-3, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
   const PlanResult g = plan(l.problem, o);
   if (!g.fits() || !g.placement) return std::nullopt;
   Placement pl = lift_placement(p, l, *g.placement, choice);
@@ -421,23 +440,27 @@ inline constexpr std::int64_t choice_node_work = 20'000'000;
 /// is no better than the incumbent holds no better one. Each leaf is
 /// solved by solve_choice (the portfolio: the greedy first, the search from
 /// its placement). nullopt when there are too many buffers to branch on.
-inline std::optional<ChoiceSearch> search_arena_choices(const Problem& p, const PlanOptions& options, Goal goal,
+inline std::optional<ChoiceSearch> search_arena_choices(const Problem& p, const PlanOptions& options,
+                                                        Goal goal,
                                                         std::chrono::steady_clock::time_point deadline) {
   const std::size_t n = p.buffers.size();
   std::vector<std::size_t> multi;
   for (std::size_t i = 0; i < n; ++i)
     if (p.buffers[i].candidate_arenas.size() > 1) multi.push_back(i);
   if (multi.size() > max_branching_buffers) return std::nullopt;
-  std::stable_sort(multi.begin(), multi.end(), [&](std::size_t a, std::size_t b) { return p.buffers[a].size > p.buffers[b].size; });
+  std::stable_sort(multi.begin(), multi.end(),
+                   [&](std::size_t a, std::size_t b) { return p.buffers[a].size > p.buffers[b].size; });
   const bool portfolio = options.strategy.value() == Strategy::portfolio;
   Problem q = p;  // the partial choice: a decided buffer has its one arena as its only candidate
   std::vector<std::int64_t> choice(n);
   for (std::size_t i = 0; i < n; ++i) choice[i] = p.buffers[i].arena;
   ChoiceSearch s;
   bool cut = false;
-  const std::int64_t node_cap =
-      std::clamp<std::int64_t>(choice_node_work / static_cast<std::int64_t>(std::max<std::size_t>(n, 1)), 16, max_choice_nodes);
-  auto out_of_time = [&] { return options.stop.stop_requested() || std::chrono::steady_clock::now() >= deadline; };
+  const std::int64_t node_cap = std::clamp<std::int64_t>(
+      choice_node_work / static_cast<std::int64_t>(std::max<std::size_t>(n, 1)), 16, max_choice_nodes);
+  auto out_of_time = [&] {
+    return options.stop.stop_requested() || std::chrono::steady_clock::now() >= deadline;
+  };
   auto leaf = [&](const std::vector<ArenaLoad>& loads) {
     ++s.solved;
     ChoiceResult c;
@@ -448,8 +471,10 @@ inline std::optional<ChoiceSearch> search_arena_choices(const Problem& p, const 
       if (start_from) {
         const Objective o = evaluate_objective(p, *start_from);
         bool at_bound = o.penalty == 0;
-        for (std::size_t k = 0; k < loads.size(); ++k) at_bound = at_bound && o.peak_by_arena[k] <= loads[k].lower_bound;
-        if (at_bound || (goal == Goal::fit && o.penalty == 0)) {  // nothing to search for: the portfolio's rule
+        for (std::size_t k = 0; k < loads.size(); ++k)
+          at_bound = at_bound && o.peak_by_arena[k] <= loads[k].lower_bound;
+        if (at_bound ||
+            (goal == Goal::fit && o.penalty == 0)) {  // nothing to search for: the portfolio's rule
           c.fits = true;
           c.objective = o;
           c.optimal = at_bound;
@@ -555,8 +580,10 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
       r.diagnostics.push_back(error("no placement fits in arena " + std::to_string(p.arenas[k].id) +
                                         (p.arenas[k].name.empty() ? "" : " (" + p.arenas[k].name + ")") +
                                         ": buffers that must be there and are live together need " +
-                                        with_thousands(r.max_load_bound[k]) + " bytes (with its reserved bytes), over "
-                                        "the capacity " + with_thousands(p.arenas[k].capacity) +
+                                        with_thousands(r.max_load_bound[k]) +
+                                        " bytes (with its reserved bytes), over "
+                                        "the capacity " +
+                                        with_thousands(p.arenas[k].capacity) +
                                         "; raise the capacity, or shorten or split lifetimes",
                                     "PLAN-MAX-LOAD"));
       return finish();
@@ -575,8 +602,9 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
     if (auto s = search_arena_choices(p, options, goal, deadline)) {
       if (s->error) {
         r.status = Status::internal_error;
-        r.diagnostics.push_back(error("internal error: the complete search of this structured problem failed; please "
-                                      "report it"));
+        r.diagnostics.push_back(
+            error("internal error: the complete search of this structured problem failed; please "
+                  "report it"));
         r.diagnostics.insert(r.diagnostics.end(), s->errors.begin(), s->errors.end());
         return finish();
       }
@@ -601,9 +629,10 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
           for (const auto& d : b.diagnostics)
             if (d.severity != Severity::error) r.diagnostics.push_back(d);
           if (choices && !s->complete)
-            r.diagnostics.push_back(note("not every choice of arenas was decided within the limits (" +
-                                         std::to_string(s->solved) + " solved, " + std::to_string(s->pruned) +
-                                         " cut off by the bound): the spill and the peaks are not proved least"));
+            r.diagnostics.push_back(
+                note("not every choice of arenas was decided within the limits (" +
+                     std::to_string(s->solved) + " solved, " + std::to_string(s->pruned) +
+                     " cut off by the bound): the spill and the peaks are not proved least"));
         }
         return finish();
       }
@@ -644,7 +673,8 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
     r.statistics.set("lowering_exact", exact_here ? 1 : 0);
     if (sub.status == Status::invalid_input || sub.status == Status::internal_error) {
       r.status = Status::internal_error;
-      r.diagnostics.push_back(error("internal error: the plain form of this structured problem is malformed; please report it"));
+      r.diagnostics.push_back(
+          error("internal error: the plain form of this structured problem is malformed; please report it"));
       r.diagnostics.insert(r.diagnostics.end(), sub.diagnostics.begin(), sub.diagnostics.end());
       return finish();
     }
@@ -652,9 +682,10 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
       Placement pl = lift_placement(p, lowered, *sub.placement, choice);
       if (auto bad = validate_placement(p, pl); !bad.empty()) {
         r.status = Status::internal_error;
-        r.diagnostics.push_back(error("internal error: strategy '" + r.strategy +
-                                      "' produced a placement of a structured problem that fails validation; please "
-                                      "report it"));
+        r.diagnostics.push_back(
+            error("internal error: strategy '" + r.strategy +
+                  "' produced a placement of a structured problem that fails validation; please "
+                  "report it"));
         r.diagnostics.insert(r.diagnostics.end(), bad.begin(), bad.end());
         return finish();
       }
@@ -664,18 +695,21 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
         for (std::size_t k = 0; k < r.lower_bound.size() && k < sub.lower_bound.size(); ++k)
           r.lower_bound[k] = std::max(r.lower_bound[k], sub.lower_bound[k]);
       const bool spill_free = r.objective.spill == 0;
-      r.status = spill_free && reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
+      r.status =
+          spill_free && reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
       if (exact_here && sub.status == Status::optimal) r.status = Status::optimal;
       r.proved.penalty = r.objective.penalty == 0 || (exact_here && sub.proved.penalty);
       r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty
-                               : exact_here ? std::min(sub.proved.penalty_bound, r.objective.penalty)
-                                            : 0;
+                               : exact_here     ? std::min(sub.proved.penalty_bound, r.objective.penalty)
+                                                : 0;
       r.proved.peak = true;
       for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
         r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];
       r.proved.peak = r.proved.peak || (exact_here && sub.proved.peak);
       if (!exact_here) {
-        if (choices) r.diagnostics.push_back(note("proofs of the plain form do not carry over: the arenas were chosen by a heuristic"));
+        if (choices)
+          r.diagnostics.push_back(
+              note("proofs of the plain form do not carry over: the arenas were chosen by a heuristic"));
         for (const auto& why : lowered.losses)
           r.diagnostics.push_back(note("proofs of the plain form do not carry over: " + why));
       }
@@ -690,9 +724,13 @@ inline PlanResult plan_structured(const Problem& p, const PlanOptions& options,
     } else {
       r.status = is_error(sub.status) ? sub.status : Status::no_fit;
       if (sub.status == Status::infeasible) {
-        if (choices) r.diagnostics.push_back(note("the plain form was proved infeasible, which proves nothing here: the arenas were chosen by a heuristic"));
+        if (choices)
+          r.diagnostics.push_back(
+              note("the plain form was proved infeasible, which proves nothing here: the arenas were chosen "
+                   "by a heuristic"));
         for (const auto& why : lowered.losses)
-          r.diagnostics.push_back(note("the plain form was proved infeasible, which proves nothing here: " + why));
+          r.diagnostics.push_back(
+              note("the plain form was proved infeasible, which proves nothing here: " + why));
       }
     }
     return finish();
@@ -724,7 +762,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   }
   if (!is_plain(original)) {
     PlanResult s = detail::plan_structured(original, options, start);
-    s.diagnostics.insert(s.diagnostics.begin(), r.diagnostics.begin(), r.diagnostics.end());  // the validator's warnings
+    s.diagnostics.insert(s.diagnostics.begin(), r.diagnostics.begin(),
+                         r.diagnostics.end());  // the validator's warnings
     return s;
   }
   for (const auto& load : arena_loads(original)) r.max_load_bound.push_back(load.lower_bound);
@@ -740,7 +779,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
       return finish();
     }
   }
-  const Problem& problem = unified ? unified->problem : original;  // what every strategy below places: one buffer per allocation
+  const Problem& problem =
+      unified ? unified->problem : original;  // what every strategy below places: one buffer per allocation
   r.statistics.set("allocations", static_cast<std::int64_t>(problem.buffers.size()));
   const bool grouped = !original.must_alias.empty() || !original.declared.empty();
   if (auto overflow = detail::max_load_overflow(r.max_load_bound, grouped ? problem : original)) {
@@ -750,8 +790,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   }
   const Goal goal = options.goal.value_or(detail::default_goal(original));
   // An explicit time limit is the whole budget: no default node limit cuts it.
-  const std::uint64_t node_limit = options.node_limit.value_or(
-      options.time_limit_s > 0 ? 0 : default_node_limit(problem.buffers.size()));
+  const std::uint64_t node_limit =
+      options.node_limit.value_or(options.time_limit_s > 0 ? 0 : default_node_limit(problem.buffers.size()));
   const unsigned threads = options.threads.value_or(
       strategy == Strategy::greedy && std::thread::hardware_concurrency() > 1 ? 2u : 1u);
   const auto deadline = deadline_after(start, options.time_limit_s);
@@ -762,8 +802,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   std::optional<Problem> relaxed_original;
   Weight relaxed_penalty = 0;
   std::optional<Status> proven;  // a searching strategy's own verdict (exact, portfolio)
-  bool penalty_proven = false;    // ... and whether it proved the penalty least
-  Weight penalty_bound = 0;       // ... and a proved lower bound on it
+  bool penalty_proven = false;   // ... and whether it proved the penalty least
+  Weight penalty_bound = 0;      // ... and a proved lower bound on it
   if (strategy == Strategy::exact || strategy == Strategy::portfolio) {
     ExactResult e;
     if (strategy == Strategy::exact) {
@@ -776,7 +816,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
       eo.stop = options.stop;
       eo.progress = options.progress;
       eo.started = start;
-      eo.trusted = true;  // the original was validated above (or by the caller); unification keeps it well formed
+      eo.trusted =
+          true;  // the original was validated above (or by the caller); unification keeps it well formed
       e = solve_exact(problem, eo);
     } else {
       PortfolioOptions po;
@@ -815,12 +856,14 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     ReuseCut cut;
     cut.stop = options.stop;
     if (deadline != std::chrono::steady_clock::time_point::max()) cut.deadline = deadline;
-    placement = detail::plan_reuse(problem, unified ? unified->closed : std::vector<bool>(problem.buffers.size(), false), r, cut);
+    placement = detail::plan_reuse(
+        problem, unified ? unified->closed : std::vector<bool>(problem.buffers.size(), false), r, cut);
   } else {
     // Strategy::greedy. trusted: the problem was validated above and the placement is below.
     GreedyOptions greedy{options.seed, options.restarts, options.compat_pypto, true};
     greedy.threads = threads;
-    if (deadline != std::chrono::steady_clock::time_point::max()) greedy.deadline = deadline;  // the restarts and the walk stop at it
+    if (deadline != std::chrono::steady_clock::time_point::max())
+      greedy.deadline = deadline;  // the restarts and the walk stop at it
     greedy.stop = options.stop;
     auto g = plan_dsa_rp(problem, greedy);
     for (const auto& [k, v] : g.greedy.statistics.extra)
@@ -840,7 +883,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     }
     placement = std::move(g.greedy.placement);
     if (g.relaxed) {
-      relaxed_original = detail::without_relaxed(original, unified ? &*unified : nullptr, pipeline_pairs(problem));
+      relaxed_original =
+          detail::without_relaxed(original, unified ? &*unified : nullptr, pipeline_pairs(problem));
       relaxed_penalty = g.overlapping_pairs;
     }
   }
@@ -852,10 +896,13 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
     return finish();
   }
   Placement expanded;
-  if (unified) expanded = expand_placement(*unified, *placement);
-  else expanded.offsets = std::move(placement->offsets);  // what expand_placement keeps of it
+  if (unified)
+    expanded = expand_placement(*unified, *placement);
+  else
+    expanded.offsets = std::move(placement->offsets);  // what expand_placement keeps of it
   // The problem was found well formed above; removing relaxed separations keeps it so.
-  if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded); !bad.empty()) {
+  if (auto bad = validate_placement(relaxed_original ? *relaxed_original : original, expanded);
+      !bad.empty()) {
     r.status = Status::internal_error;
     r.diagnostics.push_back(error("internal error: strategy '" + strategy_name +
                                   "' produced a placement that fails validation; please report it"));
@@ -867,7 +914,8 @@ PTO_MEM_PLAN_INLINE PlanResult plan(const Problem& original, const PlanOptions& 
   r.status = detail::reaches_lower_bound(r.objective, r.lower_bound) ? Status::optimal : Status::feasible;
   if (proven == Status::optimal) r.status = Status::optimal;  // proved, possibly with a least nonzero penalty
   r.proved.penalty = r.objective.penalty == 0 || penalty_proven || proven == Status::optimal;
-  r.proved.penalty_bound = r.proved.penalty ? r.objective.penalty : std::min(penalty_bound, r.objective.penalty);
+  r.proved.penalty_bound =
+      r.proved.penalty ? r.objective.penalty : std::min(penalty_bound, r.objective.penalty);
   r.proved.peak = true;
   for (std::size_t k = 0; k < r.lower_bound.size() && k < r.objective.peak_by_arena.size(); ++k)
     r.proved.peak = r.proved.peak && r.objective.peak_by_arena[k] <= r.lower_bound[k];
@@ -940,7 +988,8 @@ PTO_MEM_PLAN_INLINE ObjectsPlan plan_records(ProblemRecords records, const std::
   for (std::size_t k = 0; k < c.must_alias.size(); ++k) {
     MustAliasGroup g;
     for (const auto& m : c.must_alias[k])
-      if (auto id = id_of(m.buffer, "must-alias group #" + std::to_string(k), true)) g.members.push_back({*id, m.offset});
+      if (auto id = id_of(m.buffer, "must-alias group #" + std::to_string(k), true))
+        g.members.push_back({*id, m.offset});
     p.must_alias.push_back(std::move(g));
   }
   for (std::size_t k = 0; k < c.declared.size(); ++k) {
@@ -962,16 +1011,19 @@ PTO_MEM_PLAN_INLINE ObjectsPlan plan_records(ProblemRecords records, const std::
     out.result = plan(p, options);
   }
   for (const auto& idx : out.built.buffer_index) {
-    if (idx && out.result.placement) out.offsets.push_back(out.result.placement->offsets[*idx]);
-    else out.offsets.push_back(std::nullopt);
+    if (idx && out.result.placement)
+      out.offsets.push_back(out.result.placement->offsets[*idx]);
+    else
+      out.offsets.push_back(std::nullopt);
   }
   return out;
 }
 
 PTO_MEM_PLAN_INLINE void report_narrow_output(PlanResult& result, std::size_t index, Addr offset) {
   result.status = Status::unsupported;
-  result.diagnostics.push_back(error("offset " + std::to_string(offset) + " of buffer #" + std::to_string(index) +
-                                     " does not fit the output member's type; widen it (nothing was written)"));
+  result.diagnostics.push_back(
+      error("offset " + std::to_string(offset) + " of buffer #" + std::to_string(index) +
+            " does not fit the output member's type; widen it (nothing was written)"));
 }
 
 }  // namespace detail

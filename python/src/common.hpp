@@ -101,10 +101,13 @@ template <class T>
   if (below || above) {
     const std::string got = text_of(v);
     if (below && lo == 0) throw py::value_error(what + " must be >= 0, not " + got);
-    throw py::value_error(what + " must be between " + bound_text(low) + " and " + bound_text(high) + ", not " + got);
+    throw py::value_error(what + " must be between " + bound_text(low) + " and " + bound_text(high) +
+                          ", not " + got);
   }
-  if constexpr (std::is_signed_v<T>) return static_cast<T>(PyLong_AsLongLong(v.ptr()));
-  else return static_cast<T>(PyLong_AsUnsignedLongLong(v.ptr()));
+  if constexpr (std::is_signed_v<T>)
+    return static_cast<T>(PyLong_AsLongLong(v.ptr()));
+  else
+    return static_cast<T>(PyLong_AsUnsignedLongLong(v.ptr()));
 }
 
 /// A byte count: 0 <= v <= 2**64 - 1 (the range every size, offset and

@@ -89,14 +89,16 @@ std::vector<std::string> names_from(const py::handle& h, const char* what) {
   }
   for (py::handle x : py::iter(h)) {
     if (!py::isinstance<py::str>(x))
-      throw py::type_error(std::string(what) + " must be a str or a list of str, not a list holding " + type_name(x));
+      throw py::type_error(std::string(what) + " must be a str or a list of str, not a list holding " +
+                           type_name(x));
     add(x.cast<std::string>());
   }
   return out;
 }
 
 std::string str_from(const py::handle& h, const char* what) {
-  if (!py::isinstance<py::str>(h)) throw py::type_error(std::string(what) + " must be a str, not " + type_name(h));
+  if (!py::isinstance<py::str>(h))
+    throw py::type_error(std::string(what) + " must be a str, not " + type_name(h));
   return h.cast<std::string>();
 }
 
@@ -125,7 +127,8 @@ PyCompileResult run(const std::string& text, const py::object& soc_in, const py:
   } else {
     const std::string soc = soc_in.is_none() ? std::string("a2a3") : str_from(soc_in, "soc");
     auto policy = pypto::soc_by_name(soc);
-    if (!policy) throw py::value_error("soc must be one of " + choices(pypto::soc_names()) + ", not '" + soc + "'");
+    if (!policy)
+      throw py::value_error("soc must be one of " + choices(pypto::soc_names()) + ", not '" + soc + "'");
     c.soc = *policy;
     c.soc_name = soc;
   }
@@ -140,21 +143,24 @@ PyCompileResult run(const std::string& text, const py::object& soc_in, const py:
     throw py::value_error("storage must be one of buffer-ir, legacy, not '" + storage + "'");
   o.buffer_ir = storage != "legacy";
   if (logical_tile_selection && (!o.buffer_ir || *p == pypto::Planner::ptoas))
-    throw py::value_error("logical_tile_selection needs storage='buffer-ir' and the pypto or dsa_rp planner (the "
-                          "legacy path leaves branch phis to YieldFixup, and ptoas places allocations and reconciles "
-                          "branch phis itself)");
+    throw py::value_error(
+        "logical_tile_selection needs storage='buffer-ir' and the pypto or dsa_rp planner (the "
+        "legacy path leaves branch phis to YieldFixup, and ptoas places allocations and reconciles "
+        "branch phis itself)");
   const auto unknown = pypto::parse_unknown_ops(unknown_ops);
   if (!unknown) throw py::value_error("unknown_ops must be one of warn, error, not '" + unknown_ops + "'");
   o.unknown_ops = *unknown;
   for (const auto& name : names_from(passes, "passes")) {
     auto s = pypto::parse_stage(name);
     if (!s || *s == pypto::Stage::parse)
-      throw py::value_error("passes: unknown pass '" + name + "'; expected infer, init, alias, reuse or alloc");
+      throw py::value_error("passes: unknown pass '" + name +
+                            "'; expected infer, init, alias, reuse or alloc");
     o.passes.push_back(*s);
   }
   for (const auto& name : names_from(dump_after, "dump_after")) {
     auto s = pypto::parse_stage(name);
-    if (!s) throw py::value_error("dump_after: unknown stage '" + name + "'; expected one of " + stage_names());
+    if (!s)
+      throw py::value_error("dump_after: unknown stage '" + name + "'; expected one of " + stage_names());
     o.dump_after.push_back(*s);
   }
 
@@ -176,7 +182,8 @@ PyCompileResult run(const std::string& text, const py::object& soc_in, const py:
     py::dict extra;
     extra["exit_code"] = code;
     extra["report"] = to_python(report(c));
-    raise_error(code == 1 ? "CapacityError" : "CompileError", joined(c.r.diagnostics), c.r.diagnostics, extra);
+    raise_error(code == 1 ? "CapacityError" : "CompileError", joined(c.r.diagnostics), c.r.diagnostics,
+                extra);
   }
   return c;
 }
@@ -185,35 +192,44 @@ PyCompileResult run(const std::string& text, const py::object& soc_in, const py:
 
 void bind_compile(py::module_& m) {
   py::class_<PyCompileResult>(m, "CompileResult", "The planned program (text), its report and any warnings.")
-      .def_property_readonly("text", [](const PyCompileResult& c) { return pypto::print(c.r.program, c.print_options); })
+      .def_property_readonly(
+          "text", [](const PyCompileResult& c) { return pypto::print(c.r.program, c.print_options); })
       .def_property_readonly("report", [](const PyCompileResult& c) { return to_python(report(c)); })
       .def_property_readonly("diagnostics", [](const PyCompileResult& c) { return c.r.diagnostics; })
-      .def_property_readonly("stages", [](const PyCompileResult& c) {
-        std::vector<std::string> out;
-        for (auto s : c.r.ran) out.emplace_back(pypto::to_string(s));
-        return out;
-      })
+      .def_property_readonly("stages",
+                             [](const PyCompileResult& c) {
+                               std::vector<std::string> out;
+                               for (auto s : c.r.ran) out.emplace_back(pypto::to_string(s));
+                               return out;
+                             })
       .def_property_readonly("addresses", [](const PyCompileResult& c) { return c.r.allocation_addresses; })
-      .def_property_readonly("dumps", [](const PyCompileResult& c) {
-        py::dict out;  // stage -> the program after it, in the order the stages ran
-        for (const auto& d : c.r.dumps) out[py::str(std::string(pypto::to_string(d.stage)))] = d.text;
-        return out;
-      })
-      .def("memory_map", [](const PyCompileResult& c, std::optional<std::filesystem::path> path) {
-        if (!c.r.addresses_assigned) {
-          Diagnostics ds{error("the memory map draws assigned addresses: compile with until='alloc' and the "
-                               "pypto or dsa_rp planner (ptoas assigns none)")};
-          raise_error("InputError", joined(ds), ds);
-        }
-        std::string svg = pypto::memory_map_svg(c.r.program, c.soc, c.r.allocation_addresses);
-        if (path)
-          if (auto d = write_file_atomically(*path, svg)) raise_error("InputError", format(*d), Diagnostics{*d});
-        return svg;
-      }, py::arg("path") = py::none())
+      .def_property_readonly("dumps",
+                             [](const PyCompileResult& c) {
+                               py::dict out;  // stage -> the program after it, in the order the stages ran
+                               for (const auto& d : c.r.dumps)
+                                 out[py::str(std::string(pypto::to_string(d.stage)))] = d.text;
+                               return out;
+                             })
+      .def(
+          "memory_map",
+          [](const PyCompileResult& c, std::optional<std::filesystem::path> path) {
+            if (!c.r.addresses_assigned) {
+              Diagnostics ds{
+                  error("the memory map draws assigned addresses: compile with until='alloc' and the "
+                        "pypto or dsa_rp planner (ptoas assigns none)")};
+              raise_error("InputError", joined(ds), ds);
+            }
+            std::string svg = pypto::memory_map_svg(c.r.program, c.soc, c.r.allocation_addresses);
+            if (path)
+              if (auto d = write_file_atomically(*path, svg))
+                raise_error("InputError", format(*d), Diagnostics{*d});
+            return svg;
+          },
+          py::arg("path") = py::none())
       .def("__repr__", [](const PyCompileResult& c) {
         return "<CompileResult " + c.planner_name + " on " + c.soc_name + ": " +
-               std::to_string(c.r.program.functions.size()) + " functions, " + std::to_string(c.r.ran.size()) +
-               " stages>";
+               std::to_string(c.r.program.functions.size()) + " functions, " +
+               std::to_string(c.r.ran.size()) + " stages>";
       });
 
   m.def("compile", &run, py::arg("text"), py::kw_only(), py::arg("soc") = py::none(),

@@ -21,9 +21,9 @@
 #pragma once
 
 #include <memory>
-#include <unordered_map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "pto_mem/io/problem_file.hpp"
@@ -133,6 +133,8 @@ struct BuiltProblem {
 /// always_fitting_capacity: the library reads that value as "no capacity
 /// was given" (it picks the goal by it), and so does Python.
 [[nodiscard]] PyProblem from_problem(Problem p, const std::vector<bool>& no_capacity);
-[[nodiscard]] inline PyProblem from_problem(ProblemFile f) { return from_problem(std::move(f.problem), f.no_capacity); }
+[[nodiscard]] inline PyProblem from_problem(ProblemFile f) {
+  return from_problem(std::move(f.problem), f.no_capacity);
+}
 
 }  // namespace pto_mem::python

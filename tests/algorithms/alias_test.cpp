@@ -46,10 +46,10 @@ TEST_CASE("alias: a group becomes one allocation spanning its members, offsets k
   REQUIRE(u.problem.buffers.size() == 2);
   CHECK(u.problem.buffers[0].name == "x");
   const auto& g = u.problem.buffers[1];
-  CHECK(g.name == "r");                       // the first member in problem order
-  CHECK(g.size == 80);                        // max(0 + 64, 32 + 48)
+  CHECK(g.name == "r");  // the first member in problem order
+  CHECK(g.size == 80);   // max(0 + 64, 32 + 48)
   CHECK(g.alignment == 32);
-  CHECK(g.lifetime == Interval{1, 7});        // hull
+  CHECK(g.lifetime == Interval{1, 7});  // hull
   CHECK(u.allocation_of == std::vector<std::size_t>{0, 1, 1});
   CHECK(u.member_offset == std::vector<Addr>{0, 0, 32});
   const auto back = expand_placement(u, Placement{{0, 32}});
@@ -81,7 +81,8 @@ TEST_CASE("alias: one buffer at two offsets is an error naming it") {
   const auto u = unify_aliases(p);
   INFO(dump(u.diagnostics));
   CHECK_FALSE(u.ok());
-  CHECK(mentions(u.diagnostics, "'b'", "two different offsets relative to 'a'", "8 and 4 bytes", "must-alias group"));
+  CHECK(mentions(u.diagnostics, "'b'", "two different offsets relative to 'a'", "8 and 4 bytes",
+                 "must-alias group"));
 }
 
 TEST_CASE("alias: alignment makes every member aligned, with leading bytes when needed") {
@@ -181,15 +182,19 @@ TEST_CASE("alias: a separation inside one allocation is an error naming both buf
 TEST_CASE("alias: penalties map onto allocations, inside one dropped, duplicates added") {
   auto p = arena_of();
   const test::BufferIds id{p};
-  p.buffers = {{"a", 8, 1, 0, {0, 2}}, {"b", 8, 1, 0, {2, 4}}, {"c", 8, 1, 0, {4, 6}}, {"d", 8, 1, 0, {6, 8}},
+  p.buffers = {{"a", 8, 1, 0, {0, 2}},
+               {"b", 8, 1, 0, {2, 4}},
+               {"c", 8, 1, 0, {4, 6}},
+               {"d", 8, 1, 0, {6, 8}},
                {"e", 8, 1, 0, {0, 2}}};
   p.must_alias = {{{{id("a"), 0}, {id("b"), 0}}}};  // allocation a = [0, 4)
-  p.penalties = {{id("a"), id("b"), 5},   // inside one allocation: dropped
-                 {id("d"), id("a"), 2},   // -> (a, d)
-                 {id("b"), id("d"), 3},   // -> (a, d): 2 + 3
-                 {id("c"), id("a"), 0},   // zero total: dropped
-                 {id("e"), id("c"), 1},   // kept
-                 {id("b"), id("e"), 4}};  // b and e are disjoint, but allocation a [0,4) and e [0,2) are co-live: dropped
+  p.penalties = {{id("a"), id("b"), 5},             // inside one allocation: dropped
+                 {id("d"), id("a"), 2},             // -> (a, d)
+                 {id("b"), id("d"), 3},             // -> (a, d): 2 + 3
+                 {id("c"), id("a"), 0},             // zero total: dropped
+                 {id("e"), id("c"), 1},             // kept
+                 {id("b"), id("e"),
+                  4}};  // b and e are disjoint, but allocation a [0,4) and e [0,2) are co-live: dropped
   REQUIRE(validate(p).empty());
   const auto u = unify_aliases(p);
   REQUIRE(u.ok());
@@ -207,7 +212,8 @@ TEST_CASE("alias: the reduced problem is deterministic and valid") {
   auto p = arena_of(1 << 20);
   const test::BufferIds id{p};
   p.arenas.push_back({1, "Mat", 1 << 20, {{0, 64}}});
-  p.buffers = {{"z", 64, 32, 1, {0, 5}}, {"y", 32, 32, 1, {3, 9}}, {"x", 32, 32, 0, {0, 2}}, {"w", 64, 32, 0, {1, 3}}};
+  p.buffers = {
+      {"z", 64, 32, 1, {0, 5}}, {"y", 32, 32, 1, {3, 9}}, {"x", 32, 32, 0, {0, 2}}, {"w", 64, 32, 0, {1, 3}}};
   p.must_alias = {{{{id("z"), 0}, {id("y"), 32}}}, {{{id("w"), 0}, {id("x"), 0}}}};
   p.separations = {{id("x"), id("w")}};
   CHECK_FALSE(unify_aliases(p).ok());

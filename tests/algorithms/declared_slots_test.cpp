@@ -47,7 +47,8 @@ Case random_case(std::mt19937_64& rng) {
   for (std::size_t i = 0; i < k; ++i) {
     const Tick b = static_cast<Tick>(rng() % 5);
     const auto id = static_cast<BufferId>(c.p.buffers.size());
-    c.p.buffers.push_back({"t" + std::to_string(i), 2 + rng() % 3, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 3)}});
+    c.p.buffers.push_back(
+        {"t" + std::to_string(i), 2 + rng() % 3, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 3)}});
     std::optional<std::uint32_t> slot;
     if (rng() % 3 != 0) slot = static_cast<std::uint32_t>(rng() % c.slots);
     c.slot.push_back(slot);

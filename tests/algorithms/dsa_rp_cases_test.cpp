@@ -6,8 +6,8 @@
 #include <map>
 #include <random>
 
-#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp/relax.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "test_support.hpp"
@@ -29,7 +29,8 @@ void add(Problem& p, int id, Addr size, Addr align, Tick begin, Tick end) {
 std::map<int, Addr> offsets(const Problem& p, const GreedyResult& r) {
   std::map<int, Addr> out;
   REQUIRE(r.placement);
-  for (std::size_t i = 0; i < p.buffers.size(); ++i) out[std::stoi(p.buffers[i].name)] = *r.placement->offsets[i];
+  for (std::size_t i = 0; i < p.buffers.size(); ++i)
+    out[std::stoi(p.buffers[i].name)] = *r.placement->offsets[i];
   return out;
 }
 GreedyResult compat(const Problem& p, std::uint64_t seed = 0, std::size_t restarts = 4) {
@@ -101,11 +102,11 @@ TEST_CASE("S2 no fit does not prove infeasibility") {
 
   const auto space = dsa::build_search_space(p);
   CHECK(order_ids(p, dsa::dsa_orders(space, 0, 4)) == std::vector<std::vector<int>>{{3, 1, 0, 2, 4, 5},
-                                                                                 {3, 0, 1, 2, 4, 5},
-                                                                                 {4, 5, 1, 2, 0, 3},
-                                                                                 {0, 3, 2, 5, 4, 1},
-                                                                                 {0, 1, 3, 2, 4, 5},
-                                                                                 {0, 5, 1, 4, 3, 2}});
+                                                                                    {3, 0, 1, 2, 4, 5},
+                                                                                    {4, 5, 1, 2, 0, 3},
+                                                                                    {0, 3, 2, 5, 4, 1},
+                                                                                    {0, 1, 3, 2, 4, 5},
+                                                                                    {0, 5, 1, 4, 3, 2}});
   const auto r = compat(p);
   CHECK(r.status == Status::no_fit);
   CHECK_FALSE(r.placement);
@@ -280,7 +281,8 @@ TEST_CASE("S10 pipeline-only relaxation") {
 
   SUBCASE("the driver relaxes pipeline-only pairs and reports PH-DSA-001") {
     auto typed = strict;
-    typed.separations = {{id("0"), id("1"), reason_pipeline_stage}, {id("0"), id("2"), reason_semantic_no_alias}};
+    typed.separations = {{id("0"), id("1"), reason_pipeline_stage},
+                         {id("0"), id("2"), reason_semantic_no_alias}};
     CHECK(pipeline_pairs(typed) == pairs);
     const auto d = plan_dsa_rp(typed, GreedyOptions{0, 4, true});
     INFO(dump(d.greedy.diagnostics));

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp/placed_penalties.hpp"
 #include "pto_mem/algorithms/reuse_penalties.hpp"
 #include "pto_mem/algorithms/validator.hpp"
@@ -38,8 +38,8 @@ std::vector<Pair> keys(const std::vector<ReusePenalty>& v) {
 /// one arena, as the recognizer builds it; otherwise anything goes and the
 /// search space must fall back to listing.
 struct RuleCase {
-  Problem listed;    // every pair in penalties
-  Problem ruled;     // only the explicit penalties
+  Problem listed;  // every pair in penalties
+  Problem ruled;   // only the explicit penalties
   ImplicitPenalties rule;
 };
 
@@ -59,8 +59,11 @@ RuleCase random_case(std::mt19937_64& g, bool fitting, std::size_t n_max) {
     const Tick b = static_cast<Tick>(below(g, static_cast<std::uint64_t>(horizon)));
     const Tick e = b + 1 + static_cast<Tick>(below(g, 1 + below(g, 2) * 4));
     const Addr size = unit * (1 + below(g, 2)) - (below(g, 4) == 0 ? unit / 2 : 0);
-    p.buffers.push_back({std::to_string(i), size, below(g, 3) == 0 ? Addr{32} : Addr{16},
-                         static_cast<std::int64_t>(below(g, arenas)), {b, e}});
+    p.buffers.push_back({std::to_string(i),
+                         size,
+                         below(g, 3) == 0 ? Addr{32} : Addr{16},
+                         static_cast<std::int64_t>(below(g, arenas)),
+                         {b, e}});
   }
   // The rule.
   ImplicitPenalties& r = c.rule;
@@ -102,8 +105,9 @@ RuleCase random_case(std::mt19937_64& g, bool fitting, std::size_t n_max) {
   for (std::size_t k = 0; k < n / 3; ++k) {
     const std::size_t a = below(g, n), b = below(g, n);
     if (a == b || !same_arena(a, b)) continue;
-    p.separations.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b),
-                             below(g, 2) == 0 ? std::uint8_t{reason_pipeline_stage} : std::uint8_t{reason_explicit}});
+    p.separations.push_back(
+        {static_cast<BufferId>(a), static_cast<BufferId>(b),
+         below(g, 2) == 0 ? std::uint8_t{reason_pipeline_stage} : std::uint8_t{reason_explicit}});
   }
   // Explicit penalties on lifetime-disjoint pairs of one arena, some on rule pairs.
   for (std::size_t k = 0; k < n; ++k) {
@@ -154,8 +158,10 @@ TEST_CASE("TickCounter counts like a sorted list, across chunk splits") {
       all.push_back(t);
       if (k % 97 == 0 || k + 1 == n) {
         const Tick q = static_cast<Tick>(below(g, static_cast<std::uint64_t>(spread) + 2)) - 1;
-        const auto lo = static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](Tick x) { return x < q; }));
-        const auto hi = static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](Tick x) { return x > q; }));
+        const auto lo =
+            static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](Tick x) { return x < q; }));
+        const auto hi =
+            static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](Tick x) { return x > q; }));
         CHECK(c.below(q) == lo);
         CHECK(c.above(q) == hi);
       }
@@ -177,7 +183,10 @@ TEST_CASE("property: the compressed relation holds exactly the recognizer's pair
     const bool ordered_trace = below(g, 2) == 0;  // orders follow lifetimes, as an IR walk gives them
     for (std::size_t i = 0; i < n; ++i) {
       const Tick def = static_cast<Tick>(below(g, 14));
-      allocs.push_back({"a" + std::to_string(i), 64, 32, static_cast<std::int64_t>(below(g, 2)),
+      allocs.push_back({"a" + std::to_string(i),
+                        64,
+                        32,
+                        static_cast<std::int64_t>(below(g, 2)),
                         {def, def + static_cast<Tick>(below(g, 5))}});
     }
     std::vector<AccessEvent<Pipe>> events;
@@ -203,8 +212,9 @@ TEST_CASE("property: the compressed relation holds exactly the recognizer's pair
     std::vector<Pair> separated;
     for (std::size_t s = 0; s < n / 3; ++s) separated.emplace_back(below(g, n), below(g, n));
     auto want = recognize_reuse_penalties(allocs, events, separated);
-    std::sort(want.begin(), want.end(),
-              [](const ReusePenalty& x, const ReusePenalty& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
+    std::sort(want.begin(), want.end(), [](const ReusePenalty& x, const ReusePenalty& y) {
+      return std::pair(x.a, x.b) < std::pair(y.a, y.b);
+    });
     const ReusePenaltyRelation got = recognize_reuse_penalty_relation(allocs, events, separated);
     CHECK(keys(got.pairs()) == keys(want));
     CHECK(got.size() == want.size());
@@ -213,8 +223,9 @@ TEST_CASE("property: the compressed relation holds exactly the recognizer's pair
     for (const auto& [a, b] : got.implicit.removed) CHECK(got.implicit.in_rule(a, b));
     for (std::size_t a = 0; a < n; ++a)  // contains() answers pair by pair
       for (std::size_t b = 0; b < n; ++b) {
-        const bool listed_pair = std::ranges::any_of(
-            got.listed, [&](const ReusePenalty& e) { return e.a == std::min(a, b) && e.b == std::max(a, b); });
+        const bool listed_pair = std::ranges::any_of(got.listed, [&](const ReusePenalty& e) {
+          return e.a == std::min(a, b) && e.b == std::max(a, b);
+        });
         const bool in_want = std::ranges::any_of(
             want, [&](const ReusePenalty& e) { return e.a == std::min(a, b) && e.b == std::max(a, b); });
         CHECK((got.implicit.contains(a, b) || listed_pair) == in_want);
@@ -241,7 +252,7 @@ TEST_CASE("property: a rule and the same pairs listed place, score and count ali
     o.seed = below(g, 3);
     o.restarts = below(g, 5);
     o.bucket_events = std::array<std::uint32_t, 3>{0, 2, 128}[below(g, 3)];
-    o.trusted = true;  // a non-fitting rule may pair co-live buffers; both sides drop those
+    o.trusted = true;                    // a non-fitting rule may pair co-live buffers; both sides drop those
     if (round % 7 == 0) o.cut_from = 0;  // passes with a limit track the running penalty
     if (round % 11 == 0) {
       o.threads = 2;

@@ -12,8 +12,8 @@
 #include <random>
 #include <set>
 
-#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
 #include "pto_mem/algorithms/dsa_rp/relax.hpp"
 #include "pto_mem/algorithms/validator.hpp"
@@ -82,10 +82,12 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
   std::iota(o1.begin(), o1.end(), 0);
   o2 = o3 = o1;
   std::sort(o1.begin(), o1.end(), [&](auto a, auto b) {
-    return std::tuple(~B[a].size, B[a].lifetime.begin, rank[a]) < std::tuple(~B[b].size, B[b].lifetime.begin, rank[b]);
+    return std::tuple(~B[a].size, B[a].lifetime.begin, rank[a]) <
+           std::tuple(~B[b].size, B[b].lifetime.begin, rank[b]);
   });
-  std::sort(o2.begin(), o2.end(),
-            [&](auto a, auto b) { return std::pair(B[a].lifetime.begin, rank[a]) < std::pair(B[b].lifetime.begin, rank[b]); });
+  std::sort(o2.begin(), o2.end(), [&](auto a, auto b) {
+    return std::pair(B[a].lifetime.begin, rank[a]) < std::pair(B[b].lifetime.begin, rank[b]);
+  });
   std::sort(o3.begin(), o3.end(), [&](auto a, auto b) {
     return std::tuple(~incident[a], ~B[a].size, rank[a]) < std::tuple(~incident[b], ~B[b].size, rank[b]);
   });
@@ -134,17 +136,24 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
     for (auto i : o1) {
       std::vector<AddrRange> blocked(p.arenas[pool[i]].reserved);
       for (auto j : hard[i])
-        if (placed[j] && pool[j] == pool[i] && off[j] <= max_addr - B[j].size) blocked.push_back({off[j], off[j] + B[j].size});
+        if (placed[j] && pool[j] == pool[i] && off[j] <= max_addr - B[j].size)
+          blocked.push_back({off[j], off[j] + B[j].size});
       std::sort(blocked.begin(), blocked.end());
       std::optional<Addr> c = 0;
       for (const auto& r : blocked) {
         if (r.end <= *c) continue;
-        if (*c > max_addr - B[i].size) { c.reset(); break; }
+        if (*c > max_addr - B[i].size) {
+          c.reset();
+          break;
+        }
         if (r.begin >= *c + B[i].size) break;
         c = up(r.end, B[i].alignment);
         if (!c) break;
       }
-      if (!c || !fits(*c, i)) { ok = false; break; }
+      if (!c || !fits(*c, i)) {
+        ok = false;
+        break;
+      }
       off[i] = *c;
       placed[i] = true;
     }
@@ -176,7 +185,8 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
         ++out.candidates;
         if (!fits(c, i)) continue;
         bool blocked = false;
-        for (const auto& r : p.arenas[pool[i]].reserved) blocked |= ranges_overlap(c, B[i].size, r.begin, r.end - r.begin);
+        for (const auto& r : p.arenas[pool[i]].reserved)
+          blocked |= ranges_overlap(c, B[i].size, r.begin, r.end - r.begin);
         for (auto j : hard[i])
           if (placed[j] && pool[j] == pool[i]) blocked |= ranges_overlap(c, B[i].size, off[j], B[j].size);
         if (blocked) continue;
@@ -185,7 +195,10 @@ Reference reference(const Problem& p, std::uint64_t seed, std::size_t restarts) 
           if (placed[j] && ranges_overlap(c, B[i].size, off[j], B[j].size)) cost += w;
         if (!pick || std::pair(cost, c) < *pick) pick = std::pair(cost, c);
       }
-      if (!pick) { ok = false; break; }
+      if (!pick) {
+        ok = false;
+        break;
+      }
       off[i] = pick->second;
       placed[i] = true;
     }
@@ -221,7 +234,8 @@ Problem random_problem(std::mt19937_64& g) {
   for (std::size_t k = 0; k < arenas; ++k) {
     Arena a;
     a.id = static_cast<std::int64_t>(k * 3 + pick(3));
-    if (std::any_of(p.arenas.begin(), p.arenas.end(), [&](const Arena& x) { return x.id == a.id; })) a.id = 100 + k;
+    if (std::any_of(p.arenas.begin(), p.arenas.end(), [&](const Arena& x) { return x.id == a.id; }))
+      a.id = 100 + k;
     a.capacity = huge ? max_addr - pick(64) : 24 + pick(400);
     for (std::size_t r = pick(4) == 0 ? 1 + pick(2) : 0; r > 0; --r) {
       const Addr b = huge ? max_addr / 2 + pick(1000) : pick(a.capacity / 2);
@@ -237,7 +251,8 @@ Problem random_problem(std::mt19937_64& g) {
   const Tick horizon = 2 + static_cast<Tick>(pick(30));
   for (std::size_t i = 0; i < n; ++i) {
     BufferSpec b;
-    b.name = named ? "t" + std::to_string(ids[i]) : std::to_string(ids[i] * (1 + pick(2)) + (pick(2) ? 0 : n));
+    b.name =
+        named ? "t" + std::to_string(ids[i]) : std::to_string(ids[i] * (1 + pick(2)) + (pick(2) ? 0 : n));
     static const Addr aligns[] = {1, 1, 2, 3, 4, 5, 7, 8, 16, 32, 64};
     b.alignment = aligns[pick(std::size(aligns))];
     b.size = huge && pick(3) == 0 ? max_addr / 4 + pick(100) : 1 + pick(pick(3) == 0 ? 120 : 40);
@@ -254,20 +269,24 @@ Problem random_problem(std::mt19937_64& g) {
       seen.insert(p.buffers[i].name);
     }
   auto co_live = [&](std::size_t i, std::size_t j) {
-    return p.buffers[i].lifetime.begin < p.buffers[j].lifetime.end && p.buffers[j].lifetime.begin < p.buffers[i].lifetime.end;
+    return p.buffers[i].lifetime.begin < p.buffers[j].lifetime.end &&
+           p.buffers[j].lifetime.begin < p.buffers[i].lifetime.end;
   };
   if (n >= 2) {
     for (std::size_t s = pick(4) == 0 ? 0 : pick(n); s > 0; --s) {
       const auto a = pick(n), b = pick(n);
       if (a == b || p.buffers[a].arena != p.buffers[b].arena) continue;
       static const std::uint8_t reasons[] = {reason_explicit, reason_pipeline_stage, reason_pipeline_stage,
-                                             reason_semantic_no_alias, reason_pipeline_stage | reason_target_hazard};
-      p.separations.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), reasons[pick(std::size(reasons))]});
+                                             reason_semantic_no_alias,
+                                             reason_pipeline_stage | reason_target_hazard};
+      p.separations.push_back(
+          {static_cast<BufferId>(a), static_cast<BufferId>(b), reasons[pick(std::size(reasons))]});
     }
     for (std::size_t s = pick(3) == 0 ? 0 : pick(2 * n); s > 0; --s) {
       const auto a = pick(n), b = pick(n);
       if (a == b || p.buffers[a].arena != p.buffers[b].arena || co_live(a, b)) continue;
-      p.penalties.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), pick(5) == 0 ? 0 : 1 + pick(pick(2) ? 3 : 1000)});
+      p.penalties.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b),
+                             pick(5) == 0 ? 0 : 1 + pick(pick(2) ? 3 : 1000)});
     }
   }
   if (pick(40) == 0 && !p.buffers.empty()) p.buffers[0].size = 0;  // an invalid problem now and then
@@ -379,7 +398,8 @@ TEST_CASE("fast mode places like compat mode unless it finds a strictly better p
     CHECK(again.statistics.candidates_evaluated == fast.statistics.candidates_evaluated);
     CHECK(again.statistics.selected_order == fast.statistics.selected_order);
   }
-  MESSAGE("fast mode strictly better on " << improved << " problems, found a fit where compat did not on " << rescued);
+  MESSAGE("fast mode strictly better on " << improved << " problems, found a fit where compat did not on "
+                                          << rescued);
 }
 
 TEST_CASE("relaxation and pair counting follow the rules on random problems") {
@@ -391,7 +411,8 @@ TEST_CASE("relaxation and pair counting follow the rules on random problems") {
     // A random selection of same-arena pairs, some separated, some duplicated.
     std::vector<BufferPair> pairs;
     for (const auto& s : p.separations)
-      if (uniform_below(g, 2) == 0) pairs.push_back(uniform_below(g, 2) ? BufferPair{s.a, s.b} : BufferPair{s.b, s.a});
+      if (uniform_below(g, 2) == 0)
+        pairs.push_back(uniform_below(g, 2) ? BufferPair{s.a, s.b} : BufferPair{s.b, s.a});
     if (!pairs.empty() && uniform_below(g, 3) == 0) pairs.push_back(pairs.front());
     const Weight w = 1 + uniform_below(g, 3);
     const Problem r = relax_separations_to_penalties(p, pairs, w);

@@ -38,7 +38,8 @@ Triple exact_triple(const Objective& o) { return {o.penalty, o.total_peak, o.max
 /// the partial objective (which only grows). Returns the least objective.
 class BruteForce {
  public:
-  explicit BruteForce(const Problem& p) : p_(p), index_(p), off_(p.buffers.size(), 0), set_(p.buffers.size(), false) {}
+  explicit BruteForce(const Problem& p)
+      : p_(p), index_(p), off_(p.buffers.size(), 0), set_(p.buffers.size(), false) {}
 
   std::optional<Triple> solve() {
     std::vector<Addr> peak(p_.arenas.size(), 0);
@@ -121,16 +122,21 @@ Problem exact_random_problem(std::mt19937_64& rng, std::size_t max_buffers) {
   static constexpr Addr aligns[] = {1, 1, 1, 2, 3, 4};
   for (std::size_t i = 0; i < n; ++i) {
     const Tick b = static_cast<Tick>(pick(0, 5));
-    p.buffers.push_back({"b" + std::to_string(i), pick(1, 4), aligns[pick(0, 5)],
-                         static_cast<std::int64_t>(pick(0, arenas - 1)), {b, b + static_cast<Tick>(pick(1, 3))}});
+    p.buffers.push_back({"b" + std::to_string(i),
+                         pick(1, 4),
+                         aligns[pick(0, 5)],
+                         static_cast<std::int64_t>(pick(0, arenas - 1)),
+                         {b, b + static_cast<Tick>(pick(1, 3))}});
   }
   for (std::size_t k = pick(0, 2); k > 0 && n > 1; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
-    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena)
+      p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
   }
   for (std::size_t k = pick(0, 6); k > 0 && n > 1; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
-    if (i != j && p.buffers[i].arena == p.buffers[j].arena && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena &&
+        !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
       p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), pick(1, 5)});
   }
   return p;
@@ -161,7 +167,9 @@ Problem twin_problem(std::mt19937_64& rng, std::size_t max_buffers) {
     const Shape& sh = shapes[pick(0, shapes.size() - 1)];
     p.buffers.push_back({"b" + std::to_string(i), sh.size, sh.align, 0, sh.life});
   }
-  auto disjoint = [&](std::size_t i, std::size_t j) { return !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime); };
+  auto disjoint = [&](std::size_t i, std::size_t j) {
+    return !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime);
+  };
   for (std::size_t k = pick(0, 4); k > 0; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1), m = pick(0, n - 1);
     if (i == j) continue;
@@ -170,8 +178,10 @@ Problem twin_problem(std::mt19937_64& rng, std::size_t max_buffers) {
     // Mirror the link from i onto a twin of i (m) half of the time.
     for (std::size_t from : {i, m}) {
       if (from == j || (from == m && (pick(0, 1) == 0 || m == i))) continue;
-      if (sep) p.separations.push_back({static_cast<BufferId>(from), static_cast<BufferId>(j)});
-      else if (disjoint(from, j)) p.penalties.push_back({static_cast<BufferId>(from), static_cast<BufferId>(j), w});
+      if (sep)
+        p.separations.push_back({static_cast<BufferId>(from), static_cast<BufferId>(j)});
+      else if (disjoint(from, j))
+        p.penalties.push_back({static_cast<BufferId>(from), static_cast<BufferId>(j), w});
     }
   }
   // Tight: a little above the max-load bound, so links often cost peak or penalty.
@@ -193,7 +203,10 @@ Problem paying_blocks(std::mt19937_64& rng) {
     const std::size_t first = p.buffers.size();
     for (std::size_t i = pick(2, 3); i > 0; --i) {
       const Tick b = static_cast<Tick>(10 * k + pick(0, 3));
-      p.buffers.push_back({"k" + std::to_string(k) + "_" + std::to_string(i), pick(1, 3), 1, 0,
+      p.buffers.push_back({"k" + std::to_string(k) + "_" + std::to_string(i),
+                           pick(1, 3),
+                           1,
+                           0,
                            {b, b + static_cast<Tick>(pick(1, 2))}});
     }
     for (std::size_t i = first; i < p.buffers.size(); ++i)
@@ -240,7 +253,7 @@ TEST_CASE("lowest_fit skips reserved windows and aligns to any positive alignmen
   CHECK(f.lowest_fit(0, 10, 1) == Addr{0});
   CHECK(f.lowest_fit(0, 11, 1) == Addr{30});  // does not fit below the merged window [10, 30)
   CHECK(f.lowest_fit(5, 4, 3) == Addr{6});
-  CHECK(f.lowest_fit(5, 5, 3) == Addr{30});   // [6, 11) hits the window; 30 is a multiple of 3
+  CHECK(f.lowest_fit(5, 5, 3) == Addr{30});    // [6, 11) hits the window; 30 is a multiple of 3
   CHECK(f.lowest_fit(31, 20, 7) == Addr{56});  // 35 would run into [50, 52)
   CHECK(f.lowest_fit(0, 101, 1) == std::nullopt);
   CHECK(f.lowest_fit(90, 8, 4) == Addr{92});
@@ -262,7 +275,7 @@ TEST_CASE("the floor tree answers range maxima after range raises like a plain a
         for (std::size_t k = lo; k < hi; ++k) plain[k] = std::max(plain[k], h);
       } else {
         CHECK(tree.max(lo, hi) == *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(lo),
-                                                     plain.begin() + static_cast<std::ptrdiff_t>(hi)));
+                                                    plain.begin() + static_cast<std::ptrdiff_t>(hi)));
       }
     }
   }
@@ -279,7 +292,8 @@ TEST_CASE("canonical dives give valid placements") {
       for (const auto& it : sp.items) ls.push_back(it.lifetime);
       const auto sec = exact::sweep_sections(ls, false);
       for (const char* order : {"A", "TWA", "L"}) {
-        const auto d = exact::skyline_dive(sp, sec, exact::preorder_ranks(exact::item_features(sp, sec, {}), order), {});
+        const auto d =
+            exact::skyline_dive(sp, sec, exact::preorder_ranks(exact::item_features(sp, sec, {}), order), {});
         if (!d) continue;
         ++dived;
         CHECK(exact::fits(sp, d->offsets, sp.space));
@@ -340,14 +354,17 @@ TEST_CASE("exact search finds the brute-force optimum on small random problems")
   CHECK(with_penalty > 10);
 }
 
-TEST_CASE("plan reports proved terms honestly: a proved penalty is the least, a proved peak the least, the bound below both") {
+TEST_CASE(
+    "plan reports proved terms honestly: a proved penalty is the least, a proved peak the least, the bound "
+    "below both") {
   std::mt19937_64 rng(20261207);
   int penalty_proofs = 0, cut = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const Problem p = exact_random_problem(rng, 8);
     INFO("trial " << trial);
     const auto truth = BruteForce(p).solve();
-    for (const Strategy strategy : {Strategy::portfolio, Strategy::exact, Strategy::greedy, Strategy::reuse}) {
+    for (const Strategy strategy :
+         {Strategy::portfolio, Strategy::exact, Strategy::greedy, Strategy::reuse}) {
       for (const Goal goal : {Goal::fit, Goal::minimise}) {
         for (const std::uint64_t nodes : {std::uint64_t{0}, std::uint64_t{3}}) {
           PlanOptions o;
@@ -445,7 +462,8 @@ MemoRun run_parts(const Problem& p, Addr capacity, std::string_view order, bool 
       const auto o = cs.run(capacity, max_addr, order, b);
       REQUIRE(o != exact::Outcome::aborted);
       if (twice == 0) out.hits += cs.memo_hits();
-      if (o == exact::Outcome::infeasible) out.all_found = false;
+      if (o == exact::Outcome::infeasible)
+        out.all_found = false;
       else
         for (std::size_t i = 0; i < sp.items.size(); ++i) pl.offsets[sp.items[i].buffer] = cs.solution()[i];
     }
@@ -472,12 +490,14 @@ TEST_CASE("the failure memo never changes what a complete search proves") {
   for (int trial = 0; trial < 400; ++trial) {
     INFO("trial " << trial);
     const bool puzzle = trial % 4 == 3;
-    const Problem p = puzzle ? exact_guillotine(rng, 16 + rng() % 12, 24, 10 + rng() % 10, 1)
-                             : without_penalties(trial % 2 == 0 ? exact_random_problem(rng, 8) : twin_problem(rng, 8));
+    const Problem p =
+        puzzle ? exact_guillotine(rng, 16 + rng() % 12, 24, 10 + rng() % 10, 1)
+               : without_penalties(trial % 2 == 0 ? exact_random_problem(rng, 8) : twin_problem(rng, 8));
     if (p.arenas.size() != 1) continue;
     REQUIRE(validate(p).empty());
     // A puzzle's optimum is its capacity (a perfect packing); else ask the brute force.
-    const auto truth = puzzle ? std::optional<Triple>(Triple{0, p.arenas[0].capacity, p.arenas[0].capacity}) : BruteForce(p).solve();
+    const auto truth = puzzle ? std::optional<Triple>(Triple{0, p.arenas[0].capacity, p.arenas[0].capacity})
+                              : BruteForce(p).solve();
     if (!truth) continue;
     const Addr best = std::get<1>(*truth);
     Addr window_end = 0;
@@ -521,7 +541,10 @@ TEST_CASE("the failure memo agrees with the search without it on tight random pr
     const std::size_t n = 12 + rng() % 7;
     for (std::size_t i = 0; i < n; ++i) {
       const Tick b = static_cast<Tick>(rng() % 12);
-      p.buffers.push_back({"b" + std::to_string(i), 1 + rng() % 6, trial % 3 == 0 ? Addr{1} + rng() % 2 : Addr{1}, 0,
+      p.buffers.push_back({"b" + std::to_string(i),
+                           1 + rng() % 6,
+                           trial % 3 == 0 ? Addr{1} + rng() % 2 : Addr{1},
+                           0,
                            {b, b + 1 + static_cast<Tick>(rng() % 6)}});
     }
     if (trial % 5 == 0) p.separations.push_back({0, 1});
@@ -669,7 +692,8 @@ TEST_CASE("minimise mode tightens from both sides and reports the proved gap") {
   // forces 16. The max load says 12; the search proves 16.
   Problem p;
   p.arenas = {{0, "a", 64, {}}};
-  p.buffers = {{"a", 4, 1, 0, {0, 2}}, {"b", 4, 1, 0, {0, 2}}, {"c", 4, 1, 0, {0, 2}}, {"d", 4, 1, 0, {5, 6}}};
+  p.buffers = {
+      {"a", 4, 1, 0, {0, 2}}, {"b", 4, 1, 0, {0, 2}}, {"c", 4, 1, 0, {0, 2}}, {"d", 4, 1, 0, {5, 6}}};
   const test::BufferIds id{p};
   p.separations = {{id("d"), id("a")}, {id("d"), id("b")}, {id("d"), id("c")}};
   const auto r = solve_exact(p, unlimited(ExactMode::minimise));
@@ -724,9 +748,11 @@ TEST_CASE("a buffer larger than the usable bytes is proved infeasible at once") 
 TEST_CASE("several arenas and time blocks are solved apart") {
   Problem p;
   p.arenas = {{0, "a", 10, {}}, {1, "b", 10, {{0, 2}}}};
-  p.buffers = {{"a1", 5, 1, 0, {0, 2}}, {"a2", 5, 1, 0, {1, 3}},   // block 1 of arena a
-               {"a3", 10, 1, 0, {3, 4}},                             // block 2 of arena a
-               {"b1", 4, 2, 1, {0, 5}}, {"b2", 4, 2, 1, {2, 3}}};    // arena b, above its window
+  p.buffers = {{"a1", 5, 1, 0, {0, 2}},
+               {"a2", 5, 1, 0, {1, 3}},   // block 1 of arena a
+               {"a3", 10, 1, 0, {3, 4}},  // block 2 of arena a
+               {"b1", 4, 2, 1, {0, 5}},
+               {"b2", 4, 2, 1, {2, 3}}};  // arena b, above its window
   const auto r = solve_exact(p, unlimited(ExactMode::minimise));
   REQUIRE(r.status == Status::optimal);
   CHECK(validate(p, *r.placement).empty());
@@ -746,7 +772,8 @@ TEST_CASE("two workers agree with one on what is proved") {
     const auto b = solve_exact(p, two);
     CHECK(a.status == b.status);
     if (a.placement && b.placement)
-      CHECK(exact_triple(evaluate_objective(p, *a.placement)) == exact_triple(evaluate_objective(p, *b.placement)));
+      CHECK(exact_triple(evaluate_objective(p, *a.placement)) ==
+            exact_triple(evaluate_objective(p, *b.placement)));
   }
 }
 
@@ -790,8 +817,11 @@ TEST_CASE("the MiniMalloc example fits at its capacity of 12") {
   // benchmarks/examples/input.12.csv, restated: id, lower, upper, size.
   Problem p;
   p.arenas = {{0, "mem", 12, {}}};
-  p.buffers = {{"b1", 4, 1, 0, {0, 3}}, {"b2", 4, 1, 0, {3, 9}}, {"b3", 4, 1, 0, {0, 9}},
-               {"b4", 4, 1, 0, {9, 21}}, {"b5", 4, 1, 0, {0, 21}}};
+  p.buffers = {{"b1", 4, 1, 0, {0, 3}},
+               {"b2", 4, 1, 0, {3, 9}},
+               {"b3", 4, 1, 0, {0, 9}},
+               {"b4", 4, 1, 0, {9, 21}},
+               {"b5", 4, 1, 0, {0, 21}}};
   const auto r = solve_exact(p, unlimited(ExactMode::fit));
   REQUIRE(r.status == Status::optimal);
   CHECK(validate(p, *r.placement).empty());
@@ -842,8 +872,10 @@ TEST_CASE("probes between the bounds: the approach halves toward the incumbent, 
     all.insert(all.end(), spread.begin(), spread.end());
     std::sort(all.begin(), all.end());
     CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
-    if (m <= exact::spread_positions) CHECK(all.size() == m);
-    else CHECK(spread.size() + approach.size() >= exact::spread_positions);
+    if (m <= exact::spread_positions)
+      CHECK(all.size() == m);
+    else
+      CHECK(spread.size() + approach.size() >= exact::spread_positions);
   }
   CHECK_FALSE(exact::approach_target(10, 10, 1, 1));
   CHECK_FALSE(exact::approach_target(10, 11, 1, 1));  // no capacity strictly between
@@ -877,7 +909,9 @@ std::int64_t statistic(const Statistics& s, std::string_view key) {
 
 }  // namespace
 
-TEST_CASE("randomised dives: an order fixed by the dive's number, valid placements, two lanes give one lane's answer, fits fixed orders miss") {
+TEST_CASE(
+    "randomised dives: an order fixed by the dive's number, valid placements, two lanes give one lane's "
+    "answer, fits fixed orders miss") {
   // The ranks: a permutation, the same for the same number, another for another.
   {
     std::vector<exact::ItemFeatures> f(50);
@@ -901,8 +935,8 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
   for (const auto& it : part.items) ls.push_back(it.lifetime);
   const auto sec = exact::sweep_sections(ls, false);
   const auto dive_start = std::chrono::steady_clock::now();
-  const auto first =
-      exact::skyline_dive(part, sec, exact::preorder_ranks(exact::item_features(part, sec, {}), exact::dive_orders()[0]), {});
+  const auto first = exact::skyline_dive(
+      part, sec, exact::preorder_ranks(exact::item_features(part, sec, {}), exact::dive_orders()[0]), {});
   const double dive_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - dive_start).count();
   REQUIRE(first);
   const Addr bound = arena_loads(p)[0].lower_bound;
@@ -928,7 +962,8 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
   // The independent validator agrees.
   Placement pl;
   pl.offsets.assign(p.buffers.size(), std::nullopt);
-  for (std::size_t i = 0; i < part.items.size(); ++i) pl.offsets[part.items[i].buffer] = one.state().best->offsets[i];
+  for (std::size_t i = 0; i < part.items.size(); ++i)
+    pl.offsets[part.items[i].buffer] = one.state().best->offsets[i];
   INFO(dump(validate(p, pl)));
   CHECK(validate(p, pl).empty());
   // Through solve_exact under a deadline: the time after the first dive
@@ -953,15 +988,18 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
   // look for a fit; the answer is a valid fit or no_fit, never a proof.
   Addr fixed_best = max_addr;
   for (auto order : exact::dive_orders())
-    if (auto d = exact::skyline_dive(part, sec, exact::preorder_ranks(exact::item_features(part, sec, {}), order), {}))
+    if (auto d = exact::skyline_dive(part, sec,
+                                     exact::preorder_ranks(exact::item_features(part, sec, {}), order), {}))
       fixed_best = std::min(fixed_best, d->peak);
   Problem tight = p;
   tight.arenas[0].capacity = fixed_best - 1;
   ExactOptions o = unlimited(ExactMode::fit);
-  o.node_limit = 10000;  // the fixed dives (about 6,000 nodes: a dive counts one per 1024 pops) and a few randomised ones
+  o.node_limit = 10000;  // the fixed dives (about 6,000 nodes: a dive counts one per 1024 pops) and a few
+                         // randomised ones
   const auto r = solve_exact(tight, o);
-  MESSAGE("goal fit below every fixed dive: " << statistic(r.statistics, "exact_random_dives") << " randomised dives, "
-          << std::string(r.placement ? "a fit" : "no fit"));
+  MESSAGE("goal fit below every fixed dive: " << statistic(r.statistics, "exact_random_dives")
+                                              << " randomised dives, "
+                                              << std::string(r.placement ? "a fit" : "no fit"));
   CHECK(statistic(r.statistics, "exact_random_dives") > 0);
   CHECK((r.status == Status::feasible || r.status == Status::optimal || r.status == Status::no_fit));
   if (r.placement) {
@@ -970,7 +1008,8 @@ TEST_CASE("randomised dives: an order fixed by the dive's number, valid placemen
   }
 }
 
-TEST_CASE("on large parts with penalties the portfolio pays less than its greedy, the same under a node budget") {
+TEST_CASE(
+    "on large parts with penalties the portfolio pays less than its greedy, the same under a node budget") {
   // Parts of at least penalty_lns_first_items buffers with many reuse
   // penalties: the penalty windows run between the penalty probes. Under a
   // node budget the answer is a function of the input (the same twice, and
@@ -985,12 +1024,14 @@ TEST_CASE("on large parts with penalties the portfolio pays less than its greedy
     const std::size_t n = 160;
     for (std::size_t i = 0; i < n; ++i) {
       const Tick b = static_cast<Tick>(rng() % 200);
-      p.buffers.push_back({"b" + std::to_string(i), 1 + rng() % 16, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 30)}});
+      p.buffers.push_back(
+          {"b" + std::to_string(i), 1 + rng() % 16, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 30)}});
     }
     for (std::size_t k = 0; k < 30 * n; ++k) {
       const auto i = rng() % n, j = rng() % n;
       if (i != j && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
-        p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(1 + rng() % 3)});
+        p.penalties.push_back(
+            {static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(1 + rng() % 3)});
     }
     // The capacity: the greedy's peak without the penalties (as the lifted
     // MiniMalloc instances take the first fit's), so that keeping penalty
@@ -1018,8 +1059,10 @@ TEST_CASE("on large parts with penalties the portfolio pays less than its greedy
       REQUIRE(r.fits());
       CHECK(validate(p, *r.placement).empty());
       CHECK(r.objective.penalty <= evaluate_objective(p, *greedy).penalty);
-      if (!first) first = r.objective;
-      else CHECK(r.objective.penalty == first->penalty);
+      if (!first)
+        first = r.objective;
+      else
+        CHECK(r.objective.penalty == first->penalty);
     }
     cheaper += first->penalty < evaluate_objective(p, *greedy).penalty;
   }
@@ -1032,7 +1075,8 @@ TEST_CASE("node budget: a dive of a part too large to search starts only when th
   const auto parts = exact::decompose(p);
   REQUIRE(parts.size() == 1);
   REQUIRE_FALSE(exact::PartSolver(parts[0], 0).searchable());
-  const std::uint64_t estimate = parts[0].items.size() / 64;  // before the first dive: one node per 64 buffers
+  const std::uint64_t estimate =
+      parts[0].items.size() / 64;  // before the first dive: one node per 64 buffers
   const auto greedy = exact::greedy_placement(p);
   REQUIRE(greedy);
   auto run = [&](std::uint64_t node_limit) {

@@ -73,7 +73,8 @@ Problem floor_random_problem(std::mt19937_64& rng, std::size_t n) {
   const std::size_t count = pick(1, n);
   for (std::size_t i = 0; i < count; ++i) {
     const Tick b = static_cast<Tick>(pick(0, 5));
-    p.buffers.push_back({"b" + std::to_string(i), pick(1, 4), aligns[pick(0, 5)], 0, {b, b + static_cast<Tick>(pick(1, 3))}});
+    p.buffers.push_back(
+        {"b" + std::to_string(i), pick(1, 4), aligns[pick(0, 5)], 0, {b, b + static_cast<Tick>(pick(1, 3))}});
   }
   for (std::size_t k = pick(0, 2); k > 0 && count > 1; --k) {
     const auto i = pick(0, count - 1), j = pick(0, count - 1);
@@ -101,8 +102,8 @@ struct FloorKnobs {
 /// Runs the floor search to the end on every part of `p` under `capacity`:
 /// the static order `order`, or (rank_seed != 0) that order perturbed at
 /// random, twice per part (the second run reuses the memo of the first).
-FloorRun floor_parts(const Problem& p, Addr capacity, std::string_view order, bool memo, std::uint64_t rank_seed,
-                     FloorKnobs knobs = {}) {
+FloorRun floor_parts(const Problem& p, Addr capacity, std::string_view order, bool memo,
+                     std::uint64_t rank_seed, FloorKnobs knobs = {}) {
   FloorRun out;
   Placement pl;
   pl.offsets.assign(p.buffers.size(), std::nullopt);
@@ -178,7 +179,8 @@ TEST_CASE("the floor search agrees with an enumerator of every offset") {
       const bool truth = cap >= best;
       for (std::string_view order : {"TWA", "WAT", "U"})
         for (bool memo : {false, true})
-          for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{7} + static_cast<std::uint64_t>(trial)}) {
+          for (std::uint64_t seed :
+               {std::uint64_t{0}, std::uint64_t{7} + static_cast<std::uint64_t>(trial)}) {
             const FloorRun r = floor_parts(at, cap, order, memo, seed);
             CHECK(r.all_found == truth);
             if (r.placement) CHECK(validate(at, *r.placement).empty());
@@ -201,8 +203,10 @@ TEST_CASE("the floor search agrees with the canonical search on nearly perfect p
     INFO("trial " << trial);
     Problem p = floor_guillotine(rng, 16 + rng() % 12, 30, 10 + rng() % 12);
     auto& piece = p.buffers[rng() % p.buffers.size()];
-    if (rng() % 2 == 0) ++piece.size;
-    else if (piece.size > 1) --piece.size;
+    if (rng() % 2 == 0)
+      ++piece.size;
+    else if (piece.size > 1)
+      --piece.size;
     if (trial % 5 == 0 && p.buffers.size() > 2) p.separations.push_back({0, 1});
     const Addr cap0 = p.arenas[0].capacity;
     for (Addr cap : {cap0 - 1, cap0}) {
@@ -210,7 +214,8 @@ TEST_CASE("the floor search agrees with the canonical search on nearly perfect p
       const bool canonical = canonical_fits(p, cap);
       for (std::string_view order : {"TAW", "WAT"})
         for (bool memo : {false, true}) {
-          const FloorRun r = floor_parts(p, cap, order, memo, memo ? 99u + static_cast<std::uint64_t>(trial) : 0u);
+          const FloorRun r =
+              floor_parts(p, cap, order, memo, memo ? 99u + static_cast<std::uint64_t>(trial) : 0u);
           CHECK(r.all_found == canonical);
           if (r.placement) CHECK(validate(p, *r.placement).empty());
           hits += r.memo_hits;
@@ -254,19 +259,24 @@ TEST_CASE("the floor search's time components: the same answers with the memo ke
     INFO("trial " << trial);
     Problem p = floor_guillotine(rng, 24 + rng() % 16, 80, 30 + rng() % 30);
     auto& piece = p.buffers[rng() % p.buffers.size()];
-    if (rng() % 3 == 0) ++piece.size;
-    else if (rng() % 2 == 0 && piece.size > 1) --piece.size;
+    if (rng() % 3 == 0)
+      ++piece.size;
+    else if (rng() % 2 == 0 && piece.size > 1)
+      --piece.size;
     const Addr cap0 = p.arenas[0].capacity;
     for (Addr cap : {cap0 - 1, cap0}) {
       p.arenas[0].capacity = cap;
       const bool canonical = canonical_fits(p, cap);
       for (bool components : {true, false})
         for (bool larger_first : {false, true}) {
-          const FloorRun r = floor_parts(p, cap, "TAW", true, 31u + static_cast<std::uint64_t>(trial), {components, larger_first});
+          const FloorRun r = floor_parts(p, cap, "TAW", true, 31u + static_cast<std::uint64_t>(trial),
+                                         {components, larger_first});
           CHECK(r.all_found == canonical);
           if (r.placement) CHECK(validate(p, *r.placement).empty());
-          if (components) split += r.split_nodes;
-          else CHECK(r.split_nodes == 0);
+          if (components)
+            split += r.split_nodes;
+          else
+            CHECK(r.split_nodes == 0);
           hits += r.memo_hits;
         }
       (canonical ? fits : refused) += 1;

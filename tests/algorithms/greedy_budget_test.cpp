@@ -24,7 +24,8 @@ Problem budget_random_problem(std::mt19937_64& rng, std::size_t n, bool with_pen
   p.arenas.push_back({0, "a", 1u << 20, {}});
   for (std::size_t i = 0; i < n; ++i) {
     const Tick b = static_cast<Tick>(rng() % 20);
-    p.buffers.push_back({"b" + std::to_string(i), 16 + rng() % 200, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 8)}});
+    p.buffers.push_back(
+        {"b" + std::to_string(i), 16 + rng() % 200, 1, 0, {b, b + 1 + static_cast<Tick>(rng() % 8)}});
   }
   if (with_penalty)  // two buffers never live at once
     for (std::size_t i = 1; i < n; ++i) {
@@ -58,7 +59,8 @@ TEST_CASE("greedy: a deadline already past runs only the first-fit pass, and sti
     REQUIRE(r.placement);
     CHECK(r.status == Status::feasible);
     CHECK(r.statistics.first_fit_feasible);
-    CHECK(r.statistics.orders_evaluated == (p.penalties.empty() ? 1u : 0u));  // the first-fit pass is order 0 only without penalties
+    CHECK(r.statistics.orders_evaluated ==
+          (p.penalties.empty() ? 1u : 0u));  // the first-fit pass is order 0 only without penalties
     CHECK(extra(r.statistics, "stopped_by_deadline") == 1);
     CHECK(validate(p, *r.placement).empty());
   }

@@ -44,7 +44,8 @@ TEST_CASE("greedy is a listed strategy and plans through the front door") {
 TEST_CASE("compat options reach the solver: S8 needs restarts to reach peak 12") {
   Problem p;
   p.arenas = {{0, "pool", 13, {}}};
-  p.buffers = {{"0", 5, 1, 0, {4, 8}}, {"1", 5, 1, 0, {5, 8}}, {"2", 2, 1, 0, {5, 8}}, {"3", 6, 1, 0, {3, 5}}};
+  p.buffers = {
+      {"0", 5, 1, 0, {4, 8}}, {"1", 5, 1, 0, {5, 8}}, {"2", 2, 1, 0, {5, 8}}, {"3", 6, 1, 0, {3, 5}}};
   PlanOptions o;
   o.strategy = "greedy";
   o.compat_pypto = true;

@@ -58,8 +58,10 @@ Problem trace(std::size_t n, std::uint64_t seed, bool constraints) {
       if (a == b || p.buffers[a].arena != p.buffers[b].arena) continue;
       if (interferes(p.buffers[a].lifetime, p.buffers[b].lifetime)) continue;
       const auto ia = static_cast<BufferId>(a), ib = static_cast<BufferId>(b);
-      if (k % 3 == 0) p.separations.push_back({ia, ib, reason_explicit});
-      else p.penalties.push_back({ia, ib, 1 + below(100)});
+      if (k % 3 == 0)
+        p.separations.push_back({ia, ib, reason_explicit});
+      else
+        p.penalties.push_back({ia, ib, 1 + below(100)});
     }
   }
   return p;
@@ -133,7 +135,8 @@ TEST_CASE("passes cut short once they cannot win never change the placement") {
   // number of orders as they are, and count the same candidates on any
   // number of threads (the cut point is read from the pass's own records).
   int cut_somewhere = 0;
-  for (const auto& [n, seed, constraints] : {std::tuple{1500, 1, false}, std::tuple{2000, 2, true}, std::tuple{1200, 9, false}}) {
+  for (const auto& [n, seed, constraints] :
+       {std::tuple{1500, 1, false}, std::tuple{2000, 2, true}, std::tuple{1200, 9, false}}) {
     CAPTURE(n);
     const Problem p = trace(static_cast<std::size_t>(n), static_cast<std::uint64_t>(seed), constraints);
     GreedyOptions whole{static_cast<std::uint64_t>(seed), 4, false};

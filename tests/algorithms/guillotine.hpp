@@ -17,7 +17,8 @@ namespace pto_mem::test {
 /// address cut or a time cut, chosen at random; address cuts fall on
 /// multiples of `grain`); each rectangle is a buffer of alignment `grain` in
 /// arena 0 ("puzzle", of the given capacity).
-inline Problem guillotine_puzzle(std::mt19937_64& rng, Addr capacity, Tick horizon, std::size_t pieces, Addr grain = 1) {
+inline Problem guillotine_puzzle(std::mt19937_64& rng, Addr capacity, Tick horizon, std::size_t pieces,
+                                 Addr grain = 1) {
   struct Rect {
     Addr a0, a1;
     Tick t0, t1;

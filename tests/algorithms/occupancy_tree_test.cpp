@@ -22,8 +22,10 @@ std::vector<AddrRange> merged(std::vector<AddrRange> v) {
   std::sort(v.begin(), v.end());
   std::vector<AddrRange> out;
   for (const auto& r : v) {
-    if (!out.empty() && r.begin <= out.back().end) out.back().end = std::max(out.back().end, r.end);
-    else out.push_back(r);
+    if (!out.empty() && r.begin <= out.back().end)
+      out.back().end = std::max(out.back().end, r.end);
+    else
+      out.push_back(r);
   }
   return out;
 }

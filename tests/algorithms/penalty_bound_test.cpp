@@ -44,7 +44,9 @@ class LeastPenaltyBrute {
       const std::size_t a = static_cast<std::size_t>(pen.a), b = static_cast<std::size_t>(pen.b);
       const std::size_t other = a == i ? b : b == i ? a : SIZE_MAX;
       if (other == SIZE_MAX || other >= i || p_.buffers[other].arena != p_.buffers[i].arena) continue;
-      if (overlaps({off_[i], off_[i] + p_.buffers[i].size}, {off_[other], off_[other] + p_.buffers[other].size})) w += pen.weight;
+      if (overlaps({off_[i], off_[i] + p_.buffers[i].size},
+                   {off_[other], off_[other] + p_.buffers[other].size}))
+        w += pen.weight;
     }
     return w;
   }
@@ -87,14 +89,17 @@ Problem crowded_problem(std::mt19937_64& rng) {
   static constexpr Addr aligns[] = {1, 1, 1, 2};
   for (std::size_t i = 0; i < n; ++i) {
     const Tick b = static_cast<Tick>(pick(0, 9));
-    p.buffers.push_back({"b" + std::to_string(i), pick(1, 4), aligns[pick(0, 3)], 0, {b, b + static_cast<Tick>(pick(1, 2))}});
+    p.buffers.push_back(
+        {"b" + std::to_string(i), pick(1, 4), aligns[pick(0, 3)], 0, {b, b + static_cast<Tick>(pick(1, 2))}});
   }
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) {
       if (interferes(p.buffers[i].lifetime, p.buffers[j].lifetime)) continue;
       const auto roll = pick(0, 9);
-      if (roll < 6) p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), pick(1, 3)});
-      else if (roll == 6) p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
+      if (roll < 6)
+        p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), pick(1, 3)});
+      else if (roll == 6)
+        p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
     }
   return p;
 }
@@ -161,7 +166,8 @@ TEST_CASE("the penalty bound proves the least penalty of a slot puzzle the searc
   p.arenas.push_back({0, "a", 11, {}});
   for (int i = 0; i < 9; ++i) p.buffers.push_back({"b" + std::to_string(i), 4, 1, 0, {2 * i, 2 * i + 1}});
   for (int i = 0; i < 9; ++i)
-    for (int j = i + 1; j < 9; ++j) p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), 1});
+    for (int j = i + 1; j < 9; ++j)
+      p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), 1});
   const auto parts = exact::decompose(p);
   REQUIRE(parts.size() == 1);
   const auto b = exact::penalty_lower_bound(parts[0], ~Weight{0});

@@ -71,8 +71,8 @@ TEST_CASE("plan: a penalty keeps 'reuse' from claiming optimality") {
 TEST_CASE("plan: must-alias groups and declared allocations are unified for every strategy") {
   Problem p;
   p.arenas = {{0, "Vec", 4096, {{0, 64}}}};
-  p.buffers = {{"root", 128, 32, 0, {0, 4}},   {"view", 64, 32, 0, {2, 6}},   {"decl", 256, 32, 0, {0, 20}},
-               {"ping", 128, 32, 0, {1, 3}},   {"pong", 128, 32, 0, {2, 5}},  {"later", 192, 32, 0, {6, 9}},
+  p.buffers = {{"root", 128, 32, 0, {0, 4}}, {"view", 64, 32, 0, {2, 6}},  {"decl", 256, 32, 0, {0, 20}},
+               {"ping", 128, 32, 0, {1, 3}}, {"pong", 128, 32, 0, {2, 5}}, {"later", 192, 32, 0, {6, 9}},
                {"last", 64, 32, 0, {9, 12}}};
   const test::BufferIds id{p};
   p.must_alias = {{{{id("root"), 0}, {id("view"), 64}}}};
@@ -92,7 +92,8 @@ TEST_CASE("plan: must-alias groups and declared allocations are unified for ever
     CHECK(*off[4] == *off[2] + 128);  // pong on slot 1
     CHECK(validate(p, *r.placement).empty());
     const auto& extra = r.statistics.extra;
-    CHECK(std::find(extra.begin(), extra.end(), std::pair<std::string, std::int64_t>{"allocations", 4}) != extra.end());
+    CHECK(std::find(extra.begin(), extra.end(), std::pair<std::string, std::int64_t>{"allocations", 4}) !=
+          extra.end());
   }
   PlanOptions o;
   o.strategy = "reuse";
@@ -158,14 +159,15 @@ struct pto_mem::buffer_traits<Tile> {
 };
 
 TEST_CASE("plan: a compiler's own tiles through a policy, reuse strategy") {
-  const std::vector<Tile> tiles = {{"x", 100, 1, {0, 2}}, {"gm", 4096, 0, {0, 9}}, {"y", 40, 1, {2, 3}}, {"z", 10, 1, {1, 3}}};
+  const std::vector<Tile> tiles = {
+      {"x", 100, 1, {0, 2}}, {"gm", 4096, 0, {0, 9}}, {"y", 40, 1, {2, 3}}, {"z", 10, 1, {1, 3}}};
   PlanOptions o;
   o.strategy = "reuse";
   const auto r = plan(tiles, TwoSpacePolicy{}, o);
   INFO(dump(r.result.diagnostics));
   REQUIRE(r.result.fits());
   CHECK(r.offsets[0] == 0);
-  CHECK_FALSE(r.offsets[1]);  // DDR is not planned
-  CHECK(r.offsets[2] == 0);   // y joins x's slot
-  CHECK(r.offsets[3] == 128); // z overlaps both: its own slot, aligned to 32 after x's 100 bytes
+  CHECK_FALSE(r.offsets[1]);   // DDR is not planned
+  CHECK(r.offsets[2] == 0);    // y joins x's slot
+  CHECK(r.offsets[3] == 128);  // z overlaps both: its own slot, aligned to 32 after x's 100 bytes
 }

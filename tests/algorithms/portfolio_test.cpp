@@ -52,21 +52,27 @@ Problem portfolio_random_problem(std::mt19937_64& rng, std::size_t max_buffers) 
   static constexpr Addr aligns[] = {1, 1, 2, 4, 8, 16};
   for (std::size_t i = 0; i < n; ++i) {
     const Tick b = static_cast<Tick>(pick(0, 30));
-    p.buffers.push_back({"b" + std::to_string(i), pick(1, 64), aligns[pick(0, 5)],
-                         static_cast<std::int64_t>(pick(0, arenas - 1)), {b, b + static_cast<Tick>(pick(1, 10))}});
+    p.buffers.push_back({"b" + std::to_string(i),
+                         pick(1, 64),
+                         aligns[pick(0, 5)],
+                         static_cast<std::int64_t>(pick(0, arenas - 1)),
+                         {b, b + static_cast<Tick>(pick(1, 10))}});
   }
   for (std::size_t k = pick(0, 4); k > 0; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
-    if (i != j && p.buffers[i].arena == p.buffers[j].arena) p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena)
+      p.separations.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j)});
   }
   for (std::size_t k = pick(0, 8); k > 0; --k) {
     const auto i = pick(0, n - 1), j = pick(0, n - 1);
-    if (i != j && p.buffers[i].arena == p.buffers[j].arena && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
+    if (i != j && p.buffers[i].arena == p.buffers[j].arena &&
+        !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
       p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), pick(1, 5)});
   }
   const auto loads = arena_loads(p);
   for (std::size_t a = 0; a < arenas; ++a)
-    p.arenas[a].capacity = pick(0, 2) == 0 ? (1u << 20) : loads[a].lower_bound + loads[a].lower_bound * pick(0, 20) / 100;
+    p.arenas[a].capacity =
+        pick(0, 2) == 0 ? (1u << 20) : loads[a].lower_bound + loads[a].lower_bound * pick(0, 20) / 100;
   return p;
 }
 
@@ -201,7 +207,8 @@ TEST_CASE("goal minimise goes below the greedy's peak where goal fit stops") {
     REQUIRE(fit.placement);
     REQUIRE(mini.placement);
     CHECK(validate(p, *mini.placement).empty());
-    const auto f = portfolio_triple(evaluate_objective(p, *fit.placement)), m = portfolio_triple(evaluate_objective(p, *mini.placement));
+    const auto f = portfolio_triple(evaluate_objective(p, *fit.placement)),
+               m = portfolio_triple(evaluate_objective(p, *mini.placement));
     CHECK(m <= f);
     if (m < f) ++lower_peak;
   }
@@ -229,7 +236,8 @@ TEST_CASE("two threads give byte-identical answers run to run under a node limit
         o.node_limit = 80000;
         r = solve_exact(p, o);
       }
-      INFO("run " << run << std::string(through_portfolio ? " (portfolio)" : " (exact)") << "\n" << dump(r.diagnostics));
+      INFO("run " << run << std::string(through_portfolio ? " (portfolio)" : " (exact)") << "\n"
+                  << dump(r.diagnostics));
       REQUIRE(r.placement);
       CHECK(stat(r.statistics, "exact_workers") == 2);
       if (run == 0) {
@@ -298,7 +306,8 @@ TEST_CASE("two threads give one thread's answer when no probe runs long enough t
         o.node_limit = 4000;
         r[t - 1] = solve_exact(p, o);
       }
-      INFO("seed " << seed << " goal " << (goal == Goal::fit ? "fit" : "minimise") << "\n" << dump(r[1].diagnostics));
+      INFO("seed " << seed << " goal " << (goal == Goal::fit ? "fit" : "minimise") << "\n"
+                   << dump(r[1].diagnostics));
       REQUIRE(r[0].status == r[1].status);
       CHECK(stat(r[1].statistics, "exact_workers") == 2);
       CHECK(stat(r[0].statistics, "exact_nodes") == stat(r[1].statistics, "exact_nodes"));
@@ -324,7 +333,8 @@ TEST_CASE("the answer of two lanes does not depend on which lane is faster") {
     Problem p;
     std::uint64_t node_limit;
   };
-  const std::vector<Case> cases{{grown_guillotine(186, 1), 0}, {grown_guillotine(372, 1), 0}, {grown_guillotine(5, 2), 80000}};
+  const std::vector<Case> cases{
+      {grown_guillotine(186, 1), 0}, {grown_guillotine(372, 1), 0}, {grown_guillotine(5, 2), 80000}};
   for (std::size_t c = 0; c < cases.size(); ++c) {
     std::vector<std::optional<Addr>> first;
     std::int64_t nodes = -1, critical = -1;
@@ -358,5 +368,3 @@ TEST_CASE("the answer of two lanes does not depend on which lane is faster") {
     }
   }
 }
-
-

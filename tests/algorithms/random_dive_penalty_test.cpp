@@ -32,7 +32,8 @@ Problem dense_block_with_penalty() {
 
 }  // namespace
 
-TEST_CASE("randomised dives: a dive the incumbent's lower penalty rejects is no gain, and the part stops diving") {
+TEST_CASE(
+    "randomised dives: a dive the incumbent's lower penalty rejects is no gain, and the part stops diving") {
   const Problem p = dense_block_with_penalty();
   const auto parts = exact::decompose(p);
   REQUIRE(parts.size() == 1);

@@ -1,8 +1,7 @@
-// The reuse-penalty recognizer's worked cases (R1 onwards) restated as the access traces a PyPTO adapter would hand
-// to the generic recognizer. Each allocation is (space, bytes, inclusive
-// statement points [def, last]); each statement is an op with an evidence and
-// a pipe (the route's answer), the operands it reads and writes, and its
-// structured region. Expected edge sets are derived by hand from the rule.
+// The reuse-penalty recognizer's worked cases (R1 onwards) restated as the access traces a PyPTO adapter
+// would hand to the generic recognizer. Each allocation is (space, bytes, inclusive statement points [def,
+// last]); each statement is an op with an evidence and a pipe (the route's answer), the operands it reads and
+// writes, and its structured region. Expected edge sets are derived by hand from the rule.
 //
 // Adapter-level (op metadata or placement, tested with the PyPTO adapter instead):
 // R22 and R23 (evidence/pipe tables only), R25's "parameter gets an address",
@@ -69,8 +68,10 @@ struct Trace {
   }
   OperandAccess whole(const std::string& a) const { return {ids.at(a), true, true}; }
   OperandAccess partial(const std::string& a) const { return {ids.at(a), false, true}; }
-  Trace& at(std::uint64_t order, const Op& op, std::vector<OperandAccess> reads, std::vector<OperandAccess> writes) {
-    record_op_accesses(TableRoute{}, op, OpAccesses{order, region, in_loop, std::move(reads), std::move(writes)}, events);
+  Trace& at(std::uint64_t order, const Op& op, std::vector<OperandAccess> reads,
+            std::vector<OperandAccess> writes) {
+    record_op_accesses(TableRoute{}, op,
+                       OpAccesses{order, region, in_loop, std::move(reads), std::move(writes)}, events);
     return *this;
   }
   /// Shorthand for whole-tile operands.
@@ -97,7 +98,9 @@ struct Trace {
 
 TEST_CASE("R1 recognizes a cross-pipe WAR (and the WAWs around it)") {
   Trace t;
-  t.alloc("prior", Vec, 16384, 0, 1).alloc("_consumed", Vec, 16384, 1, 1).alloc("next_value", Vec, 16384, 2, 3);
+  t.alloc("prior", Vec, 16384, 0, 1)
+      .alloc("_consumed", Vec, 16384, 1, 1)
+      .alloc("next_value", Vec, 16384, 2, 3);
   t.at(0, on(Pipe::MTE2), {}, {"prior"})
       .at(1, on(Pipe::V), {"prior", "prior"}, {"_consumed"})
       .at(2, on(Pipe::MTE2), {}, {"next_value"})
@@ -108,14 +111,18 @@ TEST_CASE("R1 recognizes a cross-pipe WAR (and the WAWs around it)") {
 TEST_CASE("R2 recognizes a cross-pipe WAW") {
   Trace t;
   t.alloc("_prior", Vec, 16384, 0, 0).alloc("next_value", Vec, 16384, 1, 2);
-  t.at(0, on(Pipe::V), {}, {"_prior"}).at(1, on(Pipe::MTE2), {}, {"next_value"}).at(2, on(Pipe::MTE3), {"next_value"}, {});
+  t.at(0, on(Pipe::V), {}, {"_prior"})
+      .at(1, on(Pipe::MTE2), {}, {"next_value"})
+      .at(2, on(Pipe::MTE3), {"next_value"}, {});
   CHECK(t.edges() == Edges{{"_prior", "next_value"}});
 }
 
 TEST_CASE("R3 a same-pipe hand-off is free") {
   Trace t;
   t.alloc("_prior", Vec, 16384, 0, 0).alloc("next_value", Vec, 16384, 1, 2);
-  t.at(0, on(Pipe::V), {}, {"_prior"}).at(1, on(Pipe::V), {}, {"next_value"}).at(2, on(Pipe::MTE3), {"next_value"}, {});
+  t.at(0, on(Pipe::V), {}, {"_prior"})
+      .at(1, on(Pipe::V), {}, {"next_value"})
+      .at(2, on(Pipe::MTE3), {"next_value"}, {});
   CHECK(t.edges().empty());
 }
 
@@ -124,7 +131,9 @@ TEST_CASE("R4 R5 a semantic no-alias separation suppresses the candidate edge") 
     CAPTURE(op);
     Trace t;
     t.alloc("source", Vec, 4096, 0, 1).alloc("result", Vec, 4096, 1, 2).separate("source", "result");
-    t.at(0, on(Pipe::MTE2), {}, {"source"}).at(1, on(Pipe::V), {"source"}, {"result"}).at(2, on(Pipe::MTE3), {"result"}, {});
+    t.at(0, on(Pipe::MTE2), {}, {"source"})
+        .at(1, on(Pipe::V), {"source"}, {"result"})
+        .at(2, on(Pipe::MTE3), {"result"}, {});
     CHECK(t.edges().empty());
     t.separated.clear();  // the candidate that the separation hides
     CHECK(t.edges() == Edges{{"source", "result"}});
@@ -138,7 +147,10 @@ TEST_CASE("R6 an unknown tuple op poisons its inputs and every tuple element") {
       .alloc("destination", Vec, 512, 3, 6)
       .alloc("count", Vec, 64, 4, 5)
       .alloc("_count_copy", Vec, 64, 5, 5);
-  t.separate("destination", "source").separate("destination", "temporary").separate("count", "source").separate("count", "temporary");
+  t.separate("destination", "source")
+      .separate("destination", "temporary")
+      .separate("count", "source")
+      .separate("count", "temporary");
   t.at(0, on(Pipe::MTE2), {}, {"source"})
       .at(1, no_access, {}, {"temporary"})
       .at(2, unknown, {"source", "temporary"}, {"destination", "count"})  // gather_compare
@@ -149,7 +161,9 @@ TEST_CASE("R6 an unknown tuple op poisons its inputs and every tuple element") {
 
 TEST_CASE("R7 a partial endpoint keeps its allocation unpenalized") {
   Trace t;
-  t.alloc("prior", Vec, 16384, 0, 2).alloc("_consumed", Vec, 8192, 2, 2).alloc("next_value", Vec, 16384, 3, 4);
+  t.alloc("prior", Vec, 16384, 0, 2)
+      .alloc("_consumed", Vec, 8192, 2, 2)
+      .alloc("next_value", Vec, 16384, 3, 4);
   t.at(0, on(Pipe::MTE2), {}, {"prior"})
       .at(1, no_access, {t.partial("prior")}, {t.partial("prior")})  // upper = prior[0:32, 0:64]
       .at(2, on(Pipe::V), {t.partial("prior"), t.partial("prior")}, {t.whole("_consumed")})
@@ -195,7 +209,9 @@ TEST_CASE("R9 an Acc-to-Acc tile.move runs on the vector pipe") {
 TEST_CASE("R10 a same-address tile.move is still an access; edges named by the representative") {
   Trace t;  // allocation `source` = the group {source, moved}
   t.alloc("source", Vec, 4096, 0, 1).alloc("next_value", Vec, 4096, 2, 2);
-  t.at(0, on(Pipe::MTE2), {}, {"source"}).at(1, on(Pipe::V), {"source"}, {"source"}).at(2, on(Pipe::MTE2), {}, {"next_value"});
+  t.at(0, on(Pipe::MTE2), {}, {"source"})
+      .at(1, on(Pipe::V), {"source"}, {"source"})
+      .at(2, on(Pipe::MTE2), {}, {"next_value"});
   CHECK(t.edges() == Edges{{"source", "next_value"}});
 }
 
@@ -211,7 +227,9 @@ TEST_CASE("R11 a move onto another offset of the same base is partial") {
 TEST_CASE("R12 tile.create is not an execution write") {
   Trace t;
   t.alloc("_declaration", Vec, 16384, 0, 0).alloc("actual", Vec, 16384, 1, 2);
-  t.at(0, no_access, {}, {"_declaration"}).at(1, on(Pipe::MTE2), {}, {"actual"}).at(2, on(Pipe::MTE3), {"actual"}, {});
+  t.at(0, no_access, {}, {"_declaration"})
+      .at(1, on(Pipe::MTE2), {}, {"actual"})
+      .at(2, on(Pipe::MTE3), {"actual"}, {});
   CHECK(t.edges().empty());
 }
 
@@ -259,7 +277,9 @@ TEST_CASE("R15 an unknown tuple op poisons all its results") {
 
 TEST_CASE("R16 R17 tile.write and tile.read poison the tile they touch") {
   Trace t;
-  t.alloc("prior", Vec, 16384, 0, 1).alloc("_written", Vec, 16384, 1, 1).alloc("next_value", Vec, 16384, 2, 3);
+  t.alloc("prior", Vec, 16384, 0, 1)
+      .alloc("_written", Vec, 16384, 1, 1)
+      .alloc("next_value", Vec, 16384, 2, 3);
   t.at(0, on(Pipe::MTE2), {}, {"prior"})
       .at(1, unknown, {"prior"}, {"_written"})
       .at(2, on(Pipe::MTE2), {}, {"next_value"})
@@ -306,7 +326,9 @@ TEST_CASE("R19 a true distance-1 hand-off across the back edge") {
   SUBCASE("the same trace outside a loop has no hand-off") {
     Trace s;
     s.alloc("_first", Vec, 16384, 0, 0).alloc("second", Vec, 16384, 1, 2);
-    s.at(0, on(Pipe::V), {}, {"_first"}).at(1, on(Pipe::V), {}, {"second"}).at(2, on(Pipe::MTE3), {"second"}, {});
+    s.at(0, on(Pipe::V), {}, {"_first"})
+        .at(1, on(Pipe::V), {}, {"second"})
+        .at(2, on(Pipe::MTE3), {"second"}, {});
     CHECK(s.edges().empty());
   }
 }
@@ -437,20 +459,25 @@ TEST_CASE("R28 the SoC memory graph decides the Acc-to-Vec route") {
         .at(6, on(Pipe::V), {"_moved", "_moved"}, {"_consumed"})
         .at(7, on(Pipe::MTE2), {}, {"later"})
         .at(8, on(Pipe::MTE3), {"later"}, {});
-    if (a5) CHECK(t.edges() == Edges{{"_moved", "_consumed"}, {"_moved", "later"}, {"_consumed", "later"}});
-    else CHECK(t.edges() == Edges{{"_consumed", "later"}});
+    if (a5)
+      CHECK(t.edges() == Edges{{"_moved", "_consumed"}, {"_moved", "later"}, {"_consumed", "later"}});
+    else
+      CHECK(t.edges() == Edges{{"_consumed", "later"}});
   }
 }
 
 TEST_CASE("R29 reinterpret_view is metadata only; a real access through the view counts") {
   Trace consume;  // prior = {prior, viewed}
-  consume.alloc("prior", Vec, 16384, 0, 2).alloc("_consumed", Vec, 16384, 2, 2).alloc("next_value", Vec, 16384, 3, 4);
+  consume.alloc("prior", Vec, 16384, 0, 2)
+      .alloc("_consumed", Vec, 16384, 2, 2)
+      .alloc("next_value", Vec, 16384, 3, 4);
   consume.at(0, on(Pipe::MTE2), {}, {"prior"})
       .at(1, no_access, {"prior"}, {"prior"})
       .at(2, on(Pipe::V), {"prior", "prior"}, {"_consumed"})
       .at(3, on(Pipe::MTE2), {}, {"next_value"})
       .at(4, on(Pipe::MTE3), {"next_value"}, {});
-  CHECK(consume.edges() == Edges{{"prior", "_consumed"}, {"prior", "next_value"}, {"_consumed", "next_value"}});
+  CHECK(consume.edges() ==
+        Edges{{"prior", "_consumed"}, {"prior", "next_value"}, {"_consumed", "next_value"}});
 
   Trace ignore;  // prior = {prior, _viewed}
   ignore.alloc("prior", Vec, 16384, 0, 1).alloc("next_value", Vec, 16384, 2, 3);
@@ -483,9 +510,10 @@ Trace r30() {
 
 TEST_CASE("R30 unit edges, exactly 13, deterministic") {
   const Trace t = r30();
-  const Edges expected = {{"prior_a", "_used_a"},  {"prior_a", "prior_b"},  {"prior_a", "_used_b"}, {"prior_a", "_later_a"},
-                          {"prior_a", "later_b"},  {"_used_a", "prior_b"},  {"_used_a", "_later_a"}, {"_used_a", "later_b"},
-                          {"prior_b", "_used_b"},  {"prior_b", "_later_a"}, {"prior_b", "later_b"},  {"_used_b", "_later_a"},
+  const Edges expected = {{"prior_a", "_used_a"},  {"prior_a", "prior_b"}, {"prior_a", "_used_b"},
+                          {"prior_a", "_later_a"}, {"prior_a", "later_b"}, {"_used_a", "prior_b"},
+                          {"_used_a", "_later_a"}, {"_used_a", "later_b"}, {"prior_b", "_used_b"},
+                          {"prior_b", "_later_a"}, {"prior_b", "later_b"}, {"_used_b", "_later_a"},
                           {"_used_b", "later_b"}};
   CHECK(t.edges() == expected);
   const auto first = recognize_reuse_penalties(t.allocs, t.events, t.separated);
@@ -522,7 +550,10 @@ TEST_CASE("recognizer: the summary's conservative requirements") {
   SUBCASE("first accesses on two pipes: no verified first write") {
     Trace t;
     t.alloc("p", Vec, 64, 0, 1).alloc("q", Vec, 64, 2, 2);
-    t.at(0, on(Pipe::MTE2), {}, {"p"}).at(0, on(Pipe::V), {}, {"p"}).at(1, on(Pipe::V), {"p"}, {}).at(2, on(Pipe::MTE2), {}, {"q"});
+    t.at(0, on(Pipe::MTE2), {}, {"p"})
+        .at(0, on(Pipe::V), {}, {"p"})
+        .at(1, on(Pipe::V), {"p"}, {})
+        .at(2, on(Pipe::MTE2), {}, {"q"});
     CHECK(t.edges().empty());
   }
   SUBCASE("read and write in the first statement: no verified first write") {
@@ -534,19 +565,28 @@ TEST_CASE("recognizer: the summary's conservative requirements") {
   SUBCASE("an access that cannot be traced poisons its allocation") {
     Trace t;
     t.alloc("p", Vec, 64, 0, 1).alloc("q", Vec, 64, 2, 2);
-    t.at(0, on(Pipe::MTE2), {}, {"p"}).at(1, on(Pipe::V), {OperandAccess{0, true, false}}, {}).at(2, on(Pipe::MTE2), {}, {"q"});
+    t.at(0, on(Pipe::MTE2), {}, {"p"})
+        .at(1, on(Pipe::V), {OperandAccess{0, true, false}}, {})
+        .at(2, on(Pipe::MTE2), {}, {"q"});
     CHECK(t.edges().empty());
   }
   SUBCASE("different arenas never pair; co-live allocations never pair") {
     Trace t;
     t.alloc("p", Vec, 64, 0, 1).alloc("q", Mat, 64, 2, 2).alloc("r", Vec, 64, 1, 3);
-    t.at(0, on(Pipe::MTE2), {}, {"p"}).at(1, on(Pipe::V), {"p"}, {"r"}).at(2, on(Pipe::MTE2), {}, {"q"}).at(3, on(Pipe::MTE3), {"r"}, {});
+    t.at(0, on(Pipe::MTE2), {}, {"p"})
+        .at(1, on(Pipe::V), {"p"}, {"r"})
+        .at(2, on(Pipe::MTE2), {}, {"q"})
+        .at(3, on(Pipe::MTE3), {"r"}, {});
     CHECK(t.edges() == Edges{{"p", "r"}});  // p [0,1] and r [1,3] touch; q is in Mat
   }
   SUBCASE("one allocation in two regions: no summary") {
     Trace t;
     t.alloc("p", Vec, 64, 0, 2).alloc("q", Vec, 64, 3, 3);
-    t.at(0, on(Pipe::MTE2), {}, {"p"}).enter(1, true).at(1, on(Pipe::V), {"p"}, {}).enter(0, false).at(3, on(Pipe::MTE2), {}, {"q"});
+    t.at(0, on(Pipe::MTE2), {}, {"p"})
+        .enter(1, true)
+        .at(1, on(Pipe::V), {"p"}, {})
+        .enter(0, false)
+        .at(3, on(Pipe::MTE2), {}, {"q"});
     CHECK(t.edges().empty());
   }
   SUBCASE("events may arrive out of order") {

@@ -125,7 +125,8 @@ Problem reuse_random_problem(Rng& rng) {
   const std::size_t pairs = pick(rng, 0, 6);
   for (std::size_t k = 0; k < pairs && n >= 2; ++k) {
     const std::size_t a = rng() % n, b = rng() % n;
-    if (a == b || p.buffers[a].arena != p.buffers[b].arena || classes.class_of[a] == classes.class_of[b]) continue;
+    if (a == b || p.buffers[a].arena != p.buffers[b].arena || classes.class_of[a] == classes.class_of[b])
+      continue;
     if (rng() % 2) {
       const std::uint8_t reasons[] = {reason_explicit, reason_semantic_no_alias, reason_pipeline_stage};
       p.separations.push_back({static_cast<BufferId>(a), static_cast<BufferId>(b), reasons[rng() % 3]});
@@ -184,7 +185,9 @@ void check_reuse(const Problem& p, const std::vector<bool>& closed, const ReuseR
 
 }  // namespace
 
-TEST_CASE("property: sequential and reuse placements validate, reuse never shares what it must not, output is deterministic") {
+TEST_CASE(
+    "property: sequential and reuse placements validate, reuse never shares what it must not, output is "
+    "deterministic") {
   Rng rng(20240611);
   std::map<std::string, std::size_t> fitted;
   std::size_t with_groups = 0, with_declared = 0, with_separations = 0, shared = 0;
@@ -243,13 +246,15 @@ TEST_CASE("property: sequential and reuse placements validate, reuse never share
       }
       ++fitted[name];
       CHECK(validate(p, *r.placement).empty());
-      for (std::size_t k = 0; k < r.lower_bound.size(); ++k) CHECK(r.objective.peak_by_arena[k] >= r.lower_bound[k]);
+      for (std::size_t k = 0; k < r.lower_bound.size(); ++k)
+        CHECK(r.objective.peak_by_arena[k] >= r.lower_bound[k]);
       const auto again = plan(p, o);
       CHECK(again.placement->offsets == r.placement->offsets);
     }
   }
   MESSAGE("groups " << with_groups << ", declared " << with_declared << ", separations " << with_separations
-                    << ", reuse shared " << shared << ", fitted " << fitted["sequential"] << "/" << fitted["reuse"]);
+                    << ", reuse shared " << shared << ", fitted " << fitted["sequential"] << "/"
+                    << fitted["reuse"]);
   // The generator covers every feature and both outcomes.
   CHECK(with_groups > 1000);
   CHECK(with_declared > 500);
@@ -286,7 +291,8 @@ TEST_CASE("property: inconsistent alias offsets and contradicting alignments are
   }
 }
 
-TEST_CASE("property: recognized penalties pair summarised, lifetime-compatible, unseparated allocations once") {
+TEST_CASE(
+    "property: recognized penalties pair summarised, lifetime-compatible, unseparated allocations once") {
   enum class Pipe { A, B, C };
   Rng rng(99);
   for (int round = 0; round < 1000; ++round) {
@@ -295,7 +301,11 @@ TEST_CASE("property: recognized penalties pair summarised, lifetime-compatible, 
     const std::size_t n = pick(rng, 1, 12);
     for (std::size_t i = 0; i < n; ++i) {
       const Tick def = static_cast<Tick>(pick(rng, 0, 12));
-      allocs.push_back({"a" + std::to_string(i), 64, 32, static_cast<std::int64_t>(rng() % 2), {def, def + static_cast<Tick>(pick(rng, 0, 4))}});
+      allocs.push_back({"a" + std::to_string(i),
+                        64,
+                        32,
+                        static_cast<std::int64_t>(rng() % 2),
+                        {def, def + static_cast<Tick>(pick(rng, 0, 4))}});
     }
     std::vector<AccessEvent<Pipe>> events;
     for (std::size_t i = 0; i < n; ++i) {

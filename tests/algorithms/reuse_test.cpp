@@ -32,7 +32,8 @@ TEST_CASE("reuse: first-fit-decreasing into the first slot every member allows; 
 }
 
 TEST_CASE("reuse: ties in size go by lifetime begin, then index; a smaller item may join a larger slot") {
-  const std::vector<BufferSpec> items = {item("late", 32, 8, 9), item("early", 32, 0, 9), item("big", 128, 9, 12)};
+  const std::vector<BufferSpec> items = {item("late", 32, 8, 9), item("early", 32, 0, 9),
+                                         item("big", 128, 9, 12)};
   const auto r = reuse_lifetimes(items);
   REQUIRE(r.slots.size() == 2);
   CHECK(r.slots[0].members == Members{2, 1});  // big first; early touches it at 9
@@ -40,8 +41,8 @@ TEST_CASE("reuse: ties in size go by lifetime begin, then index; a smaller item 
 }
 
 TEST_CASE("reuse: arenas are packed independently, in ascending arena order") {
-  const std::vector<BufferSpec> items = {item("m", 16, 0, 2, 5), item("v", 16, 2, 4, 1), item("w", 16, 0, 2, 1),
-                                         item("n", 16, 2, 4, 5)};
+  const std::vector<BufferSpec> items = {item("m", 16, 0, 2, 5), item("v", 16, 2, 4, 1),
+                                         item("w", 16, 0, 2, 1), item("n", 16, 2, 4, 5)};
   const auto r = reuse_lifetimes(items);
   REQUIRE(r.slots.size() == 2);
   CHECK(r.slots[0].members == Members{2, 1});  // arena 1 first
@@ -91,12 +92,13 @@ TEST_CASE("reuse: the phi-family exception lets branch-local sources of one valu
     CHECK(reuse_lifetimes(items, rules).slots.size() == 1);
   }
   SUBCASE("a third item with no family still needs disjoint lifetimes from every member") {
-    const std::vector<BufferSpec> three = {item("s_then", 64, 2, 8), item("s_else", 64, 4, 8), item("z", 64, 0, 5),
-                                           item("w", 64, 8, 9)};
+    const std::vector<BufferSpec> three = {item("s_then", 64, 2, 8), item("s_else", 64, 4, 8),
+                                           item("z", 64, 0, 5), item("w", 64, 8, 9)};
     rules.parts = {{{{2, 8}, {7}}}, {{{4, 8}, {7}}}, {}, {}};
     const auto s = reuse_lifetimes(three, rules);
     REQUIRE(s.slots.size() == 2);
-    CHECK(s.slots[0].members == Members{2, 3});  // z opens; s_then and s_else are live with it; w touches s_*, z
+    CHECK(s.slots[0].members ==
+          Members{2, 3});  // z opens; s_then and s_else are live with it; w touches s_*, z
     CHECK(s.slots[1].members == Members{0, 1});
   }
 }
@@ -135,7 +137,8 @@ struct pto_mem::buffer_traits<Value> {
 
 TEST_CASE("reuse: a compiler's own value type, with inclusive [def, last] points (never-used values too)") {
   // PyPTO numbering: a value never used is [def, def]; touching is allowed.
-  const std::vector<Value> values = {{1, 4096, 0, {0, 1}}, {2, 4096, 0, {1, 1}}, {3, 4096, 0, {2, 3}}, {4, 4096, 0, {0, 2}}};
+  const std::vector<Value> values = {
+      {1, 4096, 0, {0, 1}}, {2, 4096, 0, {1, 1}}, {3, 4096, 0, {2, 3}}, {4, 4096, 0, {0, 2}}};
   const auto r = reuse_lifetimes(values);
   REQUIRE(r.slots.size() == 2);
   CHECK(r.slots[0].members == Members{0, 1, 2});  // [0,1], [1,1], [2,3] pairwise touch only

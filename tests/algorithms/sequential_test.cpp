@@ -13,7 +13,8 @@ using Offsets = std::vector<std::optional<Addr>>;
 TEST_CASE("sequential: id order per arena, above the reserved windows, each buffer aligned") {
   Problem p;
   p.arenas = {{0, "Vec", 1024, {{0, 40}, {8, 64}}}, {1, "Mat", 1024, {}}};
-  p.buffers = {{"10", 30, 32, 0, {0, 2}}, {"2", 16, 32, 0, {0, 2}}, {"7", 5, 1, 1, {0, 2}}, {"3", 7, 8, 1, {0, 2}}};
+  p.buffers = {
+      {"10", 30, 32, 0, {0, 2}}, {"2", 16, 32, 0, {0, 2}}, {"7", 5, 1, 1, {0, 2}}, {"3", 7, 8, 1, {0, 2}}};
   const auto r = place_sequential(p);
   INFO(dump(r.diagnostics));
   REQUIRE(r.placement);
@@ -28,7 +29,8 @@ TEST_CASE("sequential: id order per arena, above the reserved windows, each buff
 TEST_CASE("sequential: names sort lexicographically, as PyPTO sorts MemRef names") {
   Problem p;
   p.arenas = {{0, "Vec", 4096, {}}};
-  p.buffers = {{"mem_vec_2", 32, 32, 0, {0, 2}}, {"mem_vec_10", 32, 32, 0, {0, 2}}, {"aaa", 64, 32, 0, {0, 2}}};
+  p.buffers = {
+      {"mem_vec_2", 32, 32, 0, {0, 2}}, {"mem_vec_10", 32, 32, 0, {0, 2}}, {"aaa", 64, 32, 0, {0, 2}}};
   const auto r = place_sequential(p);
   REQUIRE(r.placement);
   CHECK(r.placement->offsets == Offsets{96, 64, 0});
@@ -53,7 +55,9 @@ TEST_CASE("sequential: the order is a hook") {
   p.arenas = {{0, "Vec", 4096, {}}};
   p.buffers = {{"a", 32, 32, 0, {0, 2}}, {"b", 64, 32, 0, {0, 2}}, {"c", 32, 32, 0, {0, 2}}};
   SequentialOptions o;
-  o.before = [&](std::size_t x, std::size_t y) { return p.buffers[x].size > p.buffers[y].size; };  // largest first
+  o.before = [&](std::size_t x, std::size_t y) {
+    return p.buffers[x].size > p.buffers[y].size;
+  };  // largest first
   const auto r = place_sequential(p, o);
   REQUIRE(r.placement);
   CHECK(r.placement->offsets == Offsets{64, 0, 96});  // ties keep problem order
@@ -67,7 +71,8 @@ TEST_CASE("sequential: overflow names the arena, the bytes needed, the capacity 
   INFO(dump(r.diagnostics));
   CHECK_FALSE(r.placement);
   REQUIRE(r.diagnostics.size() == 1);
-  CHECK(mentions(r.diagnostics, "arena 0 (Vec)", "needs 288 bytes", "capacity is 256 bytes", "first 64 bytes are reserved"));
+  CHECK(mentions(r.diagnostics, "arena 0 (Vec)", "needs 288 bytes", "capacity is 256 bytes",
+                 "first 64 bytes are reserved"));
   CHECK_FALSE(r.usage[0].fits);
   CHECK(r.usage[1].fits);
 

@@ -52,7 +52,9 @@ TEST_CASE("validate(problem) names every malformed input") {
   CHECK(mentions(ds, "penalty ('a', '#14')", "names buffer 14", "the problem has 3 buffers"));
 }
 
-TEST_CASE("a buffer's name is only a label: unnamed buffers are named by their index, repeated names are no error") {
+TEST_CASE(
+    "a buffer's name is only a label: unnamed buffers are named by their index, repeated names are no "
+    "error") {
   auto p = base();
   const test::BufferIds id{p};
   p.buffers[1].name.clear();  // buffer 1 is labelled "1"
@@ -77,7 +79,8 @@ TEST_CASE("penalties must join lifetime-compatible buffers of one arena, and wei
   const test::BufferIds id{p};
   p.arenas.push_back({1, "Mat", 64, {}});
   p.buffers.push_back({"m", 8, 1, 1, {0, 1}});
-  p.penalties = {{id("a"), id("b"), 1}, {id("a"), id("m"), 1}, {id("a"), id("c"), max_addr}, {id("a"), id("c"), 2}};
+  p.penalties = {
+      {id("a"), id("b"), 1}, {id("a"), id("m"), 1}, {id("a"), id("c"), max_addr}, {id("a"), id("c"), 2}};
   auto ds = validate(p);
   INFO(dump(ds));
   CHECK(mentions(ds, "penalty ('a', 'b')", "live at the same time"));
@@ -113,7 +116,9 @@ TEST_CASE("validate(problem, placement) reports each violation with buffers and 
   const test::BufferIds id{p};
   p.arenas[0].reserved = {{224, 256}};
   SUBCASE("missing offset") { CHECK(mentions(validate(p, at({0, std::nullopt, 0})), "'b' has no offset")); }
-  SUBCASE("misaligned") { CHECK(mentions(validate(p, at({0, 65, 0})), "'b' at offset 65 is not aligned to 32")); }
+  SUBCASE("misaligned") {
+    CHECK(mentions(validate(p, at({0, 65, 0})), "'b' at offset 65 is not aligned to 32"));
+  }
   SUBCASE("capacity") {
     auto ds = validate(p, at({0, 64, 240}));
     CHECK(mentions(ds, "'c' at [240, 272) exceeds the capacity 256", "by 16 bytes"));
@@ -128,7 +133,8 @@ TEST_CASE("validate(problem, placement) reports each violation with buffers and 
   }
   SUBCASE("separation") {
     p.separations = {{id("a"), id("c")}};
-    CHECK(mentions(validate(p, at({0, 64, 32})), "separated buffers 'a'", "'c'", "overlap in bytes [32, 64)"));
+    CHECK(
+        mentions(validate(p, at({0, 64, 32})), "separated buffers 'a'", "'c'", "overlap in bytes [32, 64)"));
   }
   SUBCASE("must-alias members share one base") {
     p.must_alias = {{{{id("a"), 0}, {id("b"), 32}}}};
@@ -154,7 +160,10 @@ TEST_CASE("property: the sweep finds exactly the overlapping co-live pairs of a 
     Placement pl;
     for (int i = 0; i < n; ++i) {
       const Tick b = static_cast<Tick>(rng() % 20);
-      p.buffers.push_back({std::to_string(i), 1 + rng() % 40, 1, static_cast<std::int64_t>(rng() % 2),
+      p.buffers.push_back({std::to_string(i),
+                           1 + rng() % 40,
+                           1,
+                           static_cast<std::int64_t>(rng() % 2),
                            {b, b + 1 + static_cast<Tick>(rng() % 8)}});
       pl.offsets.push_back(rng() % 120);
     }
@@ -165,7 +174,8 @@ TEST_CASE("property: the sweep finds exactly the overlapping co-live pairs of a 
         const auto& y = p.buffers[static_cast<std::size_t>(j)];
         const Addr ox = *pl.offsets[static_cast<std::size_t>(i)];
         const Addr oy = *pl.offsets[static_cast<std::size_t>(j)];
-        if (x.arena == y.arena && interferes(x.lifetime, y.lifetime) && overlaps({ox, ox + x.size}, {oy, oy + y.size}))
+        if (x.arena == y.arena && interferes(x.lifetime, y.lifetime) &&
+            overlaps({ox, ox + x.size}, {oy, oy + y.size}))
           ++expected;
       }
     const auto ds = validate(p, pl);

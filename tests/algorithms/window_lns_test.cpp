@@ -37,7 +37,8 @@ Problem lns_random_problem(std::mt19937_64& rng, std::size_t n, Tick horizon) {
   const std::size_t count = pick(1, n);
   for (std::size_t i = 0; i < count; ++i) {
     const Tick b = static_cast<Tick>(pick(0, static_cast<std::uint64_t>(horizon)));
-    p.buffers.push_back({"b" + std::to_string(i), pick(1, 5), aligns[pick(0, 5)], 0, {b, b + static_cast<Tick>(pick(1, 4))}});
+    p.buffers.push_back(
+        {"b" + std::to_string(i), pick(1, 5), aligns[pick(0, 5)], 0, {b, b + static_cast<Tick>(pick(1, 4))}});
   }
   for (std::size_t k = pick(0, 2); k > 0 && count > 1; --k) {
     const auto i = pick(0, count - 1), j = pick(0, count - 1);
@@ -51,7 +52,8 @@ Problem lns_random_problem(std::mt19937_64& rng, std::size_t n, Tick horizon) {
 /// Every offset of every free item, in index order.
 class WindowEnumerator {
  public:
-  WindowEnumerator(const exact::Subproblem& sp, const std::vector<Addr>& off, const std::vector<bool>& free, Addr target)
+  WindowEnumerator(const exact::Subproblem& sp, const std::vector<Addr>& off, const std::vector<bool>& free,
+                   Addr target)
       : sp_(sp), off_(off), free_(free), cap_(target) {}
   bool fits() { return dfs(0); }
 
@@ -153,8 +155,10 @@ TEST_CASE("a window search with the rest fixed agrees with an enumerator of ever
         const bool ok = lns.solve(off, items, target, limits, 0, order);
         CHECK(ok == truth);
         for (std::uint32_t i = 0; i < n; ++i) {
-          if (!free[i]) CHECK(off[i] == (*start)[i]);  // the fixed stay
-          else if (ok) CHECK(off[i] + sp.items[i].size <= target);
+          if (!free[i])
+            CHECK(off[i] == (*start)[i]);  // the fixed stay
+          else if (ok)
+            CHECK(off[i] + sp.items[i].size <= target);
         }
         Placement pl;
         pl.offsets.assign(p.buffers.size(), 0);
@@ -225,7 +229,8 @@ TEST_CASE("penalty windows keep a valid placement and lower the penalty by what 
     for (std::size_t k = 0, n = p.buffers.size(); n > 1 && k < 3 * n; ++k) {
       const auto i = rng() % n, j = rng() % n;
       if (i != j && !interferes(p.buffers[i].lifetime, p.buffers[j].lifetime))
-        p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(1 + rng() % 3)});
+        p.penalties.push_back(
+            {static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(1 + rng() % 3)});
     }
     REQUIRE(validate(p).empty());
     const auto parts = exact::decompose(p);
@@ -247,8 +252,8 @@ TEST_CASE("penalty windows keep a valid placement and lower the penalty by what 
       for (std::uint64_t pick = 0; pick < 12; ++pick) {
         const Weight before = evaluate_objective(p, pl).penalty;
         const std::size_t size = std::size_t{2} << (pick % 4);
-        const Weight saved = lns.lower_penalty(offs[q], p.arenas[0].capacity, limits, size, pick % 3 == 0 ? 0 : 64,
-                                               pick % 2 == 0 ? "TWA" : "WAT", pick);
+        const Weight saved = lns.lower_penalty(offs[q], p.arenas[0].capacity, limits, size,
+                                               pick % 3 == 0 ? 0 : 64, pick % 2 == 0 ? "TWA" : "WAT", pick);
         ++windows;
         lns_put(pl, parts[q], offs[q]);
         CHECK(validate(p, pl).empty());

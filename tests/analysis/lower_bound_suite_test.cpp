@@ -21,7 +21,8 @@ TEST_CASE("lower bound of the MiniMalloc challenging instances A-K") {
       {"G", 1048576}, {"H", 1048576}, {"I", 1048576}, {"J", 989184}, {"K", 1048576},
   };
   for (const auto& [name, bound] : expected) {
-    const std::string path = pto_mem::test::shared_path(std::string("data/minimalloc/") + name + ".1048576.csv");
+    const std::string path =
+        pto_mem::test::shared_path(std::string("data/minimalloc/") + name + ".1048576.csv");
     CAPTURE(path);
     const auto r = read_csv_file(path, CsvOptions{1048576, "arena0", 20});
     REQUIRE_MESSAGE(r, pto_mem::test::dump(r.diagnostics));
@@ -38,7 +39,8 @@ TEST_CASE("lower bound of the 5-buffer MiniMalloc example is its capacity 12") {
     MESSAGE("PTO_MEM_SHARED_DIR has no data/: skipped");
     return;
   }
-  const auto r = read_csv_file(pto_mem::test::shared_path("data/minimalloc/input.12.csv"), CsvOptions{12, "arena0", 20});
+  const auto r =
+      read_csv_file(pto_mem::test::shared_path("data/minimalloc/input.12.csv"), CsvOptions{12, "arena0", 20});
   REQUIRE(r);
   CHECK(arena_loads(r.file->problem)[0].lower_bound == 12);
 }

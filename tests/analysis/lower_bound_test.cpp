@@ -62,7 +62,10 @@ TEST_CASE("a declared allocation's bytes are closed over the whole horizon") {
 TEST_CASE("interfering pairs come from a sweep and match the all-pairs definition") {
   std::vector<BufferSpec> bs;
   unsigned seed = 12345;
-  auto rnd = [&](int m) { seed = seed * 1103515245u + 12345u; return static_cast<int>((seed >> 16) % static_cast<unsigned>(m)); };
+  auto rnd = [&](int m) {
+    seed = seed * 1103515245u + 12345u;
+    return static_cast<int>((seed >> 16) % static_cast<unsigned>(m));
+  };
   for (int i = 0; i < 200; ++i) {
     const int b = rnd(50);
     bs.push_back({std::to_string(i), 1, 1, rnd(2), {b, b + 1 + rnd(10)}});

@@ -60,7 +60,8 @@ TEST_CASE("LiveSweep lets go of every buffer that ended at or before a start, ea
   CHECK(left.size() == 3);
 }
 
-TEST_CASE("the max-load bound takes each must-alias class's largest live member (random, against every tick)") {
+TEST_CASE(
+    "the max-load bound takes each must-alias class's largest live member (random, against every tick)") {
   std::mt19937 g(11);
   for (int round = 0; round < 200; ++round) {
     Problem p;
@@ -91,8 +92,10 @@ TEST_CASE("the max-load bound takes each must-alias class's largest live member 
       for (int i = 0; i < n; ++i) {
         const auto& b = p.buffers[i];
         if (b.lifetime.begin > t || t >= b.lifetime.end) continue;
-        if (class_of[i] < 0) load += b.size;
-        else largest[class_of[i]] = std::max(largest[class_of[i]], b.size);
+        if (class_of[i] < 0)
+          load += b.size;
+        else
+          largest[class_of[i]] = std::max(largest[class_of[i]], b.size);
       }
       for (Addr l : largest) load += l;
       brute = std::max(brute, load);

@@ -67,8 +67,8 @@ inline std::optional<std::vector<std::string>> tool_flags(const CaseHeader& h) {
   if (!h.planner.empty()) return std::nullopt;  // the full pipelines name their planner in `# passes:`
   for (const auto& r : rows)
     if (h.passes == r.passes)
-      return std::vector<std::string>{"--until", r.until, "--planner", r.planner, "--soc",
-                                      h.soc.empty() ? "a2a3" : h.soc};
+      return std::vector<std::string>{"--until", r.until, "--planner",
+                                      r.planner, "--soc", h.soc.empty() ? "a2a3" : h.soc};
   return std::nullopt;
 }
 
@@ -97,8 +97,8 @@ inline const json* allocation_of(const json& report, const std::string& var) {
 inline std::string window(const json& v) {
   if (!v["memref"].is_object()) return v["name"].get<std::string>() + " has no MemRef";
   const auto& m = v["memref"];
-  return v["name"].get<std::string>() + " = (" + m["base"].get<std::string>() + ", " + m["offset"].dump() + ", " +
-         m["size"].dump() + ")";
+  return v["name"].get<std::string>() + " = (" + m["base"].get<std::string>() + ", " + m["offset"].dump() +
+         ", " + m["size"].dump() + ")";
 }
 
 inline bool same_window(const json& a, const json& b) {
@@ -120,8 +120,8 @@ inline bool disjoint_windows(const json& a, const json& b) {
 
 inline std::string all_messages(const json& report) {
   std::string out;
-  for (const auto& d : report["diagnostics"]) out += "\n    " + d["severity"].get<std::string>() + ": " +
-                                                     d["message"].get<std::string>();
+  for (const auto& d : report["diagnostics"])
+    out += "\n    " + d["severity"].get<std::string>() + ": " + d["message"].get<std::string>();
   return out;
 }
 
@@ -171,14 +171,16 @@ inline FactResult check_fact(const CaseFact& f, const json& report) {
   } else if (f.kind == "alloc-size" || f.kind == "pinned") {
     const json* al = detail::allocation_of(report, a[0]);
     if (!al) return fail("no allocation for '" + a[0] + "'");
-    if (f.kind == "pinned" && (*al)["pinned"] != true) return fail((*al)["base"].get<std::string>() + " is not pinned");
+    if (f.kind == "pinned" && (*al)["pinned"] != true)
+      return fail((*al)["base"].get<std::string>() + " is not pinned");
     if (f.kind == "alloc-size" && (*al)["size"].dump() != a[1])
       return fail((*al)["base"].get<std::string>() + " has " + (*al)["size"].dump() + " bytes");
   } else if (f.kind == "addr") {
     auto vs = detail::vars_named(report, a[0]);
     if (vs.empty()) return fail("no variable '" + a[0] + "'");
     for (const auto* v : vs)
-      if (const json* m = &(*v)["memref"]; !m->is_object() ||
+      if (const json* m = &(*v)["memref"];
+          !m->is_object() ||
           ((*m)["offset"].is_string() ? (*m)["offset"].get<std::string>() : (*m)["offset"].dump()) != a[1])
         return fail(detail::window(*v));
   } else if (f.kind == "diag") {
@@ -224,16 +226,17 @@ inline std::vector<FactResult> check_facts(const CaseHeader& h, const json& repo
         matched |= all;
       }
     for (const auto* e : errors)
-      out.push_back(FactResult{*e, matched,
-                               matched ? std::string()
-                                       : "exit " + std::to_string(exit_code) + ", diagnostics:" +
-                                             detail::all_messages(report)});
+      out.push_back(FactResult{
+          *e, matched,
+          matched ? std::string()
+                  : "exit " + std::to_string(exit_code) + ", diagnostics:" + detail::all_messages(report)});
     return out;  // a rejected program has no layout to check
   }
   for (const auto& f : h.expects) {
     if (exit_code != 0) {
-      out.push_back(FactResult{f, false, "the pipeline failed (exit " + std::to_string(exit_code) + "):" +
-                                             detail::all_messages(report)});
+      out.push_back(FactResult{
+          f, false,
+          "the pipeline failed (exit " + std::to_string(exit_code) + "):" + detail::all_messages(report)});
       continue;
     }
     out.push_back(check_fact(f, report));
@@ -246,8 +249,10 @@ inline std::vector<FactResult> check_facts(const CaseHeader& h, const json& repo
 inline std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -288,10 +293,12 @@ inline CaseResult run_case(const std::string& tool, const std::string& file) {
     r.problem = "no '# expect:' facts";
     return r;
   }
-  if (const std::string& soc = r.header.soc; soc.size() > 5 && soc.ends_with(".json"))  // a chip file, relative to the case
+  if (const std::string& soc = r.header.soc;
+      soc.size() > 5 && soc.ends_with(".json"))  // a chip file, relative to the case
     for (std::size_t i = 0; i + 1 < flags->size(); ++i)
       if ((*flags)[i] == "--soc")
-        (*flags)[i] = "--soc-file", (*flags)[i + 1] = (std::filesystem::path(file).parent_path() / soc).string();
+        (*flags)[i] = "--soc-file",
+        (*flags)[i + 1] = (std::filesystem::path(file).parent_path() / soc).string();
   auto [code, out] = run_tool(tool, file, *flags);
   r.exit_code = code;
   r.report = json::parse(out, nullptr, false);

@@ -48,7 +48,9 @@ struct pto_mem::arena_policy_traits<foreign::ChipPolicy> {
     return {};
   }
   static Addr alignment(const foreign::ChipPolicy&, foreign::Bank) { return 32; }
-  static std::string name(const foreign::ChipPolicy&, foreign::Bank b) { return b == foreign::Bank::ub ? "UB" : "L1"; }
+  static std::string name(const foreign::ChipPolicy&, foreign::Bank b) {
+    return b == foreign::Bank::ub ? "UB" : "L1";
+  }
 };
 
 static_assert(pto_mem::Lifetime<foreign::LiveRange>);

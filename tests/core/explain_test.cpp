@@ -55,7 +55,9 @@ bool live_together(const Problem& p, const Mask& m, std::size_t i, std::size_t j
     }
     return false;
   }
-  auto pieces = [](const BufferSpec& b) { return b.live.empty() ? std::vector<Interval>{b.lifetime} : b.live; };
+  auto pieces = [](const BufferSpec& b) {
+    return b.live.empty() ? std::vector<Interval>{b.lifetime} : b.live;
+  };
   for (const auto& x : pieces(p.buffers[i]))
     for (const auto& y : pieces(p.buffers[j]))
       if (x.begin < y.end && y.begin < x.end) return true;
@@ -68,7 +70,8 @@ bool must_apart(const Problem& p, const Mask& m, std::size_t i, std::size_t j) {
     const auto& x = p.separations[s];
     if (m.separation[s] && ((x.a == i && x.b == j) || (x.a == j && x.b == i))) return true;
   }
-  const bool exclusive = (m.pin[i] && p.buffers[i].pin->exclusive) || (m.pin[j] && p.buffers[j].pin->exclusive);
+  const bool exclusive =
+      (m.pin[i] && p.buffers[i].pin->exclusive) || (m.pin[j] && p.buffers[j].pin->exclusive);
   return exclusive || live_together(p, m, i, j);
 }
 
@@ -147,7 +150,10 @@ Problem random_problem(std::mt19937_64& rng) {
     if (chance(15)) b.pin = Pin{static_cast<Addr>(pick(0, 4)) * b.alignment, chance(30)};
     p.buffers.push_back(b);
   }
-  auto other = [&](int i) { int j = pick(0, n - 2); return j >= i ? j + 1 : j; };
+  auto other = [&](int i) {
+    int j = pick(0, n - 2);
+    return j >= i ? j + 1 : j;
+  };
   if (graph) {
     p.conflict_graph.emplace();
     for (int i = 0; i < n; ++i)
@@ -173,26 +179,32 @@ std::string show(const Problem& p, const Explanation& e) {
   std::string s;
   for (const auto& a : p.arenas) {
     s += "arena " + std::to_string(a.id) + " cap " + std::to_string(a.capacity);
-    for (const auto& r : a.reserved) s += " reserved [" + std::to_string(r.begin) + "," + std::to_string(r.end) + ")";
+    for (const auto& r : a.reserved)
+      s += " reserved [" + std::to_string(r.begin) + "," + std::to_string(r.end) + ")";
     s += "\n";
   }
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
-    s += std::to_string(i) + ": size " + std::to_string(b.size) + " align " + std::to_string(b.alignment) + " arena " +
-         std::to_string(b.arena) + " life [" + std::to_string(b.lifetime.begin) + "," + std::to_string(b.lifetime.end) + ")";
+    s += std::to_string(i) + ": size " + std::to_string(b.size) + " align " + std::to_string(b.alignment) +
+         " arena " + std::to_string(b.arena) + " life [" + std::to_string(b.lifetime.begin) + "," +
+         std::to_string(b.lifetime.end) + ")";
     for (const auto& l : b.live) s += " live [" + std::to_string(l.begin) + "," + std::to_string(l.end) + ")";
     if (b.pin) s += " pin " + std::to_string(b.pin->offset) + (b.pin->exclusive ? " exclusive" : "");
     s += "\n";
   }
-  for (const auto& x : p.exclusions) s += "exclusion " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
-  for (const auto& x : p.separations) s += "separation " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
+  for (const auto& x : p.exclusions)
+    s += "exclusion " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
+  for (const auto& x : p.separations)
+    s += "separation " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
   if (p.conflict_graph) {
     s += "graph:";
     for (const auto& c : *p.conflict_graph) s += " " + std::to_string(c.a) + "-" + std::to_string(c.b);
     s += "\n";
   }
   s += "members:";
-  for (const auto& m : e.members) s += std::string(" ") + to_string(m.kind) + "#" + std::to_string(m.index) + "." + std::to_string(m.window);
+  for (const auto& m : e.members)
+    s +=
+        std::string(" ") + to_string(m.kind) + "#" + std::to_string(m.index) + "." + std::to_string(m.window);
   s += "\n";
   return s;
 }
@@ -211,14 +223,17 @@ BufferSpec buf(std::string name, Addr size, Tick begin, Tick end) {
 }
 
 bool has(const Explanation& e, MemberKind kind, std::uint32_t index, std::uint32_t window = 0) {
-  return std::find(e.members.begin(), e.members.end(), ConflictMember{kind, index, window}) != e.members.end();
+  return std::find(e.members.begin(), e.members.end(), ConflictMember{kind, index, window}) !=
+         e.members.end();
 }
 
 // The tests live in the oracle's namespace: the suite is compiled as one
 // translation unit, where a using-directive would clash with other files'
 // helpers of the same names.
 
-TEST_CASE("explain: on small random problems the subset does not fit and each one-smaller subset does (brute force)") {
+TEST_CASE(
+    "explain: on small random problems the subset does not fit and each one-smaller subset does (brute "
+    "force)") {
   std::mt19937_64 rng(31);
   int infeasible = 0, explained = 0, minimal = 0;
   for (int round = 0; round < seeds(1500); ++round) {
@@ -228,7 +243,8 @@ TEST_CASE("explain: on small random problems the subset does not fit and each on
     if (feasible(p, mask_of(p, everything))) continue;
     ++infeasible;
     const Explanation e = explain(p);
-    INFO("round " << round << ", status " << to_string(e.status) << "\n" << show(p, e) << test::dump(e.diagnostics));
+    INFO("round " << round << ", status " << to_string(e.status) << "\n"
+                  << show(p, e) << test::dump(e.diagnostics));
     REQUIRE((e.status == Status::infeasible || e.status == Status::no_fit));
     if (!e.explained) continue;
     ++explained;
@@ -251,7 +267,8 @@ TEST_CASE("explain: on small random problems the subset does not fit and each on
       CHECK(c.lower_bound <= *c.fits_at);
     }
   }
-  MESSAGE(infeasible << " infeasible problems, " << explained << " explained, " << minimal << " proved minimal");
+  MESSAGE(infeasible << " infeasible problems, " << explained << " explained, " << minimal
+                     << " proved minimal");
   CHECK(infeasible > seeds(1500) / 10);
   CHECK(explained >= infeasible * 9 / 10);
   CHECK(minimal >= explained * 9 / 10);
@@ -416,7 +433,8 @@ TEST_CASE("restrict_problem renumbers every constraint and drops those that name
 TEST_CASE("explain: a declared allocation is one member with its bindings") {
   Problem p;
   p.arenas.push_back(Arena{0, "", 8, {}});
-  p.buffers = {buf("ring", 8, 0, 10), buf("x", 4, 0, 4), buf("y", 4, 5, 9), buf("z", 2, 2, 3), buf("w", 8, 12, 14)};
+  p.buffers = {buf("ring", 8, 0, 10), buf("x", 4, 0, 4), buf("y", 4, 5, 9), buf("z", 2, 2, 3),
+               buf("w", 8, 12, 14)};
   DeclaredAllocation d;
   d.buffer = 0;
   d.slots = 2;
@@ -444,12 +462,14 @@ TEST_CASE("explanation_lines names the buffers, the bytes over and the least cap
   using namespace pto_mem;
   Problem p;
   p.arenas.push_back(Arena{0, "Vec", 10, {}});
-  p.buffers = {explain_oracle::buf("a", 4, 0, 4), explain_oracle::buf("b", 4, 1, 5), explain_oracle::buf("c", 4, 2, 6)};
+  p.buffers = {explain_oracle::buf("a", 4, 0, 4), explain_oracle::buf("b", 4, 1, 5),
+               explain_oracle::buf("c", 4, 2, 6)};
   const auto lines = explanation_lines(p, explain(p));
   std::string all;
   for (const auto& l : lines) all += l + "\n";
   INFO(all);
   CHECK(all.find("without any one of them they do: buffer a; buffer b; buffer c") != std::string::npos);
-  CHECK(all.find("arena 'Vec': at 2 the buffers a, b, c need 12 bytes, 2 over the capacity 10") != std::string::npos);
+  CHECK(all.find("arena 'Vec': at 2 the buffers a, b, c need 12 bytes, 2 over the capacity 10") !=
+        std::string::npos);
   CHECK(all.find("arena 'Vec': fits at capacity 12 and not below (proved)") != std::string::npos);
 }

@@ -69,19 +69,20 @@ using pto_mem::test::mentions;
 
 namespace {
 bool apart(const fd::Tile& a, const fd::Tile& b) {
-  return *a.offset + static_cast<Addr>(a.bytes) <= *b.offset || *b.offset + static_cast<Addr>(b.bytes) <= *a.offset;
+  return *a.offset + static_cast<Addr>(a.bytes) <= *b.offset ||
+         *b.offset + static_cast<Addr>(b.bytes) <= *a.offset;
 }
 }  // namespace
 
 TEST_CASE("front door: constraints name the user's objects, offsets are written back") {
   using fd::Space;
   std::vector<fd::Tile> tiles = {
-      {256, 0, 1, Space::ub, {}},  // 0: q
-      {256, 2, 3, Space::ub, {}},  // 1: k (lifetime-disjoint from q)
-      {128, 0, 3, Space::ub, {}},  // 2: whole
-      {64, 0, 3, Space::ub, {}},   // 3: half, aliased into whole at 64
-      {512, 0, 9, Space::l1, {}},  // 4: weights
-      {4096, 0, 9, Space::gm, {}}, // 5: off-chip
+      {256, 0, 1, Space::ub, {}},   // 0: q
+      {256, 2, 3, Space::ub, {}},   // 1: k (lifetime-disjoint from q)
+      {128, 0, 3, Space::ub, {}},   // 2: whole
+      {64, 0, 3, Space::ub, {}},    // 3: half, aliased into whole at 64
+      {512, 0, 9, Space::l1, {}},   // 4: weights
+      {4096, 0, 9, Space::gm, {}},  // 5: off-chip
   };
   auto& q = tiles[0];
   auto& k = tiles[1];
@@ -107,7 +108,7 @@ TEST_CASE("front door: a callback receives offsets; any forward range; penalties
   using fd::Space;
   std::list<fd::Tile> tiles;
   for (int i = 0; i < 4; ++i) tiles.push_back({100, i, i, Space::ub, {}});  // all disjoint in time
-  tiles.push_back({200, 0, 3, Space::ub, {}});                             // the declaration (2 slots of 100)
+  tiles.push_back({200, 0, 3, Space::ub, {}});  // the declaration (2 slots of 100)
   auto it = tiles.begin();
   const fd::Tile& a = *it++;
   const fd::Tile& b = *it++;
@@ -149,8 +150,9 @@ TEST_CASE("front door: one customisation point per property, the rest default") 
   const std::vector<fd::Value> values = {{64, 0, 0, 2}, {32, 0, 1, 3}, {16, 1, 0, 0}};
   const auto plan = pto_mem::plan(values, pto_mem::UnboundedArenaPolicy{});
   REQUIRE(plan.fits());
-  CHECK(plan.model.problem.buffers[0].lifetime == pto_mem::Interval{0, 3});  // inclusive last use read by the trait
-  CHECK(plan.model.problem.buffers[0].alignment == 1);                        // default alignment
+  CHECK(plan.model.problem.buffers[0].lifetime ==
+        pto_mem::Interval{0, 3});                       // inclusive last use read by the trait
+  CHECK(plan.model.problem.buffers[0].alignment == 1);  // default alignment
   CHECK(plan.model.problem.arenas.size() == 2);
   CHECK(plan.model.problem.arenas[1].name == "arena1");
   // A BufferSpec's name is its id through the front door; repeated ones
@@ -191,15 +193,18 @@ TEST_CASE("status: invalid_input, unsupported and internal_error are told apart"
 TEST_CASE("a max-load no-fit says at which program point which live buffers need how many bytes") {
   pto_mem::Problem p;
   p.arenas = {{0, "UB", 10000, {{0, 1000}}}};
-  p.buffers = {{"a", 4000, 1, 0, {0, 20}}, {"b", 5000, 1, 0, {10, 30}}, {"c", 5080, 1, 0, {17, 18}},
+  p.buffers = {{"a", 4000, 1, 0, {0, 20}},
+               {"b", 5000, 1, 0, {10, 30}},
+               {"c", 5080, 1, 0, {17, 18}},
                {"d", 9000, 1, 0, {40, 50}}};
-  for (pto_mem::Strategy s : {pto_mem::Strategy::sequential, pto_mem::Strategy::greedy, pto_mem::Strategy::portfolio}) {
+  for (pto_mem::Strategy s :
+       {pto_mem::Strategy::sequential, pto_mem::Strategy::greedy, pto_mem::Strategy::portfolio}) {
     pto_mem::PlanOptions o;
     o.strategy = s;
     const auto r = pto_mem::plan(p, o);
     CHECK(r.status == pto_mem::Status::infeasible);  // a proof, whatever the strategy
-    CHECK(mentions(r.diagnostics, "arena 'UB'", "at program point 17", "a, b, c need 14,080 bytes", "(+ 1,000 reserved)",
-                   "capacity 10,000", "max-load bound"));
+    CHECK(mentions(r.diagnostics, "arena 'UB'", "at program point 17", "a, b, c need 14,080 bytes",
+                   "(+ 1,000 reserved)", "capacity 10,000", "max-load bound"));
   }
 }
 
@@ -238,7 +243,8 @@ TEST_CASE("defaults: deterministic (a node budget, no clock, one thread) and the
   CHECK(again.offsets == unbounded.offsets);
   // The search stayed within the node budget (no clock involved).
   for (const auto& [key, value] : unbounded.result.statistics.extra)
-    if (key == "exact_nodes") CHECK(static_cast<std::uint64_t>(value) <= pto_mem::default_node_limit(buffers.size()));
+    if (key == "exact_nodes")
+      CHECK(static_cast<std::uint64_t>(value) <= pto_mem::default_node_limit(buffers.size()));
 }
 
 TEST_CASE("defaults: the goal is the question the problem asks, as in the tool") {

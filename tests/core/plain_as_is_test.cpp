@@ -62,7 +62,8 @@ TEST_CASE("a plain problem placed as is gets what its unification (the identity)
     const Problem p = random_plain_problem(rng);
     Problem grouped = p;
     grouped.must_alias.push_back({{{static_cast<BufferId>(rng() % p.buffers.size()), 0}}});
-    for (Strategy s : {Strategy::sequential, Strategy::reuse, Strategy::greedy, Strategy::exact, Strategy::portfolio}) {
+    for (Strategy s :
+         {Strategy::sequential, Strategy::reuse, Strategy::greedy, Strategy::exact, Strategy::portfolio}) {
       CAPTURE(round);
       CAPTURE(to_string(s));
       PlanOptions o;

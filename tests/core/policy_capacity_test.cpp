@@ -35,7 +35,8 @@ struct OptionalSignedChip {
 };
 }  // namespace pc
 
-static_assert(pto_mem::check_policy<pc::SignedChip, pc::Space>());  // signed types are allowed; the sign is checked when planning
+static_assert(pto_mem::check_policy<pc::SignedChip, pc::Space>());  // signed types are allowed; the sign is
+                                                                    // checked when planning
 
 TEST_CASE("policy capacity: a negative value is an error that names the arena") {
   std::vector<pc::Tile> tiles = {{64, pc::Space::vec, {0, 2}}, {64, pc::Space::mat, {0, 2}}};

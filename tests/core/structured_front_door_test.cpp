@@ -23,7 +23,9 @@ template <>
 struct pto_mem::arena_policy_traits<structured_front_door::TwoBanks> {
   static bool planned(const structured_front_door::TwoBanks&, int) { return true; }
   static std::string name(const structured_front_door::TwoBanks&, int k) { return k == 0 ? "fast" : "slow"; }
-  static std::optional<pto_mem::Addr> capacity(const structured_front_door::TwoBanks&, int k) { return k == 0 ? 80 : 256; }
+  static std::optional<pto_mem::Addr> capacity(const structured_front_door::TwoBanks&, int k) {
+    return k == 0 ? 80 : 256;
+  }
   static std::vector<pto_mem::AddrRange> reserved(const structured_front_door::TwoBanks&, int) { return {}; }
   static pto_mem::Addr alignment(const structured_front_door::TwoBanks&, int) { return 1; }
 };
@@ -36,8 +38,8 @@ TEST_CASE("front door: live intervals, pins, candidate arenas and exclusions on 
       {"body", 48, 0, {3, 7}, {}, std::nullopt, {}, std::nullopt},                     // fits in the gap
       {"then", 16, 0, {3, 5}, {}, std::nullopt, {}, std::nullopt},
       {"else", 16, 0, {3, 5}, {}, std::nullopt, {}, std::nullopt},
-      {"table", 8, 0, {0, 10}, {}, 72, {}, std::nullopt},                                // fixed at 72
-      {"big", 100, 0, {0, 10}, {}, std::nullopt, {0, 1}, std::nullopt},                 // spills to slow
+      {"table", 8, 0, {0, 10}, {}, 72, {}, std::nullopt},                // fixed at 72
+      {"big", 100, 0, {0, 10}, {}, std::nullopt, {0, 1}, std::nullopt},  // spills to slow
   };
   pto_mem::Constraints<Tile> c;
   c.exclude(tiles[2], tiles[3]);
@@ -56,5 +58,6 @@ TEST_CASE("front door: live intervals, pins, candidate arenas and exclusions on 
   auto without_gap = tiles;
   without_gap[0].live.clear();
   CHECK_FALSE(pto_mem::plan(without_gap, structured_front_door::TwoBanks{}, c, opt).fits());
-  CHECK_FALSE(pto_mem::plan(tiles, structured_front_door::TwoBanks{}, pto_mem::Constraints<Tile>{}, opt).fits());
+  CHECK_FALSE(
+      pto_mem::plan(tiles, structured_front_door::TwoBanks{}, pto_mem::Constraints<Tile>{}, opt).fits());
 }

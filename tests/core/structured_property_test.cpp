@@ -33,7 +33,9 @@ bool together(const Problem& p, std::size_t i, std::size_t j) {
       if ((c.a == i && c.b == j) || (c.a == j && c.b == i)) return true;
     return false;
   }
-  auto pieces = [](const BufferSpec& b) { return b.live.empty() ? std::vector<Interval>{b.lifetime} : b.live; };
+  auto pieces = [](const BufferSpec& b) {
+    return b.live.empty() ? std::vector<Interval>{b.lifetime} : b.live;
+  };
   for (const auto& x : pieces(p.buffers[i]))
     for (const auto& y : pieces(p.buffers[j]))
       if (x.begin < y.end && y.begin < x.end) return true;
@@ -57,7 +59,8 @@ Addr capacity_of(const Problem& p, std::int64_t arena) {
 }
 
 /// Whether buffers i and j, at these offsets and arenas, break a rule.
-bool clash(const Problem& p, std::size_t i, std::size_t j, const std::vector<Addr>& off, const std::vector<std::int64_t>& ar) {
+bool clash(const Problem& p, std::size_t i, std::size_t j, const std::vector<Addr>& off,
+           const std::vector<std::int64_t>& ar) {
   if (ar[i] != ar[j]) return false;
   const auto& a = p.buffers[i];
   const auto& b = p.buffers[j];
@@ -134,7 +137,8 @@ Optimum brute_force(const Problem& p) {
   const std::size_t n = p.buffers.size();
   o.least_peak.assign(p.arenas.size(), max_addr);
   o.least_peak_at_best.assign(p.arenas.size(), max_addr);
-  std::vector<std::pair<std::tuple<std::uint64_t, Weight>, std::vector<Addr>>> seen;  // (spill, penalty) -> peaks
+  std::vector<std::pair<std::tuple<std::uint64_t, Weight>, std::vector<Addr>>>
+      seen;  // (spill, penalty) -> peaks
   std::vector<Addr> off(n, 0);
   std::vector<std::int64_t> ar(n, 0);
   auto rec = [&](auto& self, std::size_t i) -> void {
@@ -161,7 +165,8 @@ Optimum brute_force(const Problem& p) {
   rec(rec, 0);
   for (const auto& [key, peaks] : seen)
     if (key == std::tuple(o.best.spill, o.best.penalty))
-      for (std::size_t k = 0; k < peaks.size(); ++k) o.least_peak_at_best[k] = std::min(o.least_peak_at_best[k], peaks[k]);
+      for (std::size_t k = 0; k < peaks.size(); ++k)
+        o.least_peak_at_best[k] = std::min(o.least_peak_at_best[k], peaks[k]);
   return o;
 }
 
@@ -200,7 +205,10 @@ Problem random_problem(std::mt19937_64& rng) {
     }
     p.buffers.push_back(b);
   }
-  auto other = [&](int i) { int j = pick(0, n - 2); return j >= i ? j + 1 : j; };
+  auto other = [&](int i) {
+    int j = pick(0, n - 2);
+    return j >= i ? j + 1 : j;
+  };
   if (graph) {
     p.conflict_graph.emplace();
     for (int i = 0; i < n; ++i)
@@ -218,7 +226,8 @@ Problem random_problem(std::mt19937_64& rng) {
   for (int k = pick(0, 2); k > 0; --k) {
     const int i = pick(0, n - 1), j = other(i);
     if (!together(p, static_cast<std::size_t>(i), static_cast<std::size_t>(j)))
-      p.penalties.push_back({static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(pick(1, 3))});
+      p.penalties.push_back(
+          {static_cast<BufferId>(i), static_cast<BufferId>(j), static_cast<Weight>(pick(1, 3))});
   }
   return p;
 }
@@ -228,22 +237,27 @@ std::string show(const Problem& p) {
   std::string s;
   for (const auto& a : p.arenas) {
     s += "arena " + std::to_string(a.id) + " cap " + std::to_string(a.capacity);
-    for (const auto& r : a.reserved) s += " reserved [" + std::to_string(r.begin) + "," + std::to_string(r.end) + ")";
+    for (const auto& r : a.reserved)
+      s += " reserved [" + std::to_string(r.begin) + "," + std::to_string(r.end) + ")";
     s += "\n";
   }
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
-    s += std::to_string(i) + ": size " + std::to_string(b.size) + " align " + std::to_string(b.alignment) + " arena " +
-         std::to_string(b.arena) + " life [" + std::to_string(b.lifetime.begin) + "," + std::to_string(b.lifetime.end) + ")";
+    s += std::to_string(i) + ": size " + std::to_string(b.size) + " align " + std::to_string(b.alignment) +
+         " arena " + std::to_string(b.arena) + " life [" + std::to_string(b.lifetime.begin) + "," +
+         std::to_string(b.lifetime.end) + ")";
     for (const auto& l : b.live) s += " live [" + std::to_string(l.begin) + "," + std::to_string(l.end) + ")";
     if (b.pin) s += " pin " + std::to_string(b.pin->offset) + (b.pin->exclusive ? " exclusive" : "");
     for (const auto c : b.candidate_arenas) s += " cand " + std::to_string(c);
     s += "\n";
   }
-  for (const auto& x : p.exclusions) s += "exclusion " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
-  for (const auto& x : p.separations) s += "separation " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
+  for (const auto& x : p.exclusions)
+    s += "exclusion " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
+  for (const auto& x : p.separations)
+    s += "separation " + std::to_string(x.a) + " " + std::to_string(x.b) + "\n";
   for (const auto& x : p.penalties)
-    s += "penalty " + std::to_string(x.a) + " " + std::to_string(x.b) + " w " + std::to_string(x.weight) + "\n";
+    s += "penalty " + std::to_string(x.a) + " " + std::to_string(x.b) + " w " + std::to_string(x.weight) +
+         "\n";
   if (p.conflict_graph) {
     s += "graph:";
     for (const auto& c : *p.conflict_graph) s += " " + std::to_string(c.a) + "-" + std::to_string(c.b);
@@ -270,14 +284,16 @@ TEST_CASE("structured problems: plan() is never wrong, against brute force") {
     ++checked;
     const Optimum o = brute_force(p);
     feasible += o.feasible;
-    for (const auto strategy : {pto_mem::Strategy::sequential, pto_mem::Strategy::reuse, pto_mem::Strategy::greedy,
-                                pto_mem::Strategy::exact, pto_mem::Strategy::portfolio}) {
+    for (const auto strategy :
+         {pto_mem::Strategy::sequential, pto_mem::Strategy::reuse, pto_mem::Strategy::greedy,
+          pto_mem::Strategy::exact, pto_mem::Strategy::portfolio}) {
       pto_mem::PlanOptions opt;
       opt.strategy = strategy;
       opt.goal = pto_mem::Goal::minimise;
       const auto r = pto_mem::plan(p, opt);
       INFO("round " << round << ", strategy " << std::string(pto_mem::to_string(strategy)) << ", status "
-                    << std::string(pto_mem::to_string(r.status)) << "\n" << show(p) << pto_mem::test::dump(r.diagnostics));
+                    << std::string(pto_mem::to_string(r.status)) << "\n"
+                    << show(p) << pto_mem::test::dump(r.diagnostics));
       REQUIRE_FALSE(pto_mem::is_error(r.status));
       // The sweep's bound holds for every placement; a search's bound, for
       // those of least penalty.
@@ -339,15 +355,18 @@ TEST_CASE("structured problems: exact and portfolio are complete on every constr
     if (!pto_mem::validate(p).empty()) continue;
     ++checked;
     const Optimum o = brute_force(p);
-    with_choices += std::any_of(p.buffers.begin(), p.buffers.end(), [](const auto& b) { return b.candidate_arenas.size() > 1; });
-    with_shared_pins += std::any_of(p.buffers.begin(), p.buffers.end(), [](const auto& b) { return b.pin && !b.pin->exclusive; });
+    with_choices += std::any_of(p.buffers.begin(), p.buffers.end(),
+                                [](const auto& b) { return b.candidate_arenas.size() > 1; });
+    with_shared_pins += std::any_of(p.buffers.begin(), p.buffers.end(),
+                                    [](const auto& b) { return b.pin && !b.pin->exclusive; });
     for (const auto strategy : {pto_mem::Strategy::exact, pto_mem::Strategy::portfolio}) {
       pto_mem::PlanOptions opt;
       opt.strategy = strategy;
       opt.goal = pto_mem::Goal::minimise;
       const auto r = pto_mem::plan(p, opt);
       INFO("round " << round << ", strategy " << std::string(pto_mem::to_string(strategy)) << ", status "
-                    << std::string(pto_mem::to_string(r.status)) << "\n" << show(p) << pto_mem::test::dump(r.diagnostics));
+                    << std::string(pto_mem::to_string(r.status)) << "\n"
+                    << show(p) << pto_mem::test::dump(r.diagnostics));
       REQUIRE_FALSE(pto_mem::is_error(r.status));
       CHECK(r.fits() == o.feasible);
       if (!o.feasible) {
@@ -365,8 +384,8 @@ TEST_CASE("structured problems: exact and portfolio are complete on every constr
     fitted += o.feasible;
     infeasible += !o.feasible;
   }
-  MESSAGE("checked " << checked << " problems: " << fitted << " fit, " << infeasible << " infeasible, " << with_choices
-                     << " with arena choices, " << with_shared_pins << " with shared pins");
+  MESSAGE("checked " << checked << " problems: " << fitted << " fit, " << infeasible << " infeasible, "
+                     << with_choices << " with arena choices, " << with_shared_pins << " with shared pins");
   CHECK(checked > seeds(500) / 3);
   CHECK(with_choices > checked / 10);
   CHECK(with_shared_pins > checked / 20);
@@ -385,8 +404,8 @@ TEST_CASE("structured problems: the validator agrees with the oracle on random p
     for (const auto& b : p.buffers) {
       const auto c = candidates(b);
       const auto arena = c[std::uniform_int_distribution<std::size_t>(0, c.size() - 1)(rng)];
-      const pto_mem::Addr x = b.pin && round % 2 == 0 ? b.pin->offset
-                                                      : std::uniform_int_distribution<pto_mem::Addr>(0, 10)(rng);
+      const pto_mem::Addr x =
+          b.pin && round % 2 == 0 ? b.pin->offset : std::uniform_int_distribution<pto_mem::Addr>(0, 10)(rng);
       off.push_back(x);
       ar.push_back(arena);
       pl.offsets.push_back(x);

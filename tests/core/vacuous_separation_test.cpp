@@ -25,16 +25,21 @@ Problem random_problem(std::mt19937& rng) {
   auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
   Problem p;
   const unsigned arenas = 2 + pick(2);
-  for (unsigned k = 0; k < arenas; ++k) p.arenas.push_back({static_cast<std::int64_t>(k), "A" + std::to_string(k), 0, {}});
+  for (unsigned k = 0; k < arenas; ++k)
+    p.arenas.push_back({static_cast<std::int64_t>(k), "A" + std::to_string(k), 0, {}});
   const unsigned n = 4 + pick(12);
   for (unsigned i = 0; i < n; ++i) {
     const Tick b = pick(12);
-    p.buffers.push_back({"b" + std::to_string(i), Addr{16} * (1 + pick(8)), pick(3) == 0 ? Addr{32} : Addr{1},
-                         static_cast<std::int64_t>(pick(arenas)), {b, b + 1 + static_cast<Tick>(pick(6))}});
+    p.buffers.push_back({"b" + std::to_string(i),
+                         Addr{16} * (1 + pick(8)),
+                         pick(3) == 0 ? Addr{32} : Addr{1},
+                         static_cast<std::int64_t>(pick(arenas)),
+                         {b, b + 1 + static_cast<Tick>(pick(6))}});
   }
   for (auto& a : p.arenas) {
     const Addr fits = always_fitting_capacity(p, a.id);
-    a.capacity = pick(2) ? fits : std::max<Addr>(fits - fits / 4, 1);  // with or without a capacity of its own
+    a.capacity =
+        pick(2) ? fits : std::max<Addr>(fits - fits / 4, 1);  // with or without a capacity of its own
   }
   for (unsigned t = 0; t < 4; ++t) {
     const BufferId ia = pick(n);
@@ -42,8 +47,10 @@ Problem random_problem(std::mt19937& rng) {
     const auto& a = p.buffers[ia];
     const auto& b = p.buffers[ib];
     if (ia == ib || a.arena != b.arena) continue;
-    if (pick(2)) p.separations.push_back({ia, ib, reason_explicit});
-    else if (!interferes(a.lifetime, b.lifetime)) p.penalties.push_back({ia, ib, 1 + pick(5)});
+    if (pick(2))
+      p.separations.push_back({ia, ib, reason_explicit});
+    else if (!interferes(a.lifetime, b.lifetime))
+      p.penalties.push_back({ia, ib, 1 + pick(5)});
   }
   return p;
 }
@@ -101,7 +108,8 @@ TEST_CASE("vacuous separations: the validator never reports two arenas at one of
   p.arenas = {{0, "Vec", 64, {}}, {1, "Mat", 64, {}}};
   p.buffers = {{"v", 32, 1, 0, {0, 4}}, {"m", 32, 1, 1, {0, 4}}, {"w", 32, 1, 0, {0, 4}}};
   const pto_mem::test::BufferIds id{p};
-  p.separations = {{id("v"), id("m"), reason_explicit}, {id("m"), id("w"), reason_target_hazard},
+  p.separations = {{id("v"), id("m"), reason_explicit},
+                   {id("m"), id("w"), reason_target_hazard},
                    {id("v"), id("w"), reason_explicit}};
   REQUIRE(validate(p).empty());
   CHECK(vacuous_separations(p) == 2);
@@ -125,7 +133,8 @@ struct Tile {
 }  // namespace vs
 
 TEST_CASE("vacuous separations: the front door takes one between a user's objects in two memories") {
-  std::vector<vs::Tile> tiles = {{64, vs::Space::vec, {0, 4}}, {64, vs::Space::mat, {0, 4}}, {64, vs::Space::vec, {4, 8}}};
+  std::vector<vs::Tile> tiles = {
+      {64, vs::Space::vec, {0, 4}}, {64, vs::Space::mat, {0, 4}}, {64, vs::Space::vec, {4, 8}}};
   Constraints<vs::Tile> c;
   c.separate(tiles[0], tiles[1]).separate(tiles[1], tiles[2]);
   const auto r = plan(tiles, UnboundedArenaPolicy{}, c);

@@ -18,7 +18,7 @@ int main() {
     std::printf("pypto consumer: compile failed (exit code %d)\n", r.exit_code());
     return 1;
   }
-  std::printf("pypto consumer: %zu functions planned, %zu bytes of program text\n", r.program.functions.size(),
-              pto_mem::pypto::print(r.program).size());
+  std::printf("pypto consumer: %zu functions planned, %zu bytes of program text\n",
+              r.program.functions.size(), pto_mem::pypto::print(r.program).size());
   return 0;
 }

@@ -73,7 +73,8 @@ TEST_CASE("atomic write: a file that cannot be renamed into place is cleaned up"
   CHECK(dir.entries() == std::vector<std::string>{"busy"});
 }
 
-TEST_CASE("atomic write: every file name the directory allows is writable; a longer one fails before any work") {
+TEST_CASE(
+    "atomic write: every file name the directory allows is writable; a longer one fails before any work") {
   TempDir dir;
   const long got = ::pathconf(dir.path().c_str(), _PC_NAME_MAX);
   const std::size_t longest = got > 0 ? static_cast<std::size_t>(got) : 255;
@@ -100,8 +101,9 @@ TEST_CASE("atomic write: every file name the directory allows is writable; a lon
   OutputTarget target;
   const auto refused = resolve_output(dir.file(too_long), target);
   REQUIRE(refused);
-  CHECK(refused->message.find("the file name is " + std::to_string(longest + 1) + " bytes long; the longest allowed is " +
-                              std::to_string(longest)) != std::string::npos);
+  CHECK(refused->message.find("the file name is " + std::to_string(longest + 1) +
+                              " bytes long; the longest allowed is " + std::to_string(longest)) !=
+        std::string::npos);
   OutputSet set;
   set.add("--output", dir.file(too_long));
   CHECK(has_errors(set.check({})));  // refused by the check every tool runs before planning

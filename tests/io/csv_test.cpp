@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <string>
 
+#include "problem_equal.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
 #include "pto_mem/io/csv.hpp"
-#include "problem_equal.hpp"
 #include "temp_dir.hpp"
 #include "test_support.hpp"
 
@@ -60,8 +60,9 @@ TEST_CASE("csv: columns in any order and any case; the offset column gives a pla
 }
 
 TEST_CASE("csv: CRLF line ends, no final newline and blank trailing lines are accepted") {
-  for (const char* text : {"id,lower,upper,size\r\na,0,1,2\r\nb,1,2,3\r\n", "id,lower,upper,size\na,0,1,2\nb,1,2,3",
-                           "id,lower,upper,size\na,0,1,2\nb,1,2,3\n\n\r\n\n"}) {
+  for (const char* text :
+       {"id,lower,upper,size\r\na,0,1,2\r\nb,1,2,3\r\n", "id,lower,upper,size\na,0,1,2\nb,1,2,3",
+        "id,lower,upper,size\na,0,1,2\nb,1,2,3\n\n\r\n\n"}) {
     auto r = read_csv(text);
     REQUIRE_MESSAGE(r, dump(r.diagnostics));
     CHECK(r.file->problem.buffers.size() == 2);
@@ -84,13 +85,16 @@ TEST_CASE("csv: header errors name the column") {
   CHECK(csv_contains(csv_errors_of(""), "f.csv:1:1: error: the file is empty"));
   CHECK(csv_contains(csv_errors_of("\n\n"), "f.csv:1:1: error: the file is empty"));
   CHECK(csv_contains(csv_errors_of("\nid,lower,upper,size\n"), "f.csv:1:1: error: line 1 is blank"));
-  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,colour\n"), "f.csv:1:21: error: unknown column 'colour'"));
+  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,colour\n"),
+                     "f.csv:1:21: error: unknown column 'colour'"));
   CHECK(csv_contains(csv_errors_of("id,lower,upper\n"), "f.csv:1:15: error: missing column 'size'"));
   CHECK(csv_contains(csv_errors_of("id,lower,,upper,size\n"), "f.csv:1:10: error: empty column name"));
-  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,Size\n"), "f.csv:1:21: error: column 'size' appears twice (first as column 4)"));
+  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,Size\n"),
+                     "f.csv:1:21: error: column 'size' appears twice (first as column 4)"));
   CHECK(csv_contains(csv_errors_of("id, lower,upper,size\n"), "f.csv:1:4: error: unknown column ' lower'"));
   // A byte-order mark is skipped; columns count from the byte after it.
-  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size,colour\n"), "f.csv:1:21: error: unknown column 'colour'"));
+  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size,colour\n"),
+                     "f.csv:1:21: error: unknown column 'colour'"));
   const auto both = csv_errors_of("id,low,upper\n");
   CHECK(csv_contains(both, "unknown column 'low'"));
   CHECK(csv_contains(both, "missing column 'lower'"));
@@ -99,27 +103,37 @@ TEST_CASE("csv: header errors name the column") {
 
 TEST_CASE("csv: row errors name the line and column") {
   const std::string h = "id,lower,upper,size\n";
-  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\nb,0,1\n"), "f.csv:3:6: error: expected 4 fields as in the header on line 1, found 3"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\nb,0,1\n"),
+                     "f.csv:3:6: error: expected 4 fields as in the header on line 1, found 3"));
   CHECK(csv_contains(csv_errors_of(h + "a,0,1,2,9\n"), "f.csv:2:8: error: expected 4 fields"));
-  CHECK(csv_contains(csv_errors_of(h + "a,x,1,2\n"), "f.csv:2:3: error: lower must be an integer, found 'x'"));
-  CHECK(csv_contains(csv_errors_of(h + "a,0,1.5,2\n"), "f.csv:2:5: error: upper must be an integer, found '1.5'"));
-  CHECK(csv_contains(csv_errors_of(h + "a,0,1,-2\n"), "f.csv:2:7: error: size must not be negative, found '-2'"));
+  CHECK(
+      csv_contains(csv_errors_of(h + "a,x,1,2\n"), "f.csv:2:3: error: lower must be an integer, found 'x'"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1.5,2\n"),
+                     "f.csv:2:5: error: upper must be an integer, found '1.5'"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,-2\n"),
+                     "f.csv:2:7: error: size must not be negative, found '-2'"));
   CHECK(csv_contains(csv_errors_of(h + "a,0,1,0\n"), "f.csv:2:7: error: size is 0"));
   CHECK(csv_contains(csv_errors_of(h + "a,0,1,\n"), "f.csv:2:7: error: size is empty"));
-  CHECK(csv_contains(csv_errors_of(h + "a,0,1,99999999999999999999\n"), "f.csv:2:7: error: size 99999999999999999999 is out of range"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,99999999999999999999\n"),
+                     "f.csv:2:7: error: size 99999999999999999999 is out of range"));
   CHECK(csv_contains(csv_errors_of(h + "a,-1,1,2\n"), "f.csv:2:3: error: lower is negative (-1)"));
   CHECK(csv_contains(csv_errors_of(h + "a,5,5,2\n"), "f.csv:2:5: error: empty lifetime [5, 5)"));
   CHECK(csv_contains(csv_errors_of(h + "a,5,3,2\n"), "f.csv:2:5: error: empty lifetime [5, 3)"));
   CHECK(csv_contains(csv_errors_of(h + ",0,1,2\n"), "f.csv:2:1: error: id is empty"));
-  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\nb,0,1,2\na,1,2,3\n"), "f.csv:4:1: error: duplicate id 'a' (first on line 2)"));
-  CHECK(csv_contains(csv_errors_of(h + "a\"b,0,1,2\n"), "f.csv:2:2: error: a quote inside an unquoted field"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\nb,0,1,2\na,1,2,3\n"),
+                     "f.csv:4:1: error: duplicate id 'a' (first on line 2)"));
+  CHECK(
+      csv_contains(csv_errors_of(h + "a\"b,0,1,2\n"), "f.csv:2:2: error: a quote inside an unquoted field"));
   CHECK(csv_contains(csv_errors_of(h + "\"a,0,1,2\n"), "f.csv:2:1: error: unclosed quote"));
   CHECK(csv_contains(csv_errors_of(h + "\"a\"b,0,1,2\n"), "f.csv:2:4: error: text after the closing quote"));
   CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\rb,0,1,2\n"), "f.csv:2:8: error: stray carriage return"));
-  CHECK(csv_contains(csv_errors_of(h + "a\x01,0,1,2\n"),
-                 "f.csv:2:2: error: id 'a<U+0001>' cannot be a buffer id: it holds the control character U+0001"));
-  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\n\nb,0,1,2\n"), "f.csv:3:1: error: blank line inside the table"));
-  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,offset\na,0,1,2,x\n"), "f.csv:2:9: error: offset must be an integer"));
+  CHECK(csv_contains(
+      csv_errors_of(h + "a\x01,0,1,2\n"),
+      "f.csv:2:2: error: id 'a<U+0001>' cannot be a buffer id: it holds the control character U+0001"));
+  CHECK(csv_contains(csv_errors_of(h + "a,0,1,2\n\nb,0,1,2\n"),
+                     "f.csv:3:1: error: blank line inside the table"));
+  CHECK(csv_contains(csv_errors_of("id,lower,upper,size,offset\na,0,1,2,x\n"),
+                     "f.csv:2:9: error: offset must be an integer"));
 }
 
 TEST_CASE("csv: every bad row is reported, up to the error limit") {
@@ -191,7 +205,8 @@ TEST_CASE("csv: the writer refuses what CSV cannot hold instead of dropping it")
 TEST_CASE("csv: a missing file is an error naming it") {
   auto r = read_csv_file("/nonexistent/dir/x.csv");
   CHECK_FALSE(r);
-  CHECK(csv_contains(dump(r.diagnostics), "/nonexistent/dir/x.csv: error: cannot read '/nonexistent/dir/x.csv'"));
+  CHECK(csv_contains(dump(r.diagnostics),
+                     "/nonexistent/dir/x.csv: error: cannot read '/nonexistent/dir/x.csv'"));
   pto_mem::test::TempDir dir;
   auto d = read_csv_file(dir.path());
   CHECK(csv_contains(dump(d.diagnostics), "it is a directory"));
@@ -214,7 +229,8 @@ TEST_CASE("csv: every shared instance loads (MiniMalloc and idealloc suites)") {
       CHECK(validate(r.file->problem).empty());
       if (e.path().filename() == "iree_mobilebert.csv") {
         REQUIRE(r.file->placement);
-        CHECK_MESSAGE(validate(r.file->problem, *r.file->placement).empty(), "the file carries a valid placement");
+        CHECK_MESSAGE(validate(r.file->problem, *r.file->placement).empty(),
+                      "the file carries a valid placement");
       }
     }
   }
@@ -223,8 +239,9 @@ TEST_CASE("csv: every shared instance loads (MiniMalloc and idealloc suites)") {
 
 TEST_CASE("csv: no diagnostic echoes a control character or a stray byte") {
   const std::string nasty = "x\x7f\xc2\x9b\x9b\x1b[2J";
-  for (const std::string& text : {"id,lower,upper,size," + nasty + "\n", "id,lower,upper,size\n" + nasty + ",0,1,4\n",
-                                  "id,lower,upper,size\na,0,1," + nasty + "\n"}) {
+  for (const std::string& text :
+       {"id,lower,upper,size," + nasty + "\n", "id,lower,upper,size\n" + nasty + ",0,1,4\n",
+        "id,lower,upper,size\na,0,1," + nasty + "\n"}) {
     const std::string shown = csv_errors_of(text);
     INFO(shown);
     for (unsigned char c : shown) CHECK(((c >= 0x20 && c != 0x7f && c != 0x9b && c != 0xc2) || c == '\n'));
@@ -237,5 +254,6 @@ TEST_CASE("csv: a byte-order mark is skipped") {
   auto r = read_csv("\xEF\xBB\xBFid,lower,upper,size\na,0,1,4\n", {}, "f.csv");
   REQUIRE_MESSAGE(r, dump(r.diagnostics));
   CHECK(r.file->problem.buffers.size() == 1);
-  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size\na,0,1,-4\n"), "f.csv:2:7: error: size must not be negative"));
+  CHECK(csv_contains(csv_errors_of("\xEF\xBB\xBFid,lower,upper,size\na,0,1,-4\n"),
+                     "f.csv:2:7: error: size must not be negative"));
 }

@@ -20,17 +20,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "problem_equal.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/io/dsa_schema.hpp"
 #include "pto_mem/io/json_problem.hpp"
 #include "pto_mem/planner.hpp"
-#include "problem_equal.hpp"
 #include "test_support.hpp"
 
 using namespace pto_mem;
-using pto_mem::test::dump;
 using nlohmann::json;
+using pto_mem::test::dump;
 
 namespace {
 
@@ -189,7 +189,9 @@ TEST_CASE("dsa schema: what the model cannot express is refused at its field and
   };
   const std::vector<Case> cases = {
       {"a colocation across two pools",
-       [](json& d) { d["problem"]["constraints"]["colocations"] = {{{"first", 7}, {"second", 4}}}; },
+       [](json& d) {
+         d["problem"]["constraints"]["colocations"] = {{{"first", 7}, {"second", 4}}};
+       },
        "/problem/constraints/colocations/0", "colocation"},
       {"a pin outside the allowed pools",
        [](json& d) {
@@ -210,17 +212,30 @@ TEST_CASE("dsa schema: what the model cannot express is refused at its field and
              {{"buffer", 7}, {"pool", 3}, {"offset", 64}, {"exclusive_for_all_time", 1}}};
        },
        "/problem/constraints/pinned_allocations/0/exclusive_for_all_time", "true or false"},
-      {"a pool listed twice", [](json& d) { d["problem"]["buffers"][0]["allowed_pools"] = {3, 3}; },
+      {"a pool listed twice",
+       [](json& d) {
+         d["problem"]["buffers"][0]["allowed_pools"] = {3, 3};
+       },
        "/problem/buffers/0/allowed_pools/1", "listed twice"},
       {"an empty second interval",
-       [](json& d) { d["problem"]["buffers"][1]["live_intervals"].push_back({{"lower", 9}, {"upper", 9}}); },
+       [](json& d) {
+         d["problem"]["buffers"][1]["live_intervals"].push_back({{"lower", 9}, {"upper", 9}});
+       },
        "/problem/buffers/1/live_intervals/1", "empty or reversed"},
       {"an exclusion of an unknown buffer",
-       [](json& d) { d["problem"]["constraints"]["temporal_exclusions"] = {{{"first", 7}, {"second", 99}}}; },
+       [](json& d) {
+         d["problem"]["constraints"]["temporal_exclusions"] = {{{"first", 7}, {"second", 99}}};
+       },
        "/problem/constraints/temporal_exclusions/0/second", "unknown buffer 99"},
-      {"bank_cost", [](json& d) { d["problem"]["objective"]["terms"] = {"capacity_overflow", "bank_cost"}; },
+      {"bank_cost",
+       [](json& d) {
+         d["problem"]["objective"]["terms"] = {"capacity_overflow", "bank_cost"};
+       },
        "/problem/objective/terms/1", "bank_cost"},
-      {"reuse after peak", [](json& d) { d["problem"]["objective"]["terms"] = {"total_peak", "reuse_cost"}; },
+      {"reuse after peak",
+       [](json& d) {
+         d["problem"]["objective"]["terms"] = {"total_peak", "reuse_cost"};
+       },
        "/problem/objective/terms/1", "cannot be honoured"},
       {"max before total, two pools", [](json& d) { d["problem"]["objective"]["terms"] = {"max_peak"}; },
        "/problem/objective/terms/0", "max_peak"},
@@ -230,8 +245,8 @@ TEST_CASE("dsa schema: what the model cannot express is refused at its field and
        "/problem/buffers/2/allowed_pools/0", "unknown pool 9"},
       {"an unknown buffer", [](json& d) { d["problem"]["constraints"]["separations"][0]["second"] = 99; },
        "/problem/constraints/separations/0/second", "unknown buffer 99"},
-      {"an unknown field", [](json& d) { d["problem"]["pools"][0]["colour"] = "red"; }, "/problem/pools/0/colour",
-       "unknown field"},
+      {"an unknown field", [](json& d) { d["problem"]["pools"][0]["colour"] = "red"; },
+       "/problem/pools/0/colour", "unknown field"},
       {"schema version 2", [](json& d) { d["schema_version"] = 2; }, "/schema_version", "must be 1"},
       {"a negative lower", [](json& d) { d["problem"]["buffers"][0]["live_intervals"][0]["lower"] = -1; },
        "/problem/buffers/0/live_intervals/0/lower", "start at 0"},
@@ -258,7 +273,12 @@ TEST_CASE("dsa schema: what the model cannot express is refused at its field and
   const auto li = text.find("9", text.rfind("\"allowed_pools\": ", b1));
   std::size_t line = 1, col = 1;
   for (std::size_t i = 0; i < li; ++i) {
-    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
   }
   CHECK(out.find("p.json:" + std::to_string(line) + ":" + std::to_string(col) + ":") != std::string::npos);
   json terms = base_doc();
@@ -329,7 +349,8 @@ TEST_CASE("dsa schema: random documents read back to the problem they encode") {
       if (x == y) continue;
       if (pick(0, 1)) {
         seps.push_back({{"first", ids[x]}, {"second", ids[y]}, {"reasons", {"pipeline_stage"}}});
-        want.separations.push_back({static_cast<BufferId>(x), static_cast<BufferId>(y), reason_pipeline_stage});
+        want.separations.push_back(
+            {static_cast<BufferId>(x), static_cast<BufferId>(y), reason_pipeline_stage});
       } else {
         const auto& bx = want.buffers[x];
         const auto& by = want.buffers[y];
@@ -352,7 +373,8 @@ TEST_CASE("dsa schema: random documents read back to the problem they encode") {
                     {"temporal_exclusions", json::array()},
                     {"pinned_allocations", json::array()}}},
                   {"cost_model", {{"reuse_penalties", pens}}},
-                  {"objective", {{"aggregation", "lexicographic"}, {"terms", {"capacity_overflow", "reuse_cost"}}}}}}};
+                  {"objective",
+                   {{"aggregation", "lexicographic"}, {"terms", {"capacity_overflow", "reuse_cost"}}}}}}};
     auto r = read_dsa_problem(text_of(doc), "r.json");
     REQUIRE_MESSAGE(r, dump(r.read.diagnostics));
     CHECK(pto_mem::test::first_difference(want, r.read.file->problem) == "");
@@ -440,12 +462,15 @@ Checked check_solution(const json& doc, const json& sol) {
   for (const auto& [id, b] : buf) ids.push_back(id);
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t j = i + 1; j < ids.size(); ++j) {
-      const bool apart_in_time = !live_meet(ids[i], ids[j]) && !exclusive.contains(ids[i]) && !exclusive.contains(ids[j]);
+      const bool apart_in_time =
+          !live_meet(ids[i], ids[j]) && !exclusive.contains(ids[i]) && !exclusive.contains(ids[j]);
       if (!apart_in_time && bytes_meet(ids[i], ids[j]) && !coloc.contains({ids[i], ids[j]}))
-        return {"co-live buffers " + std::to_string(ids[i]) + " and " + std::to_string(ids[j]) + " share bytes"};
+        return {"co-live buffers " + std::to_string(ids[i]) + " and " + std::to_string(ids[j]) +
+                " share bytes"};
     }
   for (const auto& x : p["constraints"]["separations"])
-    if (bytes_meet(x["first"].get<std::uint32_t>(), x["second"].get<std::uint32_t>())) return {"separation broken"};
+    if (bytes_meet(x["first"].get<std::uint32_t>(), x["second"].get<std::uint32_t>()))
+      return {"separation broken"};
   if (p.contains("cost_model"))
     for (const auto& e : p["cost_model"]["reuse_penalties"]) {
       const auto a = e["first"].get<std::uint32_t>(), b = e["second"].get<std::uint32_t>();
@@ -463,19 +488,30 @@ Checked check_solution(const json& doc, const json& sol) {
 json structured_doc() {
   json d = base_doc();
   auto& bs = d["problem"]["buffers"];
-  bs[1]["live_intervals"] = {{{"lower", 10}, {"upper", 12}}, {{"lower", 4}, {"upper", 6}},
-                             {{"lower", 5}, {"upper", 7}}, {{"lower", 12}, {"upper", 13}}};
+  bs[1]["live_intervals"] = {{{"lower", 10}, {"upper", 12}},
+                             {{"lower", 4}, {"upper", 6}},
+                             {{"lower", 5}, {"upper", 7}},
+                             {{"lower", 12}, {"upper", 13}}};
   bs[2]["allowed_pools"] = {5, 3};
-  bs.push_back({{"id", 9}, {"name", "p"}, {"size", 32}, {"alignment", 32},
-                {"live_intervals", {{{"lower", 0}, {"upper", 20}}}}, {"allowed_pools", {5, 3}}});
-  bs.push_back({{"id", 11}, {"name", "q"}, {"size", 32}, {"alignment", 32},
-                {"live_intervals", {{{"lower", 1}, {"upper", 3}}}}, {"allowed_pools", {3}}});
+  bs.push_back({{"id", 9},
+                {"name", "p"},
+                {"size", 32},
+                {"alignment", 32},
+                {"live_intervals", {{{"lower", 0}, {"upper", 20}}}},
+                {"allowed_pools", {5, 3}}});
+  bs.push_back({{"id", 11},
+                {"name", "q"},
+                {"size", 32},
+                {"alignment", 32},
+                {"live_intervals", {{{"lower", 1}, {"upper", 3}}}},
+                {"allowed_pools", {3}}});
   d["problem"]["constraints"]["pinned_allocations"] = {
       {{"buffer", 9}, {"pool", 3}, {"offset", 512}, {"exclusive_for_all_time", true}},
       {{"buffer", 11}, {"pool", 3}, {"offset", 64}, {"exclusive_for_all_time", false}}};
   // c (live [2, 6)) and b (live [4, 7)) on exclusive branches; and a vacuous
   // one (a [0, 4) never meets b), left out.
-  d["problem"]["constraints"]["temporal_exclusions"] = {{{"first", 4}, {"second", 2}}, {{"first", 7}, {"second", 2}}};
+  d["problem"]["constraints"]["temporal_exclusions"] = {{{"first", 4}, {"second", 2}},
+                                                        {{"first", 7}, {"second", 2}}};
   return d;
 }
 
@@ -501,7 +537,8 @@ TEST_CASE("dsa schema: several intervals, allowed pools, pins and exclusions map
   REQUIRE(p.buffers[4].pin);
   CHECK_FALSE(p.buffers[4].pin->exclusive);
   REQUIRE(p.exclusions.size() == 1);
-  CHECK(std::pair<BufferId, BufferId>(std::minmax(p.exclusions[0].a, p.exclusions[0].b)) == std::pair<BufferId, BufferId>{1, 2});
+  CHECK(std::pair<BufferId, BufferId>(std::minmax(p.exclusions[0].a, p.exclusions[0].b)) ==
+        std::pair<BufferId, BufferId>{1, 2});
   // Schema v1 -> our JSON -> the same problem.
   const std::string ours = json_problem_text(*r.read.file);
   auto back = read_json_problem(ours, "ours.json");
@@ -520,15 +557,18 @@ TEST_CASE("dsa schema: several intervals, allowed pools, pins and exclusions map
   CHECK_MESSAGE(c.error.empty(), c.error);
   for (const auto& pl : sol["placements"]) {
     const auto id = pl["buffer"].get<std::uint32_t>();
-    const auto at = std::find(r.document->buffer_ids.begin(), r.document->buffer_ids.end(), id) - r.document->buffer_ids.begin();
-    const std::int64_t arena = res.placement->arenas.empty() ? p.buffers[at].arena : res.placement->arenas[at];
+    const auto at = std::find(r.document->buffer_ids.begin(), r.document->buffer_ids.end(), id) -
+                    r.document->buffer_ids.begin();
+    const std::int64_t arena =
+        res.placement->arenas.empty() ? p.buffers[at].arena : res.placement->arenas[at];
     CHECK(pl["pool"].get<std::int64_t>() == arena);
   }
 }
 
 TEST_CASE("dsa schema: the chosen pool is written when a buffer spills to its second pool") {
   json d = base_doc();
-  d["problem"]["pools"][0]["capacity"] = 224;  // 32 reserved, a and b (separated) fill the rest: no room for c
+  d["problem"]["pools"][0]["capacity"] =
+      224;  // 32 reserved, a and b (separated) fill the rest: no room for c
   d["problem"]["buffers"][2]["allowed_pools"] = {3, 5};
   auto r = read_dsa_problem(text_of(d), "s.json");
   REQUIRE_MESSAGE(r, dump(r.read.diagnostics));
@@ -566,11 +606,11 @@ TEST_CASE("dsa schema: a solution file reads back to the placement it was writte
   };
   const std::vector<Case> cases = {
       {[](json& s) { s["placements"][0]["buffer"] = 77; }, "/placements/0/buffer", "unknown buffer 77"},
-      {[](json& s) { s["placements"][1] = s["placements"][0]; }, "/placements/1/buffer",
-       "placed twice"},
+      {[](json& s) { s["placements"][1] = s["placements"][0]; }, "/placements/1/buffer", "placed twice"},
       {[](json& s) { s["placements"][0]["pool"] = 5; }, "/placements/0/pool", "not among its allowed pools"},
       {[](json& s) { s["placements"][0]["offset"] = -1; }, "/placements/0/offset", "integer from 0"},
-      {[](json& s) { s["problem_fingerprint"] = "0000000000000000"; }, "/problem_fingerprint", "another version"},
+      {[](json& s) { s["problem_fingerprint"] = "0000000000000000"; }, "/problem_fingerprint",
+       "another version"},
       {[](json& s) { s["instance"] = "other"; }, "/instance", "instance"},
   };
   for (const auto& c : cases) {
@@ -648,8 +688,7 @@ TEST_CASE("dsa schema: the shared corpus reads, plans, and every solution holds 
     CHECK(m["status"] == "feasible");
     // What is claimed proved agrees with the bounds written beside it.
     const bool has_reuse = m.contains("reuse_cost");
-    if (has_reuse)
-      CHECK(std::stoull(m["reuse_cost_lower_bound"].get<std::string>()) <= c.reuse_cost);
+    if (has_reuse) CHECK(std::stoull(m["reuse_cost_lower_bound"].get<std::string>()) <= c.reuse_cost);
     if (m["optimality_proven"] == "true") {
       if (has_reuse) CHECK(m["reuse_cost_lower_bound"] == m["reuse_cost"]);
       if (r.document->goal == Goal::minimise) CHECK(m["lower_bound_total_peak"] == m["total_peak"]);

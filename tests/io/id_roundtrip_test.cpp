@@ -33,15 +33,28 @@ std::optional<std::vector<std::uint32_t>> well_formed(const std::string& s) {
     const unsigned b0 = u(i);
     std::size_t n = 0;
     unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-    if (b0 <= 0x7F) n = 1;
-    else if (in(b0, 0xC2, 0xDF)) n = 2;
-    else if (b0 == 0xE0) { n = 3; lo = 0xA0; }
-    else if (in(b0, 0xE1, 0xEC) || in(b0, 0xEE, 0xEF)) n = 3;
-    else if (b0 == 0xED) { n = 3; hi = 0x9F; }
-    else if (b0 == 0xF0) { n = 4; lo = 0x90; }
-    else if (in(b0, 0xF1, 0xF3)) n = 4;
-    else if (b0 == 0xF4) { n = 4; hi = 0x8F; }
-    else return std::nullopt;
+    if (b0 <= 0x7F)
+      n = 1;
+    else if (in(b0, 0xC2, 0xDF))
+      n = 2;
+    else if (b0 == 0xE0) {
+      n = 3;
+      lo = 0xA0;
+    } else if (in(b0, 0xE1, 0xEC) || in(b0, 0xEE, 0xEF))
+      n = 3;
+    else if (b0 == 0xED) {
+      n = 3;
+      hi = 0x9F;
+    } else if (b0 == 0xF0) {
+      n = 4;
+      lo = 0x90;
+    } else if (in(b0, 0xF1, 0xF3))
+      n = 4;
+    else if (b0 == 0xF4) {
+      n = 4;
+      hi = 0x8F;
+    } else
+      return std::nullopt;
     if (i + n > s.size()) return std::nullopt;
     if (n >= 2 && !in(u(i + 1), lo, hi)) return std::nullopt;
     for (std::size_t k = 2; k < n; ++k)
@@ -66,9 +79,12 @@ bool acceptable(const std::string& s) {
 
 std::string utf8(std::uint32_t c) {  // any value up to 0x1FFFFF, surrogates included
   std::string s;
-  if (c < 0x80) s += static_cast<char>(c);
-  else if (c < 0x800) { s += static_cast<char>(0xC0 | (c >> 6)); s += static_cast<char>(0x80 | (c & 0x3F)); }
-  else if (c < 0x10000) {
+  if (c < 0x80)
+    s += static_cast<char>(c);
+  else if (c < 0x800) {
+    s += static_cast<char>(0xC0 | (c >> 6));
+    s += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
     s += static_cast<char>(0xE0 | (c >> 12));
     s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
     s += static_cast<char>(0x80 | (c & 0x3F));
@@ -84,19 +100,22 @@ std::string utf8(std::uint32_t c) {  // any value up to 0x1FFFFF, surrogates inc
 /// Random bytes biased to what breaks formats: separators, markup, escapes,
 /// controls, C1, noncharacters, surrogates, overlong forms, stray bytes.
 std::string random_id(std::mt19937_64& rng) {
-  static const std::vector<std::uint32_t> tricky = {0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x7F, 0x80, 0x9F, 0xA0, 0xE9,
-                                                    0xD7FF, 0xD800, 0xDFFF, 0xE000, 0xFDCF, 0xFDD0, 0xFDEF, 0xFDF0,
-                                                    0xFEFF, 0xFFFD, 0xFFFE, 0xFFFF, 0x10000, 0x1FFFE, 0x10FFFF, 0x110000};
+  static const std::vector<std::uint32_t> tricky = {
+      0x00,   0x09,   0x0A,   0x0D,   0x1F,    0x7F,    0x80,     0x9F,    0xA0,
+      0xE9,   0xD7FF, 0xD800, 0xDFFF, 0xE000,  0xFDCF,  0xFDD0,   0xFDEF,  0xFDF0,
+      0xFEFF, 0xFFFD, 0xFFFE, 0xFFFF, 0x10000, 0x1FFFE, 0x10FFFF, 0x110000};
   static const std::string ascii = "abcXYZ019 ,\"'<>&;#\\/-_.:=?{}[]%";
   std::string s;
   const std::size_t pieces = 1 + rng() % 6;
   for (std::size_t k = 0; k < pieces; ++k) {
     switch (rng() % 7) {
-      case 0: case 1: case 2: s += ascii[rng() % ascii.size()]; break;
+      case 0:
+      case 1:
+      case 2: s += ascii[rng() % ascii.size()]; break;
       case 3: s += utf8(tricky[rng() % tricky.size()]); break;
       case 4: s += utf8(static_cast<std::uint32_t>(rng() % 0x30000)); break;
       case 5: s += static_cast<char>(0x80 + rng() % 0x80); break;  // a stray or lead byte
-      default: s += "\xC0\xAF"; break;                               // an overlong '/'
+      default: s += "\xC0\xAF"; break;                             // an overlong '/'
     }
   }
   return s;
@@ -113,12 +132,14 @@ std::string json_string(const std::string& s) {  // escapes what JSON requires, 
   std::string q = "\"";
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') q += std::string("\\") + c;
+    if (c == '"' || c == '\\')
+      q += std::string("\\") + c;
     else if (u < 0x20) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", u);
       q += buf;
-    } else q += c;
+    } else
+      q += c;
   }
   return q + "\"";
 }
@@ -133,7 +154,8 @@ class XmlCheck {
     const auto cps = well_formed(d_);
     if (!cps) return why("not UTF-8");
     for (std::uint32_t c : *cps)
-      if ((c < 0x20 && c != 0x9 && c != 0xA && c != 0xD) || c == 0xFFFE || c == 0xFFFF) return why("not an XML character");
+      if ((c < 0x20 && c != 0x9 && c != 0xA && c != 0xD) || c == 0xFFFE || c == 0xFFFF)
+        return why("not an XML character");
     std::vector<std::string> open;
     bool root_seen = false;
     while (i_ < d_.size()) {
@@ -217,8 +239,8 @@ class XmlCheck {
   }
   std::string name() {
     const std::size_t b = i_;
-    while (i_ < d_.size() && (std::isalnum(static_cast<unsigned char>(d_[i_])) || d_[i_] == '-' || d_[i_] == '_' ||
-                              d_[i_] == ':' || d_[i_] == '.'))
+    while (i_ < d_.size() && (std::isalnum(static_cast<unsigned char>(d_[i_])) || d_[i_] == '-' ||
+                              d_[i_] == '_' || d_[i_] == ':' || d_[i_] == '.'))
       ++i_;
     return d_.substr(b, i_ - b);
   }
@@ -227,17 +249,24 @@ class XmlCheck {
     if (e == std::string::npos) return false;
     const std::string r = d_.substr(i_ + 1, e - i_ - 1);
     i_ = e + 1;
-    if (r == "amp") out += '&';
-    else if (r == "lt") out += '<';
-    else if (r == "gt") out += '>';
-    else if (r == "quot") out += '"';
-    else if (r == "apos") out += '\'';
+    if (r == "amp")
+      out += '&';
+    else if (r == "lt")
+      out += '<';
+    else if (r == "gt")
+      out += '>';
+    else if (r == "quot")
+      out += '"';
+    else if (r == "apos")
+      out += '\'';
     else if (r.size() > 1 && r[0] == '#') {
       const bool hex = r[1] == 'x';
       const std::string digits = r.substr(hex ? 2 : 1);
       if (digits.empty()) return false;
       for (char c : digits)
-        if (!(hex ? std::isxdigit(static_cast<unsigned char>(c)) : std::isdigit(static_cast<unsigned char>(c)))) return false;
+        if (!(hex ? std::isxdigit(static_cast<unsigned char>(c))
+                  : std::isdigit(static_cast<unsigned char>(c))))
+          return false;
       const unsigned long cp = std::stoul(digits, nullptr, hex ? 16 : 10);
       if ((cp < 0x20 && cp != 9 && cp != 10 && cp != 13) || cp == 0xFFFE || cp == 0xFFFF || cp > 0x10FFFF ||
           (cp >= 0xD800 && cp <= 0xDFFF))
@@ -325,9 +354,10 @@ TEST_CASE("names: the readers accept exactly the rule, and accepted ids survive 
 }
 
 TEST_CASE("names: a refused id is named with its file, line and column") {
-  const auto tab = read_json_problem("{\"arenas\": [{\"id\": 0}],\n \"buffers\": [{\"id\": \"a\\tb\", \"size\": 4, \"arena\": 0, "
-                                     "\"lifetime\": [0, 1]}]}",
-                                     "t.json");
+  const auto tab = read_json_problem(
+      "{\"arenas\": [{\"id\": 0}],\n \"buffers\": [{\"id\": \"a\\tb\", \"size\": 4, \"arena\": 0, "
+      "\"lifetime\": [0, 1]}]}",
+      "t.json");
   REQUIRE_FALSE(tab.file);
   CHECK(format(tab.diagnostics[0]).starts_with("t.json:2:21: error: /buffers/0/id: buffer id"));
   CHECK(tab.diagnostics[0].message.find("control character U+0009") != std::string::npos);

@@ -6,10 +6,10 @@
 #include <set>
 #include <string>
 
+#include "problem_equal.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/io/csv.hpp"
 #include "pto_mem/io/json_problem.hpp"
-#include "problem_equal.hpp"
 #include "test_support.hpp"
 
 using namespace pto_mem;
@@ -23,13 +23,16 @@ std::string random_row(std::mt19937& rng, int i) {
   std::string id = pick(4) == 0 ? std::to_string(i) : "t" + std::to_string(i);
   long lower = pick(50), upper = lower + 1 + pick(20), size = 1 + pick(4096);
   switch (pick(12)) {
-    case 0: return id + "," + std::to_string(lower) + "," + std::to_string(lower) + "," + std::to_string(size);
+    case 0:
+      return id + "," + std::to_string(lower) + "," + std::to_string(lower) + "," + std::to_string(size);
     case 1: return id + "," + std::to_string(lower) + "," + std::to_string(upper) + ",0";
     case 2: return "t0," + std::to_string(lower) + "," + std::to_string(upper) + "," + std::to_string(size);
-    case 3: return id + ",-" + std::to_string(lower + 1) + "," + std::to_string(upper) + "," + std::to_string(size);
+    case 3:
+      return id + ",-" + std::to_string(lower + 1) + "," + std::to_string(upper) + "," + std::to_string(size);
     case 4: return id + "," + std::to_string(lower) + "," + std::to_string(upper);
     case 5: return id + ",x," + std::to_string(upper) + "," + std::to_string(size);
-    default: return id + "," + std::to_string(lower) + "," + std::to_string(upper) + "," + std::to_string(size);
+    default:
+      return id + "," + std::to_string(lower) + "," + std::to_string(upper) + "," + std::to_string(size);
   }
 }
 
@@ -75,7 +78,8 @@ TEST_CASE("json property: random well-formed problems survive write -> read unch
     Problem p;
     const unsigned arenas = 1 + pick(3);
     for (unsigned k = 0; k < arenas; ++k) {
-      Arena a{static_cast<std::int64_t>(k * 3 + pick(3)), pick(2) ? "A" + std::to_string(k) : "", 1u << 20, {}};
+      Arena a{
+          static_cast<std::int64_t>(k * 3 + pick(3)), pick(2) ? "A" + std::to_string(k) : "", 1u << 20, {}};
       if (pick(2)) a.reserved.push_back({0, 64 * (1 + pick(4))});
       p.arenas.push_back(a);
     }
@@ -85,9 +89,12 @@ TEST_CASE("json property: random well-formed problems survive write -> read unch
       // Named "b<i>", or a decimal name no index reaches, or unnamed (its
       // index stands for it): labels never repeat.
       const unsigned naming = pick(4);
-      p.buffers.push_back({naming == 0 ? std::string() : naming == 1 ? std::to_string(1000 + i * 10) : "b" + std::to_string(i),
+      p.buffers.push_back({naming == 0   ? std::string()
+                           : naming == 1 ? std::to_string(1000 + i * 10)
+                                         : "b" + std::to_string(i),
                            1 + pick(5000),
-                           pick(3) ? 1 : Addr{32} * (1 + pick(4)), p.arenas[pick(arenas)].id,
+                           pick(3) ? 1 : Addr{32} * (1 + pick(4)),
+                           p.arenas[pick(arenas)].id,
                            {b, b + 1 + static_cast<Tick>(pick(10))}});
     }
     std::vector<bool> no_capacity;
@@ -111,18 +118,21 @@ TEST_CASE("json property: random well-formed problems survive write -> read unch
           break;
         default:
           if (p.must_alias.empty())  // aligned members at one offset: the alignments never contradict
-            p.must_alias.push_back({{{ia, 0}, {ib, a.alignment == 1 && b.alignment == 1 ? 32 * pick(3) : 0}}});
+            p.must_alias.push_back(
+                {{{ia, 0}, {ib, a.alignment == 1 && b.alignment == 1 ? 32 * pick(3) : 0}}});
       }
     }
     // A separation inside an alias class is malformed; drop those.
     if (!p.must_alias.empty()) {
       std::set<BufferId> members;
       for (const auto& m : p.must_alias[0].members) members.insert(m.buffer);
-      std::erase_if(p.separations, [&](const Separation& s) { return members.count(s.a) && members.count(s.b); });
+      std::erase_if(p.separations,
+                    [&](const Separation& s) { return members.count(s.a) && members.count(s.b); });
     }
     REQUIRE_MESSAGE(validate(p).empty(), dump(validate(p)));
     Placement pl;
-    for (unsigned i = 0; i < n; ++i) pl.offsets.push_back(pick(4) ? std::optional<Addr>(pick(100000)) : std::nullopt);
+    for (unsigned i = 0; i < n; ++i)
+      pl.offsets.push_back(pick(4) ? std::optional<Addr>(pick(100000)) : std::nullopt);
 
     const std::string text = json_problem_text(p, &pl);
     auto back = read_json_problem(text);

@@ -2,9 +2,9 @@
 
 #include <string>
 
+#include "problem_equal.hpp"
 #include "pto_mem/io/csv.hpp"
 #include "pto_mem/io/json_problem.hpp"
-#include "problem_equal.hpp"
 #include "temp_dir.hpp"
 #include "test_support.hpp"
 
@@ -81,7 +81,8 @@ TEST_CASE("json: the whole model is read, with defaults for optional fields") {
   // Every constraint names its buffers by position in "buffers".
   CHECK(p.must_alias[0].members[0].buffer == 0);
   CHECK(p.must_alias[0].members[1].buffer == 3);
-  CHECK((p.separations[0].a == 1 && p.separations[0].b == 2 && p.separations[1].a == 0 && p.separations[1].b == 1));
+  CHECK((p.separations[0].a == 1 && p.separations[0].b == 2 && p.separations[1].a == 0 &&
+         p.separations[1].b == 1));
   CHECK((p.penalties[0].a == 1 && p.penalties[0].b == 2 && p.penalties[1].a == 0 && p.penalties[1].b == 2));
   CHECK(p.declared[0].buffer == 5);
   CHECK((p.declared[0].bindings[0].buffer == 6 && p.declared[0].bindings[1].buffer == 7));
@@ -103,7 +104,8 @@ TEST_CASE("json: write then read gives the same problem and placement") {
   REQUIRE(back.file->placement);
   CHECK(back.file->placement->offsets == pl.offsets);
   CHECK(json_problem_text(back.file->problem, &*back.file->placement) == text);  // byte-identical
-  CHECK(json_contains(text, "{\"id\": 7, \"size\": 64, \"arena\": 1, \"lifetime\": [0, 2]}"));  // integer ids stay integers
+  CHECK(json_contains(
+      text, "{\"id\": 7, \"size\": 64, \"arena\": 1, \"lifetime\": [0, 2]}"));  // integer ids stay integers
 }
 
 TEST_CASE("json: a missing capacity becomes one every placement fits into") {
@@ -134,31 +136,45 @@ TEST_CASE("json: semantic errors point at the offending value") {
   at(doc("  {\"id\": \"a\", \"size\": \"4\", \"arena\": 0, \"lifetime\": [0, 2]}"),
      "/buffers/0/size: size must be an integer from 0 to 2^64-1, found the string \"4\"");
   at(doc("  {\"id\": \"a\", \"size\": 4.5, \"arena\": 0, \"lifetime\": [0, 2]}"), "found 4.5");
-  at(doc("  {\"id\": \"a\", \"arena\": 0, \"lifetime\": [0, 2]}"), "p.json:3:3: error: /buffers/0: the buffer has no 'size' field");
+  at(doc("  {\"id\": \"a\", \"arena\": 0, \"lifetime\": [0, 2]}"),
+     "p.json:3:3: error: /buffers/0: the buffer has no 'size' field");
   at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [2, 2]}"),
      "p.json:3:50: error: /buffers/0/lifetime: lifetime [2, 2) is empty or reversed");
-  at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [-1, 2]}"), "/buffers/0/lifetime: lifetime [-1, 2) starts before 0");
-  at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0]}"), "/buffers/0/lifetime: lifetime must be a pair [begin, end]");
+  at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [-1, 2]}"),
+     "/buffers/0/lifetime: lifetime [-1, 2) starts before 0");
+  at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0]}"),
+     "/buffers/0/lifetime: lifetime must be a pair [begin, end]");
   at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 5, \"lifetime\": [0, 2]}"),
      "p.json:3:35: error: /buffers/0/arena: unknown arena 5; the arenas are 0");
-  at(doc("  {\"id\": \"a\", \"size\": 4, \"alignment\": 0, \"arena\": 0, \"lifetime\": [0, 2]}"), "/buffers/0/alignment: alignment must be positive");
-  at(doc("  {\"id\": [1], \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]}"), "/buffers/0/id: buffer id must be a string or an integer, found an array");
-  at(doc("  {\"id\": \"\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]}"), "/buffers/0/id: buffer id is empty");
-  at(doc(ok + ",\n" + ok), "p.json:4:10: error: /buffers/1/id: duplicate buffer id 'a' (first at /buffers/0)");
-  at(doc("  {\"id\": 1, \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]},\n  {\"id\": \"1\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]}"),
+  at(doc("  {\"id\": \"a\", \"size\": 4, \"alignment\": 0, \"arena\": 0, \"lifetime\": [0, 2]}"),
+     "/buffers/0/alignment: alignment must be positive");
+  at(doc("  {\"id\": [1], \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]}"),
+     "/buffers/0/id: buffer id must be a string or an integer, found an array");
+  at(doc("  {\"id\": \"\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]}"),
+     "/buffers/0/id: buffer id is empty");
+  at(doc(ok + ",\n" + ok),
+     "p.json:4:10: error: /buffers/1/id: duplicate buffer id 'a' (first at /buffers/0)");
+  at(doc("  {\"id\": 1, \"size\": 4, \"arena\": 0, \"lifetime\": [0, 2]},\n  {\"id\": \"1\", \"size\": 4, "
+         "\"arena\": 0, \"lifetime\": [0, 2]}"),
      "duplicate buffer id '1'");
-  at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetme\": [0, 2]}"), "/buffers/0/lifetme: unknown field 'lifetme' in a buffer");
+  at(doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetme\": [0, 2]}"),
+     "/buffers/0/lifetme: unknown field 'lifetme' in a buffer");
   at(doc(ok, ", \"colour\": 1"), "/colour: unknown field 'colour' in the problem");
-  at("{\"arenas\": [{\"id\": 0, \"capacity\": 100}], \"buffers\": {}}", "/buffers: 'buffers' must be an array, found an object");
+  at("{\"arenas\": [{\"id\": 0, \"capacity\": 100}], \"buffers\": {}}",
+     "/buffers: 'buffers' must be an array, found an object");
   at("{\"buffers\": []}", "p.json:1:1: error: /: the problem has no 'arenas' field");
   at("[1, 2]", "/: the problem must be an object, found an array");
-  at("{\"arenas\": [{\"id\": 0, \"capacity\": 0}], \"buffers\": []}", "/arenas/0/capacity: capacity must be positive");
+  at("{\"arenas\": [{\"id\": 0, \"capacity\": 0}], \"buffers\": []}",
+     "/arenas/0/capacity: capacity must be positive");
   at("{\"arenas\": [{\"id\": 0}, {\"id\": 0}], \"buffers\": []}", "/arenas/1/id: duplicate arena id 0");
   at("{\"arenas\": [{\"id\": 0, \"capacity\": 100, \"reserved\": [[0, 200]]}], \"buffers\": []}",
      "/arenas/0/reserved/0: reserved window [0, 200) ends past the capacity 100");
-  at("{\"arenas\": [{\"id\": 0, \"reserved\": [[5, 5]]}], \"buffers\": []}", "/arenas/0/reserved/0: reserved window [5, 5) is empty");
-  at("{\"arenas\": [{\"id\": 0, \"name\": 3}], \"buffers\": []}", "/arenas/0/name: arena name must be a string");
-  at("{\"arenas\": [{\"id\": 1.5}], \"buffers\": []}", "/arenas/0/id: arena id must be a 64-bit signed integer, found 1.5");
+  at("{\"arenas\": [{\"id\": 0, \"reserved\": [[5, 5]]}], \"buffers\": []}",
+     "/arenas/0/reserved/0: reserved window [5, 5) is empty");
+  at("{\"arenas\": [{\"id\": 0, \"name\": 3}], \"buffers\": []}",
+     "/arenas/0/name: arena name must be a string");
+  at("{\"arenas\": [{\"id\": 1.5}], \"buffers\": []}",
+     "/arenas/0/id: arena id must be a 64-bit signed integer, found 1.5");
 }
 
 TEST_CASE("json: constraint errors point at the reference") {
@@ -171,34 +187,45 @@ TEST_CASE("json: constraint errors point at the reference") {
       "  {\"id\": \"b\", \"size\": 4, \"arena\": 0, \"lifetime\": [2, 4]},\n"
       "  {\"id\": \"c\", \"size\": 4, \"arena\": 1, \"lifetime\": [0, 4]}";
   auto two = [&](const std::string& extra) {
-    return "{\"arenas\": [{\"id\": 0, \"capacity\": 100}, {\"id\": 1, \"capacity\": 100}],\n \"buffers\": [\n" + bufs +
-           "\n ]" + extra + "}";
+    return "{\"arenas\": [{\"id\": 0, \"capacity\": 100}, {\"id\": 1, \"capacity\": 100}],\n \"buffers\": "
+           "[\n" +
+           bufs + "\n ]" + extra + "}";
   };
-  at(two(",\n \"must_alias\": [[\"a\", \"zz\"]]"), "p.json:7:23: error: /must_alias/0/1: member names unknown buffer 'zz'");
-  at(two(", \"must_alias\": [[\"a\", \"c\"]]"), "/must_alias/0/1: member 'c' is in arena 1 but the group is in arena 0");
-  at(two(", \"must_alias\": [[\"a\", {\"id\": \"b\", \"offset\": -1}]]"), "/must_alias/0/1/offset: member offset must not be negative");
+  at(two(",\n \"must_alias\": [[\"a\", \"zz\"]]"),
+     "p.json:7:23: error: /must_alias/0/1: member names unknown buffer 'zz'");
+  at(two(", \"must_alias\": [[\"a\", \"c\"]]"),
+     "/must_alias/0/1: member 'c' is in arena 1 but the group is in arena 0");
+  at(two(", \"must_alias\": [[\"a\", {\"id\": \"b\", \"offset\": -1}]]"),
+     "/must_alias/0/1/offset: member offset must not be negative");
   at(two(", \"must_alias\": [[]]"), "/must_alias/0: a must-alias group must be a non-empty array");
   at(two(", \"separations\": [[\"a\"]]"), "/separations/0: a separation must be a pair [a, b]");
   at(two(", \"separations\": [[\"a\", \"a\"]]"), "/separations/0: separation names buffer 'a' twice");
-  at(two(", \"separations\": [{\"a\": \"a\", \"b\": \"q\"}]"), "/separations/0/b: separation names unknown buffer 'q'");
+  at(two(", \"separations\": [{\"a\": \"a\", \"b\": \"q\"}]"),
+     "/separations/0/b: separation names unknown buffer 'q'");
   at(two(", \"separations\": [{\"a\": \"a\", \"b\": \"b\", \"reasons\": [\"because\"]}]"),
      "/separations/0/reasons/0: unknown separation reason, found the string \"because\"");
-  at(two(", \"penalties\": [{\"a\": \"a\", \"b\": \"b\", \"weight\": -2}]"), "/penalties/0/weight: weight must not be negative");
+  at(two(", \"penalties\": [{\"a\": \"a\", \"b\": \"b\", \"weight\": -2}]"),
+     "/penalties/0/weight: weight must not be negative");
   at(two(", \"penalties\": [{\"a\": \"a\"}]"), "/penalties/0: the penalty has no 'b' field");
-  at(two(", \"declared\": [{\"buffer\": \"a\", \"slots\": 2, \"slot_size\": 2, \"bindings\": [{\"buffer\": \"b\", \"slot\": 2}]}]"),
+  at(two(", \"declared\": [{\"buffer\": \"a\", \"slots\": 2, \"slot_size\": 2, \"bindings\": [{\"buffer\": "
+         "\"b\", \"slot\": 2}]}]"),
      "/declared/0/bindings/0/slot: slot 2 is out of range; there are 2 slots");
-  at(two(", \"declared\": [{\"buffer\": \"a\", \"slots\": 0, \"slot_size\": 2}]"), "/declared/0/slots: slots must be positive");
+  at(two(", \"declared\": [{\"buffer\": \"a\", \"slots\": 0, \"slot_size\": 2}]"),
+     "/declared/0/slots: slots must be positive");
   at(two(", \"placement\": [{\"id\": \"a\", \"offset\": 0}, {\"id\": \"a\", \"offset\": 4}]"),
      "/placement/1/id: buffer 'a' is placed twice");
-  at(two(", \"placement\": [{\"id\": \"nope\", \"offset\": 0}]"), "/placement/0/id: placement entry names unknown buffer 'nope'");
+  at(two(", \"placement\": [{\"id\": \"nope\", \"offset\": 0}]"),
+     "/placement/0/id: placement entry names unknown buffer 'nope'");
   // Rules joining several buffers come from the validator, attributed to the file.
-  at(two(", \"penalties\": [{\"a\": \"a\", \"b\": \"c\"}]"), "p.json: error: penalty ('a', 'c') joins buffers of different arenas");
+  at(two(", \"penalties\": [{\"a\": \"a\", \"b\": \"c\"}]"),
+     "p.json: error: penalty ('a', 'c') joins buffers of different arenas");
 }
 
 TEST_CASE("json: errors are capped, and the cap is said") {
   std::string bufs;
   for (int i = 0; i < 30; ++i)
-    bufs += std::string(i ? ",\n" : "") + "  {\"id\": " + std::to_string(i) + ", \"size\": 0, \"arena\": 0, \"lifetime\": [0, 2]}";
+    bufs += std::string(i ? ",\n" : "") + "  {\"id\": " + std::to_string(i) +
+            ", \"size\": 0, \"arena\": 0, \"lifetime\": [0, 2]}";
   auto r = read_json_problem(doc(bufs), "p.json", JsonReadOptions{4});
   CHECK_FALSE(r);
   REQUIRE(r.diagnostics.size() == 5);
@@ -269,7 +296,8 @@ TEST_CASE("json: a byte-order mark is skipped and every position is kept") {
   CHECK(json_contains(plain, "p.json:3:23: error: /buffers/0/size: size must not be negative"));
   CHECK(marked == plain);  // columns count from the byte after the mark, as an editor shows them
   CHECK(json_errors_of("\xEF\xBB\xBF{\"arenas\": [}") == json_errors_of("{\"arenas\": [}"));
-  auto ok = read_json_problem("\xEF\xBB\xBF" + doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 1]}"));
+  auto ok = read_json_problem("\xEF\xBB\xBF" +
+                              doc("  {\"id\": \"a\", \"size\": 4, \"arena\": 0, \"lifetime\": [0, 1]}"));
   CHECK_MESSAGE(ok, dump(ok.diagnostics));
 }
 
@@ -277,11 +305,13 @@ TEST_CASE("json: a number out of range is named with its position") {
   CHECK(json_contains(json_errors_of("{\"arenas\": [{\"id\": 0, \"capacity\": 1E400}], \"buffers\": []}"),
                       "p.json:1:35: error: invalid JSON: the number 1E400 is out of range"));
   // The same digits inside a string earlier do not mislead it.
-  CHECK(json_contains(json_errors_of("{\"arenas\": [{\"id\": 0, \"name\": \"1E400\"}],\n \"buffers\": [-2e999]}"),
-                      "p.json:2:14: error: invalid JSON: the number -2e999 is out of range"));
+  CHECK(json_contains(
+      json_errors_of("{\"arenas\": [{\"id\": 0, \"name\": \"1E400\"}],\n \"buffers\": [-2e999]}"),
+      "p.json:2:14: error: invalid JSON: the number -2e999 is out of range"));
   // A tiny number rounds to 0 (nlohmann accepts it): the reader then says it is no integer.
-  CHECK(json_contains(json_errors_of(doc("  {\"id\": \"a\", \"size\": 1e-400, \"arena\": 0, \"lifetime\": [0, 1]}")),
-                      "p.json:3:23: error: /buffers/0/size"));
+  CHECK(json_contains(
+      json_errors_of(doc("  {\"id\": \"a\", \"size\": 1e-400, \"arena\": 0, \"lifetime\": [0, 1]}")),
+      "p.json:3:23: error: /buffers/0/size"));
 }
 
 TEST_CASE("json: no diagnostic echoes a control character or a stray byte") {
@@ -291,7 +321,8 @@ TEST_CASE("json: no diagnostic echoes a control character or a stray byte") {
   const std::string nasty = "x\x01\x7f\xc2\x9b\x9b";
   const std::vector<std::string> texts = {
       "{\"arenas\": [], \"" + nasty + "\": 1}",
-      "{\"arenas\": [{\"id\": 0, \"name\": 5}], \"buffers\": [{\"id\": \"" + std::string("x\x7f\xc2\x9b") + "\"}]}",
+      "{\"arenas\": [{\"id\": 0, \"name\": 5}], \"buffers\": [{\"id\": \"" + std::string("x\x7f\xc2\x9b") +
+          "\"}]}",
       "{\"arenas\": [{\"id\": \"" + std::string("x\x7f\xc2\x9b") + "\"}], \"buffers\": []}",
       "{\"arenas\": [], \"buffers\": [], \"k\": \"" + nasty,
       "{\"arenas\": [], \"buffers\": [" + nasty + "]}",
@@ -307,8 +338,9 @@ TEST_CASE("json: no diagnostic echoes a control character or a stray byte") {
     }
   }
   // A raw C0 control (and a lone byte) in a string is a syntax error.
-  CHECK(json_contains(json_errors_of(texts[0]), "p.json:1:18: error: invalid JSON: syntax error while parsing object key - "
-                                                "invalid string: control character U+0001 (SOH) must be escaped"));
+  CHECK(json_contains(json_errors_of(texts[0]),
+                      "p.json:1:18: error: invalid JSON: syntax error while parsing object key - "
+                      "invalid string: control character U+0001 (SOH) must be escaped"));
   CHECK(json_contains(json_errors_of("{\"arenas\": [], \"buffers\": [], \"k\x7f\xc2\x9b\": 1}"),
                       "/k<U+007F><U+009B>: unknown field 'k<U+007F><U+009B>'"));
   CHECK(json_contains(json_errors_of(texts[2]), "found the string \"x<U+007F><U+009B>\""));

@@ -30,8 +30,11 @@ TEST_CASE("json text: a scalar longer than the width is written whole") {
 }
 
 TEST_CASE("json text: bytes that are not UTF-8 are replaced, not thrown") {
-  oj doc = {{"id", std::string("a\xff" "b")}};
+  oj doc = {{"id", std::string("a\xff"
+                               "b")}};
   std::string text;
   CHECK_NOTHROW(text = json_text(doc));
-  CHECK(text == "{\"id\": \"a\xEF\xBF\xBD" "b\"}\n");
+  CHECK(text ==
+        "{\"id\": \"a\xEF\xBF\xBD"
+        "b\"}\n");
 }

@@ -8,12 +8,12 @@
 #include <set>
 #include <string>
 
+#include "problem_equal.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/io/csv.hpp"
 #include "pto_mem/io/json_problem.hpp"
 #include "pto_mem/io/report.hpp"
 #include "pto_mem/io/svg.hpp"
-#include "problem_equal.hpp"
 #include "temp_dir.hpp"
 #include "test_support.hpp"
 
@@ -26,7 +26,10 @@ namespace label_writer_test {
 Problem unnamed_model() {
   Problem p;
   p.arenas = {{0, "Vec", 4096, {}}};
-  p.buffers = {{"", 64, 32, 0, {0, 4}}, {"", 64, 1, 0, {4, 8}}, {"", 128, 1, 0, {0, 8}}, {"", 32, 1, 0, {2, 3}},
+  p.buffers = {{"", 64, 32, 0, {0, 4}},
+               {"", 64, 1, 0, {4, 8}},
+               {"", 128, 1, 0, {0, 8}},
+               {"", 32, 1, 0, {2, 3}},
                {"", 64, 1, 0, {1, 3}}};
   p.must_alias = {{{{0, 0}, {3, 32}}}};
   p.separations = {{1, 2, reason_explicit}, {0, 4, reason_target_hazard}};
@@ -42,14 +45,16 @@ std::size_t occurrences(const std::string& s, const std::string& what) {
 
 }  // namespace label_writer_test
 
-TEST_CASE("labels: unnamed buffers are written as their index, constraints by label, and read back the same") {
+TEST_CASE(
+    "labels: unnamed buffers are written as their index, constraints by label, and read back the same") {
   using namespace label_writer_test;
   const Problem p = unnamed_model();
   REQUIRE_MESSAGE(validate(p).empty(), dump(validate(p)));
   Placement pl;
   pl.offsets = {Addr{0}, Addr{0}, Addr{256}, Addr{32}, std::nullopt};
   const std::string text = json_problem_text(p, &pl);
-  CHECK(text.find(R"({"id": 0, "size": 64, "alignment": 32, "arena": 0, "lifetime": [0, 4]})") != std::string::npos);
+  CHECK(text.find(R"({"id": 0, "size": 64, "alignment": 32, "arena": 0, "lifetime": [0, 4]})") !=
+        std::string::npos);
   CHECK(text.find(R"("must_alias": [[0, {"id": 3, "offset": 32}]])") != std::string::npos);
   CHECK(text.find(R"([1, 2], {"a": 0, "b": 4, "reasons": ["target_hazard"]})") != std::string::npos);
   CHECK(text.find(R"({"a": 0, "b": 1, "weight": 4})") != std::string::npos);
@@ -60,7 +65,7 @@ TEST_CASE("labels: unnamed buffers are written as their index, constraints by la
   REQUIRE_MESSAGE(back, dump(back.diagnostics));
   const Problem& q = back.file->problem;
   CHECK(pto_mem::test::first_difference(p, q) == "");  // same labels, same BufferIds in every constraint
-  CHECK(q.buffers[3].name == "3");                      // the index became the name
+  CHECK(q.buffers[3].name == "3");                     // the index became the name
   CHECK(back.file->placement->offsets == pl.offsets);
   CHECK(json_problem_text(q, &pl) == text);  // named by the label they had: the same text
 
@@ -94,7 +99,8 @@ TEST_CASE("labels: a problem whose labels repeat is refused by the writers, whic
   const auto defects = json_name_defects(p);
   REQUIRE(defects.size() == 1);
   CHECK(defects[0].message ==
-        "buffers 0 and 1 are both called '1' (a buffer without a name is called by its index); a file names each "
+        "buffers 0 and 1 are both called '1' (a buffer without a name is called by its index); a file names "
+        "each "
         "buffer once: give them distinct names");
   const auto csv = to_csv(p);
   CHECK_FALSE(csv);
@@ -114,7 +120,8 @@ TEST_CASE("labels: a problem whose labels repeat is refused by the writers, whic
   CHECK(to_csv(p));
 }
 
-TEST_CASE("labels property: writers refuse exactly the problems whose labels repeat; the rest read back the same") {
+TEST_CASE(
+    "labels property: writers refuse exactly the problems whose labels repeat; the rest read back the same") {
   using namespace label_writer_test;
   std::mt19937 rng(30);
   auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };

@@ -10,7 +10,7 @@
 
 namespace pto_mem::test {
 
-inline std::string first_difference(const Problem& a, const Problem& b) {
+inline std::string first_difference(const Problem &a, const Problem &b) {
   if (a.arenas.size() != b.arenas.size()) return "arena count";
   for (std::size_t k = 0; k < a.arenas.size(); ++k) {
     const auto &x = a.arenas[k], &y = b.arenas[k];
@@ -24,7 +24,8 @@ inline std::string first_difference(const Problem& a, const Problem& b) {
     // reads back named by its index, which is the label it had.
     const auto id = static_cast<BufferId>(i);
     const std::string lx = buffer_label(a, id), ly = buffer_label(b, id);
-    if (lx != ly || x.size != y.size || x.alignment != y.alignment || x.arena != y.arena || x.lifetime != y.lifetime)
+    if (lx != ly || x.size != y.size || x.alignment != y.alignment || x.arena != y.arena ||
+        x.lifetime != y.lifetime)
       return "buffer " + std::to_string(i) + " (" + lx + " vs " + ly + ")";
     if (x.live != y.live) return "live intervals of buffer " + std::to_string(i);
     if (x.candidate_arenas != y.candidate_arenas) return "candidate arenas of buffer " + std::to_string(i);
@@ -40,7 +41,8 @@ inline std::string first_difference(const Problem& a, const Problem& b) {
   if (a.conflict_graph) {
     if (a.conflict_graph->size() != b.conflict_graph->size()) return "conflict-graph edge count";
     for (std::size_t s = 0; s < a.conflict_graph->size(); ++s)
-      if ((*a.conflict_graph)[s].a != (*b.conflict_graph)[s].a || (*a.conflict_graph)[s].b != (*b.conflict_graph)[s].b)
+      if ((*a.conflict_graph)[s].a != (*b.conflict_graph)[s].a ||
+          (*a.conflict_graph)[s].b != (*b.conflict_graph)[s].b)
         return "conflict-graph edge " + std::to_string(s);
   }
   if (a.must_alias.size() != b.must_alias.size()) return "must-alias count";
@@ -48,7 +50,8 @@ inline std::string first_difference(const Problem& a, const Problem& b) {
     const auto &x = a.must_alias[g].members, &y = b.must_alias[g].members;
     if (x.size() != y.size()) return "must-alias group " + std::to_string(g);
     for (std::size_t m = 0; m < x.size(); ++m)
-      if (x[m].buffer != y[m].buffer || x[m].offset != y[m].offset) return "must-alias group " + std::to_string(g);
+      if (x[m].buffer != y[m].buffer || x[m].offset != y[m].offset)
+        return "must-alias group " + std::to_string(g);
   }
   if (a.separations.size() != b.separations.size()) return "separation count";
   for (std::size_t s = 0; s < a.separations.size(); ++s) {

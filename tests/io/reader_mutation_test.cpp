@@ -94,7 +94,8 @@ TEST_CASE("JSON reader: every prefix and many mutations of valid files are read 
   std::mt19937_64 rng(17);
   for (const char* name : {"full_model.json", "attention.json"}) {
     const std::string f = example(name);
-    for (std::size_t n = 0; n <= f.size(); n += (f.size() > 2000 ? 7 : 1)) check_verdict(f.substr(0, n), read, "m.json");
+    for (std::size_t n = 0; n <= f.size(); n += (f.size() > 2000 ? 7 : 1))
+      check_verdict(f.substr(0, n), read, "m.json");
     for (const auto& m : mutations(f, rng, 300)) check_verdict(m, read, "m.json");
   }
 }

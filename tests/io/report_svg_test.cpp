@@ -18,8 +18,11 @@ namespace {
 Problem two_arenas() {
   Problem p;
   p.arenas = {{0, "Vec", 4096, {{0, 256}}}, {1, "", 8192, {}}};
-  p.buffers = {{"a", 512, 32, 0, {0, 4}}, {"b", 1024, 32, 0, {2, 6}}, {"c<&>", 256, 1, 0, {5, 9}},
-               {"10", 2048, 1, 1, {0, 3}}, {"11", 2048, 1, 1, {3, 5}}};
+  p.buffers = {{"a", 512, 32, 0, {0, 4}},
+               {"b", 1024, 32, 0, {2, 6}},
+               {"c<&>", 256, 1, 0, {5, 9}},
+               {"10", 2048, 1, 1, {0, 3}},
+               {"11", 2048, 1, 1, {3, 5}}};
   return p;
 }
 
@@ -76,8 +79,9 @@ TEST_CASE("report: keys in a stable order with every field of the result") {
   const auto j = report_json(p, r);
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  CHECK(keys == std::vector<std::string>{"status", "strategy", "stopped_by", "proved", "placement", "objective", "max_load_bound",
-                                         "proved_bound", "statistics", "diagnostics", "time_s"});
+  CHECK(keys == std::vector<std::string>{"status", "strategy", "stopped_by", "proved", "placement",
+                                         "objective", "max_load_bound", "proved_bound", "statistics",
+                                         "diagnostics", "time_s"});
   CHECK(j["status"] == to_string(r.status));
   CHECK(j["strategy"] == r.strategy);
   CHECK(j["stopped_by"] == "completed");
@@ -92,7 +96,8 @@ TEST_CASE("report: keys in a stable order with every field of the result") {
   REQUIRE(j["placement"].size() == p.buffers.size());
   CHECK(j["placement"][0]["id"] == "a");
   CHECK(j["placement"][3]["id"] == 10);  // integer ids stay integers
-  for (std::size_t i = 0; i < p.buffers.size(); ++i) CHECK(j["placement"][i]["offset"] == *r.placement->offsets[i]);
+  for (std::size_t i = 0; i < p.buffers.size(); ++i)
+    CHECK(j["placement"][i]["offset"] == *r.placement->offsets[i]);
   CHECK(j["objective"]["total_peak"] == r.objective.total_peak);
   CHECK(j["objective"]["peak_by_arena"]["Vec"] == r.objective.peak_by_arena[0]);
   CHECK(j["objective"]["peak_by_arena"]["arena1"] == r.objective.peak_by_arena[1]);
@@ -148,7 +153,7 @@ TEST_CASE("svg: one rectangle per placed buffer, hatched reserved windows, lines
   CHECK(svg.find("class=\"cap\"") != std::string::npos);
   CHECK(svg.find("class=\"peak\"") != std::string::npos);
   CHECK(svg.find(">a</text>") != std::string::npos);  // wide enough to be labelled
-  CHECK(svg_memory_map(p, *r.placement) == svg);    // deterministic
+  CHECK(svg_memory_map(p, *r.placement) == svg);      // deterministic
 }
 
 TEST_CASE("svg: address 0 is at the bottom; the rectangle's height follows its size") {
@@ -165,7 +170,8 @@ TEST_CASE("svg: address 0 is at the bottom; the rectangle's height follows its s
     return std::stod(svg.substr(at, svg.find('"', at) - at));
   };
   std::vector<double> ys, hs;
-  for (auto pos = svg.find("<rect class=\"b c"); pos != std::string::npos; pos = svg.find("<rect class=\"b c", pos + 1)) {
+  for (auto pos = svg.find("<rect class=\"b c"); pos != std::string::npos;
+       pos = svg.find("<rect class=\"b c", pos + 1)) {
     ys.push_back(attribute(pos, "y"));
     hs.push_back(attribute(pos, "height"));
   }
@@ -194,8 +200,8 @@ TEST_CASE("svg: large maps drop detail, never buffers, and say so") {
   CHECK(count(svg, "<rect class=\"b c") == 300);
   CHECK(count(svg, "<title>") == 0);
   CHECK(count(svg, "class=\"lbl\"") == 0);
-  CHECK(svg.find("301 buffers: outlines, labels and tooltips left out (more than 100); every placed buffer is drawn") !=
-        std::string::npos);
+  CHECK(svg.find("301 buffers: outlines, labels and tooltips left out (more than 100); every placed buffer "
+                 "is drawn") != std::string::npos);
   CHECK(svg.find("1 buffer has no offset and is not drawn") != std::string::npos);
   CHECK(svg.find("is far above the peak and not drawn to scale") != std::string::npos);
 }
@@ -249,7 +255,8 @@ TEST_CASE("svg: one time axis for every panel, a legend, ratios to three decimal
   CHECK(svg.find("class=\"legend\"") != std::string::npos);
   CHECK(svg.find(">max-load bound</text>") != std::string::npos);
   CHECK(svg.find(">proved bound</text>") != std::string::npos);
-  CHECK(svg.find("A: peak 600 B, max-load bound 500 B, proved bound 550 B (peak/bound 1.091)") != std::string::npos);
+  CHECK(svg.find("A: peak 600 B, max-load bound 500 B, proved bound 550 B (peak/bound 1.091)") !=
+        std::string::npos);
   CHECK(svg.find("B: peak 100 B, max-load bound 100 B (peak/bound 1.000)") != std::string::npos);
   CHECK(svg.find("no capacity given, 1 buffer, 1 live at most") != std::string::npos);
   CHECK(svg.find("capacity 1,000 B, 2 buffers") != std::string::npos);

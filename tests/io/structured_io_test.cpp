@@ -12,13 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "problem_equal.hpp"
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/io/csv.hpp"
 #include "pto_mem/io/json_problem.hpp"
 #include "pto_mem/io/report.hpp"
 #include "pto_mem/planner.hpp"
-#include "problem_equal.hpp"
 #include "test_support.hpp"
 
 using namespace pto_mem;
@@ -94,7 +94,8 @@ TEST_CASE("json structured: a plan names the chosen arena and the spill; the pla
   REQUIRE(res.placement->arenas.size() == p.buffers.size());
   const auto report = nlohmann::json::parse(report_text(p, res));
   CHECK(report["objective"]["spill"] == res.objective.spill);
-  for (std::size_t i = 0; i < p.buffers.size(); ++i) CHECK(report["placement"][i]["arena"] == res.placement->arenas[i]);
+  for (std::size_t i = 0; i < p.buffers.size(); ++i)
+    CHECK(report["placement"][i]["arena"] == res.placement->arenas[i]);
   const std::string text = json_problem_text(p, &*res.placement);
   auto back = read_json_problem(text);
   REQUIRE_MESSAGE(back, dump(back.diagnostics) << text);
@@ -129,21 +130,23 @@ TEST_CASE("json structured: malformed structure is refused at its file position"
        "unknown candidate arena 7", "7]"},
       {head + R"({"id": "a", "size": 8, "arenas": [1, 1], "lifetime": [0, 1]}]})", "/buffers/0/arenas/1",
        "listed twice", "1], \"lifetime\""},
-      {head + R"({"id": "a", "size": 8, "arena": 0, "arenas": [1, 0], "lifetime": [0, 1]}]})", "/buffers/0/arena",
-       "not the first candidate", "0, \"arenas\""},
+      {head + R"({"id": "a", "size": 8, "arena": 0, "arenas": [1, 0], "lifetime": [0, 1]}]})",
+       "/buffers/0/arena", "not the first candidate", "0, \"arenas\""},
       {head + R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1], "pin": "x"}]})", "/buffers/0/pin",
        "pin must be an offset", "\"x\""},
-      {head + R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1], "pin": {"offset": 0, "exclusive": 1}}]})",
+      {head +
+           R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1], "pin": {"offset": 0, "exclusive": 1}}]})",
        "/buffers/0/pin/exclusive", "true or false", "1}"},
       {head + R"({"id": "a", "size": 8, "arenas": [0, 1], "lifetime": [0, 1], "pin": 0}]})", "/buffers/0/pin",
        "several candidate arenas", "0}"},
       {head + R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1]}], "exclusions": [["a", "zz"]]})",
        "/exclusions/0/1", "unknown buffer 'zz'", "\"zz\""},
-      {head + R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1]}], "exclusions": [["a"]]})", "/exclusions/0",
-       "pair [a, b]", "[\"a\"]"},
+      {head + R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1]}], "exclusions": [["a"]]})",
+       "/exclusions/0", "pair [a, b]", "[\"a\"]"},
       {head + R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1]}], "conflict_graph": [["a", "a"]]})",
        "/conflict_graph/0", "twice", "[\"a\", \"a\"]"},
-      {head + R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1]}], "placement": [{"id": "a", "offset": 0, "arena": 1}]})",
+      {head +
+           R"({"id": "a", "size": 8, "arena": 0, "lifetime": [0, 1]}], "placement": [{"id": "a", "offset": 0, "arena": 1}]})",
        "/placement/0/arena", "not among its arenas", "1}"},
   };
   for (const auto& c : cases) {
@@ -187,8 +190,10 @@ TEST_CASE("json structured property: random structured problems write, read back
     Problem p;
     const unsigned arenas = 1 + pick(3);
     for (unsigned k = 0; k < arenas; ++k)
-      p.arenas.push_back(Arena{static_cast<std::int64_t>(k * 2 + pick(2)), pick(2) ? "A" + std::to_string(k) : "",
-                               Addr{1} << (13 + pick(10)), {}});
+      p.arenas.push_back(Arena{static_cast<std::int64_t>(k * 2 + pick(2)),
+                               pick(2) ? "A" + std::to_string(k) : "",
+                               Addr{1} << (13 + pick(10)),
+                               {}});
     const unsigned n = 2 + pick(11);
     for (unsigned i = 0; i < n; ++i) {
       BufferSpec b;
@@ -223,8 +228,10 @@ TEST_CASE("json structured property: random structured problems write, read back
     for (unsigned k = 0; k < 5; ++k) {
       const unsigned i = pick(n), j = pick(n);
       if (i == j || !used.insert(std::minmax(i, j)).second) continue;
-      if (pick(2)) p.exclusions.push_back({i, j});
-      else p.separations.push_back({i, j, reason_explicit});
+      if (pick(2))
+        p.exclusions.push_back({i, j});
+      else
+        p.separations.push_back({i, j, reason_explicit});
     }
     if (pick(4) == 0) {
       p.conflict_graph.emplace();

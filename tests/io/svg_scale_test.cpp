@@ -33,8 +33,11 @@ TEST_CASE("svg: 2,000 arenas and a 60,000-buffer arena, every panel and every bu
     const std::size_t n = a == arenas ? crowded : per;
     for (std::size_t i = 0; i < n; ++i) {
       const Tick t = static_cast<Tick>(i % 97);
-      p.buffers.push_back({"b" + std::to_string(a) + "_" + std::to_string(i), 32 * (1 + i % 5), 32,
-                           static_cast<std::int64_t>(a), {t, t + 1 + static_cast<Tick>(i % 7)}});
+      p.buffers.push_back({"b" + std::to_string(a) + "_" + std::to_string(i),
+                           32 * (1 + i % 5),
+                           32,
+                           static_cast<std::int64_t>(a),
+                           {t, t + 1 + static_cast<Tick>(i % 7)}});
       pl.offsets.push_back(i % 13 == 12 ? std::nullopt : std::optional<Addr>(64 + 160 * (i % 11)));
     }
   }
@@ -50,8 +53,10 @@ TEST_CASE("svg: 2,000 arenas and a 60,000-buffer arena, every panel and every bu
   CHECK(count(svg, "<rect class=\"b c") == placed);
   CHECK(count(svg, "no capacity given") == arenas / 2 + 1);  // the even arenas, the crowded one included
   CHECK(count(svg, ">capacity 4,096 B, ") == arenas / 2);
-  CHECK(svg.find(std::to_string(crowded) + " buffers: outlines, labels and tooltips left out") != std::string::npos);
+  CHECK(svg.find(std::to_string(crowded) + " buffers: outlines, labels and tooltips left out") !=
+        std::string::npos);
   std::size_t unplaced = 0;
   for (std::size_t i = 0; i < crowded; ++i) unplaced += i % 13 == 12 ? 1 : 0;
-  CHECK(svg.find(std::to_string(unplaced) + " buffers have no offset and are not drawn") != std::string::npos);
+  CHECK(svg.find(std::to_string(unplaced) + " buffers have no offset and are not drawn") !=
+        std::string::npos);
 }

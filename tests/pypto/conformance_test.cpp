@@ -82,7 +82,9 @@ TEST_CASE("error facts: the run must fail and one message must match every error
       {"severity": "warning", "code": "", "message": "capacity fine", "line": null, "column": null},
       {"severity": "error", "code": "capacity", "message": "Vec buffer usage (192512 bytes) exceeds platform limit",
        "line": 3, "column": 5}]})");
-  auto header = [](const std::string& facts) { return pypto::parse_case_header("# expect:\n" + facts + "\n\nx\n"); };
+  auto header = [](const std::string& facts) {
+    return pypto::parse_case_header("# expect:\n" + facts + "\n\nx\n");
+  };
   auto ok = [&](const std::string& facts, int exit_code) {
     bool all = true;
     for (const auto& f : check_facts(header(facts), failed, exit_code)) all &= f.ok;
@@ -92,7 +94,7 @@ TEST_CASE("error facts: the run must fail and one message must match every error
   CHECK(ok("#   error nothing like it|Vec buffer usage", 1));
   CHECK(ok("#   error Vec buffer\n#   error 192512 bytes", 1));
   CHECK_FALSE(ok("#   error Vec buffer\n#   error capacity fine", 1));  // a warning does not count
-  CHECK_FALSE(ok("#   error exceeds platform limit", 0));            // the run must fail
+  CHECK_FALSE(ok("#   error exceeds platform limit", 0));               // the run must fail
   CHECK_FALSE(ok("#   error Mat buffer", 1));
   // Without error facts a failing run fails every fact.
   CHECK_FALSE(ok("#   allocs Vec = 0", 2));
@@ -115,8 +117,10 @@ TEST_CASE("case headers map to tool flags") {
 TEST_CASE("conformance: every case through the tool") {
   std::vector<std::string> files;
   if (test::have_shared) files = test::case_files();
-  for (const auto& f : test::pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/tests/pypto/cases")) files.push_back(f);
-  for (const auto& f : test::pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/examples/kernels")) files.push_back(f);
+  for (const auto& f : test::pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/tests/pypto/cases"))
+    files.push_back(f);
+  for (const auto& f : test::pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/examples/kernels"))
+    files.push_back(f);
   REQUIRE_FALSE(files.empty());
   int passed = 0;
   for (const auto& file : files) {

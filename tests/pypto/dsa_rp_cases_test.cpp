@@ -269,7 +269,8 @@ def main(a: Tensor[[64, 64], FP32, MemRef("mem_ddr_0", 0, 16384)],
     mem_vec_3: Ptr = tile.alloc(Vec, 16384)
     mem_vec_4: Ptr = tile.alloc(Vec, 16384)
     prior: Tile[[64, 64], FP32, MemRef(mem_vec_2, 0, 16384), Vec] = tile.load(a, [0, 0], [64, 64], target_memory=Vec)
-    )") + stmt + R"(
+    )") + stmt +
+         R"(
     next_value: Tile[[64, 64], FP32, MemRef(mem_vec_4, 0, 16384), Vec] = tile.load(a, [0, 0], [64, 64], target_memory=Vec)
     r: Tensor[[64, 64], FP32, MemRef("mem_ddr_1", 0, 16384)] = tile.store(next_value, [0, 0], out)
     return r
@@ -456,7 +457,10 @@ def main(a: Tensor[[64, 64], FP32, MemRef("mem_ddr_0", 0, 16384)],
     mem_vec_4: Ptr = tile.alloc(Vec, 16384)
     prior: Tile[[64, 64], FP32, MemRef(mem_vec_2, 0, 16384), Vec] = tile.load(a, [0, 0], [64, 64], target_memory=Vec)
     viewed: Tile[[64, 64], INT32, MemRef(mem_vec_2, 0, 16384), Vec] = tile.reinterpret_view(prior, [64, 64], dtype=INT32)
-)") + (consume ? "    _consumed: Tile[[64, 64], INT32, MemRef(mem_vec_3, 0, 16384), Vec] = tile.add(viewed, viewed)\n" : "") +
+)") +
+         (consume ? "    _consumed: Tile[[64, 64], INT32, MemRef(mem_vec_3, 0, 16384), Vec] = "
+                    "tile.add(viewed, viewed)\n"
+                  : "") +
          R"(    next_value: Tile[[64, 64], FP32, MemRef(mem_vec_4, 0, 16384), Vec] = tile.load(a, [0, 0], [64, 64], target_memory=Vec)
     r: Tensor[[64, 64], FP32, MemRef("mem_ddr_1", 0, 16384)] = tile.store(next_value, [0, 0], out)
     return r
@@ -486,9 +490,10 @@ def main(a: Tensor[[64, 64], FP32, MemRef("mem_ddr_0", 0, 16384)],
 }  // namespace
 
 TEST_CASE("DSA-RP R1: cross-pipe write-after-read (910B)") {
-  CHECK(dsa_edges(r1, "a2a3") ==
-        std::set<Edge>{edge("prior", "_consumed"), edge("prior", "next_value"), edge("_consumed", "next_value")});
-  check_facts(dsa_alloc(r1, "a2a3"), facts("addr prior = 0\naddr _consumed = 16384\naddr next_value = 32768"), "R1");
+  CHECK(dsa_edges(r1, "a2a3") == std::set<Edge>{edge("prior", "_consumed"), edge("prior", "next_value"),
+                                                edge("_consumed", "next_value")});
+  check_facts(dsa_alloc(r1, "a2a3"), facts("addr prior = 0\naddr _consumed = 16384\naddr next_value = 32768"),
+              "R1");
 }
 
 TEST_CASE("DSA-RP R2 and R3: cross-pipe write-after-write is priced, the same pipe is not") {
@@ -504,7 +509,8 @@ TEST_CASE("DSA-RP R4 and R5: not-in-place-safe ops keep their input apart (950)"
   for (const char* op : {"tile.recip(source)", "tile.move(source, target_memory=Vec)"}) {
     const std::string text = no_alias_consumer(op);
     CHECK(dsa_edges(text, "a5").empty());
-    check_facts(dsa_alloc(text, "a5"), facts("addr source = 0\naddr result = 4096\ndistinct source result"), op);
+    check_facts(dsa_alloc(text, "a5"), facts("addr source = 0\naddr result = 4096\ndistinct source result"),
+                op);
   }
 }
 
@@ -518,14 +524,17 @@ TEST_CASE("DSA-RP R6: a tuple result hands its forbidden inputs to every element
 
 TEST_CASE("DSA-RP R7: a partial view does not make a hand-off endpoint (910B)") {
   CHECK(dsa_edges(r7, "a2a3") == std::set<Edge>{edge("_consumed", "next_value")});
-  check_facts(dsa_alloc(r7, "a2a3"), facts("addr prior = 0\naddr _consumed = 16384\naddr next_value = 0"), "R7");
+  check_facts(dsa_alloc(r7, "a2a3"), facts("addr prior = 0\naddr _consumed = 16384\naddr next_value = 0"),
+              "R7");
 }
 
 TEST_CASE("DSA-RP R8 and R9: same-space moves run on the vector pipe (910B)") {
   CHECK(dsa_edges(r8, "a2a3") == std::set<Edge>{edge("prior", "next_value"), edge("_moved", "next_value")});
-  check_facts(dsa_alloc(r8, "a2a3"), facts("addr prior = 0\naddr _moved = 4096\naddr next_value = 8192"), "R8");
+  check_facts(dsa_alloc(r8, "a2a3"), facts("addr prior = 0\naddr _moved = 4096\naddr next_value = 8192"),
+              "R8");
   CHECK(dsa_edges(r9, "a2a3") == std::set<Edge>{edge("prior", "next_value"), edge("_moved", "next_value")});
-  check_facts(dsa_alloc(r9, "a2a3"), facts("addr prior = 0\naddr _moved = 4096\naddr next_value = 8192"), "R9");
+  check_facts(dsa_alloc(r9, "a2a3"), facts("addr prior = 0\naddr _moved = 4096\naddr next_value = 8192"),
+              "R9");
 }
 
 TEST_CASE("DSA-RP R10 and R11: a move inside one allocation is still an access") {
@@ -548,10 +557,11 @@ TEST_CASE("DSA-RP R12 and R13: tile.create is no write, a whole tile.assemble is
 
 TEST_CASE("DSA-RP R14 to R17: unknown accesses poison their allocations") {
   CHECK(dsa_edges(r14, "a5").empty());
-  check_facts(dsa_alloc(r14, "a5"), facts("addr target = 0\naddr source = 16384\naddr next_value = 0"), "R14");
+  check_facts(dsa_alloc(r14, "a5"), facts("addr target = 0\naddr source = 16384\naddr next_value = 0"),
+              "R14");
   CHECK(dsa_edges(r15, "a5").empty());
-  const std::string write =
-      unknown_touch("_written: Tile[[64, 64], FP32, MemRef(mem_vec_3, 0, 16384), Vec] = tile.write(prior, [0, 0], v)");
+  const std::string write = unknown_touch(
+      "_written: Tile[[64, 64], FP32, MemRef(mem_vec_3, 0, 16384), Vec] = tile.write(prior, [0, 0], v)");
   CHECK(dsa_edges(write, "a5").empty());
   check_facts(dsa_alloc(write, "a5"), facts("addr prior = 0\naddr _written = 0\naddr next_value = 0"), "R16");
   const std::string read = unknown_touch("_scalar: Scalar[FP32] = tile.read(prior, [0, 0])");
@@ -560,19 +570,21 @@ TEST_CASE("DSA-RP R14 to R17: unknown accesses poison their allocations") {
 }
 
 TEST_CASE("DSA-RP R18 and R19: hand-offs inside a loop, at distance 0 and 1") {
-  CHECK(dsa_edges(r18, "a2a3") ==
-        std::set<Edge>{edge("prior", "_consumed"), edge("prior", "_next_value"), edge("_consumed", "_next_value")});
+  CHECK(dsa_edges(r18, "a2a3") == std::set<Edge>{edge("prior", "_consumed"), edge("prior", "_next_value"),
+                                                 edge("_consumed", "_next_value")});
   check_facts(dsa_alloc(r18, "a2a3"),
-              facts("addr prior = 0\naddr _consumed = 16384\naddr _next_value = 32768\naddr result = 0"), "R18");
+              facts("addr prior = 0\naddr _consumed = 16384\naddr _next_value = 32768\naddr result = 0"),
+              "R18");
   CHECK(dsa_edges(r19, "a5") == std::set<Edge>{edge("_first", "second")});
   check_facts(dsa_alloc(r19, "a5"), facts("addr _first = 0\naddr second = 16384\naddr result = 0"), "R19");
 }
 
 TEST_CASE("DSA-RP R20 and R21: exclusive branches are free, a DDR round trip is not") {
   CHECK(dsa_edges(r20, "a5") == std::set<Edge>{edge("branch_prior", "_branch_consumed")});
-  check_facts(dsa_alloc(r20, "a5"),
-              facts("addr branch_prior = 0\naddr _branch_consumed = 16384\naddr _branch_next = 0\naddr result = 0"),
-              "R20");
+  check_facts(
+      dsa_alloc(r20, "a5"),
+      facts("addr branch_prior = 0\naddr _branch_consumed = 16384\naddr _branch_next = 0\naddr result = 0"),
+      "R20");
   CHECK(dsa_edges(r21, "a5") == std::set<Edge>{edge("prior", "next_value")});
   check_facts(dsa_alloc(r21, "a5"), facts("addr prior = 0\naddr next_value = 16384"), "R21");
 }
@@ -617,10 +629,12 @@ TEST_CASE("DSA-RP R26 and R27: L1 to L0 and L0 to L1 routes (910B)") {
   check_facts(dsa_alloc(r26, "a2a3"), facts("addr prior = 0\naddr _later = 512\naddr rhs_l1 = 512"), "R26");
   CHECK(dsa_edges(r27, "a2a3") ==
         std::set<Edge>{edge("target", "_later"), edge("lhs_l1", "_later"), edge("rhs_l1", "_later")});
-  check_facts(dsa_alloc(r27, "a2a3"),
-              facts("addr target = 0\naddr _assembled = 0\naddr lhs_l1 = 2048\naddr rhs_l1 = 2560\naddr _later = 1024\n"
-                    "distinct _assembled _later"),
-              "R27");
+  check_facts(
+      dsa_alloc(r27, "a2a3"),
+      facts(
+          "addr target = 0\naddr _assembled = 0\naddr lhs_l1 = 2048\naddr rhs_l1 = 2560\naddr _later = 1024\n"
+          "distinct _assembled _later"),
+      "R27");
 }
 
 TEST_CASE("DSA-RP R28: the SoC's memory graph decides the Acc to Vec route") {
@@ -631,21 +645,23 @@ TEST_CASE("DSA-RP R28: the SoC's memory graph decides the Acc to Vec route") {
 
 TEST_CASE("DSA-RP R29: reinterpret_view is metadata; an access through it counts") {
   const std::string consumed = reinterpret(true);
-  CHECK(dsa_edges(consumed, "a5") ==
-        std::set<Edge>{edge("prior", "_consumed"), edge("prior", "next_value"), edge("_consumed", "next_value")});
+  CHECK(dsa_edges(consumed, "a5") == std::set<Edge>{edge("prior", "_consumed"), edge("prior", "next_value"),
+                                                    edge("_consumed", "next_value")});
   check_facts(dsa_alloc(consumed, "a5"),
-              facts("addr prior = 0\naddr viewed = 0\naddr _consumed = 16384\naddr next_value = 32768"), "R29 true");
+              facts("addr prior = 0\naddr viewed = 0\naddr _consumed = 16384\naddr next_value = 32768"),
+              "R29 true");
   const std::string ignored = reinterpret(false);
   CHECK(dsa_edges(ignored, "a5").empty());
   check_facts(dsa_alloc(ignored, "a5"), facts("addr prior = 0\naddr next_value = 0"), "R29 false");
 }
 
 TEST_CASE("DSA-RP R30: unit edges and placement, deterministic") {
-  const std::set<Edge> want{edge("prior_a", "_used_a"),  edge("prior_a", "prior_b"),  edge("prior_a", "_used_b"),
-                            edge("prior_a", "_later_a"), edge("prior_a", "later_b"),  edge("_used_a", "prior_b"),
-                            edge("_used_a", "_later_a"), edge("_used_a", "later_b"),  edge("prior_b", "_used_b"),
-                            edge("prior_b", "_later_a"), edge("prior_b", "later_b"),  edge("_used_b", "_later_a"),
-                            edge("_used_b", "later_b")};
+  const std::set<Edge> want{
+      edge("prior_a", "_used_a"),  edge("prior_a", "prior_b"), edge("prior_a", "_used_b"),
+      edge("prior_a", "_later_a"), edge("prior_a", "later_b"), edge("_used_a", "prior_b"),
+      edge("_used_a", "_later_a"), edge("_used_a", "later_b"), edge("prior_b", "_used_b"),
+      edge("prior_b", "_later_a"), edge("prior_b", "later_b"), edge("_used_b", "_later_a"),
+      edge("_used_b", "later_b")};
   CHECK(dsa_edges(r30, "a5") == want);
   PassRun first = dsa_alloc(r30, "a5");
   check_facts(first,

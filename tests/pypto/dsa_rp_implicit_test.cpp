@@ -27,7 +27,8 @@ std::string straight_line(int blocks) {
       "def big(x: Tensor[[64, 64], FP32],\n"
       "        out: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:\n";
   const std::string tile = ": Tile[[64, 64], FP32]";
-  const char* ops[] = {"tile.add", "tile.mul", "tile.sub", "tile.maximum", "tile.add", "tile.minimum", "tile.mul"};
+  const char* ops[] = {"tile.add", "tile.mul",     "tile.sub", "tile.maximum",
+                       "tile.add", "tile.minimum", "tile.mul"};
   for (int k = 0; k < blocks; ++k) {
     const std::string b = std::to_string(k);
     s += "    a" + b + tile + " = tile.create([64, 64], dtype=FP32, target_memory=Vec)\n";

@@ -125,7 +125,9 @@ std::vector<std::string> numbering_test_programs() {
   return files;
 }
 
-TEST_CASE("function index: its numberings agree with separate counts, on every program before and after the passes") {
+TEST_CASE(
+    "function index: its numberings agree with separate counts, on every program before and after the "
+    "passes") {
   const auto files = numbering_test_programs();
   REQUIRE_FALSE(files.empty());
   std::size_t checked = 0;
@@ -174,7 +176,7 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
   CHECK(first->loops()[0].first == 1);
   CHECK(first->loops()[0].back_edge == 2);
   CHECK(first->points()[2].kind == FunctionIndex::PointKind::back_edge);
-  CHECK(first->op_number(3) == 2);                             // r: the third op
+  CHECK(first->op_number(3) == 2);  // r: the third op
   CHECK(first->map_range(first->loops()[0]) == std::pair<Tick, Tick>{2, 2});
 }
 

@@ -27,7 +27,7 @@ struct GStmt {
   enum class Kind { assign, loop, branch } kind = Kind::assign;
   std::string target, lhs, rhs;  // assign: target = lhs + rhs + k;  branch: if lhs < k
   std::int64_t k = 0;
-  std::string loop_var;          // loop: for loop_var in range(k)
+  std::string loop_var;  // loop: for loop_var in range(k)
   std::vector<GStmt> body, other;
   bool has_else = false;
 };
@@ -115,8 +115,10 @@ void run_source(const std::vector<GStmt>& b, std::map<std::string, std::int64_t>
         }
         break;
       case GStmt::Kind::branch:
-        if (env.at(s.lhs) < s.k) run_source(s.body, env);
-        else if (s.has_else) run_source(s.other, env);
+        if (env.at(s.lhs) < s.k)
+          run_source(s.body, env);
+        else if (s.has_else)
+          run_source(s.other, env);
         break;
     }
   }
@@ -170,8 +172,10 @@ class Ssa {
       for (std::size_t k = 0; k < carry.size(); ++k) env[f->return_vars[k].get()] = carry[k];
     } else if (const auto* i = s->as<IfStmt>()) {
       yielded.clear();
-      if (eval(i->condition)) run(i->then_body);
-      else run(i->else_body);
+      if (eval(i->condition))
+        run(i->then_body);
+      else
+        run(i->else_body);
       REQUIRE(yielded.size() == i->return_vars.size());
       for (std::size_t k = 0; k < yielded.size(); ++k) env[i->return_vars[k].get()] = yielded[k];
     } else if (const auto* r = s->as<ReturnStmt>()) {
@@ -202,7 +206,8 @@ TEST_CASE("implicit carries property: the explicit IR computes what the DSL prog
     const auto body = g.block(visible, 1);
     std::string text =
         "@pl.function(type=pl.FunctionType.InCore)\n"
-        "def k(p: pl.Scalar[pl.INDEX]) -> tuple[pl.Scalar[pl.INDEX], pl.Scalar[pl.INDEX], pl.Scalar[pl.INDEX], "
+        "def k(p: pl.Scalar[pl.INDEX]) -> tuple[pl.Scalar[pl.INDEX], pl.Scalar[pl.INDEX], "
+        "pl.Scalar[pl.INDEX], "
         "pl.Scalar[pl.INDEX]]:\n"
         "    a = p + 1\n    b = p + 2\n    c = p + 3\n    d = p + 4\n";
     write(body, 4, text);
@@ -215,7 +220,8 @@ TEST_CASE("implicit carries property: the explicit IR computes what the DSL prog
     const Program again = test::parse_ok(printed, "printed.pto");  // explicit: no re-binding left
     CHECK(print(again) == printed);
     for (std::int64_t arg : {0, 3, 7}) {
-      std::map<std::string, std::int64_t> env{{"p", arg}, {"a", arg + 1}, {"b", arg + 2}, {"c", arg + 3}, {"d", arg + 4}};
+      std::map<std::string, std::int64_t> env{
+          {"p", arg}, {"a", arg + 1}, {"b", arg + 2}, {"c", arg + 3}, {"d", arg + 4}};
       run_source(body, env);
       const std::vector<std::int64_t> want{env["a"], env["b"], env["c"], env["d"]};
       CHECK(run_ir(p, arg) == want);

@@ -92,17 +92,18 @@ TEST_CASE("implicit carry: a name re-bound in a loop body becomes iter-arg, yiel
   // After the loop the name is the return var.
   CHECK(as_var(carry_nth<AssignStmt>(s, 3)->value->as<Call>()->args.at(0)) == loop->return_vars[0]);
 
-  carry_round_trip(text,
-                   "@function(type=InCore)\n"
-                   "def k(a: Tensor[[16, 16], FP32], out: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:\n"
-                   "    tile_x: Tile[[16, 16], FP32, Vec] = tile.load(a, [0, 0], [16, 16], target_memory=Vec)\n"
-                   "    tile_y: Tile[[16, 16], FP32, Vec] = tile.load(a, [0, 0], [16, 16], target_memory=Vec)\n"
-                   "    for i, (tile_x__iter_v1,) in range(4, init_values=(tile_x,)):\n"
-                   "        tmp: Tile[[16, 16], FP32, Vec] = tile.mul(tile_x__iter_v1, tile_y)\n"
-                   "        tile_x_1: Tile[[16, 16], FP32, Vec] = tile.add(tmp, tile_y)\n"
-                   "        tile_x__rv_v2 = yield_(tile_x_1)\n"
-                   "    out_1: Tensor[[16, 16], FP32] = tile.store(tile_x__rv_v2, [0, 0], out)\n"
-                   "    return out_1\n");
+  carry_round_trip(
+      text,
+      "@function(type=InCore)\n"
+      "def k(a: Tensor[[16, 16], FP32], out: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:\n"
+      "    tile_x: Tile[[16, 16], FP32, Vec] = tile.load(a, [0, 0], [16, 16], target_memory=Vec)\n"
+      "    tile_y: Tile[[16, 16], FP32, Vec] = tile.load(a, [0, 0], [16, 16], target_memory=Vec)\n"
+      "    for i, (tile_x__iter_v1,) in range(4, init_values=(tile_x,)):\n"
+      "        tmp: Tile[[16, 16], FP32, Vec] = tile.mul(tile_x__iter_v1, tile_y)\n"
+      "        tile_x_1: Tile[[16, 16], FP32, Vec] = tile.add(tmp, tile_y)\n"
+      "        tile_x__rv_v2 = yield_(tile_x_1)\n"
+      "    out_1: Tensor[[16, 16], FP32] = tile.store(tile_x__rv_v2, [0, 0], out)\n"
+      "    return out_1\n");
 }
 
 TEST_CASE("implicit carry: several names in name order, after the explicit carries") {
@@ -130,7 +131,8 @@ TEST_CASE("implicit carry: several names in name order, after the explicit carri
   carry_round_trip(text);
 }
 
-TEST_CASE("implicit carry: an inner loop's re-binding is carried by every enclosing loop up to the definition") {
+TEST_CASE(
+    "implicit carry: an inner loop's re-binding is carried by every enclosing loop up to the definition") {
   const std::string text = std::string(carry_head) +
                            "    for i in pl.range(2):\n"
                            "        inner_only = pl.tile.exp(tile_y)\n"
@@ -285,7 +287,8 @@ TEST_CASE("implicit carry: what is not carried") {
   REQUIRE(loop);
   CHECK(loop->iter_args.size() == 1);
   // Our strict spelling (the library's default) still refuses any re-binding.
-  CHECK(parse_error(std::string(carry_head) + "    for i in range(2):\n        tile_x = tile.exp(tile_x)\n    return out\n")
+  CHECK(parse_error(std::string(carry_head) +
+                    "    for i in range(2):\n        tile_x = tile.exp(tile_x)\n    return out\n")
             .message.find("already defined") != std::string::npos);
 }
 
@@ -297,7 +300,8 @@ TEST_CASE("loop initializers: a call's type, and a literal or untyped call typed
       "    def helper(self, t: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:\n"
       "        return t\n"
       "    @pl.function(type=pl.FunctionType.InCore)\n"
-      "    def k(self, t: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INT32]) -> pl.Tensor[[16, 16], pl.FP32]:\n"
+      "    def k(self, t: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INT32]) -> pl.Tensor[[16, 16], "
+      "pl.FP32]:\n"
       "        for i, (carry,) in pl.range(2, init_values=(self.helper(t),)):\n"
       "            r = pl.yield_(t)\n"
       "        for j, (s,) in pl.range(4, init_values=(0,)):\n"

@@ -22,7 +22,9 @@ const std::string vec_params =
 const OpRegistry& registry_with_mat_op() {
   static const OpRegistry r = [] {
     OpRegistry ops = OpRegistry::with_builtins();
-    ops.add_or_replace(OpSpec("my.pack").arg("src", {MemorySpace::Mat}).fixed(MemorySpace::Mat)
+    ops.add_or_replace(OpSpec("my.pack")
+                           .arg("src", {MemorySpace::Mat})
+                           .fixed(MemorySpace::Mat)
                            .typed(type_rules::like_arg(0, MemorySpace::Mat)));
     return ops;
   }();
@@ -123,23 +125,24 @@ TEST_CASE("phase 0: demand conflicts — Vec gives way, otherwise the first dema
 }
 
 TEST_CASE("phase 1: the op table decides; a present target_memory is never overridden") {
-  auto r = compile_ok(test::kernel(vec_params,
-                                   "    m: Tile[[64, 64], FP32] = tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
-                                   "    a = m\n"
-                                   "    v = tile.move(a)\n"
-                                   "    f: Tile[[64, 64], FP32] = tile.fancy_new_op(v)\n"
-                                   "    mx: Tile[[64, 64], FP32] = tile.matmul_mx_future(v)\n"
-                                   "    u: Tile[[64, 64], FP32] = pld.helper(v)\n"
-                                   "    tr = tile.transpose_view(m)\n"
-                                   "    r = tile.store(u, [0, 0], out)\n"
-                                   "    return r\n"),
-                      Stage::infer);
-  CHECK(space(r.program, "m") == MemorySpace::Mat);  // kwarg kept although store/exp demand Vec
-  CHECK(space(r.program, "a") == MemorySpace::Mat);  // an alias copies its source
-  CHECK(space(r.program, "v") == MemorySpace::Vec);  // tile.move: kwarg default Vec
-  CHECK(space(r.program, "f") == MemorySpace::Vec);  // unregistered tile op
+  auto r = compile_ok(
+      test::kernel(vec_params,
+                   "    m: Tile[[64, 64], FP32] = tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
+                   "    a = m\n"
+                   "    v = tile.move(a)\n"
+                   "    f: Tile[[64, 64], FP32] = tile.fancy_new_op(v)\n"
+                   "    mx: Tile[[64, 64], FP32] = tile.matmul_mx_future(v)\n"
+                   "    u: Tile[[64, 64], FP32] = pld.helper(v)\n"
+                   "    tr = tile.transpose_view(m)\n"
+                   "    r = tile.store(u, [0, 0], out)\n"
+                   "    return r\n"),
+      Stage::infer);
+  CHECK(space(r.program, "m") == MemorySpace::Mat);   // kwarg kept although store/exp demand Vec
+  CHECK(space(r.program, "a") == MemorySpace::Mat);   // an alias copies its source
+  CHECK(space(r.program, "v") == MemorySpace::Vec);   // tile.move: kwarg default Vec
+  CHECK(space(r.program, "f") == MemorySpace::Vec);   // unregistered tile op
   CHECK(space(r.program, "mx") == MemorySpace::Acc);  // unregistered tile.matmul_mx*
-  CHECK(space(r.program, "u") == MemorySpace::Vec);  // a call of anything else
+  CHECK(space(r.program, "u") == MemorySpace::Vec);   // a call of anything else
   CHECK(space(r.program, "tr") == MemorySpace::Mat);  // inherit-input
   CHECK(r.moves.empty());
 }
@@ -318,7 +321,7 @@ TEST_CASE("phase 3: moves are scoped per block") {
     const auto* s = r.program.functions[0].body->as<SeqStmts>();
     CHECK(s->stmts[1]->is<ForStmt>());
     CHECK(s->stmts[1]->as<ForStmt>()->body->as<SeqStmts>()->stmts.size() == 2);  // m_Vec, a
-    CHECK(s->stmts[2]->as<AssignStmt>()->var->name == "m_Vec");                    // again, after the loop
+    CHECK(s->stmts[2]->as<AssignStmt>()->var->name == "m_Vec");                  // again, after the loop
   }
   SUBCASE("the same key twice in one call makes one move, arguments left to right") {
     auto r = compile_ok(test::kernel(vec_params,
@@ -371,13 +374,15 @@ TEST_CASE("phase 3: moves are scoped per block") {
 
 TEST_CASE("phase 3: a changed space drops the old layout triple, keeps valid_shape and declared MemRefs") {
   auto r = compile_ok(
-      test::kernel(vec_params,
-                   "    t: Tile[[64, 64], FP32, Vec, TileView(valid_shape=[48, 64], blayout=TileLayout.col_major)] = "
-                   "tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
-                   "    u = tile.exp(t)\n"
-                   "    d: Tile[[64, 64], FP32, MemRef(\"ping\", slots=2)[1], Vec] = tile.create([64, 64], dtype=FP32)\n"
-                   "    e = tile.exp(d)\n"
-                   "    return\n"),
+      test::kernel(
+          vec_params,
+          "    t: Tile[[64, 64], FP32, Vec, TileView(valid_shape=[48, 64], blayout=TileLayout.col_major)] = "
+          "tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
+          "    u = tile.exp(t)\n"
+          "    d: Tile[[64, 64], FP32, MemRef(\"ping\", slots=2)[1], Vec] = tile.create([64, 64], "
+          "dtype=FP32)\n"
+          "    e = tile.exp(d)\n"
+          "    return\n"),
       Stage::infer);
   const auto* t = as_tile(test::var(r.program, "t")->type);
   CHECK(t->space == MemorySpace::Mat);
@@ -395,12 +400,13 @@ TEST_CASE("phase 3: a changed space drops the old layout triple, keeps valid_sha
 }
 
 TEST_CASE("Tile-typed kernel parameters are rejected, with the parameter's location") {
-  auto r = compile_text("@function(type=AIV)\n"
-                        "def k(x: Tensor[[64, 64], FP32],\n"
-                        "      t: Tile[[64, 64], FP32, Vec]):\n"
-                        "    e = tile.exp(t)\n"
-                        "    return\n",
-                        Stage::infer);
+  auto r = compile_text(
+      "@function(type=AIV)\n"
+      "def k(x: Tensor[[64, 64], FP32],\n"
+      "      t: Tile[[64, 64], FP32, Vec]):\n"
+      "    e = tile.exp(t)\n"
+      "    return\n",
+      Stage::infer);
   REQUIRE_FALSE(r.ok());
   REQUIRE(r.diagnostics.size() == 1);
   const auto& d = r.diagnostics[0];

@@ -28,8 +28,9 @@ std::string window(const MemRefPtr& m) {
 std::vector<std::string> alloc_lines(const Function& f) {
   std::vector<std::string> out;
   for (const auto* a : test::allocs(f))
-    out.push_back(a->var->name + " " + std::string(to_string(a->op)) + "(" + std::string(to_string(a->space)) + ", " +
-                  std::to_string(a->size) + (a->pinned ? ", pinned" : "") + ")");
+    out.push_back(a->var->name + " " + std::string(to_string(a->op)) + "(" +
+                  std::string(to_string(a->space)) + ", " + std::to_string(a->size) +
+                  (a->pinned ? ", pinned" : "") + ")");
   return out;
 }
 
@@ -165,18 +166,20 @@ TEST_CASE("phis: the then-value's MemRef, or the else-value's when the then-valu
   CHECK(memref(r.program, "p") == memref(r.program, "e"));
 }
 
-TEST_CASE("declared allocations: uniform slots, runtime slot offsets, pinned allocs named after the declaration") {
+TEST_CASE(
+    "declared allocations: uniform slots, runtime slot offsets, pinned allocs named after the declaration") {
   auto r = compile_ok(
-      test::kernel(params,
-                   "    p0: Tile[[64, 64], FP32, MemRef(\"ping\", slots=2)[0], Vec] = tile.load(x, [0, 0], [64, 64], "
-                   "target_memory=Vec)\n"
-                   "    for i in range(4):\n"
-                   "        q: Tile[[32, 64], FP32, MemRef(\"ping\", slots=2)[i % 2], Vec] = tile.load(x, [0, 0], "
-                   "[32, 64], target_memory=Vec)\n"
-                   "    one: Tile[[16, 16], FP32, MemRef(\"solo\"), Vec] = tile.load(x, [0, 0], [16, 16], "
-                   "target_memory=Vec)\n"
-                   "    free = tile.exp(one)\n"
-                   "    return\n"),
+      test::kernel(
+          params,
+          "    p0: Tile[[64, 64], FP32, MemRef(\"ping\", slots=2)[0], Vec] = tile.load(x, [0, 0], [64, 64], "
+          "target_memory=Vec)\n"
+          "    for i in range(4):\n"
+          "        q: Tile[[32, 64], FP32, MemRef(\"ping\", slots=2)[i % 2], Vec] = tile.load(x, [0, 0], "
+          "[32, 64], target_memory=Vec)\n"
+          "    one: Tile[[16, 16], FP32, MemRef(\"solo\"), Vec] = tile.load(x, [0, 0], [16, 16], "
+          "target_memory=Vec)\n"
+          "    free = tile.exp(one)\n"
+          "    return\n"),
       Stage::init);
   const Program& p = r.program;
   CHECK(window(memref(p, "p0")) == "ping@0+16384");
@@ -191,18 +194,18 @@ TEST_CASE("declared allocations: uniform slots, runtime slot offsets, pinned all
   CHECK(as_const_int(memref(p, "p0")->slot_index) == 0);
   CHECK(memref(p, "one")->slot_count == 1);
   CHECK_FALSE(memref(p, "one")->slot_index);
-  CHECK(alloc_lines(p.functions[0]) ==
-        std::vector<std::string>{"ping tile.alloc(Vec, 32768, pinned)", "solo tile.alloc(Vec, 1024, pinned)",
-                                 "mem_vec_2 tile.alloc(Vec, 1024)"});
+  CHECK(alloc_lines(p.functions[0]) == std::vector<std::string>{"ping tile.alloc(Vec, 32768, pinned)",
+                                                                "solo tile.alloc(Vec, 1024, pinned)",
+                                                                "mem_vec_2 tile.alloc(Vec, 1024)"});
   // The printed program re-parses (declaration bases print as alloc-defined names).
   test::parse_ok(print(p));
 }
 
 TEST_CASE("PTOAS rejects single-slot declarations, not multi-slot ones") {
-  const std::string solo = test::kernel(
-      params,
-      "    one: Tile[[16, 16], FP32, MemRef(\"solo\"), Vec] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
-      "    return\n");
+  const std::string solo = test::kernel(params,
+                                        "    one: Tile[[16, 16], FP32, MemRef(\"solo\"), Vec] = tile.load(x, "
+                                        "[0, 0], [16, 16], target_memory=Vec)\n"
+                                        "    return\n");
   auto r = compile_text(solo, Stage::init, Planner::ptoas);
   REQUIRE_FALSE(r.ok());
   const Diagnostic* d = test::with_code(r.diagnostics, "ptoas-single-slot");
@@ -212,11 +215,12 @@ TEST_CASE("PTOAS rejects single-slot declarations, not multi-slot ones") {
   REQUIRE(d->location);
   CHECK(d->location->line == 5);
   compile_ok(solo, Stage::init, Planner::pypto);
-  compile_ok(test::kernel(params,
-                          "    two: Tile[[16, 16], FP32, MemRef(\"pp\", slots=2)[1], Vec] = tile.load(x, [0, 0], "
-                          "[16, 16], target_memory=Vec)\n"
-                          "    return\n"),
-             Stage::init, Planner::ptoas);
+  compile_ok(
+      test::kernel(params,
+                   "    two: Tile[[16, 16], FP32, MemRef(\"pp\", slots=2)[1], Vec] = tile.load(x, [0, 0], "
+                   "[16, 16], target_memory=Vec)\n"
+                   "    return\n"),
+      Stage::init, Planner::ptoas);
 }
 
 TEST_CASE("rejections carry a code, the variable's line:column, and say what to change") {
@@ -235,7 +239,8 @@ TEST_CASE("rejections carry a code, the variable's line:column, and say what to 
        "    v: Tile[[4096, 1], FP32, MemRef(\"d\"), Vec] = tile.reshape(t, [4096, 1])\n"
        "    return\n",
        "declared-binding-on-view",
-       "Tile 'v' is produced by 'tile.reshape', which lands in its source tile's allocation, so it cannot be given "
+       "Tile 'v' is produced by 'tile.reshape', which lands in its source tile's allocation, so it cannot be "
+       "given "
        "one of its own. Bind the source tile instead.",
        5, 5},
       {"a declared binding on an in-place result", "a: Tensor[[16, 16], BF16]",
@@ -243,13 +248,15 @@ TEST_CASE("rejections carry a code, the variable's line:column, and say what to 
        "    z = tile.matmul(am, am)\n"
        "    z2: Tile[[16, 16], FP32, MemRef(\"acc\"), Acc] = tile.matmul_acc(z, am, am)\n"
        "    return\n",
-       "declared-binding-on-view", "Tile 'z2' is produced by 'tile.matmul_acc', which lands in its source", 5, 5},
+       "declared-binding-on-view", "Tile 'z2' is produced by 'tile.matmul_acc', which lands in its source", 5,
+       5},
       {"one declaration in two spaces", p1,
        "    v: Tile[[64, 64], FP32, MemRef(\"s\"), Vec] = tile.load(x, [0, 0], [64, 64], target_memory=Vec)\n"
        "    m: Tile[[64, 64], FP32, MemRef(\"s\"), Mat] = tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
        "    return\n",
        "declared-mixed-space",
-       "Tiles bound to the declared allocation 's' must all live in the same memory space, but 'm' is Mat while "
+       "Tiles bound to the declared allocation 's' must all live in the same memory space, but 'm' is Mat "
+       "while "
        "the allocation is already Vec",
        5, 5},
       {"disagreeing slot counts", p1,
@@ -258,23 +265,26 @@ TEST_CASE("rejections carry a code, the variable's line:column, and say what to 
        "    c: Tile[[64, 64], FP32, MemRef(\"b\", slots=2)[1], Vec] = tile.load(x, [0, 0], [64, 64], "
        "target_memory=Vec)\n"
        "    return\n",
-       "declared-slot-count", "References to the declared allocation 'b' disagree on how many slots it has (4 vs 2)",
-       5, 5},
+       "declared-slot-count",
+       "References to the declared allocation 'b' disagree on how many slots it has (4 vs 2)", 5, 5},
       {"a declared tile of dynamic shape", p1,
        "    t: Tile[[16, n], FP32, MemRef(\"d\"), Vec] = tile.load(x, [0, 0], [16, n], target_memory=Vec)\n"
        "    return\n",
        "declared-dynamic-shape",
-       "Tile 't' is bound to the declared allocation 'd' but has a dynamic shape; a declared allocation must be "
+       "Tile 't' is bound to the declared allocation 'd' but has a dynamic shape; a declared allocation must "
+       "be "
        "sized at compile time",
        4, 5},
       {"a dynamic tile shape", p1,
        "    t: Tile[[16, n], FP32, Vec] = tile.load(x, [0, 0], [16, n], target_memory=Vec)\n"
        "    return\n",
-       "dynamic-shape", "InitMemRef requires static shape for variable 't', but shape element 1 is dynamic", 4, 5},
+       "dynamic-shape", "InitMemRef requires static shape for variable 't', but shape element 1 is dynamic",
+       4, 5},
       {"a non-positive dim", p1,
        "    t: Tile[[0, 16], FP32, Vec] = tile.create([0, 16], dtype=FP32, target_memory=Vec)\n"
        "    return\n",
-       "non-positive-shape", "InitMemRef requires positive shape for variable 't', but shape element 0 is 0", 4, 5},
+       "non-positive-shape", "InitMemRef requires positive shape for variable 't', but shape element 0 is 0",
+       4, 5},
       {"a size beyond 64 bits", p1,
        "    t: Tile[[4294967296, 4294967296], FP32, Vec] = tile.create([4294967296, 4294967296], dtype=FP32, "
        "target_memory=Vec)\n"
@@ -313,27 +323,30 @@ TEST_CASE("rejections carry a code, the variable's line:column, and say what to 
 }
 
 TEST_CASE("a tile with no space (a non-kernel function) lives in DDR and gets tensor.alloc") {
-  auto r = compile_ok("@function(type=Opaque)\n"
-                      "def helper(x: Tensor[[64, 64], FP32], n: Scalar[INDEX], y: Tensor[[n, 64], FP32]):\n"
-                      "    t = tile.load(x, [0, 0], [64, 64])\n"
-                      "    return\n",
-                      Stage::init);
+  auto r = compile_ok(
+      "@function(type=Opaque)\n"
+      "def helper(x: Tensor[[64, 64], FP32], n: Scalar[INDEX], y: Tensor[[n, 64], FP32]):\n"
+      "    t = tile.load(x, [0, 0], [64, 64])\n"
+      "    return\n",
+      Stage::init);
   CHECK(window(memref(r.program, "t")) == "mem_ddr_2@0+16384");
   CHECK(window(memref(r.program, "y")) == "mem_ddr_1@0+0");  // a dynamic tensor is not sized
-  CHECK(alloc_lines(r.program.functions[0]) == std::vector<std::string>{"mem_ddr_2 tensor.alloc(DDR, 16384)"});
+  CHECK(alloc_lines(r.program.functions[0]) ==
+        std::vector<std::string>{"mem_ddr_2 tensor.alloc(DDR, 16384)"});
   test::parse_ok(print(r.program));
 }
 
 TEST_CASE("cross-core receives have no MemRef, nor do views of them; the verifier accepts that") {
-  auto r = compile_ok("@function(type=AIV)\n"
-                      "def k(o: Out[Tensor[[16, 64], FP32]]):\n"
-                      "    t: Tile[[16, 64], FP32, Vec] = tile.tpop_from_aic(split=0)\n"
-                      "    v = tile.reshape(t, [64, 16])\n"
-                      "    a = t\n"
-                      "    e = tile.exp(t)\n"
-                      "    r = tile.store(e, [0, 0], o)\n"
-                      "    return r\n",
-                      Stage::init);
+  auto r = compile_ok(
+      "@function(type=AIV)\n"
+      "def k(o: Out[Tensor[[16, 64], FP32]]):\n"
+      "    t: Tile[[16, 64], FP32, Vec] = tile.tpop_from_aic(split=0)\n"
+      "    v = tile.reshape(t, [64, 16])\n"
+      "    a = t\n"
+      "    e = tile.exp(t)\n"
+      "    r = tile.store(e, [0, 0], o)\n"
+      "    return r\n",
+      Stage::init);
   CHECK_FALSE(memref(r.program, "t"));
   CHECK_FALSE(memref(r.program, "v"));
   CHECK_FALSE(memref(r.program, "a"));
@@ -464,8 +477,8 @@ TEST_CASE("level-3 scratch: tile.ci and only a narrowing tile.cast with saturati
                    "    same = tile.cast(t, target_type=INT32, saturation_mode=0)\n"
                    "    return\n");
   auto r = compile_ok(text, Stage::init);
-  check_scratch(r.program, "ci", 2, 2048);        // like the result: [16, 32] INT32
-  check_scratch(r.program, "narrow", 1, 16384);   // like the input: [64, 64] FP32
+  check_scratch(r.program, "ci", 2, 2048);       // like the result: [16, 32] INT32
+  check_scratch(r.program, "narrow", 1, 16384);  // like the input: [64, 64] FP32
   for (const char* none : {"widen", "plain", "sat", "same"}) {
     CAPTURE(none);
     CHECK(test::vars_named(r.program, std::string(none) + "_scratch").empty());
@@ -507,8 +520,10 @@ TEST_CASE("accumulator NZ slices: accepted windows are exactly the bytes they to
     const std::int64_t nr = next(4) == 0 ? 1 + static_cast<std::int64_t>(next(rows - r0)) : rows - r0;
     const std::int64_t c0 = next(2) == 0 ? 16 * static_cast<std::int64_t>(next(cols / 16 + 1)) : next(cols);
     if (c0 >= cols) continue;
-    const std::int64_t nc = next(3) == 0 ? 1 + static_cast<std::int64_t>(next(cols - c0))
-                                         : 16 * (1 + static_cast<std::int64_t>(next(std::max<std::int64_t>(1, (cols - c0) / 16))));
+    const std::int64_t nc =
+        next(3) == 0
+            ? 1 + static_cast<std::int64_t>(next(cols - c0))
+            : 16 * (1 + static_cast<std::int64_t>(next(std::max<std::int64_t>(1, (cols - c0) / 16))));
     if (c0 + nc > cols) continue;
     const TypePtr t = tile_type({rows, cols}, dt, MemorySpace::Acc);
     const std::vector<ExprPtr> off = {int_imm(r0), int_imm(c0)}, shape = {int_imm(nr), int_imm(nc)};

@@ -14,7 +14,8 @@
 
 using namespace pto_mem::pypto;
 
-TEST_CASE("IR nodes: the pool draws from the plain heap whatever the default resource was at the first node") {
+TEST_CASE(
+    "IR nodes: the pool draws from the plain heap whatever the default resource was at the first node") {
   {
     // When this case runs first (alone, or first in its binary) this makes
     // the first node: with the pool's upstream taken from the default

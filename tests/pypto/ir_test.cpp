@@ -20,13 +20,19 @@ Function build_acc_kernel() {
   auto rhs = fb.param("rhs", tensor_type({32, 16}, BF16));
   auto out = fb.param("out_0", tensor_type({16, 16}, FP32), ParamDirection::Out);
   fb.returns({tensor_type({16, 16}, FP32)});
-  auto acc0 = fb.let("acc0", tile_type({16, 16}, FP32), op("tile.create", {{16, 16}}, {{"dtype", FP32}, {"target_memory", Vec}}));
-  auto lhs_m = fb.let("lhs_m", tile_type({16, 32}, BF16), op("tile.load", {lhs, {0, 0}, {16, 32}}, {{"target_memory", Mat}}));
-  auto rhs_m = fb.let("rhs_m", tile_type({32, 16}, BF16), op("tile.load", {rhs, {0, 0}, {32, 16}}, {{"target_memory", Mat}}));
-  auto lhs_l = fb.let("lhs_l", tile_type({16, 32}, BF16), op("tile.move", {lhs_m}, {{"target_memory", Left}}));
-  auto rhs_r = fb.let("rhs_r", tile_type({32, 16}, BF16), op("tile.move", {rhs_m}, {{"target_memory", Right}}));
+  auto acc0 = fb.let("acc0", tile_type({16, 16}, FP32),
+                     op("tile.create", {{16, 16}}, {{"dtype", FP32}, {"target_memory", Vec}}));
+  auto lhs_m = fb.let("lhs_m", tile_type({16, 32}, BF16),
+                      op("tile.load", {lhs, {0, 0}, {16, 32}}, {{"target_memory", Mat}}));
+  auto rhs_m = fb.let("rhs_m", tile_type({32, 16}, BF16),
+                      op("tile.load", {rhs, {0, 0}, {32, 16}}, {{"target_memory", Mat}}));
+  auto lhs_l =
+      fb.let("lhs_l", tile_type({16, 32}, BF16), op("tile.move", {lhs_m}, {{"target_memory", Left}}));
+  auto rhs_r =
+      fb.let("rhs_r", tile_type({32, 16}, BF16), op("tile.move", {rhs_m}, {{"target_memory", Right}}));
   auto loop = fb.begin_for("i", 0, 4, 1, {{"acc", acc0}});
-  auto next = fb.let("acc_next", tile_type({16, 16}, FP32), op("tile.matmul_acc", {loop.iter_args[0], lhs_l, rhs_r}));
+  auto next =
+      fb.let("acc_next", tile_type({16, 16}, FP32), op("tile.matmul_acc", {loop.iter_args[0], lhs_l, rhs_r}));
   auto r = fb.end_for({next}, {"r"});
   auto out1 = fb.let("out_1", tensor_type({16, 16}, FP32), op("tile.store", {r[0], {0, 0}, out}));
   fb.ret({out1});
@@ -40,8 +46,8 @@ TEST_CASE("the builder writes the same program as the text") {
   p.functions.push_back(build_acc_kernel());
   const std::string text = print(p);
   if (test::have_shared) {
-    const std::string src =
-        test::program_text(test::read_text(test::shared_path("specs/pypto/cases/07_infer_create_acc_loop_backprop.pto")));
+    const std::string src = test::program_text(
+        test::read_text(test::shared_path("specs/pypto/cases/07_infer_create_acc_loop_backprop.pto")));
     CHECK(text == src);
   }
   const Program q = test::parse_ok(text);
@@ -52,8 +58,9 @@ TEST_CASE("the builder covers ifs, whiles and allocations") {
   FunctionBuilder fb("k", FunctionKind::AIV);
   auto n = fb.param("n", scalar_type(DataType::INDEX));
   auto m = fb.alloc("mem_vec_0", MemorySpace::Vec, 1024, true);
-  auto t = fb.let("t", tile_type({16, 16}, DataType::FP32, MemorySpace::Vec, make_memref(m, int_imm(0), 1024)),
-                  op("tile.full", {{16, 16}, 0.0}, {{"dtype", DataType::FP32}}));
+  auto t =
+      fb.let("t", tile_type({16, 16}, DataType::FP32, MemorySpace::Vec, make_memref(m, int_imm(0), 1024)),
+             op("tile.full", {{16, 16}, 0.0}, {{"dtype", DataType::FP32}}));
   fb.begin_if(lt(var_ref(n), int_imm(2)));
   auto u = fb.let("u", t->type, op("tile.exp", {t}));
   fb.yield({u});
@@ -62,27 +69,29 @@ TEST_CASE("the builder covers ifs, whiles and allocations") {
   auto phi = fb.end_if({"phi"});
   CHECK(phi[0]->type == t->type);
   auto w = fb.begin_while({{"x", 0}});
-  auto w_out = fb.end_while(lt(var_ref(w.iter_args[0]), var_ref(n)), {add(var_ref(w.iter_args[0]), int_imm(1))}, {"x_out"});
+  auto w_out = fb.end_while(lt(var_ref(w.iter_args[0]), var_ref(n)),
+                            {add(var_ref(w.iter_args[0]), int_imm(1))}, {"x_out"});
   fb.eval(op("tile.write", {phi[0], {0, 0}, w_out[0]}));
   fb.ret();
   Program p;
   p.functions.push_back(fb.build());
   const std::string text = print(p);
-  CHECK(text ==
-        "@function(type=AIV)\n"
-        "def k(n: Scalar[INDEX]):\n"
-        "    mem_vec_0: Ptr = tile.alloc(Vec, 1024, pinned=True)\n"
-        "    t: Tile[[16, 16], FP32, MemRef(mem_vec_0, 0, 1024), Vec] = tile.full([16, 16], 0.0, dtype=FP32)\n"
-        "    if n < 2:\n"
-        "        u: Tile[[16, 16], FP32, MemRef(mem_vec_0, 0, 1024), Vec] = tile.exp(t)\n"
-        "        phi = yield_(u)\n"
-        "    else:\n"
-        "        phi = yield_(t)\n"
-        "    for (x,) in while_(init_values=(0,)):\n"
-        "        cond(x < n)\n"
-        "        x_out = yield_(x + 1)\n"
-        "    tile.write(phi, [0, 0], x_out)\n"
-        "    return\n");
+  CHECK(
+      text ==
+      "@function(type=AIV)\n"
+      "def k(n: Scalar[INDEX]):\n"
+      "    mem_vec_0: Ptr = tile.alloc(Vec, 1024, pinned=True)\n"
+      "    t: Tile[[16, 16], FP32, MemRef(mem_vec_0, 0, 1024), Vec] = tile.full([16, 16], 0.0, dtype=FP32)\n"
+      "    if n < 2:\n"
+      "        u: Tile[[16, 16], FP32, MemRef(mem_vec_0, 0, 1024), Vec] = tile.exp(t)\n"
+      "        phi = yield_(u)\n"
+      "    else:\n"
+      "        phi = yield_(t)\n"
+      "    for (x,) in while_(init_values=(0,)):\n"
+      "        cond(x < n)\n"
+      "        x_out = yield_(x + 1)\n"
+      "    tile.write(phi, [0, 0], x_out)\n"
+      "    return\n");
   CHECK(print(test::parse_ok(text)) == text);
 }
 
@@ -168,7 +177,8 @@ TEST_CASE("mutate_seq_child inserts statements before a consumer") {
         if (const auto* c = a->value->as<Call>(); c && c->op == "tile.exp") {
           auto src = as_var(c->args[0]);
           auto mv = make_var(src->name + "_Vec", with_memory_space(src->type, MemorySpace::Vec));
-          out.push_back(assign(mv, call("tile.move", {var_ref(src)}, {{"target_memory", space_imm(MemorySpace::Vec)}})));
+          out.push_back(assign(
+              mv, call("tile.move", {var_ref(src)}, {{"target_memory", space_imm(MemorySpace::Vec)}})));
           out.push_back(assign(a->var, call(c->op, {var_ref(mv)}, c->kwargs), a->loc));
           return;
         }
@@ -200,7 +210,8 @@ TEST_CASE("clone copies variables and MemRefs, keeping what is shared shared") {
   const Program p = test::parse_ok(
       "def k(x: Tensor[[16, 16], FP32]):\n"
       "    m: Ptr = tile.alloc(Vec, 1024)\n"
-      "    t: Tile[[16, 16], FP32, MemRef(m, 0, 1024), Vec] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
+      "    t: Tile[[16, 16], FP32, MemRef(m, 0, 1024), Vec] = tile.load(x, [0, 0], [16, 16], "
+      "target_memory=Vec)\n"
       "    u: Tile[[16, 16], FP32, MemRef(m, 0, 1024), Vec] = tile.exp(t)\n"
       "    d: Tile[[16, 16], FP32, MemRef(\"decl\", slots=2)[1], Vec] = tile.exp(u)\n");
   Function f = p.functions[0];
@@ -211,11 +222,12 @@ TEST_CASE("clone copies variables and MemRefs, keeping what is shared shared") {
   const Function g = clone(f);
   CHECK(print(g) == print(f));
   const auto gs = flatten(g.body);
-  const VarPtr gm = gs[0]->as<AllocStmt>()->var, gt = gs[1]->as<AssignStmt>()->var, gu = gs[2]->as<AssignStmt>()->var;
+  const VarPtr gm = gs[0]->as<AllocStmt>()->var, gt = gs[1]->as<AssignStmt>()->var,
+               gu = gs[2]->as<AssignStmt>()->var;
   CHECK(gt != t);
-  CHECK(memref_of(gt->type) == memref_of(gu->type));       // sharing kept
-  CHECK(memref_of(gt->type) != memref_of(t->type));        // but new objects
-  CHECK(memref_of(gt->type)->base == gm);                  // bases map to the cloned alloc
+  CHECK(memref_of(gt->type) == memref_of(gu->type));  // sharing kept
+  CHECK(memref_of(gt->type) != memref_of(t->type));   // but new objects
+  CHECK(memref_of(gt->type)->base == gm);             // bases map to the cloned alloc
   CHECK(as_var(gs[2]->as<AssignStmt>()->value->as<Call>()->args[0]) == gt);
   // Refining a clone's type leaves the original alone.
   gt->type = with_memory_space(gt->type, MemorySpace::Mat);
@@ -236,7 +248,7 @@ TEST_CASE("structural equality and the type helpers") {
   CHECK(same_allocation(*m1, *m2));
   CHECK(may_alias(*m1, *m2));
   CHECK_FALSE(may_alias(*make_memref(base, int_imm(0), 512), *m2));  // disjoint windows
-  CHECK_FALSE(same_allocation(*m1, *m3));                              // same name, other base
+  CHECK_FALSE(same_allocation(*m1, *m3));                            // same name, other base
   CHECK(may_alias(*m1, *make_memref(base, var_ref(make_var("i", scalar_type(DataType::INDEX))), 16)));
   CHECK(memref_of(with_memref(a, m1)) == m1);
   CHECK(memory_space_of(tensor_type({4}, DataType::FP32)) == MemorySpace::DDR);

@@ -41,9 +41,12 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
     m1: Ptr = tile.alloc(Vec, 1024)
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
-    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    b: )" + lifetime_tile("m2") + R"( = tile.exp(a)
-    c: )" + lifetime_tile("m3") + R"( = tile.add(a, a)
+    a: )" + lifetime_tile("m1") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    b: )" + lifetime_tile("m2") +
+                           R"( = tile.exp(a)
+    c: )" + lifetime_tile("m3") +
+                           R"( = tile.add(a, a)
     r: Tensor[[16, 16], FP32] = tile.store(c, [0, 0], o)
     return r
 )";
@@ -63,12 +66,16 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
     m4: Ptr = tile.alloc(Vec, 1024)
-    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for i in range(4):
         for j in range(4):
-            b: )" + lifetime_tile("m2") + R"( = tile.exp(a)
-        d: )" + lifetime_tile("m3") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    e: )" + lifetime_tile("m4") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+            b: )" + lifetime_tile("m2") +
+                           R"( = tile.exp(a)
+        d: )" + lifetime_tile("m3") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    e: )" + lifetime_tile("m4") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     r: Tensor[[16, 16], FP32] = tile.store(e, [0, 0], o)
     return r
 )";
@@ -90,11 +97,15 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
     m4: Ptr = tile.alloc(Vec, 1024)
-    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for i in range(4):
-        b: )" + lifetime_tile("m2") + R"( = tile.exp(a)
-        c: )" + lifetime_tile("m3") + R"( = tile.exp(b)
-    d: )" + lifetime_tile("m4") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+        b: )" + lifetime_tile("m2") +
+                           R"( = tile.exp(a)
+        c: )" + lifetime_tile("m3") +
+                           R"( = tile.exp(b)
+    d: )" + lifetime_tile("m4") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     r: Tensor[[16, 16], FP32] = tile.store(d, [0, 0], o)
     return r
 )";
@@ -113,18 +124,24 @@ def main(x: Tensor[[16, 16], FP32], c: Scalar[INDEX], o: Out[Tensor[[16, 16], FP
     m3: Ptr = tile.alloc(Vec, 1024)
     m4: Ptr = tile.alloc(Vec, 1024)
     m5: Ptr = tile.alloc(Vec, 1024)
-    init: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    init: )" + lifetime_tile("m1") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for i, (acc,) in range(4, init_values=(init,)):
-        nxt: )" + lifetime_tile("m1") + R"( = tile.add(acc, acc)
+        nxt: )" + lifetime_tile("m1") +
+                           R"( = tile.add(acc, acc)
         out = yield_(nxt)
     if c < 1:
-        t: )" + lifetime_tile("m2") + R"( = tile.exp(out)
+        t: )" + lifetime_tile("m2") +
+                           R"( = tile.exp(out)
         phi = yield_(t)
     else:
-        e: )" + lifetime_tile("m3") + R"( = tile.exp(out)
+        e: )" + lifetime_tile("m3") +
+                           R"( = tile.exp(out)
         phi = yield_(e)
-    late: )" + lifetime_tile("m4") + R"( = tile.exp(x)
-    z: )" + lifetime_tile("m5") + R"( = tile.add(phi, late)
+    late: )" + lifetime_tile("m4") +
+                           R"( = tile.exp(x)
+    z: )" + lifetime_tile("m5") +
+                           R"( = tile.add(phi, late)
     r: Tensor[[16, 16], FP32] = tile.store(z, [0, 0], o)
     return r
 )";
@@ -133,7 +150,7 @@ def main(x: Tensor[[16, 16], FP32], c: Scalar[INDEX], o: Out[Tensor[[16, 16], FP
   // init 0; loop: nxt 1, yield 2; then: t 3, yield 4; else: e 5, yield 6; late 7; z 8; store 9.
   CHECK(range_of(lt, p, "init") == Range{0, 6});  // `out` read at 3 and 5
   CHECK(range_of(lt, p, "nxt") == Range{1, 2});
-  CHECK(range_of(lt, p, "t") == Range{4, 9});      // the phi read at 8
+  CHECK(range_of(lt, p, "t") == Range{4, 9});  // the phi read at 8
   CHECK(range_of(lt, p, "e") == Range{6, 9});
   const auto t = *lt.find(find_var(p, "t").get());
   const auto e = *lt.find(find_var(p, "e").get());
@@ -148,13 +165,16 @@ def main(x: Tensor[[16, 16], FP32], c: Scalar[INDEX], o: Out[Tensor[[16, 16], FP
     m1: Ptr = tile.alloc(Vec, 1024)
     m2: Ptr = tile.alloc(Vec, 1024)
     m3: Ptr = tile.alloc(Vec, 1024)
-    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    b: )" + lifetime_tile("m2") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    b: )" + lifetime_tile("m2") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     if c < 1:
         phi = yield_(a)
     else:
         phi = yield_(b)
-    z: )" + lifetime_tile("m3") + R"( = tile.exp(phi)
+    z: )" + lifetime_tile("m3") +
+                           R"( = tile.exp(phi)
     r: Tensor[[16, 16], FP32] = tile.store(z, [0, 0], o)
     return r
 )";
@@ -170,8 +190,10 @@ TEST_CASE("lifetimes: on-chip tile parameters are defined at point 0 on request"
   const std::string text = R"(
 def main(p: Tile[[16, 16], FP32, MemRef("mp", 0, 1024), Vec], x: Tensor[[16, 16], FP32]) -> Tile[[16, 16], FP32, Vec]:
     m1: Ptr = tile.alloc(Vec, 1024)
-    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
-    b: )" + lifetime_tile("m1") + R"( = tile.add(a, p)
+    a: )" + lifetime_tile("m1") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    b: )" + lifetime_tile("m1") +
+                           R"( = tile.add(a, p)
     return b
 )";
   auto p = parse_ok(text);
@@ -186,10 +208,12 @@ TEST_CASE("lifetimes: a while loop's condition and body") {
 def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:
     m1: Ptr = tile.alloc(Vec, 1024)
     m2: Ptr = tile.alloc(Vec, 1024)
-    a: )" + lifetime_tile("m1") + R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
+    a: )" + lifetime_tile("m1") +
+                           R"( = tile.load(x, [0, 0], [16, 16], target_memory=Vec)
     for (k, acc) in while_(init_values=(0, a)):
         cond(k < 4)
-        b: )" + lifetime_tile("m2") + R"( = tile.exp(acc)
+        b: )" + lifetime_tile("m2") +
+                           R"( = tile.exp(acc)
         k2: Scalar[INDEX] = k + 1
         kk, out = yield_(k2, b)
     r: Tensor[[16, 16], FP32] = tile.store(out, [0, 0], o)

@@ -107,15 +107,18 @@ TEST_CASE("residency: every legality rule keeps the chain in its loop") {
   const std::string load = "tile.load(lhs, [0, 0], [16, 128], target_memory=Mat, compiler_bridge=True)";
   const Variant variants[] = {
       {"a user-written load (no marker)", {{load, "tile.load(lhs, [0, 0], [16, 128], target_memory=Mat)"}}},
-      {"a marker set to False", {{"Mat, compiler_bridge=True)\n        rhs", "Mat, compiler_bridge=False)\n        rhs"}}},
+      {"a marker set to False",
+       {{"Mat, compiler_bridge=True)\n        rhs", "Mat, compiler_bridge=False)\n        rhs"}}},
       {"loop-dependent offsets", {{"tile.load(lhs, [0, 0]", "tile.load(lhs, [0, n // 256]"}}},
       {"a parallel loop", {{"in range(0, 256, 128)", "in parallel(0, 256, 128)"}}},
       {"a zero-trip loop", {{"in range(0, 256, 128)", "in range(256, 0, 128)"}}},
       {"a runtime bound",
        {{"in range(0, 256, 128)", "in range(0, k, 128)"},
-        {"out: Out[Tensor[[16, 256], FP32]]):\n    for", "out: Out[Tensor[[16, 256], FP32]],\n         k: Scalar[INDEX]):\n    for"},
+        {"out: Out[Tensor[[16, 256], FP32]]):\n    for",
+         "out: Out[Tensor[[16, 256], FP32]],\n         k: Scalar[INDEX]):\n    for"},
         {"main(fresh, rhs, out)", "main(fresh, rhs, out, 256)"}}},
-      {"an InOut source", {{"def main(lhs: Tensor[[16, 128], BF16]", "def main(lhs: InOut[Tensor[[16, 128], BF16]]"}}},
+      {"an InOut source",
+       {{"def main(lhs: Tensor[[16, 128], BF16]", "def main(lhs: InOut[Tensor[[16, 128], BF16]]"}}},
       {"no orchestration caller", {{"    main(fresh, rhs, out)\n", ""}}},
       {"a caller that is not root orchestration",
        {{"    main(fresh, rhs, out)\n    return\n",
@@ -123,7 +126,8 @@ TEST_CASE("residency: every legality rule keeps the chain in its loop") {
          "def top(rhs: Tensor[[128, 256], BF16],\n        out: Out[Tensor[[16, 256], FP32]]):\n"
          "    orch(rhs, out)\n    return\n"}}},
       {"external storage (a parameter, not a tensor.create)",
-       {{"def orch(rhs: Tensor[[128, 256], BF16],", "def orch(rhs: Tensor[[128, 256], BF16],\n         ext: Tensor[[16, 128], BF16],"},
+       {{"def orch(rhs: Tensor[[128, 256], BF16],",
+         "def orch(rhs: Tensor[[128, 256], BF16],\n         ext: Tensor[[16, 128], BF16],"},
         {"main(fresh, rhs, out)", "main(ext, rhs, out)"}}},
       {"a writable argument aliasing the source",
        {{"    main(fresh, rhs, out)\n",
@@ -139,7 +143,8 @@ TEST_CASE("residency: every legality rule keeps the chain in its loop") {
          "        z: Tile[[16, 128], FP32] = tile.full([16, 128], 0.0, dtype=FP32)\n"
          "        r0: Tensor[[16, 256], FP32] = tile.store(z, [0, n], out)\n"}}},
       {"a second use of the panel outside a matmul slot",
-       {{"        c: Tile", "        lv: Tile[[16, 128], BF16, Vec] = tile.move(lhs_mat, target_memory=Vec)\n        c: Tile"}}},
+       {{"        c: Tile",
+         "        lv: Tile[[16, 128], BF16, Vec] = tile.move(lhs_mat, target_memory=Vec)\n        c: Tile"}}},
       {"Mat over capacity for the whole function",
        {{"        PRE\n",
          "        big: Tile[[256, 1000], BF16] = tile.load(rhs, [0, 0], [256, 1000], target_memory=Mat)\n"}}},
@@ -154,13 +159,14 @@ TEST_CASE("residency: every legality rule keeps the chain in its loop") {
 }
 
 TEST_CASE("residency: a chain crosses one lexical loop per run; the panel load moves alone") {
-  auto nested = test::compile_ok(program({{"    for n in range(0, 256, 128):\n",
-                                           "    for m in range(0, 2):\n        for n in range(0, 256, 128):\n"},
-                                          {"        lhs_mat", "            lhs_mat"},
-                                          {"        rhs_mat", "            rhs_mat"},
-                                          {"        c:", "            c:"},
-                                          {"        r:", "            r:"}}),
-                                 Stage::infer);
+  auto nested =
+      test::compile_ok(program({{"    for n in range(0, 256, 128):\n",
+                                 "    for m in range(0, 2):\n        for n in range(0, 256, 128):\n"},
+                                {"        lhs_mat", "            lhs_mat"},
+                                {"        rhs_mat", "            rhs_mat"},
+                                {"        c:", "            c:"},
+                                {"        r:", "            r:"}}),
+                       Stage::infer);
   CHECK(preheader(nested.program).empty());  // not out of the outer loop in the same run
   CHECK(hints(nested) == 1);                 // into the inner loop's preheader only
   const auto* outer = nested.program.functions[0].body->as<SeqStmts>()->stmts.front()->as<ForStmt>();
@@ -173,14 +179,15 @@ TEST_CASE("residency: a chain crosses one lexical loop per run; the panel load m
 TEST_CASE("residency: the pass consumes the bridge marker, so a second run moves nothing further") {
   // PyPTO's test_retargeted_bridge_preserves_unrelated_attrs_and_strips_private_marker and
   // test_nested_chain_moves_one_lexical_level: the marker is provenance for one run only.
-  const std::string nested = program({{"    for n in range(0, 256, 128):\n",
-                                       "    for m in range(0, 2):\n        for n in range(0, 256, 128):\n"},
-                                      {"        lhs_mat", "            lhs_mat"},
-                                      {"        rhs_mat", "            rhs_mat"},
-                                      {"        c:", "            c:"},
-                                      {"        r:", "            r:"},
-                                      {"target_memory=Mat, compiler_bridge=True)\n            rhs_mat",
-                                       "target_memory=Mat, compiler_bridge=True, keep_me=7)\n            rhs_mat"}});
+  const std::string nested =
+      program({{"    for n in range(0, 256, 128):\n",
+                "    for m in range(0, 2):\n        for n in range(0, 256, 128):\n"},
+               {"        lhs_mat", "            lhs_mat"},
+               {"        rhs_mat", "            rhs_mat"},
+               {"        c:", "            c:"},
+               {"        r:", "            r:"},
+               {"target_memory=Mat, compiler_bridge=True)\n            rhs_mat",
+                "target_memory=Mat, compiler_bridge=True, keep_me=7)\n            rhs_mat"}});
   auto once = test::compile_ok(nested, Stage::infer);
   const std::string printed = print(once.program);
   CHECK(printed.find("compiler_bridge") == std::string::npos);

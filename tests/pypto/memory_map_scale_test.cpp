@@ -70,7 +70,8 @@ std::vector<Interval> expected_lifetimes(const Program& program, const SocPolicy
       const auto* a = s.as<AllocStmt>();
       if (!a || !soc.planned(a->space)) return;
       const auto r = ref.ranges.find(a->var.get());
-      out.push_back(r == ref.ranges.end() ? Interval{0, ref.point + 1} : Interval{r->second.first, r->second.second + 1});
+      out.push_back(r == ref.ranges.end() ? Interval{0, ref.point + 1}
+                                          : Interval{r->second.first, r->second.second + 1});
     });
   }
   return out;
@@ -159,6 +160,7 @@ TEST_CASE("memory map: a 2,000-block kernel is drawn whole, one rectangle per al
     CHECK(count(svg, "<rect class=\"b c") == allocs);
     CHECK(count(svg, "<g class=\"arena\"") == m.problem.arenas.size());
     if (allocs > SvgOptions{}.detail_limit)
-      CHECK(svg.find(std::to_string(allocs) + " buffers: outlines, labels and tooltips left out") != std::string::npos);
+      CHECK(svg.find(std::to_string(allocs) + " buffers: outlines, labels and tooltips left out") !=
+            std::string::npos);
   }
 }

@@ -77,13 +77,13 @@ def main(x: Tensor[[16, 16], FP32], o: Out[Tensor[[16, 16], FP32]]) -> Tensor[[1
 )";
   auto r = test::compile_ok(loop, Stage::init);
   const Function& f = r.program.functions.front();
-  const VarPtr a = test::var(r.program, "a"), acc = test::var(r.program, "acc"), n = test::var(r.program, "n"),
-               out = test::var(r.program, "out");
+  const VarPtr a = test::var(r.program, "a"), acc = test::var(r.program, "acc"),
+               n = test::var(r.program, "n"), out = test::var(r.program, "out");
   const ValueChains chains(f, {});
   auto of_a = chains.of({a.get()});
   CHECK(of_a.contains(a.get()));
-  CHECK(of_a.contains(acc.get()));  // a initialises the carry
-  CHECK(of_a.contains(out.get()));  // and the loop's result
+  CHECK(of_a.contains(acc.get()));      // a initialises the carry
+  CHECK(of_a.contains(out.get()));      // and the loop's result
   CHECK_FALSE(of_a.contains(n.get()));  // n is a new value, not derived from a in place
   auto of_n = chains.of({n.get()});
   CHECK(of_n.contains(out.get()));  // n is yielded to the result

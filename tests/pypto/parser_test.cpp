@@ -11,7 +11,9 @@ using test::parse_ok;
 namespace {
 
 /// Top-level statements of the first function.
-std::vector<StmtPtr> body_of(const Program& p, std::size_t fn = 0) { return flatten(p.functions.at(fn).body); }
+std::vector<StmtPtr> body_of(const Program& p, std::size_t fn = 0) {
+  return flatten(p.functions.at(fn).body);
+}
 
 const Call* rhs_call(const StmtPtr& s) {
   const auto* a = s->as<AssignStmt>();
@@ -33,8 +35,10 @@ TEST_CASE("pl. prefixes and both memory-space spellings mean the same thing") {
   const Program a = parse_ok(
       "@pl.function(type=pl.FunctionType.AIV)\n"
       "def k(x: pl.Tensor[[16, 16], pl.FP32]):\n"
-      "    t: pl.Tile[[16, 16], pl.FP32, pl.MemorySpace.Mat] = pl.tile.load(x, [0, 0], [16, 16], target_memory=pl.Mem.Mat)\n"
-      "    u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Left] = pl.tile.move(t, target_memory=pl.MemorySpace.Left)\n");
+      "    t: pl.Tile[[16, 16], pl.FP32, pl.MemorySpace.Mat] = pl.tile.load(x, [0, 0], [16, 16], "
+      "target_memory=pl.Mem.Mat)\n"
+      "    u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Left] = pl.tile.move(t, "
+      "target_memory=pl.MemorySpace.Left)\n");
   const Program b = parse_ok(
       "@function(type=AIV)\n"
       "def k(x: Tensor[[16, 16], FP32]):\n"
@@ -50,18 +54,20 @@ TEST_CASE("pl. prefixes and both memory-space spellings mean the same thing") {
 
 TEST_CASE("the @program class wrapper and self are accepted and kept") {
   const Program p = parse_ok(
-      "@pl.program\nclass Before:\n    @pl.function\n    def main(self, x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:\n"
+      "@pl.program\nclass Before:\n    @pl.function\n    def main(self, x: pl.Tensor[[4], pl.FP32]) -> "
+      "pl.Tensor[[4], pl.FP32]:\n"
       "        return x\n\n"
       "    @pl.function(type=pl.FunctionType.Orchestration)\n    def orch(self):\n        y = self.main(1)\n"
       "        return\n");
   CHECK(p.name == "Before");
   REQUIRE(p.functions.size() == 2);
-  CHECK(p.functions[0].params.size() == 1);  // no `self`
+  CHECK(p.functions[0].params.size() == 1);            // no `self`
   CHECK(p.functions[0].kind == FunctionKind::Opaque);  // `@pl.function`: PyPTO's default
   CHECK(p.functions[1].kind == FunctionKind::Orchestration);
   const auto* c = body_of(p, 1)[0]->as<AssignStmt>()->value->as<Call>();
   CHECK(c->op == "main");
-  CHECK(print(body_of(p, 1)[0]->as<AssignStmt>()->var->type) == "Tensor[[4], FP32]");  // the callee's return type
+  CHECK(print(body_of(p, 1)[0]->as<AssignStmt>()->var->type) ==
+        "Tensor[[4], FP32]");  // the callee's return type
   CHECK(print(p).rfind("@program\nclass Before:\n    @function(type=Opaque)\n    def main(self,\n", 0) == 0);
 }
 
@@ -123,7 +129,8 @@ TEST_CASE("declarations: pinned, slot count, slot index, interned by name") {
   const Program p = parse_ok(
       "def k(a: Tensor[[64, 64], FP32]):\n"
       "    for i in range(4):\n"
-      "        t: Tile[[64, 64], FP32, MemRef(\"buf\", slots=2)[i % 2], Vec] = tile.load(a, [0, 0], [64, 64])\n"
+      "        t: Tile[[64, 64], FP32, MemRef(\"buf\", slots=2)[i % 2], Vec] = tile.load(a, [0, 0], [64, "
+      "64])\n"
       "        u: Tile[[64, 64], FP32, MemRef(\"buf\", slots=2)[1], Vec] = tile.exp(t)\n"
       "        v: Tile[[64, 64], FP32, MemRef(\"one\"), Vec] = tile.exp(u)\n"
       "        w: Tile[[64, 64], FP32, MemRef(\"buf\", 0, 64), Vec] = tile.exp(v)\n");
@@ -191,7 +198,8 @@ TEST_CASE("for loops: loop var, carries, return vars, kinds, defaults") {
   CHECK(as_var(f2->iter_args[0].init) == f1->return_vars[0]);
   CHECK(as_tile(f2->return_vars[0]->type)->space == MemorySpace::Acc);  // the annotation wins
   CHECK(print(p).find("e: Tile[[16, 16], FP32, Acc] = yield_(d)") != std::string::npos);
-  CHECK(print(p).find("for ko, (c,) in pipeline(0, 192, 64, init_values=(r,), stage=2, unroll=4):") != std::string::npos);
+  CHECK(print(p).find("for ko, (c,) in pipeline(0, 192, 64, init_values=(r,), stage=2, unroll=4):") !=
+        std::string::npos);
 
   const auto* f3 = s[3]->as<ForStmt>();
   CHECK(f3->for_kind == ForKind::Parallel);
@@ -260,7 +268,8 @@ TEST_CASE("while loops: natural and with carries") {
 
 TEST_CASE("unannotated assignments take the op's result type") {
   const Program p = parse_ok(
-      "def k(x: Tensor[[16, 32], BF16], y: Tensor[[32, 8], INT8], n: Scalar[INDEX], out: Out[Tensor[[16, 32], BF16]]):\n"
+      "def k(x: Tensor[[16, 32], BF16], y: Tensor[[32, 8], INT8], n: Scalar[INDEX], out: Out[Tensor[[16, "
+      "32], BF16]]):\n"
       "    t = tile.load(x, [0, 0], [16, 32], target_memory=Mat)\n"
       "    a = t\n"
       "    l = tile.move(t, target_memory=Left)\n"
@@ -358,7 +367,8 @@ TEST_CASE("constants fold; literals keep their spelling") {
   const Program p = parse_ok(
       "def k(n: Scalar[INDEX]):\n"
       "    tile.sink([2 * 32, 1 << 6, 7 // 2, -7 // 2, -7 % 3, 0x10, -9223372036854775808, n * 1 + 0])\n"
-      "    b = tile.full([4], 0.5, dtype=FP32, pad=PadValue.zero, layout=TileLayout.row_major, flag=True, none=None)\n"
+      "    b = tile.full([4], 0.5, dtype=FP32, pad=PadValue.zero, layout=TileLayout.row_major, flag=True, "
+      "none=None)\n"
       "    tile.sink(\"quote\\\" tab\\t nl\\n\")\n");
   const auto s = body_of(p);
   const auto* l = s[0]->as<EvalStmt>()->value->as<Call>()->args[0]->as<ListExpr>();
@@ -396,7 +406,8 @@ TEST_CASE("statements and variables remember line and column") {
 
 TEST_CASE("legacy alloc form and MemRefType are read") {
   const Program p = parse_ok(
-      "def k():\n    mem_vec_2: MemRefType = tile.alloc(Vec, -1, 16384, 2)\n    mem_acc_3 = tile.alloc(Acc, 4096)\n");
+      "def k():\n    mem_vec_2: MemRefType = tile.alloc(Vec, -1, 16384, 2)\n    mem_acc_3 = tile.alloc(Acc, "
+      "4096)\n");
   const auto s = body_of(p);
   const auto* a = s[0]->as<AllocStmt>();
   REQUIRE(a);

@@ -42,10 +42,14 @@ inline void run_passes(PassRun& r, const std::string& passes) {
   std::istringstream in(passes);
   std::string pass;
   while (std::getline(in, pass, '+')) {
-    if (pass == "alias") r.program = pypto::materialize_semantic_aliases(r.program, r.ctx);
-    else if (pass == "reuse") r.program = pypto::memory_reuse(r.program, r.ctx);
-    else if (pass == "alloc") r.program = pypto::allocate_memory_addr(r.program, r.ctx);
-    else FAIL("unknown pass '" << pass << "'");
+    if (pass == "alias")
+      r.program = pypto::materialize_semantic_aliases(r.program, r.ctx);
+    else if (pass == "reuse")
+      r.program = pypto::memory_reuse(r.program, r.ctx);
+    else if (pass == "alloc")
+      r.program = pypto::allocate_memory_addr(r.program, r.ctx);
+    else
+      FAIL("unknown pass '" << pass << "'");
     if (r.ctx.failed()) return;
   }
 }
@@ -106,7 +110,8 @@ inline std::string check_fact(const PassRun& r, const pypto::CaseFact& fact) {
       if (d.message.find(a[0]) != std::string::npos) return {};
     return "no diagnostic mentions it";
   }
-  if (fact.kind == "no-move") return r.ctx.moves.empty() ? std::string{} : "a move was inserted: " + r.ctx.moves[0].name;
+  if (fact.kind == "no-move")
+    return r.ctx.moves.empty() ? std::string{} : "a move was inserted: " + r.ctx.moves[0].name;
   if (fact.kind == "move") {
     for (const auto& m : r.ctx.moves)
       if ((a[0] == "*" || m.name == a[0]) && m.source == a[1] && to_string(m.target) == a[2]) return {};
@@ -116,20 +121,21 @@ inline std::string check_fact(const PassRun& r, const pypto::CaseFact& fact) {
     auto v = var(a[0]);
     if (!v) return "no variable " + a[0];
     auto s = memory_space_of(v->type);
-    return s && to_string(*s) == a[1] ? std::string{} : "its space is " + std::string(s ? to_string(*s) : "none");
+    return s && to_string(*s) == a[1] ? std::string{}
+                                      : "its space is " + std::string(s ? to_string(*s) : "none");
   }
   if (fact.kind == "share" || fact.kind == "distinct") {
     auto x = memref(a[0]), y = memref(a[1]);
     if (!x || !y) return "a variable has no MemRef";
     const auto xo = x->const_offset(), yo = y->const_offset();
     const bool share = x->base == y->base && xo && yo && *xo == *yo && x->size == y->size;
-    const bool distinct = x->base != y->base ||
-                          (xo && yo && (*xo + static_cast<std::int64_t>(x->size) <= *yo ||
-                                        *yo + static_cast<std::int64_t>(y->size) <= *xo));
+    const bool distinct = x->base != y->base || (xo && yo &&
+                                                 (*xo + static_cast<std::int64_t>(x->size) <= *yo ||
+                                                  *yo + static_cast<std::int64_t>(y->size) <= *xo));
     const bool holds = fact.kind == "share" ? share : distinct;
     return holds ? std::string{}
-                 : "MemRefs " + x->name() + "@" + print(x->byte_offset) + "+" + std::to_string(x->size) + " and " +
-                       y->name() + "@" + print(y->byte_offset) + "+" + std::to_string(y->size);
+                 : "MemRefs " + x->name() + "@" + print(x->byte_offset) + "+" + std::to_string(x->size) +
+                       " and " + y->name() + "@" + print(y->byte_offset) + "+" + std::to_string(y->size);
   }
   if (fact.kind == "allocs") {
     std::size_t n = 0;
@@ -142,7 +148,8 @@ inline std::string check_fact(const PassRun& r, const pypto::CaseFact& fact) {
     for (const auto* s : allocs_of(r.program))
       if (s->var == m->base) {
         if (fact.kind == "pinned") return s->pinned ? std::string{} : "not pinned";
-        return std::to_string(s->size) == a[1] ? std::string{} : "the alloc has size " + std::to_string(s->size);
+        return std::to_string(s->size) == a[1] ? std::string{}
+                                               : "the alloc has size " + std::to_string(s->size);
       }
     return "no alloc defines its base " + m->name();
   }
@@ -156,7 +163,8 @@ inline std::string check_fact(const PassRun& r, const pypto::CaseFact& fact) {
 }
 
 /// Checks every fact, one CHECK per fact with the reason when it fails.
-inline void check_facts(const PassRun& r, const std::vector<pypto::CaseFact>& facts, const std::string& where) {
+inline void check_facts(const PassRun& r, const std::vector<pypto::CaseFact>& facts,
+                        const std::string& where) {
   for (const auto& f : facts) {
     const std::string why = check_fact(r, f);
     INFO(where << ": " << f.text << ": " << why);
@@ -171,7 +179,8 @@ inline std::vector<pypto::CaseFact> facts(const std::string& lines) {
   std::string line;
   std::size_t n = 0;
   while (std::getline(in, line))
-    if (!pypto::detail::trim(line).empty()) out.push_back(pypto::detail::parse_fact(pypto::detail::trim(line), ++n));
+    if (!pypto::detail::trim(line).empty())
+      out.push_back(pypto::detail::parse_fact(pypto::detail::trim(line), ++n));
   return out;
 }
 

@@ -97,7 +97,8 @@ inline const Diagnostic* with_code(const Diagnostics& ds, const std::string& cod
 }
 
 /// A kernel header: `def main(x: Tensor[[64, 64], FP32], ..., out: Out[...])`.
-inline std::string kernel(const std::string& params, const std::string& body, const std::string& kind = "InCore") {
+inline std::string kernel(const std::string& params, const std::string& body,
+                          const std::string& kind = "InCore") {
   return "@function(type=" + kind + ")\ndef main(" + params + "):\n" + body;
 }
 

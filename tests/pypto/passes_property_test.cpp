@@ -36,9 +36,12 @@ class Generator {
 
   Program make() {
     FunctionBuilder fb("kernel");
-    x_ = fb.param("x", tensor_type({64, 64}, DataType::FP32, make_memref(make_var("mem_ddr_0", ptr_type()), int_imm(0), 16384)));
+    x_ = fb.param("x", tensor_type({64, 64}, DataType::FP32,
+                                   make_memref(make_var("mem_ddr_0", ptr_type()), int_imm(0), 16384)));
     cond_ = fb.param("c", scalar_type(DataType::INDEX));
-    out_ = fb.param("o", tensor_type({64, 64}, DataType::FP32, make_memref(make_var("mem_ddr_1", ptr_type()), int_imm(0), 16384)),
+    out_ = fb.param("o",
+                    tensor_type({64, 64}, DataType::FP32,
+                                make_memref(make_var("mem_ddr_1", ptr_type()), int_imm(0), 16384)),
                     ParamDirection::Out);
     fb_ = &fb;
     scopes_.push_back({});
@@ -93,7 +96,8 @@ class Generator {
   TypePtr fresh(const Shape& s) {
     auto base = make_var("mem_vec_" + std::to_string(next_id_++), ptr_type());
     allocs_.push_back(alloc(base, MemorySpace::Vec, s.bytes()));
-    return tile_type({s.rows, s.cols}, DataType::FP32, MemorySpace::Vec, make_memref(base, int_imm(0), s.bytes()));
+    return tile_type({s.rows, s.cols}, DataType::FP32, MemorySpace::Vec,
+                     make_memref(base, int_imm(0), s.bytes()));
   }
   static Shape shape_of_var(const VarPtr& v) {
     const auto* t = as_tile(v->type);
@@ -110,7 +114,8 @@ class Generator {
   VarPtr load() {
     static const Shape shapes[] = {{16, 16}, {32, 16}, {16, 64}};
     const Shape s = shapes[pick(0, 2)];
-    return define(fresh(s), op("tile.load", {x_, {0, 0}, {s.rows, s.cols}}, {{"target_memory", MemorySpace::Vec}}));
+    return define(fresh(s),
+                  op("tile.load", {x_, {0, 0}, {s.rows, s.cols}}, {{"target_memory", MemorySpace::Vec}}));
   }
 
   void statement(int depth) {
@@ -121,7 +126,8 @@ class Generator {
     }
     const int k = pick(0, depth < 2 ? 11 : 8);
     switch (k) {
-      case 0: case 1: load(); break;
+      case 0:
+      case 1: load(); break;
       case 2: {
         static const char* unary[] = {"tile.exp", "tile.recip", "tile.abs"};
         define(fresh(shape_of_var(a)), op(unary[pick(0, 2)], {a}));
@@ -142,7 +148,8 @@ class Generator {
       }
       case 6: {  // the lower half of a root tile: a window at an offset
         const auto* t = as_tile(a->type);
-        if (!t->memref->const_offset() || *t->memref->const_offset() != 0 || t->memref->size != shape_of_var(a).bytes())
+        if (!t->memref->const_offset() || *t->memref->const_offset() != 0 ||
+            t->memref->size != shape_of_var(a).bytes())
           break;
         const Shape s = shape_of_var(a);
         const Shape half{s.rows / 2, s.cols};
@@ -162,7 +169,8 @@ class Generator {
         break;
       }
       case 8: fb_->let(name(), out_->type, op("tile.store", {a, {0, 0}, out_})); break;
-      case 9: case 10:
+      case 9:
+      case 10:
         if (ifs_) branch(depth);
         break;
       case 11: loop(depth); break;
@@ -194,7 +202,8 @@ class Generator {
     fb_->begin_else();
     scopes_.push_back({});
     VarPtr e;
-    if (coin() || !outside || outside == then_outside || shape_of_var(outside).bytes() != shape_of_var(t).bytes()) {
+    if (coin() || !outside || outside == then_outside ||
+        shape_of_var(outside).bytes() != shape_of_var(t).bytes()) {
       for (int i = pick(0, 2); i > 0; --i) statement(depth + 1);
       VarPtr b = any();
       e = define(fresh(shape_of_var(t)), op("tile.exp", {b}));
@@ -331,7 +340,8 @@ class Interpreter {
           exec(l->body);
           for (std::size_t k = 0; y && k < l->iter_args.size(); ++k) bind(l->iter_args[k].var, y->values[k]);
         }
-        for (std::size_t k = 0; k < l->return_vars.size(); ++k) bind(l->return_vars[k], var_ref(l->iter_args[k].var));
+        for (std::size_t k = 0; k < l->return_vars.size(); ++k)
+          bind(l->return_vars[k], var_ref(l->iter_args[k].var));
         break;
       }
       default: break;
@@ -356,7 +366,7 @@ class Interpreter {
     }
     for (const auto& arg : c->args)
       if (auto v = as_var(arg)) check(v);
-    if (!as_tile(a.var->type)) return;  // a store: nothing on chip is written
+    if (!as_tile(a.var->type)) return;                       // a store: nothing on chip is written
     if (c->op == "tile.reshape" || c->op == "tile.slice") {  // views write nothing
       bind(a.var, c->args[0]);
       return;
@@ -381,7 +391,8 @@ class Interpreter {
   std::string error_;
 };
 
-void check_program(std::uint64_t seed, Planner planner, const char* passes, const char* soc, bool ifs = true) {
+void check_program(std::uint64_t seed, Planner planner, const char* passes, const char* soc,
+                   bool ifs = true) {
   Generator g(seed, ifs);
   PassRun r;
   r.program = g.make();
@@ -389,8 +400,9 @@ void check_program(std::uint64_t seed, Planner planner, const char* passes, cons
   r.soc = *soc_by_name(soc);
   r.ctx.planner = planner;
   run_passes(r, passes);
-  INFO("seed " << seed << " planner " << to_string(planner) << "\n" << before << "\nafter:\n" << print(r.program)
-               << dump(r.ctx.diagnostics));
+  INFO("seed " << seed << " planner " << to_string(planner) << "\n"
+               << before << "\nafter:\n"
+               << print(r.program) << dump(r.ctx.diagnostics));
   REQUIRE(r.ok());
   // The result re-parses (the printer and parser agree on what the passes built).
   CHECK(parse_program(print(r.program)).ok());
@@ -406,7 +418,8 @@ void check_program(std::uint64_t seed, Planner planner, const char* passes, cons
 }  // namespace
 
 TEST_CASE("property: every value survives until its last read (PYPTO: alias, reuse, sequential)") {
-  for (std::uint64_t seed = 1; seed <= 300; ++seed) check_program(seed, Planner::pypto, "alias+reuse+alloc", "none");
+  for (std::uint64_t seed = 1; seed <= 300; ++seed)
+    check_program(seed, Planner::pypto, "alias+reuse+alloc", "none");
 }
 
 TEST_CASE("property: every value survives until its last read (DSA_RP: alias, canonical greedy)") {
@@ -414,7 +427,8 @@ TEST_CASE("property: every value survives until its last read (DSA_RP: alias, ca
 }
 
 TEST_CASE("property: PTOAS loop fix-ups, then the sequential policy (no if-phis: ptoas reconciles those)") {
-  for (std::uint64_t seed = 1; seed <= 100; ++seed) check_program(seed, Planner::ptoas, "alias+alloc", "a2a3", false);
+  for (std::uint64_t seed = 1; seed <= 100; ++seed)
+    check_program(seed, Planner::ptoas, "alias+alloc", "a2a3", false);
 }
 
 // ---- random kernels as source text, through the whole pipeline ----------------------------
@@ -435,10 +449,12 @@ class KernelText {
   explicit KernelText(std::uint64_t seed) : rng_(seed) {}
 
   std::string make() {
-    out_ = "@function(type=InCore)\n"
-           "def main(x: Tensor[[64, 64], FP32], lhs: Tensor[[16, 16], BF16], rhs: Tensor[[16, 16], BF16],\n"
-           "         f: Scalar[INDEX], o: Out[Tensor[[64, 64], FP32]],\n"
-           "         ao: Out[Tensor[[16, 16], FP32]]) -> tuple[Tensor[[64, 64], FP32], Tensor[[16, 16], FP32]]:\n";
+    out_ =
+        "@function(type=InCore)\n"
+        "def main(x: Tensor[[64, 64], FP32], lhs: Tensor[[16, 16], BF16], rhs: Tensor[[16, 16], BF16],\n"
+        "         f: Scalar[INDEX], o: Out[Tensor[[64, 64], FP32]],\n"
+        "         ao: Out[Tensor[[16, 16], FP32]]) -> tuple[Tensor[[64, 64], FP32], Tensor[[16, 16], "
+        "FP32]]:\n";
     scopes_.push_back({});
     indent_ = 1;
     const int n = pick(4, 14);
@@ -463,7 +479,9 @@ class KernelText {
   static std::string type(int shape) {
     return shape == 0 ? "Tile[[16, 16], FP32, Vec]" : "Tile[[8, 16], FP32, Vec]";
   }
-  void line(const std::string& l) { out_ += std::string(static_cast<std::size_t>(4 * indent_), ' ') + l + "\n"; }
+  void line(const std::string& l) {
+    out_ += std::string(static_cast<std::size_t>(4 * indent_), ' ') + l + "\n";
+  }
 
   std::vector<Val> visible(int shape) const {
     std::vector<Val> v;
@@ -508,7 +526,8 @@ class KernelText {
         def(name("u"), shape, std::string(ops[pick(0, 2)]) + "(" + a.name + ")");
         break;
       }
-      case 2: case 3: {
+      case 2:
+      case 3: {
         static const char* ops[] = {"tile.add", "tile.mul", "tile.sub", "tile.maximum"};
         const Val a = any(shape), b = any(shape);
         def(name("b"), shape, std::string(ops[pick(0, 3)]) + "(" + a.name + ", " + b.name + ")");
@@ -521,8 +540,10 @@ class KernelText {
       }
       case 5: {
         const Val a = any(0);
-        if (coin()) def(name("w"), 0, "tile.reshape(" + a.name + ", [16, 16])");
-        else slice(a);
+        if (coin())
+          def(name("w"), 0, "tile.reshape(" + a.name + ", [16, 16])");
+        else
+          slice(a);
         break;
       }
       case 6: {
@@ -536,7 +557,8 @@ class KernelText {
         break;
       }
       case 8: load(); break;
-      case 9: case 10: branch(depth); break;
+      case 9:
+      case 10: branch(depth); break;
       default: loop(depth); break;
     }
   }
@@ -567,8 +589,10 @@ class KernelText {
       for (int i = pick(0, 2); i > 0; --i) statement(depth + 1);
       std::vector<Val> ys;
       for (int k = 0; k < n; ++k) {
-        if (k > 0 && shapes[k] == shapes[0] && coin(0.25)) ys.push_back(ys[0]);  // one value twice
-        else ys.push_back(arm_value(shapes[static_cast<std::size_t>(k)]));
+        if (k > 0 && shapes[k] == shapes[0] && coin(0.25))
+          ys.push_back(ys[0]);  // one value twice
+        else
+          ys.push_back(arm_value(shapes[static_cast<std::size_t>(k)]));
       }
       std::string ns, vs;
       for (int k = 0; k < n; ++k) {
@@ -579,7 +603,8 @@ class KernelText {
       line(ns + " = yield_(" + vs + ")");
     }
     --indent_;
-    for (int k = 0; k < n; ++k) scopes_.back().push_back({phis[static_cast<std::size_t>(k)], shapes[static_cast<std::size_t>(k)]});
+    for (int k = 0; k < n; ++k)
+      scopes_.back().push_back({phis[static_cast<std::size_t>(k)], shapes[static_cast<std::size_t>(k)]});
   }
 
   void loop(int depth) {
@@ -596,8 +621,8 @@ class KernelText {
       ia_list += (k ? ", " : "") + ias[static_cast<std::size_t>(k)];
       init_list += (k ? ", " : "") + inits[static_cast<std::size_t>(k)].name;
     }
-    line("for " + name("i") + ", (" + ia_list + (n == 1 ? ",)" : ")") + " in range(" + std::to_string(pick(0, 3)) +
-         ", init_values=(" + init_list + (n == 1 ? ",))" : "))") + ":");
+    line("for " + name("i") + ", (" + ia_list + (n == 1 ? ",)" : ")") + " in range(" +
+         std::to_string(pick(0, 3)) + ", init_values=(" + init_list + (n == 1 ? ",))" : "))") + ":");
     ++indent_;
     scopes_.push_back({});
     for (const auto& c : ias) scopes_.back().push_back({c, 0});
@@ -606,10 +631,14 @@ class KernelText {
     for (int k = 0; k < n; ++k) {
       std::string y;
       const int how = pick(0, 4);
-      if (how == 0) y = ias[static_cast<std::size_t>((k + 1) % n)];  // rotation / swap
-      else if (how == 1) y = ias[static_cast<std::size_t>(k)];        // unchanged
-      else if (how == 2) y = def(name("n"), 0, "tile.add(" + ias[static_cast<std::size_t>(k)] + ", " + any(0).name + ")").name;
-      else y = any(0).name;  // a body value or one from outside (an init, too)
+      if (how == 0)
+        y = ias[static_cast<std::size_t>((k + 1) % n)];  // rotation / swap
+      else if (how == 1)
+        y = ias[static_cast<std::size_t>(k)];  // unchanged
+      else if (how == 2)
+        y = def(name("n"), 0, "tile.add(" + ias[static_cast<std::size_t>(k)] + ", " + any(0).name + ")").name;
+      else
+        y = any(0).name;  // a body value or one from outside (an init, too)
       ys += (k ? ", " : "") + y;
     }
     scopes_.pop_back();
@@ -655,12 +684,14 @@ class KernelText {
 };
 
 /// Compiles `text` under `planner` and runs the interpreter `runs` times.
-void check_source(const std::string& text, const std::string& what, Planner planner, std::uint64_t seed, int runs = 4) {
+void check_source(const std::string& text, const std::string& what, Planner planner, std::uint64_t seed,
+                  int runs = 4) {
   CompileOptions o;
   o.planner = planner;
   const CompileResult r = compile_source(text, what, o);
-  INFO(what << " planner " << to_string(planner) << "\n" << text << "\nafter:\n" << print(r.program)
-            << dump(r.diagnostics));
+  INFO(what << " planner " << to_string(planner) << "\n"
+            << text << "\nafter:\n"
+            << print(r.program) << dump(r.diagnostics));
   REQUIRE(r.ok());
   for (int run = 0; run < runs; ++run) {
     for (const auto& f : r.program.functions) {
@@ -678,7 +709,8 @@ void check_source(const std::string& text, const std::string& what, Planner plan
 
 }  // namespace
 
-TEST_CASE("property: random source kernels compute their values under every planner (byte-window interpreter)") {
+TEST_CASE(
+    "property: random source kernels compute their values under every planner (byte-window interpreter)") {
   const char* env = std::getenv("PTO_MEM_PROPERTY_SEEDS");
   const std::uint64_t n = env ? std::strtoull(env, nullptr, 10) : 150;
   for (std::uint64_t seed = 1; seed <= n; ++seed) {

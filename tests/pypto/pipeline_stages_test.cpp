@@ -27,12 +27,19 @@ std::string two_clones(int rows, const std::string& tag0, const std::string& tag
   const std::string t = "Tile[[" + std::to_string(rows) + ", 64], FP32, Vec]";
   const std::string shape = "[" + std::to_string(rows) + ", 64]";
   return test::kernel("a: Tensor[" + shape + ", FP32], o: Out[Tensor[" + shape + ", FP32]]",
-                      "    x0: " + t + " = tile.load(a, [0, 0], " + shape + ", target_memory=Vec, attrs={\"pipeline_membership\": \"" +
-                          tag0 + "\"})\n"
-                          "    s0: Tensor[" + shape + ", FP32] = tile.store(x0, [0, 0], o)\n"
-                          "    x1: " + t + " = tile.load(a, [0, 0], " + shape + ", target_memory=Vec, attrs={\"pipeline_membership\": \"" +
-                          tag1 + "\"})\n"
-                          "    s1: Tensor[" + shape + ", FP32] = tile.store(x1, [0, 0], s0)\n"
+                      "    x0: " + t + " = tile.load(a, [0, 0], " + shape +
+                          ", target_memory=Vec, attrs={\"pipeline_membership\": \"" + tag0 +
+                          "\"})\n"
+                          "    s0: Tensor[" +
+                          shape +
+                          ", FP32] = tile.store(x0, [0, 0], o)\n"
+                          "    x1: " +
+                          t + " = tile.load(a, [0, 0], " + shape +
+                          ", target_memory=Vec, attrs={\"pipeline_membership\": \"" + tag1 +
+                          "\"})\n"
+                          "    s1: Tensor[" +
+                          shape +
+                          ", FP32] = tile.store(x1, [0, 0], s0)\n"
                           "    return s1\n");
 }
 
@@ -49,7 +56,7 @@ TEST_CASE("pipeline_membership tags: group:stage pairs, bad tokens skipped") {
   CHECK(parse_pipeline_membership("").empty());
   CHECK(stages_conflict({{0, 0}}, {{0, 1}}));
   CHECK_FALSE(stages_conflict({{0, 0}}, {{0, 0}}));
-  CHECK_FALSE(stages_conflict({{0, 0}}, {{1, 1}}));       // other group
+  CHECK_FALSE(stages_conflict({{0, 0}}, {{1, 1}}));            // other group
   CHECK(stages_conflict({{1, 0}, {0, 0}}, {{1, 0}, {0, 1}}));  // nested: the inner group differs
 }
 
@@ -62,8 +69,9 @@ TEST_CASE("StageGate: affordable depth, dense residues, shedding and the legacy 
   using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
 
   SUBCASE("three stages, room for two: stage k in residue k mod 2") {
-    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Right, 32768, {{0, 0}}), E(1, MemorySpace::Right, 32768, {{0, 1}}),
-                 E(2, MemorySpace::Right, 32768, {{0, 2}})},
+    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Right, 32768, {{0, 0}}),
+                                              E(1, MemorySpace::Right, 32768, {{0, 1}}),
+                                              E(2, MemorySpace::Right, 32768, {{0, 2}})},
                 cap(65536));
     REQUIRE(g.groups().size() == 1);
     CHECK(g.groups()[0].requested == 3);
@@ -75,15 +83,19 @@ TEST_CASE("StageGate: affordable depth, dense residues, shedding and the legacy 
     CHECK_FALSE(g.shed(MemorySpace::Right, align32));  // nothing left to shed
   }
   SUBCASE("sparse stage ids compare by ordinal: {0, 2} at depth 2 stay apart") {
-    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Vec, 1024, {{0, 0}}), E(1, MemorySpace::Vec, 1024, {{0, 2}})}, cap(188416));
+    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Vec, 1024, {{0, 0}}),
+                                              E(1, MemorySpace::Vec, 1024, {{0, 2}})},
+                cap(188416));
     CHECK(g.groups()[0].depth == 2);
     CHECK(g.forbidden() == Pairs{{0, 1}});
   }
   SUBCASE("the shed takes the group with the largest aligned slot, ties the lowest group") {
-    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Vec, 1000, {{5, 0}}), E(1, MemorySpace::Vec, 1000, {{5, 1}}),
-                 E(2, MemorySpace::Vec, 1024, {{3, 0}}), E(3, MemorySpace::Vec, 1024, {{3, 1}}),
-                 E(4, MemorySpace::Vec, 4096, {{7, 0}}), E(5, MemorySpace::Vec, 4096, {{7, 1}})},
-                cap(188416));
+    StageGate g(
+        std::vector<StageGate::Entry>{
+            E(0, MemorySpace::Vec, 1000, {{5, 0}}), E(1, MemorySpace::Vec, 1000, {{5, 1}}),
+            E(2, MemorySpace::Vec, 1024, {{3, 0}}), E(3, MemorySpace::Vec, 1024, {{3, 1}}),
+            E(4, MemorySpace::Vec, 4096, {{7, 0}}), E(5, MemorySpace::Vec, 4096, {{7, 1}})},
+        cap(188416));
     auto depth = [&](std::int64_t id) {
       for (const auto& gr : g.groups())
         if (gr.id == id) return gr.depth;
@@ -98,15 +110,19 @@ TEST_CASE("StageGate: affordable depth, dense residues, shedding and the legacy 
   }
   SUBCASE("unknown capacity: the legacy rule, L0 exempt, only pairs with a load") {
     auto none = [](MemorySpace) -> std::optional<Addr> { return std::nullopt; };
-    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Vec, 1024, {{0, 0}}, true), E(1, MemorySpace::Vec, 1024, {{0, 1}}, false),
-                 E(2, MemorySpace::Vec, 1024, {{0, 2}}, false), E(3, MemorySpace::Right, 1024, {{0, 0}}, true),
-                 E(4, MemorySpace::Right, 1024, {{0, 1}}, true)},
+    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Vec, 1024, {{0, 0}}, true),
+                                              E(1, MemorySpace::Vec, 1024, {{0, 1}}, false),
+                                              E(2, MemorySpace::Vec, 1024, {{0, 2}}, false),
+                                              E(3, MemorySpace::Right, 1024, {{0, 0}}, true),
+                                              E(4, MemorySpace::Right, 1024, {{0, 1}}, true)},
                 none);
     CHECK_FALSE(g.gated(MemorySpace::Vec));
     CHECK(g.forbidden() == Pairs{{0, 1}, {0, 2}});
   }
   SUBCASE("after a fall-back the space follows the legacy rule") {
-    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Right, 2048, {{0, 0}}), E(1, MemorySpace::Right, 2048, {{0, 1}})}, cap(65536));
+    StageGate g(std::vector<StageGate::Entry>{E(0, MemorySpace::Right, 2048, {{0, 0}}),
+                                              E(1, MemorySpace::Right, 2048, {{0, 1}})},
+                cap(65536));
     CHECK(g.forbidden() == Pairs{{0, 1}});  // gated: L0 kept apart too
     g.fall_back(MemorySpace::Right);
     CHECK(g.fell_back(MemorySpace::Right));
@@ -123,14 +139,16 @@ TEST_CASE("MemoryReuse keeps clones apart when they fit, says nothing, and strip
   CHECK(print(r.program).find("pipeline_membership") == std::string::npos);
   // Untagged, the same two loads share (the separation is the tags' doing).
   std::string untagged = text;
-  for (const char* t : {", attrs={\"pipeline_membership\": \"0:0\"}", ", attrs={\"pipeline_membership\": \"0:1\"}"})
+  for (const char* t :
+       {", attrs={\"pipeline_membership\": \"0:0\"}", ", attrs={\"pipeline_membership\": \"0:1\"}"})
     untagged.erase(untagged.find(t), std::string(t).size());
   CHECK(same_base(test::compile_ok(untagged, Stage::reuse).program, "x0", "x1"));
   // One stage, or another group's stage: no separation.
   CHECK(same_base(test::compile_ok(two_clones(16, "0:1", "0:1"), Stage::reuse).program, "x0", "x1"));
   CHECK(same_base(test::compile_ok(two_clones(16, "0:0", "1:1"), Stage::reuse).program, "x0", "x1"));
   // Nested regions: apart when the inner group differs.
-  CHECK_FALSE(same_base(test::compile_ok(two_clones(16, "4:0;0:0", "4:0;0:1"), Stage::reuse).program, "x0", "x1"));
+  CHECK_FALSE(
+      same_base(test::compile_ok(two_clones(16, "4:0;0:0", "4:0;0:1"), Stage::reuse).program, "x0", "x1"));
 }
 
 TEST_CASE("stripping the tags keeps the call's other attributes") {
@@ -176,11 +194,13 @@ TEST_CASE("DSA_RP separates clones in every space, also without a backend") {
       "    am: Tile[[32, 32], BF16, Mat] = tile.load(a, [0, 0], [32, 32], target_memory=Mat)\n"
       "    l: Tile[[32, 32], BF16, Left] = tile.move(am, target_memory=Left)\n"
       "    b0m: Tile[[32, 32], BF16, Mat] = tile.load(b0, [0, 0], [32, 32], target_memory=Mat)\n"
-      "    r0: Tile[[32, 32], BF16, Right] = tile.move(b0m, target_memory=Right, attrs={\"pipeline_membership\": \"0:0\"})\n"
+      "    r0: Tile[[32, 32], BF16, Right] = tile.move(b0m, target_memory=Right, "
+      "attrs={\"pipeline_membership\": \"0:0\"})\n"
       "    m0: Tile[[32, 32], FP32, Acc] = tile.matmul(l, r0)\n"
       "    s0: Tensor[[32, 32], FP32] = tile.store(m0, [0, 0], o0)\n"
       "    b1m: Tile[[32, 32], BF16, Mat] = tile.load(b1, [0, 0], [32, 32], target_memory=Mat)\n"
-      "    r1: Tile[[32, 32], BF16, Right] = tile.move(b1m, target_memory=Right, attrs={\"pipeline_membership\": \"0:1\"})\n"
+      "    r1: Tile[[32, 32], BF16, Right] = tile.move(b1m, target_memory=Right, "
+      "attrs={\"pipeline_membership\": \"0:1\"})\n"
       "    m1: Tile[[32, 32], FP32, Acc] = tile.matmul(l, r1)\n"
       "    s1: Tensor[[32, 32], FP32] = tile.store(m1, [0, 0], o1)\n"
       "    return s1\n");
@@ -258,7 +278,8 @@ TEST_CASE("random kernels with pipeline clones: planned right under every planne
         for (const auto& d : r.diagnostics) ds += format(d) + "\n";
         if (failures++ < 3)
           FAIL_CHECK("seed " << seed << ", planner " << to_string(planner) << ", Vec "
-                             << soc->capacity(MemorySpace::Vec).value_or(0) << ": " << why << "\n" << ds << text);
+                             << soc->capacity(MemorySpace::Vec).value_or(0) << ": " << why << "\n"
+                             << ds << text);
       }
     }
   for (const auto& [code, n] : seen) MESSAGE(n << " diagnostics with code '" << code << "'");

@@ -13,11 +13,12 @@ using namespace pto_mem::pypto;
 
 namespace {
 
-const std::string pipeline_program = test::kernel("x: Tensor[[64, 64], FP32],\n         out: Out[Tensor[[64, 64], FP32]]",
-                                         "    t = tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
-                                         "    e = tile.exp(t)\n"
-                                         "    r = tile.store(e, [0, 0], out)\n"
-                                         "    return r\n");
+const std::string pipeline_program =
+    test::kernel("x: Tensor[[64, 64], FP32],\n         out: Out[Tensor[[64, 64], FP32]]",
+                 "    t = tile.load(x, [0, 0], [64, 64], target_memory=Mat)\n"
+                 "    e = tile.exp(t)\n"
+                 "    r = tile.store(e, [0, 0], out)\n"
+                 "    return r\n");
 
 bool mentions_pass(const Diagnostics& ds, const std::string& pass) {
   for (const auto& d : ds)
@@ -49,7 +50,8 @@ TEST_CASE("--until stops after the named stage; a skipped pass is a no-op") {
     CAPTURE(to_string(p));
     auto parsed = test::compile_ok(pipeline_program, Stage::parse, p);
     CHECK(parsed.ran == std::vector<Stage>{Stage::parse});
-    CHECK(memory_space_of(test::var(parsed.program, "e")->type) == MemorySpace::Vec);  // as typed by the parser
+    CHECK(memory_space_of(test::var(parsed.program, "e")->type) ==
+          MemorySpace::Vec);  // as typed by the parser
     CHECK_FALSE(memref_of(test::var(parsed.program, "e")->type));
     auto inferred = test::compile_ok(pipeline_program, Stage::infer, p);
     CHECK(inferred.ran == std::vector<Stage>{Stage::parse, Stage::infer});
@@ -74,11 +76,12 @@ TEST_CASE("--until stops after the named stage; a skipped pass is a no-op") {
 }
 
 TEST_CASE("the first failing pass stops the pipeline") {
-  auto r = test::compile_text("@function(type=InCore)\n"
-                              "def main(t: Tile[[64, 64], FP32, Vec]):\n"
-                              "    e = tile.exp(t)\n"
-                              "    return\n",
-                              Stage::alloc);
+  auto r = test::compile_text(
+      "@function(type=InCore)\n"
+      "def main(t: Tile[[64, 64], FP32, Vec]):\n"
+      "    e = tile.exp(t)\n"
+      "    return\n",
+      Stage::alloc);
   CHECK_FALSE(r.ok());
   CHECK(r.ran == std::vector<Stage>{Stage::parse});
   REQUIRE(r.diagnostics.size() == 1);
@@ -98,7 +101,8 @@ TEST_CASE("exit codes: 0 ok (warnings allowed), 1 only capacity errors, 2 anythi
   CHECK(r.exit_code() == 0);
   r.diagnostics.push_back(warning("a warning", "whatever"));
   CHECK(r.exit_code() == 0);
-  r.diagnostics.push_back(error("Vec buffer usage (192512 bytes) exceeds platform limit (188416 bytes)", "capacity"));
+  r.diagnostics.push_back(
+      error("Vec buffer usage (192512 bytes) exceeds platform limit (188416 bytes)", "capacity"));
   CHECK(r.exit_code() == 1);
   r.diagnostics.push_back(error("something else", "internal"));
   CHECK(r.exit_code() == 2);
@@ -172,12 +176,15 @@ TEST_CASE("the memory map of a planned program is a valid generic placement") {
       "    mem_vec_1: Ptr = tile.alloc(Vec, 16384)\n"
       "    mem_acc_2: Ptr = tile.alloc(Acc, 4096)\n"
       "    rb: Scalar[INT32] = system.reserve_buffer(name=\"ring\", size=1000, base=0)\n"
-      "    a: Tile[[64, 64], FP32, MemRef(buf, 1024, 16384, slots=2)[0], Vec] = tile.load(x, [0, 0], [64, 64], target_memory=Vec)\n"
+      "    a: Tile[[64, 64], FP32, MemRef(buf, 1024, 16384, slots=2)[0], Vec] = tile.load(x, [0, 0], [64, "
+      "64], target_memory=Vec)\n"
       "    b: Tile[[64, 64], FP32, MemRef(mem_vec_1, 33792, 16384), Vec] = tile.exp(a)\n"
       "    for i in range(4):\n"
-      "        c: Tile[[64, 64], FP32, MemRef(buf, 1024 + i % 2 * 16384, 16384, slots=2)[i % 2], Vec] = tile.exp(b)\n"
+      "        c: Tile[[64, 64], FP32, MemRef(buf, 1024 + i % 2 * 16384, 16384, slots=2)[i % 2], Vec] = "
+      "tile.exp(b)\n"
       "        e = tile.exp(c)\n"
-      "    d: Tile[[16, 64], FP32, MemRef(mem_acc_2, 0, 4096), Acc] = tile.create([16, 64], dtype=FP32, target_memory=Acc)\n"
+      "    d: Tile[[16, 64], FP32, MemRef(mem_acc_2, 0, 4096), Acc] = tile.create([16, 64], dtype=FP32, "
+      "target_memory=Acc)\n"
       "    return\n");
   const MemoryMap m = memory_map(p, soc_a2a3());
   REQUIRE(m.problem.arenas.size() == 2);

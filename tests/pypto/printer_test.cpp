@@ -56,8 +56,9 @@ TEST_CASE("view fields equal to the space's implicit layout are omitted") {
     return print(tile_type({16, 16}, DataType::FP16, s, nullptr, TileView{std::move(fields)}));
   };
   auto layout = [](const char* v) { return enum_imm("TileLayout", v); };
-  CHECK(show(MemorySpace::Vec, {{"blayout", layout("row_major")}, {"slayout", layout("none_box")}, {"fractal", int_imm(512)}}) ==
-        "Tile[[16, 16], FP16, Vec]");
+  CHECK(show(MemorySpace::Vec, {{"blayout", layout("row_major")},
+                                {"slayout", layout("none_box")},
+                                {"fractal", int_imm(512)}}) == "Tile[[16, 16], FP16, Vec]");
   CHECK(show(MemorySpace::Vec, {{"blayout", layout("col_major")}}) ==
         "Tile[[16, 16], FP16, Vec, TileView(blayout=TileLayout.col_major)]");
   CHECK(show(MemorySpace::Mat, {{"blayout", layout("col_major")}, {"slayout", layout("row_major")}}) ==
@@ -67,7 +68,8 @@ TEST_CASE("view fields equal to the space's implicit layout are omitted") {
   CHECK(show(MemorySpace::Acc, {{"fractal", int_imm(1024)}, {"valid_shape", int_list({8, 16})}}) ==
         "Tile[[16, 16], FP16, Acc, TileView(valid_shape=[8, 16])]");
   // Without a space nothing is implicit.
-  CHECK(print(tile_type({4}, DataType::FP16, std::nullopt, nullptr, TileView{{{"blayout", layout("row_major")}}})) ==
+  CHECK(print(tile_type({4}, DataType::FP16, std::nullopt, nullptr,
+                        TileView{{{"blayout", layout("row_major")}}})) ==
         "Tile[[4], FP16, TileView(blayout=TileLayout.row_major)]");
 }
 
@@ -86,7 +88,8 @@ TEST_CASE("literals print so that they re-lex to the same value") {
   CHECK(print(sub(x, int_imm(-5))) == "x - -5");
   CHECK(print(unary(UnaryOp::Neg, unary(UnaryOp::Neg, x))) == "-(-x)");
   CHECK(print(binary(BinaryOp::Add, int_imm(1), unary(UnaryOp::Not, x))) == "1 + (not x)");
-  const Program p = test::parse_ok("def k(x: Scalar[INDEX]):\n    tile.sink([1e-05, -2.5, \"a\\x01\", 1 + (not x), (-1)[0]])\n");
+  const Program p = test::parse_ok(
+      "def k(x: Scalar[INDEX]):\n    tile.sink([1e-05, -2.5, \"a\\x01\", 1 + (not x), (-1)[0]])\n");
   CHECK(print(p).find("[1e-05, -2.5, \"a\\x01\", 1 + (not x), (-1)[0]]") != std::string::npos);
 }
 
@@ -169,7 +172,8 @@ bool same_tree(const ExprPtr& x, const ExprPtr& y) {
     }
     case ExprKind::Call: {
       const auto *a = x->as<Call>(), *b = y->as<Call>();
-      return a->op == b->op && same_tree(a->args[0], b->args[0]) && same_tree(a->kwargs[0].value, b->kwargs[0].value);
+      return a->op == b->op && same_tree(a->args[0], b->args[0]) &&
+             same_tree(a->kwargs[0].value, b->kwargs[0].value);
     }
     default: return same_expr(x, y);
   }

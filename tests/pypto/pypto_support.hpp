@@ -31,7 +31,9 @@ inline std::vector<std::string> pto_files(const std::string& dir) {
 }
 
 inline std::vector<std::string> case_files() { return pto_files(shared_path("specs/pypto/cases")); }
-inline std::vector<std::string> own_data_files() { return pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/tests/pypto/data"); }
+inline std::vector<std::string> own_data_files() {
+  return pto_files(std::string(PTO_MEM_SOURCE_DIR) + "/tests/pypto/data");
+}
 
 /// The text after the leading comment / blank lines (a case's program).
 inline std::string program_text(const std::string& text) {

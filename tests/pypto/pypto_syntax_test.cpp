@@ -1,7 +1,7 @@
 // Reading PyPTO's own programs (what its printer writes and its DSL tests
 // are written in) and printing them back in PyPTO's spelling.
-#include <algorithm>
 #include <doctest/doctest.h>
+#include <algorithm>
 
 #include <string>
 #include <vector>
@@ -16,7 +16,9 @@ using pto_mem::test::parse_ok;
 
 namespace {
 
-std::vector<StmtPtr> stmts_of(const Program& p, std::size_t fn = 0) { return flatten(p.functions.at(fn).body); }
+std::vector<StmtPtr> stmts_of(const Program& p, std::size_t fn = 0) {
+  return flatten(p.functions.at(fn).body);
+}
 
 const AssignStmt* assign_at(const std::vector<StmtPtr>& s, std::size_t i) {
   REQUIRE(i < s.size());
@@ -69,7 +71,8 @@ TEST_CASE("pypto syntax: @pl.function without type= is Opaque, @function without
   CHECK(p.functions.at(1).kind == FunctionKind::Opaque);
   const Program q = parse_ok("@function\ndef k(x: Scalar[INDEX]):\n    return x\n");
   CHECK(q.functions.at(0).kind == FunctionKind::InCore);
-  const Program r = parse_ok("@pl.function(type=pl.FunctionType.AIV)\ndef k(x: pl.Scalar[pl.INDEX]):\n    return x\n");
+  const Program r =
+      parse_ok("@pl.function(type=pl.FunctionType.AIV)\ndef k(x: pl.Scalar[pl.INDEX]):\n    return x\n");
   CHECK(r.functions.at(0).kind == FunctionKind::AIV);
 }
 
@@ -79,7 +82,7 @@ TEST_CASE("pypto syntax: re-binding is SSA renaming, the name is kept") {
   const auto s = stmts_of(p);
   const AssignStmt* store = assign_at(s, 2);
   CHECK(store->var->name == "dst");
-  CHECK(store->var != k.params.at(1).var);                              // a new value ...
+  CHECK(store->var != k.params.at(1).var);                                    // a new value ...
   CHECK(as_var(store->value->as<Call>()->args.at(2)) == k.params.at(1).var);  // ... made from the parameter
   CHECK(as_var(s.at(3)->as<ReturnStmt>()->values.at(0)) == store->var);
   // Printed, the second `dst` takes a suffix so that the text is SSA without re-binding.
@@ -150,7 +153,8 @@ TEST_CASE("pypto syntax: result types PyPTO deduces") {
   CHECK(print(again) == print(p));
 }
 
-TEST_CASE("pypto syntax: pl.tile.load / pl.tile.create default to Vec, partial annotations take the op's space") {
+TEST_CASE(
+    "pypto syntax: pl.tile.load / pl.tile.create default to Vec, partial annotations take the op's space") {
   const Program p = parse_ok(
       "def k(a: Tensor[[16, 16], FP32]):\n"
       "    x: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(a, [0, 0], [16, 16])\n"
@@ -177,7 +181,8 @@ TEST_CASE("pypto syntax: attrs, docstrings, parenthesised yield, enums, scopes, 
       "    @pl.function(type=pl.FunctionType.InCore, attrs={\"split\": 1})\n"
       "    def k(self, a: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n"
       "        '''One line.'''\n"
-      "        x: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 16], attrs={\"tag\": \"in\"})\n"
+      "        x: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 16], attrs={\"tag\": "
+      "\"in\"})\n"
       "        for i, (acc,) in pl.range(4, init_values=(x,)):\n"
       "            if i == 1:\n"
       "                continue\n"
@@ -228,14 +233,17 @@ TEST_CASE("pypto syntax: attrs, docstrings, parenthesised yield, enums, scopes, 
 
 TEST_CASE("pypto syntax: what has no text form is refused and says so") {
   const auto d = parse_error(
-      "@pl.program\nclass P:\n    TILE = 64\n\n    @pl.function\n    def main(self, x: pl.Scalar[pl.INDEX]):\n"
+      "@pl.program\nclass P:\n    TILE = 64\n\n    @pl.function\n    def main(self, x: "
+      "pl.Scalar[pl.INDEX]):\n"
       "        return x\n");
   CHECK(d.message.find("no text form") != std::string::npos);
   CHECK(d.message.find("class body") != std::string::npos);
-  const auto u = parse_error("@pl.function\ndef main(x: pl.Scalar[pl.INDEX]):\n    y = x * TILE\n    return y\n");
+  const auto u =
+      parse_error("@pl.function\ndef main(x: pl.Scalar[pl.INDEX]):\n    y = x * TILE\n    return y\n");
   CHECK(u.message.find("undefined name 'TILE'") != std::string::npos);
   CHECK(u.message.find("no text form") != std::string::npos);
-  const auto w = parse_error("@pl.function\ndef main(x: pl.Scalar[pl.INDEX]):\n    with pl.incore():\n        pass\n");
+  const auto w =
+      parse_error("@pl.function\ndef main(x: pl.Scalar[pl.INDEX]):\n    with pl.incore():\n        pass\n");
   CHECK(w.message.find("has no form in this IR") != std::string::npos);
 }
 
@@ -406,7 +414,8 @@ TEST_CASE("one pass at a time: each pass checks the properties it needs") {
   REQUIRE_FALSE(bad.ok());
   REQUIRE(bad.diagnostics.size() == 1);
   CHECK(bad.diagnostics[0].code == "missing-property");
-  CHECK(bad.diagnostics[0].message.find("InitMemRef needs its input to have the property TileMemoryInferred") == 0);
+  CHECK(bad.diagnostics[0].message.find(
+            "InitMemRef needs its input to have the property TileMemoryInferred") == 0);
   CHECK(bad.diagnostics[0].message.find("'t'") != std::string::npos);
   CHECK(bad.exit_code() == 2);
   // infer then init, one at a time, is the pipeline up to init.
@@ -435,7 +444,8 @@ TEST_CASE("AllocatedMemoryAddr verifier: an Opaque function is checked too") {
   const Program p = parse_ok(
       "@function(type=Opaque)\n"
       "def orch(a: Tensor[[256, 256], FP32]):\n"
-      "    big: Tile[[256, 256], FP32, MemRef(\"scratch\", 0, 262144), Vec] = tile.load(a, [0, 0], [256, 256], "
+      "    big: Tile[[256, 256], FP32, MemRef(\"scratch\", 0, 262144), Vec] = tile.load(a, [0, 0], [256, "
+      "256], "
       "target_memory=Vec)\n"
       "    return a\n");
   SocPolicy soc = soc_a2a3();
@@ -444,8 +454,8 @@ TEST_CASE("AllocatedMemoryAddr verifier: an Opaque function is checked too") {
   ctx.ops = &default_registry();
   CHECK_FALSE(passes::verify_allocated_memory_addr(p, ctx));
   REQUIRE(ctx.diagnostics.size() == 1);
-  CHECK(ctx.diagnostics[0].message.find("Function 'orch': Vec buffer usage (262144 bytes) exceeds platform limit") ==
-        0);
+  CHECK(ctx.diagnostics[0].message.find(
+            "Function 'orch': Vec buffer usage (262144 bytes) exceeds platform limit") == 0);
   PassContext ok_ctx;
   ok_ctx.soc = &soc;
   ok_ctx.ops = &default_registry();
@@ -481,15 +491,18 @@ TEST_CASE("pypto printer: names repeated anywhere in a function take _1, _2 afte
       "        r = yield_(t)\n"
       "    return r\n");
   const std::string ours = print(p);
-  CHECK(ours.find("        t: Tile[[8, 8], FP32, Vec] = tile.neg(x)") != std::string::npos);  // sibling blocks
+  CHECK(ours.find("        t: Tile[[8, 8], FP32, Vec] = tile.neg(x)") !=
+        std::string::npos);  // sibling blocks
   const std::string theirs = print(p, PrintOptions{Syntax::pypto});
-  CHECK(theirs.find("            t: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = pl.tile.exp(x)") != std::string::npos);
+  CHECK(theirs.find("            t: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = pl.tile.exp(x)") !=
+        std::string::npos);
   CHECK(theirs.find("            t_1: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = pl.tile.neg(x)\n"
                     "            r = pl.yield_(t_1)") != std::string::npos);
   CHECK(print(parse_ok(theirs), PrintOptions{Syntax::pypto}) == theirs);
 }
 
-TEST_CASE("pypto syntax: a PyPTO file's docstring and imports are skipped; func_attr and module values refused") {
+TEST_CASE(
+    "pypto syntax: a PyPTO file's docstring and imports are skipped; func_attr and module values refused") {
   const Program p = parse_ok(
       "\"\"\"Module docstring.\"\"\"\n"
       "import pypto.language as pl\n"
@@ -502,8 +515,9 @@ TEST_CASE("pypto syntax: a PyPTO file's docstring and imports are skipped; func_
   const auto m = parse_error("import pypto.language as pl\nN = 64\n");
   CHECK(m.message.find("expected 'def', found 'N'") == 0);
   CHECK(m.message.find("no text form") != std::string::npos);
-  const auto f = parse_error("@pl.function\ndef main(x: pl.Scalar[pl.INDEX]):\n    pl.func_attr({\"a\": 1})\n"
-                             "    return x\n");
+  const auto f = parse_error(
+      "@pl.function\ndef main(x: pl.Scalar[pl.INDEX]):\n    pl.func_attr({\"a\": 1})\n"
+      "    return x\n");
   CHECK(f.message.find("pl.func_attr") != std::string::npos);
   CHECK(f.message.find("decorator") != std::string::npos);
 }

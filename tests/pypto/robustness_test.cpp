@@ -13,10 +13,41 @@ using namespace pto_mem::pypto;
 namespace {
 
 std::string robust_mutate(std::string s, std::mt19937_64& rng) {
-  static const std::vector<std::string> pieces = {
-      "(", ")", "[", "]", ",", ":", "=", "\n", "    ", "\t", "#", "\"", "-", "yield_(", "for ", "if ", "else:",
-      "MemRef(\"d\", slots=2)[1]", "Tile[[4], FP32, Vec]", "pl.", "Mem.", "0x", "1e", "9999999999999999999999",
-      "const(", "@function", "def ", "return ", "while_(", "cond(", "\\", "'", "elif ", "self.", "range("};
+  static const std::vector<std::string> pieces = {"(",
+                                                  ")",
+                                                  "[",
+                                                  "]",
+                                                  ",",
+                                                  ":",
+                                                  "=",
+                                                  "\n",
+                                                  "    ",
+                                                  "\t",
+                                                  "#",
+                                                  "\"",
+                                                  "-",
+                                                  "yield_(",
+                                                  "for ",
+                                                  "if ",
+                                                  "else:",
+                                                  "MemRef(\"d\", slots=2)[1]",
+                                                  "Tile[[4], FP32, Vec]",
+                                                  "pl.",
+                                                  "Mem.",
+                                                  "0x",
+                                                  "1e",
+                                                  "9999999999999999999999",
+                                                  "const(",
+                                                  "@function",
+                                                  "def ",
+                                                  "return ",
+                                                  "while_(",
+                                                  "cond(",
+                                                  "\\",
+                                                  "'",
+                                                  "elif ",
+                                                  "self.",
+                                                  "range("};
   auto pick = [&](std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(rng() % n); };
   const int edits = 1 + static_cast<int>(pick(4));
   for (int e = 0; e < edits; ++e) {
@@ -71,9 +102,12 @@ TEST_CASE("property: mangled programs are rejected cleanly or round-trip") {
 }
 
 TEST_CASE("a 10k-statement kernel parses and prints") {
-  std::string text = "def big(x: Tensor[[16, 16], FP32]):\n    t0: Tile[[16, 16], FP32, Vec] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n";
+  std::string text =
+      "def big(x: Tensor[[16, 16], FP32]):\n    t0: Tile[[16, 16], FP32, Vec] = tile.load(x, [0, 0], [16, "
+      "16], target_memory=Vec)\n";
   for (int i = 1; i < 10000; ++i)
-    text += "    t" + std::to_string(i) + ": Tile[[16, 16], FP32, Vec] = tile.add(t" + std::to_string(i - 1) + ", t0)\n";
+    text += "    t" + std::to_string(i) + ": Tile[[16, 16], FP32, Vec] = tile.add(t" + std::to_string(i - 1) +
+            ", t0)\n";
   const Program p = test::parse_ok(text);
   CHECK(flatten(p.functions[0].body).size() == 10000);
   CHECK(print(p).size() > text.size() / 2);

@@ -32,7 +32,8 @@ struct RoundTripInput {
 std::vector<RoundTripInput> round_trip_files() {
   std::vector<RoundTripInput> out;
   const std::string root = PTO_MEM_SOURCE_DIR;
-  for (const char* dir : {"/tests/pypto/cases", "/tests/pypto/storage_cases", "/tests/pypto/data", "/examples/kernels"})
+  for (const char* dir :
+       {"/tests/pypto/cases", "/tests/pypto/storage_cases", "/tests/pypto/data", "/examples/kernels"})
     for (const auto& f : test::pto_files(root + dir)) out.push_back({f, test::read_text(f)});
   return out;
 }
@@ -69,12 +70,14 @@ void round_trip(const std::string& name, const std::string& text, Planner planne
   }
   const std::string printed = print(first.program);
   const CompileResult again = compile_source(printed, name + " (printed)", o, po);
-  const std::string label = name + " under " + std::string(to_string(planner)) + (buffer_ir ? ", buffer-ir" : ", legacy");
+  const std::string label =
+      name + " under " + std::string(to_string(planner)) + (buffer_ir ? ", buffer-ir" : ", legacy");
   INFO(label);
   INFO("first compile:\n" << printed);
   if (!exact && !again.ok()) {  // measured: a legacy-path accumulator phi may be refused when read back
     ++stats.refused_again;
-    if (stats.differing.size() < 8) stats.differing.push_back(label + " (refused: " + test::dump(again.diagnostics) + ")");
+    if (stats.differing.size() < 8)
+      stats.differing.push_back(label + " (refused: " + test::dump(again.diagnostics) + ")");
     return;
   }
   REQUIRE_MESSAGE(again.ok(), test::dump(again.diagnostics));
@@ -90,7 +93,8 @@ void round_trip(const std::string& name, const std::string& text, Planner planne
 }  // namespace
 
 TEST_CASE("round trip: the planned pingpong kernel keeps its declared allocations, pinning and slots") {
-  const std::string text = test::read_text(std::string(PTO_MEM_SOURCE_DIR) + "/examples/kernels/pingpong.pto");
+  const std::string text =
+      test::read_text(std::string(PTO_MEM_SOURCE_DIR) + "/examples/kernels/pingpong.pto");
   for (Planner planner : {Planner::pypto, Planner::dsa_rp}) {
     CompileOptions o;
     o.planner = planner;
@@ -114,7 +118,8 @@ TEST_CASE("round trip: a tile on a pinned allocation is bound to its declaration
       "@function(type=InCore)\n"
       "def main(x: Tensor[[64, 64], FP32], o: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:\n"
       "    buf: Ptr = tile.alloc(Vec, 8192, pinned=True)\n"
-      "    t: Tile[[32, 64], FP32, MemRef(buf, 0, 8192), Vec] = tile.load(x, [0, 0], [32, 64], target_memory=Vec)\n"
+      "    t: Tile[[32, 64], FP32, MemRef(buf, 0, 8192), Vec] = tile.load(x, [0, 0], [32, 64], "
+      "target_memory=Vec)\n"
       "    v: Tile[[16, 64], FP32, MemRef(buf, 0, 4096), Vec] = tile.slice(t, [16, 64], [0, 0])\n"
       "    r: Tensor[[64, 64], FP32] = tile.store(v, [0, 0], o)\n"
       "    return r\n";
@@ -128,7 +133,8 @@ TEST_CASE("round trip: a tile on a pinned allocation is bound to its declaration
 }
 
 /// Compiles `text`, prints it, compiles the print: both prints.
-std::pair<std::string, std::string> compile_twice(const std::string& text, Planner planner, bool buffer_ir = true) {
+std::pair<std::string, std::string> compile_twice(const std::string& text, Planner planner,
+                                                  bool buffer_ir = true) {
   CompileOptions o;
   o.planner = planner;
   o.buffer_ir = buffer_ir;
@@ -154,7 +160,8 @@ std::pair<std::string, std::string> compile_twice(const std::string& text, Plann
 TEST_CASE("round trip: an in-place op alone in an if arm keeps the copy of its input") {
   const std::string text =
       "@function(type=InCore)\n"
-      "def main(x: Tensor[[64, 64], FP32], c: Scalar[INDEX], o: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:\n"
+      "def main(x: Tensor[[64, 64], FP32], c: Scalar[INDEX], o: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, "
+      "64], FP32]:\n"
       "    v9: Tile[[16, 16], FP32, Vec] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
       "    v36: Tile[[8, 16], FP32, Vec] = tile.load(x, [0, 0], [8, 16], target_memory=Vec)\n"
       "    if c < 1:\n"
@@ -183,7 +190,8 @@ TEST_CASE("round trip: an in-place op alone in an if arm keeps the copy of its i
 TEST_CASE("round trip: a zero-trip loop's parallel copy (known exception)" * doctest::should_fail()) {
   const std::string text =
       "@function(type=InCore)\n"
-      "def main(x: Tensor[[64, 64], FP32], c: Scalar[INDEX], o: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:\n"
+      "def main(x: Tensor[[64, 64], FP32], c: Scalar[INDEX], o: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, "
+      "64], FP32]:\n"
       "    v0: Tile[[16, 16], FP32, Vec] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
       "    v1: Tile[[16, 16], FP32, Vec] = tile.move(v0, target_memory=Vec)\n"
       "    v2: Tile[[16, 16], FP32, Vec] = tile.scatter_mask(v0, v0)\n"
@@ -245,21 +253,26 @@ TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on every case fi
       for (bool buffer_ir : {true, false}) {
         const bool is_tagged = round_trip_stage_tagged(in.text);
         const bool strict = buffer_ir && !is_tagged;
-        round_trip(in.name, in.text, planner, buffer_ir, strict ? exact : is_tagged ? tagged : legacy, strict);
+        round_trip(in.name, in.text, planner, buffer_ir,
+                   strict      ? exact
+                   : is_tagged ? tagged
+                               : legacy,
+                   strict);
       }
-  MESSAGE(exact.checked << " planned case programs (buffer-ir) compiled twice, the same; measured: stage-tagged "
-                        << tagged.checked << ", " << tagged.differ << " printed differently, " << tagged.refused_again
-                        << " refused when read back" << first_differing(tagged));
+  MESSAGE(
+      exact.checked << " planned case programs (buffer-ir) compiled twice, the same; measured: stage-tagged "
+                    << tagged.checked << ", " << tagged.differ << " printed differently, "
+                    << tagged.refused_again << " refused when read back" << first_differing(tagged));
   MESSAGE("legacy storage path: " << legacy.checked << " compiled twice, " << legacy.differ
-                                  << " printed differently, " << legacy.refused_again << " refused when read back"
-                                  << first_differing(legacy));
+                                  << " printed differently, " << legacy.refused_again
+                                  << " refused when read back" << first_differing(legacy));
   CHECK(exact.differ == 0);
   CHECK(exact.checked > 1000);
 }
 
 // The property: random kernels (storage_kernel_gen.hpp), every planner, the
-// Buffer IR storage rules exactly (the legacy path measured, as above). PTO_MEM_PROPERTY_SEEDS=N runs N/10 kernels (a tenth of the
-// storage property test's count), 150 by default.
+// Buffer IR storage rules exactly (the legacy path measured, as above). PTO_MEM_PROPERTY_SEEDS=N runs N/10
+// kernels (a tenth of the storage property test's count), 150 by default.
 TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on random kernels (property)") {
   const char* env = std::getenv("PTO_MEM_PROPERTY_SEEDS");
   const std::uint64_t kernels = env ? std::max<std::uint64_t>(1, std::strtoull(env, nullptr, 10) / 10) : 150;
@@ -278,11 +291,13 @@ TEST_CASE("round trip: compile(print(compile(x))) == compile(x) on random kernel
   MESSAGE(random.checked << " random planned programs (buffer-ir) compiled twice, " << random.differ
                          << " printed differently" << first_differing(random));
   MESSAGE(random_legacy.checked << " random planned programs (legacy, measured) compiled twice, "
-                                << random_legacy.differ << " printed differently, " << random_legacy.refused_again
-                                << " refused" << first_differing(random_legacy));
-  MESSAGE(random_tagged.checked << " random stage-tagged planned programs (buffer-ir, measured) compiled twice, "
-                                << random_tagged.differ << " printed differently, " << random_tagged.refused_again
-                                << " refused" << first_differing(random_tagged));
+                                << random_legacy.differ << " printed differently, "
+                                << random_legacy.refused_again << " refused"
+                                << first_differing(random_legacy));
+  MESSAGE(
+      random_tagged.checked << " random stage-tagged planned programs (buffer-ir, measured) compiled twice, "
+                            << random_tagged.differ << " printed differently, " << random_tagged.refused_again
+                            << " refused" << first_differing(random_tagged));
   CHECK(random.differ == 0);
   // Most kernels plan (a refusal is a kernel that needs an Acc-to-Acc copy).
   CHECK(random.checked > 2 * kernels);

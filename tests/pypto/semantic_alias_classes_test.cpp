@@ -18,15 +18,15 @@ namespace {
 // t: [8, 16] FP32 (512 B). s1 = rows 1..2, cols 4..11 (80 B in); s2 slices s1
 // at [1, 2] (+40 B: 120 B in t); rs reshapes s1 (s1's very window); s0 is
 // t's first row.
-const std::string views = test::kernel(
-    "x: Tensor[[8, 16], FP32], out: Out[Tensor[[1, 4], FP32]]",
-    "    t: Tile[[8, 16], FP32] = tile.load(x, [0, 0], [8, 16], target_memory=Vec)\n"
-    "    s0: Tile[[1, 16], FP32] = tile.slice(t, [1, 16], [0, 0])\n"
-    "    s1: Tile[[2, 8], FP32] = tile.slice(t, [2, 8], [1, 4])\n"
-    "    s2: Tile[[1, 4], FP32] = tile.slice(s1, [1, 4], [1, 2])\n"
-    "    rs: Tile[[4, 4], FP32] = tile.reshape(s1, [4, 4])\n"
-    "    r: Tensor[[1, 4], FP32] = tile.store(s2, [0, 0], out)\n"
-    "    return r\n");
+const std::string views =
+    test::kernel("x: Tensor[[8, 16], FP32], out: Out[Tensor[[1, 4], FP32]]",
+                 "    t: Tile[[8, 16], FP32] = tile.load(x, [0, 0], [8, 16], target_memory=Vec)\n"
+                 "    s0: Tile[[1, 16], FP32] = tile.slice(t, [1, 16], [0, 0])\n"
+                 "    s1: Tile[[2, 8], FP32] = tile.slice(t, [2, 8], [1, 4])\n"
+                 "    s2: Tile[[1, 4], FP32] = tile.slice(s1, [1, 4], [1, 2])\n"
+                 "    rs: Tile[[4, 4], FP32] = tile.reshape(s1, [4, 4])\n"
+                 "    r: Tensor[[1, 4], FP32] = tile.store(s2, [0, 0], out)\n"
+                 "    return r\n");
 
 struct Setup {
   CompileResult compiled;
@@ -55,7 +55,8 @@ std::int64_t offset_of(const VarPtr& v) { return var_memref(v)->const_offset().v
 
 }  // namespace
 
-TEST_CASE("alias classes: a source placed elsewhere takes its views along, at offsets the unification composes") {
+TEST_CASE(
+    "alias classes: a source placed elsewhere takes its views along, at offsets the unification composes") {
   Setup s(views);
   const auto relations = capture_identity_relations(s.f(), s.ctx);
   REQUIRE(relations.size() == 4);  // s0, s1, s2, rs
@@ -91,18 +92,21 @@ TEST_CASE("alias classes: a value placed against its relation is an internal err
   const VarPtr s1 = s.var("s1");
   const MemRefPtr t = var_memref(s.var("t"));
   // s1 is a view 80 bytes into t; placing it at t's start contradicts that.
-  const std::string message = s.refused({{s1, make_memref(t->base, int_imm(0), var_memref(s1)->size), std::nullopt}});
+  const std::string message =
+      s.refused({{s1, make_memref(t->base, int_imm(0), var_memref(s1)->size), std::nullopt}});
   INFO(message);
   CHECK(message.find("s1") != std::string::npos);
   CHECK(message.find("80") != std::string::npos);
 }
 
-TEST_CASE("alias classes: a value placed on another allocation than the source it follows is an internal error") {
+TEST_CASE(
+    "alias classes: a value placed on another allocation than the source it follows is an internal error") {
   Setup s(views);
   // rs follows s1, on t's allocation, but is placed on another allocation.
   const VarPtr rs = s.var("rs");
   const VarPtr other = make_var("mem_other", ptr_type());
-  const std::string message = s.refused({{rs, make_memref(other, int_imm(0), var_memref(rs)->size), std::nullopt}});
+  const std::string message =
+      s.refused({{rs, make_memref(other, int_imm(0), var_memref(rs)->size), std::nullopt}});
   INFO(message);
   CHECK(message.find("'rs'") != std::string::npos);
   CHECK(message.find("mem_other") != std::string::npos);
@@ -133,7 +137,8 @@ TEST_CASE("alias classes: a contradiction the unification finds names the values
   CHECK(quoted >= 3);  // the value refused, then the two the unification names
 }
 
-TEST_CASE("alias classes: a view at a run-time offset follows its source's window with its offset expression") {
+TEST_CASE(
+    "alias classes: a view at a run-time offset follows its source's window with its offset expression") {
   Setup s(test::kernel("x: Tensor[[8, 16], FP32], out: Out[Tensor[[1, 16], FP32]]",
                        "    t: Tile[[8, 16], FP32] = tile.load(x, [0, 0], [8, 16], target_memory=Vec)\n"
                        "    for i in range(8):\n"
@@ -155,14 +160,16 @@ TEST_CASE("alias classes: a view at a run-time offset follows its source's windo
   CHECK(var_memref(s.var("rr")) == row);
 }
 
-TEST_CASE("alias classes: loop carries follow their inits; the return var follows while it shares the carry") {
-  Setup s(test::kernel("x: Tensor[[64, 64], FP32], o: Out[Tensor[[64, 64], FP32]]",
-                       "    init: Tile[[64, 64], FP32, Vec] = tile.load(x, [0, 0], [64, 64], target_memory=Vec)\n"
-                       "    for i, (acc,) in range(4, init_values=(init,)):\n"
-                       "        nxt: Tile[[64, 64], FP32, Vec] = tile.add(acc, acc)\n"
-                       "        out = yield_(nxt)\n"
-                       "    r: Tensor[[64, 64], FP32] = tile.store(out, [0, 0], o)\n"
-                       "    return r\n"));
+TEST_CASE(
+    "alias classes: loop carries follow their inits; the return var follows while it shares the carry") {
+  Setup s(
+      test::kernel("x: Tensor[[64, 64], FP32], o: Out[Tensor[[64, 64], FP32]]",
+                   "    init: Tile[[64, 64], FP32, Vec] = tile.load(x, [0, 0], [64, 64], target_memory=Vec)\n"
+                   "    for i, (acc,) in range(4, init_values=(init,)):\n"
+                   "        nxt: Tile[[64, 64], FP32, Vec] = tile.add(acc, acc)\n"
+                   "        out = yield_(nxt)\n"
+                   "    r: Tensor[[64, 64], FP32] = tile.store(out, [0, 0], o)\n"
+                   "    return r\n"));
   const VarPtr init = s.var("init"), acc = s.var("acc"), out = s.var("out");
   REQUIRE(var_base(acc) == var_base(init));
   REQUIRE(var_base(out) == var_base(acc));

@@ -89,9 +89,8 @@ TEST_CASE("direct transfer routes and their pipes") {
 TEST_CASE("infer_pipe: the pipe each op runs on") {
   const OpRegistry reg = OpRegistry::with_builtins();
   const SocPolicy a = soc_a2a3(), b = soc_a5();
-  auto pipe = [&](const char* op, std::optional<MemorySpace> r, std::vector<MemorySpace> args, const SocPolicy& s) {
-    return infer_pipe(reg.find(op), op, r, args, s);
-  };
+  auto pipe = [&](const char* op, std::optional<MemorySpace> r, std::vector<MemorySpace> args,
+                  const SocPolicy& s) { return infer_pipe(reg.find(op), op, r, args, s); };
   CHECK(pipe("tile.load", Vec, {DDR}, a) == Pipe::MTE2);
   CHECK(pipe("tile.load", Mat, {DDR}, a) == Pipe::MTE2);
   CHECK(pipe("tile.store", DDR, {Vec, DDR}, a) == Pipe::MTE3);
@@ -104,15 +103,16 @@ TEST_CASE("infer_pipe: the pipe each op runs on") {
   CHECK(pipe("tile.move", Left, {Mat}, a) == Pipe::MTE1);
   CHECK(pipe("tile.move", Vec, {Vec}, a) == Pipe::V);    // same-space TMOV
   CHECK(pipe("tile.move", Left, {Left}, a) == Pipe::V);  // same-L0 moves too
-  CHECK_FALSE(pipe("tile.move", Vec, {Acc}, a));          // no Acc->Vec route on 910B
+  CHECK_FALSE(pipe("tile.move", Vec, {Acc}, a));         // no Acc->Vec route on 910B
   CHECK(pipe("tile.move", Vec, {Acc}, b) == Pipe::FIX);
-  CHECK_FALSE(pipe("tile.move", Vec, {Mat, Vec}, a));     // a move has one source
-  CHECK_FALSE(pipe("tile.slice", Vec, {Vec}, a));         // metadata: no pipe
+  CHECK_FALSE(pipe("tile.move", Vec, {Mat, Vec}, a));  // a move has one source
+  CHECK_FALSE(pipe("tile.slice", Vec, {Vec}, a));      // metadata: no pipe
   CHECK_FALSE(pipe("tile.create", Vec, {}, a));
   CHECK(pipe("tile.read", ScalarLocal, {Vec}, a) == Pipe::S);
   CHECK_FALSE(pipe("tile.add", std::nullopt, {Vec}, a));  // no single result space
   CHECK_FALSE(pipe("tile.cast", Vec, {Mat}, a));          // Mat->Vec: no route, not all-Vec
-  CHECK(infer_pipe(nullptr, "user.op", Vec, std::vector<MemorySpace>{Vec}, a) == Pipe::V);  // unregistered: common rule
+  CHECK(infer_pipe(nullptr, "user.op", Vec, std::vector<MemorySpace>{Vec}, a) ==
+        Pipe::V);  // unregistered: common rule
   OpSpec hooked = OpSpec("my.op").fixed(Vec).access(AccessEvidence::functional).on_pipe(Pipe::MTE3);
   CHECK(infer_pipe(&hooked, "my.op", Vec, std::vector<MemorySpace>{Vec}, a) == Pipe::MTE3);
 }
@@ -125,7 +125,8 @@ TEST_CASE("a SocPolicy drives the generic problem builder") {
     MemorySpace arena;
     Interval lifetime;
   };
-  const std::vector<B> bufs = {{"a", 100, 1, Vec, {0, 2}}, {"t", 4096, 1, DDR, {0, 4}}, {"c", 64, 1, Acc, {1, 3}}};
+  const std::vector<B> bufs = {
+      {"a", 100, 1, Vec, {0, 2}}, {"t", 4096, 1, DDR, {0, 4}}, {"c", 64, 1, Acc, {1, 3}}};
   SocPolicy soc = soc_a2a3();
   soc.reserve(Vec, AddrRange{0, 4096});
   const auto model = make_problem(bufs, soc);
@@ -170,7 +171,9 @@ namespace {
 /// a placement order of its own (the optional `placement_order()` member).
 struct OwnPolicy {
   bool planned(MemorySpace s) const { return s == Vec || s == Mat; }
-  std::optional<Addr> capacity(MemorySpace s) const { return s == Vec ? std::optional<Addr>(4096) : std::nullopt; }
+  std::optional<Addr> capacity(MemorySpace s) const {
+    return s == Vec ? std::optional<Addr>(4096) : std::nullopt;
+  }
   std::vector<AddrRange> reserved(MemorySpace s) const {
     return s == Vec ? std::vector<AddrRange>{{0, 256}} : std::vector<AddrRange>{};
   }
@@ -210,13 +213,14 @@ TEST_CASE("a policy carries which spaces are allocated, each space's alignment a
 }
 
 TEST_CASE("the sequential planner follows the policy's placement order and alignment") {
-  const std::string text = "@function(type=InCore)\n"
-                           "def main(x: Tensor[[1, 24], FP32], y: Tensor[[16, 64], FP32]):\n"
-                           "    small = tile.load(x, [0, 0], [1, 24], target_memory=Vec)\n"
-                           "    big = tile.load(y, [0, 0], [16, 64], target_memory=Vec)\n"
-                           "    s = tile.add(small, small)\n"
-                           "    b = tile.add(big, big)\n"
-                           "    return\n";
+  const std::string text =
+      "@function(type=InCore)\n"
+      "def main(x: Tensor[[1, 24], FP32], y: Tensor[[16, 64], FP32]):\n"
+      "    small = tile.load(x, [0, 0], [1, 24], target_memory=Vec)\n"
+      "    big = tile.load(y, [0, 0], [16, 64], target_memory=Vec)\n"
+      "    s = tile.add(small, small)\n"
+      "    b = tile.add(big, big)\n"
+      "    return\n";
   SocPolicy soc = soc_a2a3();
   auto addr = [&](const std::string& v) {
     auto r = test::compile_ok(text, Stage::alloc, Planner::pypto, soc);
@@ -276,32 +280,41 @@ TEST_CASE("a bad SoC file: every mistake at its file:line:column, and no policy"
     for (const auto& d : r.diagnostics) out.push_back(format(d));
     return out;
   };
-  CHECK(errors("{\"name\": \"c\",\n \"spaces\": {\"Vec\": {\"capacity\": 10,}}}") ==
-        std::vector<std::string>{"chip.json:2:36: error: invalid JSON: syntax error while parsing object key - "
-                                 "unexpected '}'; expected string literal"});
-  const auto e = errors("{\"name\": \"c\",\n"
-                        " \"spaces\": {\"Vec\": {\"capacity\": -1},\n"
-                        "            \"Vector\": {},\n"
-                        "            \"DDR\": {\"capacity\": 1},\n"
-                        "            \"Mat\": {\"capacity\": 64, \"reserved\": [[32, 16], [0, 128]], \"size\": 1}},\n"
-                        " \"placement_order\": \"random\",\n"
-                        " \"routes\": {\"Mat\": [\"L0A\"]}}");
+  CHECK(
+      errors("{\"name\": \"c\",\n \"spaces\": {\"Vec\": {\"capacity\": 10,}}}") ==
+      std::vector<std::string>{"chip.json:2:36: error: invalid JSON: syntax error while parsing object key - "
+                               "unexpected '}'; expected string literal"});
+  const auto e = errors(
+      "{\"name\": \"c\",\n"
+      " \"spaces\": {\"Vec\": {\"capacity\": -1},\n"
+      "            \"Vector\": {},\n"
+      "            \"DDR\": {\"capacity\": 1},\n"
+      "            \"Mat\": {\"capacity\": 64, \"reserved\": [[32, 16], [0, 128]], \"size\": 1}},\n"
+      " \"placement_order\": \"random\",\n"
+      " \"routes\": {\"Mat\": [\"L0A\"]}}");
   REQUIRE(e.size() == 8);
-  CHECK(e[0] == "chip.json:6:21: error: /placement_order: placement_order must be \"name\", \"first_seen\" or "
-                "\"size_descending\", found the string \"random\"");
-  CHECK(e[1] == "chip.json:4:20: error: /spaces/DDR: DDR is never planned (off-chip memory); remove it from spaces");
-  CHECK(e[2].find("chip.json:5:79: error: /spaces/Mat/size: unknown key \"size\" in a space description") == 0);
-  CHECK(e[3] == "chip.json:5:50: error: /spaces/Mat/reserved/0: a reserved window must have begin < end, found "
-                "[32, 16]");
-  CHECK(e[4] == "chip.json:5:60: error: /spaces/Mat/reserved/1: the reserved window [0, 128) ends beyond the Mat "
-                "capacity (64 bytes)");
-  CHECK(e[5] == "chip.json:2:33: error: /spaces/Vec/capacity: capacity must be a positive integer of at most 2^40, "
-                "found -1");
+  CHECK(e[0] ==
+        "chip.json:6:21: error: /placement_order: placement_order must be \"name\", \"first_seen\" or "
+        "\"size_descending\", found the string \"random\"");
+  CHECK(e[1] ==
+        "chip.json:4:20: error: /spaces/DDR: DDR is never planned (off-chip memory); remove it from spaces");
+  CHECK(e[2].find("chip.json:5:79: error: /spaces/Mat/size: unknown key \"size\" in a space description") ==
+        0);
+  CHECK(e[3] ==
+        "chip.json:5:50: error: /spaces/Mat/reserved/0: a reserved window must have begin < end, found "
+        "[32, 16]");
+  CHECK(e[4] ==
+        "chip.json:5:60: error: /spaces/Mat/reserved/1: the reserved window [0, 128) ends beyond the Mat "
+        "capacity (64 bytes)");
+  CHECK(e[5] ==
+        "chip.json:2:33: error: /spaces/Vec/capacity: capacity must be a positive integer of at most 2^40, "
+        "found -1");
   CHECK(e[6].find("chip.json:3:23: error: /spaces/Vector: unknown memory space \"Vector\"") == 0);
   CHECK(e[7].find("chip.json:7:21: error: /routes/Mat/0: unknown memory space \"L0A\"") == 0);
   CHECK(errors("{\"spaces\": {}}") ==
-        std::vector<std::string>{"chip.json:1:1: error: /: a SoC description needs a \"name\" (a non-empty string, "
-                                 "e.g. \"tiny\")"});
+        std::vector<std::string>{
+            "chip.json:1:1: error: /: a SoC description needs a \"name\" (a non-empty string, "
+            "e.g. \"tiny\")"});
   auto missing = load_soc_file("/nonexistent/chip.json");
   CHECK_FALSE(missing.soc);
   REQUIRE(missing.diagnostics.size() == 1);
@@ -329,7 +342,8 @@ std::pair<int, std::string> run_tool(const std::string& args) {
 TEST_CASE("pto-mem compile --soc-file: the chip is used; a bad file is rejected with its position") {
   const std::string src = PTO_MEM_SOURCE_DIR;
   const std::string kernel = src + "/tests/pypto/cases/seed_20_soc_file_tiny_npu.pto";
-  auto [ok, report] = run_tool("compile " + kernel + " --soc-file " + src + "/examples/data/tiny_npu.soc.json --emit json");
+  auto [ok, report] =
+      run_tool("compile " + kernel + " --soc-file " + src + "/examples/data/tiny_npu.soc.json --emit json");
   CHECK(ok == 0);
   CHECK(report.find("\"soc\": \"tiny\"") != std::string::npos);
   const auto dir = std::filesystem::temp_directory_path() / "pto_mem_soc_test";

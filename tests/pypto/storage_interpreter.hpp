@@ -32,14 +32,18 @@ class StorageInterpreter {
   struct Options {
     bool addresses_assigned = true;  ///< kernel offsets are absolute addresses
     std::uint64_t seed = 1;          ///< branch choices, scalar parameters, while trip counts
-    int max_trips = 4;               ///< a constant loop runs min(trips, max_trips) iterations (at least 2 when it has 2)
+    int max_trips = 4;  ///< a constant loop runs min(trips, max_trips) iterations (at least 2 when it has 2)
     const pypto::OpRegistry* ops = nullptr;
     std::string soc;  ///< per-SoC no-alias overrides
   };
 
   StorageInterpreter(const pypto::Function& f, Options o)
-      : f_(f), o_(o), rng_(o.seed), ops_(o.ops ? *o.ops : pypto::default_registry()),
-        absolute_(o.addresses_assigned && pypto::is_kernel(f.kind)), soc_(o.soc) {}
+      : f_(f),
+        o_(o),
+        rng_(o.seed),
+        ops_(o.ops ? *o.ops : pypto::default_registry()),
+        absolute_(o.addresses_assigned && pypto::is_kernel(f.kind)),
+        soc_(o.soc) {}
 
   /// Empty when every read observed its value; otherwise the first mismatch.
   std::string run() {
@@ -172,7 +176,8 @@ class StorageInterpreter {
     if (p.begin < 0) return fail("a window starts at a negative address");
     if (p.end > max_address) return fail("a window ends beyond 64 MiB (" + std::to_string(p.end) + ")");
     auto& m = bytes(p);
-    for (std::int64_t a = p.begin; a < p.end; ++a) m[static_cast<std::size_t>(a)] = Cell{c.tag, c.origin + (a - p.begin)};
+    for (std::int64_t a = p.begin; a < p.end; ++a)
+      m[static_cast<std::size_t>(a)] = Cell{c.tag, c.origin + (a - p.begin)};
   }
 
   std::uint32_t fresh_tag(const pypto::Var& v) {
@@ -209,9 +214,10 @@ class StorageInterpreter {
       const Cell got = m[static_cast<std::size_t>(a)];
       if (got == want) continue;
       return fail("line " + std::to_string(at.line) + ":" + std::to_string(at.column) + ": '" + v.name +
-                  "' read by " + by + ": byte " + std::to_string(a - p->begin) + " of its window should hold byte " +
-                  std::to_string(want.index) + " of " + tag_name(want.tag) + " but holds byte " +
-                  std::to_string(got.index) + " of " + tag_name(got.tag));
+                  "' read by " + by + ": byte " + std::to_string(a - p->begin) +
+                  " of its window should hold byte " + std::to_string(want.index) + " of " +
+                  tag_name(want.tag) + " but holds byte " + std::to_string(got.index) + " of " +
+                  tag_name(got.tag));
     }
   }
 
@@ -251,7 +257,8 @@ class StorageInterpreter {
         bind_all(ias, inits);
         int done = 0;
         if (b && e && st && *st != 0) {
-          for (std::int64_t i = *b; (*st > 0 ? i < *e : i > *e) && done < o_.max_trips && error_.empty(); i += *st) {
+          for (std::int64_t i = *b; (*st > 0 ? i < *e : i > *e) && done < o_.max_trips && error_.empty();
+               i += *st) {
             env_[l->loop_var.get()] = i;
             iterate(l->body, ias);
             ++done;
@@ -304,13 +311,17 @@ class StorageInterpreter {
     std::vector<std::pair<const pypto::Var*, std::optional<std::int64_t>>> scalars;
     for (std::size_t k = 0; k < targets.size() && k < values.size(); ++k) {
       auto v = pypto::as_var(values[k]);
-      if (v && values_.count(v.get())) next.emplace_back(targets[k].get(), values_[v.get()]);
-      else scalars.emplace_back(targets[k].get(), eval(values[k]));
+      if (v && values_.count(v.get()))
+        next.emplace_back(targets[k].get(), values_[v.get()]);
+      else
+        scalars.emplace_back(targets[k].get(), eval(values[k]));
     }
     for (auto& [t, c] : next) values_[t] = *c;
     for (auto& [t, x] : scalars) {
-      if (x) env_[t] = *x;
-      else env_.erase(t);
+      if (x)
+        env_[t] = *x;
+      else
+        env_.erase(t);
     }
   }
 
@@ -324,8 +335,10 @@ class StorageInterpreter {
       values_[a.var.get()] = values_[src.get()];  // `a = b`: the same value
       return;
     }
-    if (auto x = eval(a.value)) env_[a.var.get()] = *x;
-    else env_.erase(a.var.get());
+    if (auto x = eval(a.value))
+      env_[a.var.get()] = *x;
+    else
+      env_.erase(a.var.get());
   }
 
   /// The byte offset of view `c` in its source, from the op's arguments.
@@ -365,7 +378,8 @@ class StorageInterpreter {
     for (std::size_t i = 0; i < c.args.size(); ++i)
       if (is_scratch(i))
         if (auto v = as_var(c.args[i]))
-          if (auto p = window(*v)) store(*p, Content{static_cast<std::uint32_t>(writers_.size() + 1000000), 0});
+          if (auto p = window(*v))
+            store(*p, Content{static_cast<std::uint32_t>(writers_.size() + 1000000), 0});
     // Inputs are read before the result is written, except the inputs an op
     // may not share its output with (not in-place safe, forbid_output_alias,
     // widening cast): it streams its output while reading those, so model

@@ -41,7 +41,10 @@ namespace pto_mem::test {
 class StorageKernelGen {
  public:
   explicit StorageKernelGen(std::uint64_t seed)
-      : rng_(seed), tag_rng_(seed), recv_rng_(seed ^ 0x9e3779b97f4a7c15ULL), mat_rng_(seed ^ 0x5bd1e9955bd1e995ULL),
+      : rng_(seed),
+        tag_rng_(seed),
+        recv_rng_(seed ^ 0x9e3779b97f4a7c15ULL),
+        mat_rng_(seed ^ 0x5bd1e9955bd1e995ULL),
         view_rng_(seed ^ 0xc2b2ae3d27d4eb4fULL) {}
 
   /// Tags about half of the defined tiles as clones of `pl.pipeline` bodies
@@ -88,10 +91,14 @@ class StorageKernelGen {
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng_); }
   std::string fresh(const char* prefix) { return prefix + std::to_string(next_++); }
-  static const char* type(Shape s) { return s == S ? "Tile[[16, 16], FP32, Vec]" : "Tile[[8, 16], FP32, Vec]"; }
+  static const char* type(Shape s) {
+    return s == S ? "Tile[[16, 16], FP32, Vec]" : "Tile[[8, 16], FP32, Vec]";
+  }
   int depth() const { return static_cast<int>(scopes_.size()) - 1; }
 
-  void line(int indent, const std::string& text) { out_ << std::string(static_cast<std::size_t>(4 * indent), ' ') << text << "\n"; }
+  void line(int indent, const std::string& text) {
+    out_ << std::string(static_cast<std::size_t>(4 * indent), ' ') << text << "\n";
+  }
   void emit(const std::string& text) { line(depth() + 1, text); }
 
   std::vector<Val*> visible(Shape s) {
@@ -113,8 +120,10 @@ class StorageKernelGen {
     return n;
   }
   std::string tagged(const std::string& rhs) {
-    if (!stage_tags_ || rhs.empty() || rhs.back() != ')' || !std::bernoulli_distribution(0.5)(tag_rng_)) return rhs;
-    const int g = std::uniform_int_distribution<int>(0, 1)(tag_rng_), k = std::uniform_int_distribution<int>(0, 2)(tag_rng_);
+    if (!stage_tags_ || rhs.empty() || rhs.back() != ')' || !std::bernoulli_distribution(0.5)(tag_rng_))
+      return rhs;
+    const int g = std::uniform_int_distribution<int>(0, 1)(tag_rng_),
+              k = std::uniform_int_distribution<int>(0, 2)(tag_rng_);
     return rhs.substr(0, rhs.size() - 1) + ", attrs={\"pipeline_membership\": \"" + std::to_string(g) + ":" +
            std::to_string(k) + "\"})";
   }
@@ -194,11 +203,13 @@ class StorageKernelGen {
       case 5: def(S, "tile.move(" + use(S) + ", target_memory=Vec)"); break;
       case 6: {  // views: a whole reshape or a half slice (of a carry, a phi, anything)
         const std::string a = use(S);
-        if (coin()) def(S, whole_view(a), false);
-        else def(H, "tile.slice(" + a + ", [8, 16], [" + (coin() ? "8" : "0") + ", 0])", false);
+        if (coin())
+          def(S, whole_view(a), false);
+        else
+          def(H, "tile.slice(" + a + ", [8, 16], [" + (coin() ? "8" : "0") + ", 0])", false);
         break;
       }
-      case 7: {  // in place over a plain value of this block, which is then dead
+      case 7: {           // in place over a plain value of this block, which is then dead
         if (coin(0.4)) {  // or over any visible value (a carry, a phi, an outer value) still read later:
           const std::string a = use(S);  // the passes must let the op work on a copy
           in_place_over(a);
@@ -250,9 +261,12 @@ class StorageKernelGen {
       return out;
     }
     for (std::size_t k = 0; k < n; ++k) {
-      if (!carries.empty() && coin(0.25)) out.push_back(carries[k < carries.size() ? k : 0]);  // unchanged
-      else if (k > 0 && coin(0.2)) out.push_back(out[0]);                                   // one value twice
-      else out.push_back(use(S));
+      if (!carries.empty() && coin(0.25))
+        out.push_back(carries[k < carries.size() ? k : 0]);  // unchanged
+      else if (k > 0 && coin(0.2))
+        out.push_back(out[0]);  // one value twice
+      else
+        out.push_back(use(S));
     }
     return out;
   }
@@ -310,15 +324,19 @@ class StorageKernelGen {
       carries.push_back(fresh("a"));
       results.push_back(fresh("q"));
     }
-    if (n) emit("for " + iv + ", (" + join(carries) + (n == 1 ? "," : "") + ") in range(" + range + ", init_values=(" +
-                join(init) + (n == 1 ? "," : "") + ")):");
-    else emit("for " + iv + " in range(" + range + "):");
+    if (n)
+      emit("for " + iv + ", (" + join(carries) + (n == 1 ? "," : "") + ") in range(" + range +
+           ", init_values=(" + join(init) + (n == 1 ? "," : "") + ")):");
+    else
+      emit("for " + iv + " in range(" + range + "):");
     scopes_.emplace_back();
     loop_vars_.push_back(iv);
     for (const auto& a : carries) scopes_.back().push_back(Val{a, S, false});
     const bool wrote = body(d, 1, 4);
-    if (n) emit(join(results) + " = yield_(" + join(yields(n, carries)) + ")");
-    else if (!wrote) emit(fresh("st") + ": Tensor[[64, 64], FP32] = tile.store(" + use(S) + ", [0, 0], o)");
+    if (n)
+      emit(join(results) + " = yield_(" + join(yields(n, carries)) + ")");
+    else if (!wrote)
+      emit(fresh("st") + ": Tensor[[64, 64], FP32] = tile.store(" + use(S) + ", [0, 0], o)");
     loop_vars_.pop_back();
     scopes_.pop_back();
     for (const auto& q : results) scopes_.back().push_back(Val{q, S, false});
@@ -350,7 +368,8 @@ class StorageKernelGen {
 
   /// An if choosing one of two Mat operands, both read again after it.
   void mat_select() {
-    const std::string m0 = fresh("mm"), m1 = fresh("mm"), sel = fresh("ms"), c0 = fresh("mc"), c1 = fresh("mc");
+    const std::string m0 = fresh("mm"), m1 = fresh("mm"), sel = fresh("ms"), c0 = fresh("mc"),
+                      c1 = fresh("mc");
     emit(m0 + ": Tile[[16, 16], BF16] = tile.load(a_ddr, [0, 0], [16, 16], target_memory=Mat)");
     emit(m1 + ": Tile[[16, 16], BF16] = tile.load(b_ddr, [0, 0], [16, 16], target_memory=Mat)");
     emit("if c < 1:");
@@ -403,8 +422,10 @@ class StorageKernelGen {
     const std::string decl = fresh("d"), s0 = fresh("s"), i = fresh("i"), a = fresh("a"), n = fresh("n"),
                       r = fresh("q");
     const std::string mr = "MemRef(\"" + decl + "\", slots=2)";
-    emit(s0 + ": Tile[[16, 16], FP32, " + mr + "[0], Vec] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)");
-    emit("for " + i + ", (" + a + ",) in range(" + std::to_string(pick(1, 3)) + ", init_values=(" + s0 + ",)):");
+    emit(s0 + ": Tile[[16, 16], FP32, " + mr +
+         "[0], Vec] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)");
+    emit("for " + i + ", (" + a + ",) in range(" + std::to_string(pick(1, 3)) + ", init_values=(" + s0 +
+         ",)):");
     line(depth() + 2, n + ": Tile[[16, 16], FP32, " + mr + "[1], Vec] = tile.add(" + a + ", " + a + ")");
     line(depth() + 2, r + " = yield_(" + n + ")");
     scopes_.back().push_back(Val{r, S, false});
@@ -420,7 +441,7 @@ class StorageKernelGen {
 
   bool needs_acc_copy_ = false;
   std::mt19937_64 rng_;
-  std::mt19937_64 tag_rng_;  // stage tags only, so tagging leaves the kernel itself unchanged
+  std::mt19937_64 tag_rng_;   // stage tags only, so tagging leaves the kernel itself unchanged
   std::mt19937_64 recv_rng_;  // which loads are cross-core receives
   std::mt19937_64 mat_rng_;   // which accumulations a Mat operand choice precedes
   std::mt19937_64 view_rng_;  // which view or in-place op of the class

@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "pto_mem/pypto/ir/clone.hpp"
-#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/passes/pipeline.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/verify/tile_storage.hpp"
 #include "storage_interpreter.hpp"
 #include "storage_kernel_gen.hpp"
@@ -75,8 +75,11 @@ struct Config {
   bool selection = false;
   friend auto operator<=>(const Config&, const Config&) = default;
 };
-constexpr Config configs[] = {{Planner::pypto, false}, {Planner::dsa_rp, false}, {Planner::ptoas, false},
-                              {Planner::pypto, true},  {Planner::dsa_rp, true}};
+constexpr Config configs[] = {{Planner::pypto, false},
+                              {Planner::dsa_rp, false},
+                              {Planner::ptoas, false},
+                              {Planner::pypto, true},
+                              {Planner::dsa_rp, true}};
 
 /// (a) and (b) run the selection configs on every other kernel (they are
 /// twice as many planners; (c) and (d) run them on every kernel).
@@ -84,7 +87,8 @@ bool runs(Config c, std::uint64_t seed) { return !c.selection || seed % 2 == 0; 
 
 std::string name(Config c) { return std::string(to_string(c.planner)) + (c.selection ? "+selection" : ""); }
 
-CompileResult compile_text(const std::string& text, Config c, bool verify_storage, const std::string& file = "gen.pto") {
+CompileResult compile_text(const std::string& text, Config c, bool verify_storage,
+                           const std::string& file = "gen.pto") {
   CompileOptions o;
   o.planner = c.planner;
   o.logical_tile_selection = c.selection;
@@ -94,9 +98,9 @@ CompileResult compile_text(const std::string& text, Config c, bool verify_storag
 }
 
 std::size_t selections(const CompileResult& r) {
-  return static_cast<std::size_t>(std::count_if(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic& d) {
-    return d.code == "logical-tile-selection";
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(r.diagnostics.begin(), r.diagnostics.end(),
+                    [](const Diagnostic& d) { return d.code == "logical-tile-selection"; }));
 }
 
 /// The first interpreter mismatch over a few runs (branch choices and scalars vary), or empty.
@@ -137,7 +141,8 @@ void tile_defs(const StmtPtr& s, std::vector<VarPtr>& out) {
   if (!s) return;
   auto add = [&](const VarPtr& v) {
     const auto* t = as_tile(v->type);
-    if (t && t->memref && t->memref->base && t->space && *t->space != MemorySpace::DDR && t->memref->const_offset())
+    if (t && t->memref && t->memref->base && t->space && *t->space != MemorySpace::DDR &&
+        t->memref->const_offset())
       out.push_back(v);
   };
   switch (s->kind) {
@@ -182,13 +187,14 @@ bool mutate(Program& p, std::mt19937_64& rng) {
     const VarPtr& other = defs[any(rng)];
     const auto* t = as_tile(victim->type);
     const auto* u = as_tile(other->type);
-    if (t->space != u->space || (same_allocation(*t->memref, *u->memref) &&
-                                 t->memref->const_offset() == u->memref->const_offset()))
+    if (t->space != u->space ||
+        (same_allocation(*t->memref, *u->memref) && t->memref->const_offset() == u->memref->const_offset()))
       continue;
     // Onto the other's base and offset (a half-window shift sometimes): a
     // partial overlap is as wrong as a full one.
     std::int64_t off = *u->memref->const_offset();
-    if (std::bernoulli_distribution(0.3)(rng)) off += static_cast<std::int64_t>(u->memref->size / 2) / 32 * 32;
+    if (std::bernoulli_distribution(0.3)(rng))
+      off += static_cast<std::int64_t>(u->memref->size / 2) / 32 * 32;
     victim->type = with_memref(victim->type, make_memref(u->memref->base, int_imm(off), t->memref->size,
                                                          t->memref->slot_count, t->memref->slot_index));
     return true;
@@ -243,7 +249,8 @@ bool flip_selection(Program& p, std::size_t which) {
 }
 
 struct Tally {
-  std::size_t compiled = 0, accepted = 0, rejected_seen = 0, rejected_unseen = 0, mutants = 0, wrong_mutants = 0, killed = 0;
+  std::size_t compiled = 0, accepted = 0, rejected_seen = 0, rejected_unseen = 0, mutants = 0,
+              wrong_mutants = 0, killed = 0;
 };
 
 }  // namespace
@@ -272,13 +279,16 @@ TEST_CASE("storage property (a): what the verifier accepts, the interpreter runs
       ++tally[p].accepted;
       const std::string why = interpret(r.program, r.addresses_assigned, seed);
       if (!why.empty() && unsound++ < 3)
-        FAIL_CHECK("the verifier accepted a wrong program (seed " << seed << ", planner " << name(p) << "): "
-                   << why << "\n" << text << "\nplanned:\n" << print(r.program));
+        FAIL_CHECK("the verifier accepted a wrong program (seed " << seed << ", planner " << name(p)
+                                                                  << "): " << why << "\n"
+                                                                  << text << "\nplanned:\n"
+                                                                  << print(r.program));
     }
   }
   for (auto& [p, t] : tally)
-    MESSAGE(name(p) << ": " << t.compiled << " compiled, " << t.accepted << " accepted by the verifier; rejected "
-                    << t.rejected_seen << " the interpreter also finds wrong, " << t.rejected_unseen
+    MESSAGE(name(p) << ": " << t.compiled << " compiled, " << t.accepted
+                    << " accepted by the verifier; rejected " << t.rejected_seen
+                    << " the interpreter also finds wrong, " << t.rejected_unseen
                     << " where its runs found nothing");
   CHECK(unsound == 0);
   for (Config p : configs) CHECK(tally[p].compiled > kernel_count / (p.selection ? 4 : 2));
@@ -298,14 +308,16 @@ TEST_CASE("storage property (b): the verifier rejects every mutant the interpret
         Program mutant = clone(r.program);
         if (!mutate(mutant, rng)) break;
         ++tally[p].mutants;
-        const std::string why = interpret(mutant, r.addresses_assigned, seed + 1000 * static_cast<std::uint64_t>(m));
+        const std::string why =
+            interpret(mutant, r.addresses_assigned, seed + 1000 * static_cast<std::uint64_t>(m));
         if (why.empty()) continue;
         ++tally[p].wrong_mutants;
         if (!verify_storage(mutant, r.addresses_assigned).empty()) {
           ++tally[p].killed;
         } else if (missed++ < 3) {
-          FAIL_CHECK("the verifier accepted a mutant the interpreter finds wrong (seed " << seed << ", planner "
-                     << name(p) << "): " << why << "\n" << print(mutant));
+          FAIL_CHECK("the verifier accepted a mutant the interpreter finds wrong (seed "
+                     << seed << ", planner " << name(p) << "): " << why << "\n"
+                     << print(mutant));
         }
       }
     }
@@ -336,10 +348,12 @@ std::vector<std::string> selected_phis_fed_by_copies(const CompileResult& r) {
       for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
         const auto m = memref_of(i->return_vars[k]->type);
         const auto index = m ? as_var(m->slot_index) : nullptr;
-        if (!index || std::find(i->return_vars.begin(), i->return_vars.end(), index) == i->return_vars.end()) continue;
+        if (!index || std::find(i->return_vars.begin(), i->return_vars.end(), index) == i->return_vars.end())
+          continue;
         for (const StmtPtr& arm : {i->then_body, i->else_body})
           if (const YieldStmt* y = terminating_yield(arm); y && k < y->values.size())
-            if (auto v = as_var(y->values[k]); v && copies.contains(v->name)) out.push_back(i->return_vars[k]->name);
+            if (auto v = as_var(y->values[k]); v && copies.contains(v->name))
+              out.push_back(i->return_vars[k]->name);
       }
     });
   }
@@ -360,10 +374,11 @@ struct SelectionFacts {
     selected[p.planner] += n;
     kernels_with[p.planner] += n > 0;
     for (const auto& d : r.diagnostics)
-      in_mat += d.code == "logical-tile-selection" && d.message.find("allocation mem_mat_") != std::string::npos;
+      in_mat +=
+          d.code == "logical-tile-selection" && d.message.find("allocation mem_mat_") != std::string::npos;
     const auto copied = selected_phis_fed_by_copies(r);
     CHECK_MESSAGE(copied.empty(), "seed " << seed << ": a selected phi is fed by a copy: "
-                                              << (copied.empty() ? std::string() : copied.front()));
+                                          << (copied.empty() ? std::string() : copied.front()));
     if (n == 0) return;
     Program mutant = clone(r.program);
     if (!flip_selection(mutant, seed)) return;
@@ -374,16 +389,18 @@ struct SelectionFacts {
     rejected += refused;
     if (!refused && std::getenv("PTO_MEM_SHOW_ACCEPTED_FLIPS")) MESSAGE(print(mutant));
     if (wrong && !refused && missed++ < 3)
-      FAIL_CHECK("the verifier accepted a flipped selection the interpreter finds wrong (seed " << seed << ", "
-                 << name(p) << "):\n" << print(mutant));
+      FAIL_CHECK("the verifier accepted a flipped selection the interpreter finds wrong (seed "
+                 << seed << ", " << name(p) << "):\n"
+                 << print(mutant));
   }
 
   void check(std::uint64_t kernels) const {
     for (auto& [p, n] : selected)
-      MESSAGE(to_string(p) << "+selection: " << n << " phis selected in " << kernels_with.at(p) << " of " << kernels
-                           << " kernels");
+      MESSAGE(to_string(p) << "+selection: " << n << " phis selected in " << kernels_with.at(p) << " of "
+                           << kernels << " kernels");
     MESSAGE(in_mat << " of them in Mat; " << flipped << " selections flipped: " << rejected
-                   << " rejected by the verifier, " << seen_wrong << " found wrong by the interpreter's runs");
+                   << " rejected by the verifier, " << seen_wrong
+                   << " found wrong by the interpreter's runs");
     CHECK(unasked == 0);
     CHECK(in_mat > 0);
     for (Planner p : {Planner::pypto, Planner::dsa_rp}) {
@@ -399,7 +416,9 @@ struct SelectionFacts {
 
 }  // namespace
 
-TEST_CASE("storage property (c), (d): compile() plans every generated kernel right; logical tile selection selects") {
+TEST_CASE(
+    "storage property (c), (d): compile() plans every generated kernel right; logical tile selection "
+    "selects") {
   // (c) A refusal is right only for a kernel that needs a copy no hardware
   // has (the generator knows when it wrote one: an Acc carry whose input is
   // read after the peeled if); every other kernel must compile, pass the
@@ -444,8 +463,9 @@ TEST_CASE("storage property (c), (d): compile() plans every generated kernel rig
     }
   }
   for (auto& [code, n] : refusals) MESSAGE(n << " compiles refused with code '" << code << "'");
-  MESSAGE(failures << " wrong or refused plans of " << kernel_count * std::size(configs) << "; " << rightly_refused
-                   << " refusals of the " << needing_copy << " kernels that need an Acc-to-Acc copy");
+  MESSAGE(failures << " wrong or refused plans of " << kernel_count * std::size(configs) << "; "
+                   << rightly_refused << " refusals of the " << needing_copy
+                   << " kernels that need an Acc-to-Acc copy");
   CHECK(failures == 0);
   CHECK(refused == 0);
   CHECK(needing_copy < kernel_count / 4);  // most kernels are ones the passes must plan
@@ -480,8 +500,11 @@ TEST_CASE("storage cases: the storage reproducers compile right under every plan
       const std::string tag = "# refusal-allowed: ";
       const auto at = text.str().find(tag);
       const std::string allowed =
-          at == std::string::npos ? "" : text.str().substr(at + tag.size(), text.str().find('\n', at) - at - tag.size());
-      const bool refused_as_allowed = !r.ok() && !allowed.empty() && storage_dump(r.diagnostics).find(allowed) != std::string::npos;
+          at == std::string::npos
+              ? ""
+              : text.str().substr(at + tag.size(), text.str().find('\n', at) - at - tag.size());
+      const bool refused_as_allowed =
+          !r.ok() && !allowed.empty() && storage_dump(r.diagnostics).find(allowed) != std::string::npos;
       CHECK_MESSAGE((r.ok() || refused_as_allowed), storage_dump(r.diagnostics));
       if (!r.ok()) continue;
       CHECK_MESSAGE(interpret(r.program, r.addresses_assigned, 1) == "", print(r.program));
@@ -507,7 +530,8 @@ TEST_CASE("storage cases: the verifier rejects each reproducer's wrong plan, the
   }
 }
 
-TEST_CASE("storage legalisation is idempotent: MaterializeSemanticAliases on its own output changes nothing") {
+TEST_CASE(
+    "storage legalisation is idempotent: MaterializeSemanticAliases on its own output changes nothing") {
   // The seed's legalised storage is a fixed point of the pass (PyPTO's Buffer
   // IR tests run the pass twice and compare): required on the restated seed
   // cases, the conformance and storage reproducer cases; measured on random kernels, where a
@@ -518,9 +542,10 @@ TEST_CASE("storage legalisation is idempotent: MaterializeSemanticAliases on its
     bool required;
   };
   std::vector<Input> inputs;
-  const std::filesystem::path dirs[] = {std::filesystem::path(PTO_MEM_SOURCE_DIR) / "tests/pypto/cases",
-                                        std::filesystem::path(PTO_MEM_SOURCE_DIR) / "tests/pypto/storage_cases",
-                                        std::filesystem::path(PTO_MEM_SHARED_DIR) / "specs/pypto/cases"};
+  const std::filesystem::path dirs[] = {
+      std::filesystem::path(PTO_MEM_SOURCE_DIR) / "tests/pypto/cases",
+      std::filesystem::path(PTO_MEM_SOURCE_DIR) / "tests/pypto/storage_cases",
+      std::filesystem::path(PTO_MEM_SHARED_DIR) / "specs/pypto/cases"};
   for (const auto& dir : dirs) {
     if (!std::filesystem::is_directory(dir)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
@@ -554,7 +579,8 @@ TEST_CASE("storage legalisation is idempotent: MaterializeSemanticAliases on its
       if (!compile_source(in.text, in.name, o).ok()) continue;
       o.until = Stage::alias;
       CompileResult first = compile_source(in.text, in.name, o);
-      if (!first.ok() || std::find(first.ran.begin(), first.ran.end(), Stage::alias) == first.ran.end()) continue;
+      if (!first.ok() || std::find(first.ran.begin(), first.ran.end(), Stage::alias) == first.ran.end())
+        continue;
       CompileOptions again = o;
       again.passes = {Stage::alias};
       CompileResult second = compile(first.program, again);

@@ -34,7 +34,8 @@ ByteModel model_of(const ByteMap& m) {
       REQUIRE(prev->end <= s.begin);
       REQUIRE_FALSE((prev->end == s.begin && prev->names == s.names));
     }
-    for (std::int64_t b = s.begin; b < s.end; ++b) out[static_cast<std::size_t>(b)].insert(s.names.begin(), s.names.end());
+    for (std::int64_t b = s.begin; b < s.end; ++b)
+      out[static_cast<std::size_t>(b)].insert(s.names.begin(), s.names.end());
     prev = &s;
   }
   return out;
@@ -48,7 +49,9 @@ using storage_state_test::region_bytes;
 
 TEST_CASE("storage state: the byte map agrees with a byte-by-byte model") {
   std::mt19937_64 rng(20261205);
-  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   for (int run = 0; run < 200; ++run) {
     ByteMap a, b;
     ByteModel ma(region_bytes), mb(region_bytes);
@@ -59,7 +62,9 @@ TEST_CASE("storage state: the byte map agrees with a byte-by-byte model") {
       std::int64_t lo = pick(0, region_bytes), hi = pick(0, region_bytes);
       if (lo > hi) std::swap(lo, hi);
       const auto v = static_cast<ValueId>(pick(0, 5));
-      const auto at = [&](std::int64_t x) -> std::set<ValueId>& { return model[static_cast<std::size_t>(x)]; };
+      const auto at = [&](std::int64_t x) -> std::set<ValueId>& {
+        return model[static_cast<std::size_t>(x)];
+      };
       switch (pick(0, 6)) {
         case 0:
         case 1:

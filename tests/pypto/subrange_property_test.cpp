@@ -40,9 +40,12 @@ std::string random_cube_kernel(std::mt19937& rng) {
   };
   for (int i = 0; i < n; ++i) {
     const std::string c = std::to_string(size[static_cast<std::size_t>(i)]), k = std::to_string(i);
-    body += "    m" + k + ": Tile[[128, " + c + "], BF16, Mat] = tile.load(b, [0, 0], [128, " + c + "], target_memory=Mat)\n";
-    const std::string tag = pick(0, 9) < 3 ? ", attrs={\"pipeline_membership\": \"0:" + std::to_string(i % 2) + "\"}" : "";
-    body += "    r" + k + ": Tile[[128, " + c + "], BF16, Right] = tile.move(m" + k + ", target_memory=Right" + tag + ")\n";
+    body += "    m" + k + ": Tile[[128, " + c + "], BF16, Mat] = tile.load(b, [0, 0], [128, " + c +
+            "], target_memory=Mat)\n";
+    const std::string tag =
+        pick(0, 9) < 3 ? ", attrs={\"pipeline_membership\": \"0:" + std::to_string(i % 2) + "\"}" : "";
+    body += "    r" + k + ": Tile[[128, " + c + "], BF16, Right] = tile.move(m" + k +
+            ", target_memory=Right" + tag + ")\n";
     live.push_back(i);
     while (!live.empty() && pick(0, 9) < 6) {
       const auto at = static_cast<std::size_t>(pick(0, static_cast<int>(live.size()) - 1));
@@ -51,8 +54,8 @@ std::string random_cube_kernel(std::mt19937& rng) {
     }
   }
   for (int j : live) consume(j);
-  return "@function(type=InCore)\ndef kernel(" + params + ") -> Tensor[[16, 32], FP32]:\n" + body + "    return " + last +
-         "\n";
+  return "@function(type=InCore)\ndef kernel(" + params + ") -> Tensor[[16, 32], FP32]:\n" + body +
+         "    return " + last + "\n";
 }
 
 struct RightTile {
@@ -89,8 +92,7 @@ TEST_CASE("sub-range reuse property: co-live Right tiles never share a byte; onl
         const auto off = t->memref->const_offset();
         REQUIRE(off);
         // No views here: two offsets on one allocation can only be sub-ranges.
-        for (const auto& [base, at] : offsets)
-          used_subrange |= base == t->memref->base.get() && at != *off;
+        for (const auto& [base, at] : offsets) used_subrange |= base == t->memref->base.get() && at != *off;
         offsets.emplace_back(t->memref->base.get(), *off);
         tiles.push_back({a->var->name, i, i, *off, static_cast<std::int64_t>(t->memref->size)});
       }
@@ -110,8 +112,8 @@ TEST_CASE("sub-range reuse property: co-live Right tiles never share a byte; onl
       }
     subranged += used_subrange ? 1 : 0;
   }
-  MESSAGE(planned << " kernels planned, " << subranged << " of them with a Right tile in a sub-range, " << over_capacity
-                  << " over capacity");
+  MESSAGE(planned << " kernels planned, " << subranged << " of them with a Right tile in a sub-range, "
+                  << over_capacity << " over capacity");
   CHECK(subranged > 0);
   CHECK(planned > 0);
 }

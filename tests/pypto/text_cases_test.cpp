@@ -48,7 +48,8 @@ TEST_CASE("every test program under tests/pypto/data reaches a print/parse fixed
 
 TEST_CASE("case headers are read into passes, soc, notes and facts") {
   if (!test::have_shared) return;
-  const CaseHeader h = parse_case_header(read_text(test::shared_path("specs/pypto/cases/45_addr_spaces_from_zero.pto")));
+  const CaseHeader h =
+      parse_case_header(read_text(test::shared_path("specs/pypto/cases/45_addr_spaces_from_zero.pto")));
   CHECK(h.passes == "full-pypto");
   CHECK(h.soc == "a2a3");
   CHECK(h.from.find("test_allocate_memory_addr_pass.py") != std::string::npos);
@@ -79,7 +80,8 @@ TEST_CASE("case headers are read into passes, soc, notes and facts") {
 TEST_CASE("error facts split their alternatives; diag keeps the whole text") {
   const CaseHeader h = parse_case_header(
       "# passes: infer\n# soc: a5\n# expect:\n#   error bound to the same slot|live at the same time\n"
-      "#   diag fell back to the legacy packing\n#   no-move\n#   space x = Vec\n#   pinned m0\n#   frobnicate x\n\n"
+      "#   diag fell back to the legacy packing\n#   no-move\n#   space x = Vec\n#   pinned m0\n#   "
+      "frobnicate x\n\n"
       "def main():\n    return\n");
   CHECK(h.soc == "a5");
   REQUIRE(h.expects.size() == 6);

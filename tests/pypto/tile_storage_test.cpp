@@ -49,17 +49,20 @@ const std::string store_tail = "    r: Tensor[[16, 16], FP32] = tile.store(s, [0
 }  // namespace
 
 TEST_CASE("tile storage: a swap through a temporary is right, a swap in place is not") {
-  const std::string pre = "    a0: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+  const std::string pre = "    a0: " + storage_tile("m0", 0) +
+                          " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
                           "    b0: " + storage_tile("m1", 1024) + " = tile.exp(a0)\n" +
                           "    for i, (a, b) in range(3, init_values=(a0, b0)):\n";
-  const std::string post = "        ra, rb = yield_(b_mv, a_mv)\n    s: " + storage_tile("m2", 2048) + " = tile.sub(ra, rb)\n" +
-                           store_tail;
-  const std::string good = pre + "        t: " + storage_tile("m2", 2048) + " = tile.move(a, target_memory=Vec)\n" +
-                           "        b_mv: " + storage_tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
-                           "        a_mv: " + storage_tile("m1", 1024) + " = tile.move(t, target_memory=Vec)\n" + post;
+  const std::string post = "        ra, rb = yield_(b_mv, a_mv)\n    s: " + storage_tile("m2", 2048) +
+                           " = tile.sub(ra, rb)\n" + store_tail;
+  const std::string good =
+      pre + "        t: " + storage_tile("m2", 2048) + " = tile.move(a, target_memory=Vec)\n" +
+      "        b_mv: " + storage_tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
+      "        a_mv: " + storage_tile("m1", 1024) + " = tile.move(t, target_memory=Vec)\n" + post;
   CHECK_MESSAGE(check(good).empty(), text(check(good)));
-  const std::string bad = pre + "        b_mv: " + storage_tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
-                          "        a_mv: " + storage_tile("m1", 1024) + " = tile.move(a, target_memory=Vec)\n" + post;
+  const std::string bad =
+      pre + "        b_mv: " + storage_tile("m0", 0) + " = tile.move(b, target_memory=Vec)\n" +
+      "        a_mv: " + storage_tile("m1", 1024) + " = tile.move(a, target_memory=Vec)\n" + post;
   const auto ds = check(bad);
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].code == "tile-storage");
@@ -85,23 +88,30 @@ TEST_CASE("tile storage: constant trip counts 0, 1 and more, and unknown ones") 
 
   // A loop that may run zero times exits with the initializer: a result read
   // after it needs the initializer on the carry's window.
-  const std::string zero = "    a0: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                           "    for i, (a,) in range(c, init_values=(a0,)):\n" +
-                           "        n: " + storage_tile("m1", 1024) + " = tile.exp(a)\n" + "        q = yield_(n)\n" +
-                           "    s: " + storage_tile("m2", 2048) + " = tile.exp(q)\n" + store_tail;
+  const std::string zero =
+      "    a0: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+      "    for i, (a,) in range(c, init_values=(a0,)):\n" + "        n: " + storage_tile("m1", 1024) +
+      " = tile.exp(a)\n" + "        q = yield_(n)\n" + "    s: " + storage_tile("m2", 2048) +
+      " = tile.exp(q)\n" + store_tail;
   const auto ds = check(zero);
   REQUIRE(!ds.empty());
   CHECK(text(ds).find("yielded value 'n' is not on the window of 'a' (they are different windows)") !=
         std::string::npos);
 }
 
-TEST_CASE("tile storage: views are sub-windows of their source; not-in-place-safe ops may not overwrite inputs") {
-  const std::string a = "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n";
+TEST_CASE(
+    "tile storage: views are sub-windows of their source; not-in-place-safe ops may not overwrite inputs") {
+  const std::string a =
+      "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n";
   const std::string half = "Tile[[8, 16], FP32, MemRef(m0, 512, 512), Vec]";
-  CHECK(check(a + "    v: " + half + " = tile.slice(a, [8, 16], [8, 0])\n    w: Tile[[8, 16], FP32, MemRef(m1, 1024, 512), Vec] = tile.exp(v)\n    s: " + storage_tile("m2", 2048) + " = tile.exp(a)\n" + store_tail).empty());
+  CHECK(check(a + "    v: " + half +
+              " = tile.slice(a, [8, 16], [8, 0])\n    w: Tile[[8, 16], FP32, MemRef(m1, 1024, 512), Vec] = "
+              "tile.exp(v)\n    s: " +
+              storage_tile("m2", 2048) + " = tile.exp(a)\n" + store_tail)
+            .empty());
   // The view's window is not inside its source's.
-  const auto off = check(a + "    v: " + storage_tile("m1", 1024) + " = tile.reshape(a, [16, 16])\n    s: " + storage_tile("m2", 2048) +
-                         " = tile.exp(v)\n" + store_tail);
+  const auto off = check(a + "    v: " + storage_tile("m1", 1024) + " = tile.reshape(a, [16, 16])\n    s: " +
+                         storage_tile("m2", 2048) + " = tile.exp(v)\n" + store_tail);
   REQUIRE(off.size() == 1);
   CHECK(off[0].message.find("'v' read by 'tile.exp'") != std::string::npos);
   // tile.recip is not in-place safe.
@@ -112,16 +122,18 @@ TEST_CASE("tile storage: views are sub-windows of their source; not-in-place-saf
 }
 
 TEST_CASE("tile storage: phis, and one value for two phis") {
-  const std::string pre = "    b: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+  const std::string pre = "    b: " + storage_tile("m0", 0) +
+                          " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
                           "    e: " + storage_tile("m1", 1024) + " = tile.exp(b)\n" + "    if c < 1:\n";
   // p lives in e's buffer; the then arm copies b there.
-  const std::string good = pre + "        b_mv: " + storage_tile("m1", 1024) + " = tile.move(b, target_memory=Vec)\n" +
-                           "        p = yield_(b_mv)\n    else:\n        p = yield_(e)\n" + "    s: " + storage_tile("m2", 2048) +
-                           " = tile.add(p, b)\n" + store_tail;
+  const std::string good = pre + "        b_mv: " + storage_tile("m1", 1024) +
+                           " = tile.move(b, target_memory=Vec)\n" +
+                           "        p = yield_(b_mv)\n    else:\n        p = yield_(e)\n" +
+                           "    s: " + storage_tile("m2", 2048) + " = tile.add(p, b)\n" + store_tail;
   CHECK_MESSAGE(check(good).empty(), text(check(good)));
   // Without the copy (p takes the then value's window, b's), the else value is not on it.
-  const std::string bad = pre + "        p = yield_(b)\n    else:\n        p = yield_(e)\n" + "    s: " +
-                          storage_tile("m2", 2048) + " = tile.add(p, b)\n" + store_tail;
+  const std::string bad = pre + "        p = yield_(b)\n    else:\n        p = yield_(e)\n" +
+                          "    s: " + storage_tile("m2", 2048) + " = tile.add(p, b)\n" + store_tail;
   const auto ds = check(bad);
   REQUIRE(ds.size() == 2);  // the missing copy, and then the read of p after the if
   CHECK(text(ds).find("branch value 'e' is not on the window of 'p'") != std::string::npos);
@@ -129,9 +141,10 @@ TEST_CASE("tile storage: phis, and one value for two phis") {
 }
 
 TEST_CASE("tile storage: relative offsets are compared per base, absolute ones per space") {
-  const std::string body = "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                           "    b: " + storage_tile("m1", 0) + " = tile.exp(a)\n" + "    s: " + storage_tile("m2", 0) +
-                           " = tile.add(a, b)\n" + store_tail;
+  const std::string body = "    a: " + storage_tile("m0", 0) +
+                           " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+                           "    b: " + storage_tile("m1", 0) + " = tile.exp(a)\n" +
+                           "    s: " + storage_tile("m2", 0) + " = tile.add(a, b)\n" + store_tail;
   CHECK(check(body, false).empty());
   const auto ds = check(body, true);  // all three at address 0 of Vec: b overwrites a
   REQUIRE(ds.size() == 1);
@@ -141,18 +154,20 @@ TEST_CASE("tile storage: relative offsets are compared per base, absolute ones p
 
 TEST_CASE("tile storage: a run-time slot is its own window; a write over its allocation forgets it") {
   const std::string decl = "    buf: Ptr = tile.alloc(Vec, 2048, pinned=True)\n";
-  const std::string slot = "Tile[[16, 16], FP32, MemRef(buf, 4096 + i % 2 * 1024, 1024, slots=2)[i % 2], Vec]";
-  const std::string ok = decl + "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                         "    for i in range(4):\n" + "        p: " + slot +
-                         " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "        t: " + storage_tile("m1", 1024) +
-                         " = tile.add(p, a)\n" + "    s: " + storage_tile("m2", 2048) + " = tile.exp(a)\n" + store_tail;
+  const std::string slot =
+      "Tile[[16, 16], FP32, MemRef(buf, 4096 + i % 2 * 1024, 1024, slots=2)[i % 2], Vec]";
+  const std::string ok =
+      decl + "    a: " + storage_tile("m0", 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+      "    for i in range(4):\n" + "        p: " + slot +
+      " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "        t: " + storage_tile("m1", 1024) +
+      " = tile.add(p, a)\n" + "    s: " + storage_tile("m2", 2048) + " = tile.exp(a)\n" + store_tail;
   CHECK_MESSAGE(check(ok).empty(), text(check(ok)));
   // `a` on the declared allocation's bytes: the slot write may hit it.
-  const std::string bad = decl + "    a: " + storage_tile("m0", 5120) +
-                          " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "    for i in range(4):\n" +
-                          "        p: " + slot + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
-                          "        t: " + storage_tile("m1", 1024) + " = tile.add(p, a)\n" + "    s: " + storage_tile("m2", 2048) +
-                          " = tile.exp(a)\n" + store_tail;
+  const std::string bad =
+      decl + "    a: " + storage_tile("m0", 5120) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+      "    for i in range(4):\n" + "        p: " + slot +
+      " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "        t: " + storage_tile("m1", 1024) +
+      " = tile.add(p, a)\n" + "    s: " + storage_tile("m2", 2048) + " = tile.exp(a)\n" + store_tail;
   CHECK(!check(bad).empty());
 }
 
@@ -161,18 +176,21 @@ TEST_CASE("tile storage: a phi at its own if's slot is, on each arm, the slot th
   // the phi at 4096 + p_slot * 1024; a view of the phi keeps its distance.
   const std::string sel = "    sel: Ptr = tile.alloc(Vec, 2048)\n";
   auto slot = [](int offset, int k) {
-    return "Tile[[16, 16], FP32, MemRef(sel, " + std::to_string(offset) + ", 1024, slots=2)[" + std::to_string(k) +
-           "], Vec]";
+    return "Tile[[16, 16], FP32, MemRef(sel, " + std::to_string(offset) + ", 1024, slots=2)[" +
+           std::to_string(k) + "], Vec]";
   };
-  const std::string phi = "tuple[Tile[[16, 16], FP32, MemRef(sel, 4096 + p_slot * 1024, 1024, slots=2)[p_slot], Vec], "
-                          "Scalar[INDEX]]";
-  const std::string half = "Tile[[8, 16], FP32, MemRef(sel, 4096 + p_slot * 1024 + 512, 512, slots=2)[p_slot], Vec]";
+  const std::string phi =
+      "tuple[Tile[[16, 16], FP32, MemRef(sel, 4096 + p_slot * 1024, 1024, slots=2)[p_slot], Vec], "
+      "Scalar[INDEX]]";
+  const std::string half =
+      "Tile[[8, 16], FP32, MemRef(sel, 4096 + p_slot * 1024 + 512, 512, slots=2)[p_slot], Vec]";
   auto program = [&](int then_slot, int else_slot, const std::string& after) {
-    return sel + "    a: " + slot(4096, 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" + "    b: " +
-           slot(5120, 1) + " = tile.exp(a)\n" + "    if c < 1:\n        p, p_slot: " + phi + " = yield_(a, " +
-           std::to_string(then_slot) + ")\n    else:\n        p, p_slot: " + phi + " = yield_(b, " +
-           std::to_string(else_slot) + ")\n" + after + "    h: " + half + " = tile.slice(p, [8, 16], [8, 0])\n" +
-           "    s: " + storage_tile("m2", 2048) + " = tile.add(p, a)\n" + "    t: Tile[[8, 16], FP32, MemRef(m1, 0, 512), Vec] = tile.exp(h)\n" +
+    return sel + "    a: " + slot(4096, 0) + " = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n" +
+           "    b: " + slot(5120, 1) + " = tile.exp(a)\n" + "    if c < 1:\n        p, p_slot: " + phi +
+           " = yield_(a, " + std::to_string(then_slot) + ")\n    else:\n        p, p_slot: " + phi +
+           " = yield_(b, " + std::to_string(else_slot) + ")\n" + after + "    h: " + half +
+           " = tile.slice(p, [8, 16], [8, 0])\n" + "    s: " + storage_tile("m2", 2048) +
+           " = tile.add(p, a)\n" + "    t: Tile[[8, 16], FP32, MemRef(m1, 0, 512), Vec] = tile.exp(h)\n" +
            store_tail;
   };
   const std::string good = program(0, 1, "");
@@ -190,7 +208,8 @@ TEST_CASE("tile storage: a phi at its own if's slot is, on each arm, the slot th
   CHECK_MESSAGE(check(elsewhere).empty(), text(check(elsewhere)));
 }
 
-TEST_CASE("tile storage: compile() runs the verifier after every planner; the tool exits 2 and writes nothing") {
+TEST_CASE(
+    "tile storage: compile() runs the verifier after every planner; the tool exits 2 and writes nothing") {
   const std::string src = R"(@function(type=InCore)
 def main(x: Tensor[[64, 64], FP32], o: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:
     a0: Tile[[64, 64], FP32, Vec] = tile.load(x, [0, 0], [64, 64], target_memory=Vec)

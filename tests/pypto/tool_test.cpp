@@ -143,20 +143,21 @@ TEST_CASE("flags are validated; --svg needs planned addresses") {
 TEST_CASE("--storage legacy runs PyPTO's legacy storage path, still verified; --storage is validated") {
   // An initializer read again on every iteration: the Buffer IR rules give the loop an entry copy
   // (c0_in); the legacy path protects it with moves at the branch and the yield instead.
-  const std::string in = write_temp("carry.pto",
-                                    "@function(type=InCore)\n"
-                                    "def main(src: Tensor[[64, 64], FP32],\n"
-                                    "         dst: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:\n"
-                                    "    c0: Tile[[64, 64], FP32, Vec] = tile.load(src, [0, 0], [64, 64], target_memory=Vec)\n"
-                                    "    for k, (cur,) in range(4, init_values=(c0,)):\n"
-                                    "        if k < 2:\n"
-                                    "            s: Tile[[64, 64], FP32, Vec] = tile.add(cur, c0)\n"
-                                    "            chosen = yield_(s)\n"
-                                    "        else:\n"
-                                    "            chosen = yield_(cur)\n"
-                                    "        done = yield_(chosen)\n"
-                                    "    r: Tensor[[64, 64], FP32] = tile.store(done, [0, 0], dst)\n"
-                                    "    return r\n");
+  const std::string in =
+      write_temp("carry.pto",
+                 "@function(type=InCore)\n"
+                 "def main(src: Tensor[[64, 64], FP32],\n"
+                 "         dst: Out[Tensor[[64, 64], FP32]]) -> Tensor[[64, 64], FP32]:\n"
+                 "    c0: Tile[[64, 64], FP32, Vec] = tile.load(src, [0, 0], [64, 64], target_memory=Vec)\n"
+                 "    for k, (cur,) in range(4, init_values=(c0,)):\n"
+                 "        if k < 2:\n"
+                 "            s: Tile[[64, 64], FP32, Vec] = tile.add(cur, c0)\n"
+                 "            chosen = yield_(s)\n"
+                 "        else:\n"
+                 "            chosen = yield_(cur)\n"
+                 "        done = yield_(chosen)\n"
+                 "    r: Tensor[[64, 64], FP32] = tile.store(done, [0, 0], dst)\n"
+                 "    return r\n");
   const Run ir = run("compile '" + in + "' --until reuse");
   const Run legacy = run("compile '" + in + "' --until reuse --storage legacy");
   CHECK(ir.status == 0);
@@ -174,20 +175,21 @@ TEST_CASE("--logical-tile-selection: two slots of one allocation instead of bran
   // a and b are both read after the if: without the option each arm copies
   // into the phi's own window; with it they take the two slots of one
   // allocation and the if yields the slot index.
-  const std::string in = write_temp("select.pto",
-                                    "@function(type=InCore)\n"
-                                    "def main(x: Tensor[[4, 8], FP32], out: Out[Tensor[[4, 8], FP32]],\n"
-                                    "         flag: Scalar[BOOL]) -> Tensor[[4, 8], FP32]:\n"
-                                    "    a: Tile[[4, 8], FP32, Vec] = tile.load(x, [0, 0], [4, 8], target_memory=Vec)\n"
-                                    "    b: Tile[[4, 8], FP32, Vec] = tile.exp(a)\n"
-                                    "    if flag:\n"
-                                    "        p = yield_(a)\n"
-                                    "    else:\n"
-                                    "        p = yield_(b)\n"
-                                    "    s: Tile[[4, 8], FP32, Vec] = tile.add(a, p)\n"
-                                    "    t: Tile[[4, 8], FP32, Vec] = tile.add(b, s)\n"
-                                    "    r: Tensor[[4, 8], FP32] = tile.store(t, [0, 0], out)\n"
-                                    "    return r\n");
+  const std::string in =
+      write_temp("select.pto",
+                 "@function(type=InCore)\n"
+                 "def main(x: Tensor[[4, 8], FP32], out: Out[Tensor[[4, 8], FP32]],\n"
+                 "         flag: Scalar[BOOL]) -> Tensor[[4, 8], FP32]:\n"
+                 "    a: Tile[[4, 8], FP32, Vec] = tile.load(x, [0, 0], [4, 8], target_memory=Vec)\n"
+                 "    b: Tile[[4, 8], FP32, Vec] = tile.exp(a)\n"
+                 "    if flag:\n"
+                 "        p = yield_(a)\n"
+                 "    else:\n"
+                 "        p = yield_(b)\n"
+                 "    s: Tile[[4, 8], FP32, Vec] = tile.add(a, p)\n"
+                 "    t: Tile[[4, 8], FP32, Vec] = tile.add(b, s)\n"
+                 "    r: Tensor[[4, 8], FP32] = tile.store(t, [0, 0], out)\n"
+                 "    return r\n");
   const Run off = run("compile '" + in + "'");
   CHECK(off.status == 0);
   CHECK(off.out.find("tile.move(a") != std::string::npos);
@@ -225,7 +227,8 @@ TEST_CASE("compile runs the passes up to --until") {
   CHECK(r.err.empty());
   // The moved tile keeps its Mat source's layout in Vec, as PyPTO's tile.move does.
   CHECK(r.out.find("    x_tile_Vec: Tile[[16, 128], BF16, Vec, TileView(blayout=TileLayout.col_major, "
-                   "slayout=TileLayout.row_major)] = tile.move(x_tile, target_memory=Vec)\n") != std::string::npos);
+                   "slayout=TileLayout.row_major)] = tile.move(x_tile, target_memory=Vec)\n") !=
+        std::string::npos);
   CHECK(r.out.find("MemRef") == std::string::npos);
   const Run init = run("compile '" + in + "' --until init");
   CHECK(init.status == 0);
@@ -260,15 +263,16 @@ TEST_CASE("--emit json: the report of a compile, also on failure") {
   CHECK(f["vars"][2]["memref"] ==
         nlohmann::ordered_json::parse(R"({"base": "mem_mat_2", "offset": 0, "size": 4096, "slot": null})"));
   REQUIRE(f["moves"].size() == 1);
-  CHECK(f["moves"][0] ==
-        nlohmann::ordered_json::parse(R"({"name": "x_tile_Vec", "source": "x_tile", "target": "Vec", "line": 5,
+  CHECK(f["moves"][0] == nlohmann::ordered_json::parse(
+                             R"({"name": "x_tile_Vec", "source": "x_tile", "target": "Vec", "line": 5,
                                   "column": 5})"));
 
   // A rejected program: exit 2, the diagnostic on stderr and in the report.
-  const std::string bad = write_temp("dyn.pto",
-                                     "def main(x: Tensor[[16, 128], FP32], n: Scalar[INDEX]):\n"
-                                     "    t: Tile[[16, n], FP32, Vec] = tile.load(x, [0, 0], [16, n], target_memory=Vec)\n"
-                                     "    return\n");
+  const std::string bad =
+      write_temp("dyn.pto",
+                 "def main(x: Tensor[[16, 128], FP32], n: Scalar[INDEX]):\n"
+                 "    t: Tile[[16, n], FP32, Vec] = tile.load(x, [0, 0], [16, n], target_memory=Vec)\n"
+                 "    return\n");
   const Run f2 = run("compile '" + bad + "' --until alloc --emit json");
   CHECK(f2.status == 2);
   CHECK(f2.err.rfind(bad + ":2:5: error: InitMemRef requires static shape for variable 't'", 0) == 0);
@@ -300,11 +304,12 @@ TEST_CASE("--dump-after prints the program after each named stage on standard er
 }
 
 TEST_CASE("exit 1 when memory does not fit; --svg writes the memory map") {
-  const std::string big = write_temp("big.pto",
-                                     "def main(x: Tensor[[64, 752], FP32], o: Out[Tensor[[64, 752], FP32]]):\n"
-                                     "    t = tile.load(x, [0, 0], [64, 752], target_memory=Vec)\n"
-                                     "    r = tile.store(t, [0, 0], o)\n"
-                                     "    return r\n");
+  const std::string big =
+      write_temp("big.pto",
+                 "def main(x: Tensor[[64, 752], FP32], o: Out[Tensor[[64, 752], FP32]]):\n"
+                 "    t = tile.load(x, [0, 0], [64, 752], target_memory=Vec)\n"
+                 "    r = tile.store(t, [0, 0], o)\n"
+                 "    return r\n");
   const Run r = run("compile '" + big + "' --emit json");
   const auto j = nlohmann::json::parse(r.out);
   CHECK(r.status == 1);
@@ -326,12 +331,16 @@ TEST_CASE("--syntax pypto prints PyPTO's spelling; --passes runs exactly the nam
   const std::string file = write_temp("pl.pto", tool_kernel);
   const Run p = run("compile '" + file + "' --until infer --syntax pypto");
   CHECK(p.status == 0);
-  CHECK(p.out.rfind("@pl.program\nclass Program:\n    @pl.function(type=pl.FunctionType.InCore)\n    def main(self, x: "
-                    "pl.Tensor[[16, 128], pl.BF16], out_0: pl.Out[pl.Tensor[[16, 128], pl.BF16]])",
-                    0) == 0);
-  CHECK(p.out.find("x_tile_Vec: pl.Tile[[16, 128], pl.BF16, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, "
-                   "slayout=pl.TileLayout.row_major)] = pl.tile.move(x_tile, target_memory=pl.Mem.Vec)") !=
-        std::string::npos);
+  CHECK(
+      p.out.rfind(
+          "@pl.program\nclass Program:\n    @pl.function(type=pl.FunctionType.InCore)\n    def main(self, x: "
+          "pl.Tensor[[16, 128], pl.BF16], out_0: pl.Out[pl.Tensor[[16, 128], pl.BF16]])",
+          0) == 0);
+  CHECK(
+      p.out.find(
+          "x_tile_Vec: pl.Tile[[16, 128], pl.BF16, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, "
+          "slayout=pl.TileLayout.row_major)] = pl.tile.move(x_tile, target_memory=pl.Mem.Vec)") !=
+      std::string::npos);
   // The PyPTO text goes back in: InitMemRef alone on it.
   const std::string inferred = write_temp("inferred.pto", p.out);
   const Run i = run("compile '" + inferred + "' --passes init --emit json");
@@ -341,18 +350,20 @@ TEST_CASE("--syntax pypto prints PyPTO's spelling; --passes runs exactly the nam
   // InitMemRef alone on the un-inferred program says what is missing.
   const Run bad = run("compile '" + file + "' --passes init");
   CHECK(bad.status == 2);
-  CHECK(bad.err.find("InitMemRef needs its input to have the property TileMemoryInferred") != std::string::npos);
+  CHECK(bad.err.find("InitMemRef needs its input to have the property TileMemoryInferred") !=
+        std::string::npos);
   CHECK(run("compile '" + file + "' --passes parse").status != 0);
 }
 
 TEST_CASE("the tool reads a re-bound name as SSA renaming") {
-  const std::string file = write_temp("rebind.pto",
-                                      "@pl.function(type=pl.FunctionType.InCore)\n"
-                                      "def main(x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n"
-                                      "    t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])\n"
-                                      "    t: pl.Tile[[16, 16], pl.FP32] = pl.exp(t)\n"
-                                      "    out: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], out)\n"
-                                      "    return out\n");
+  const std::string file =
+      write_temp("rebind.pto",
+                 "@pl.function(type=pl.FunctionType.InCore)\n"
+                 "def main(x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n"
+                 "    t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])\n"
+                 "    t: pl.Tile[[16, 16], pl.FP32] = pl.exp(t)\n"
+                 "    out: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], out)\n"
+                 "    return out\n");
   const Run r = run("compile '" + file + "' --until parse");
   CHECK(r.status == 0);
   CHECK(r.out.find("t_1: Tile[[16, 16], FP32, Vec] = tile.exp(t)") != std::string::npos);
@@ -360,13 +371,14 @@ TEST_CASE("the tool reads a re-bound name as SSA renaming") {
 }
 
 TEST_CASE("--unknown-ops: a misspelt op is a warning by default, an error on request") {
-  const std::string file = write_temp("typo.pto",
-                                      "@function(type=InCore)\n"
-                                      "def main(x: Tensor[[16, 16], FP32], y: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:\n"
-                                      "    t: Tile[[16, 16], FP32] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
-                                      "    u: Tile[[16, 16], FP32] = tile.expp(t)\n"
-                                      "    r: Tensor[[16, 16], FP32] = tile.store(u, [0, 0], y)\n"
-                                      "    return r\n");
+  const std::string file = write_temp(
+      "typo.pto",
+      "@function(type=InCore)\n"
+      "def main(x: Tensor[[16, 16], FP32], y: Out[Tensor[[16, 16], FP32]]) -> Tensor[[16, 16], FP32]:\n"
+      "    t: Tile[[16, 16], FP32] = tile.load(x, [0, 0], [16, 16], target_memory=Vec)\n"
+      "    u: Tile[[16, 16], FP32] = tile.expp(t)\n"
+      "    r: Tensor[[16, 16], FP32] = tile.store(u, [0, 0], y)\n"
+      "    return r\n");
   const Run warn = run("compile '" + file + "'");
   CHECK(warn.status == 0);
   CHECK(warn.err.find("typo.pto:4:5: warning: op 'tile.expp' is not registered; the closest registered op is "

@@ -125,7 +125,8 @@ TEST_CASE("unknown ops: registered ops, program functions, tensor ops and PyPTO 
   INFO(test::dump(r.diagnostics));
   CHECK(unknown_op_diags(r.diagnostics, "unknown-op").empty());
   // A misspelt system op is flagged: it could drop a reserved window.
-  Program p = test::parse_ok("@function(type=InCore)\ndef main():\n    system.reserve_bufer(name=\"a\", size=512)\n    return\n");
+  Program p = test::parse_ok(
+      "@function(type=InCore)\ndef main():\n    system.reserve_bufer(name=\"a\", size=512)\n    return\n");
   Diagnostics ds = check_unknown_ops(p, default_registry());
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].message.find("'system.reserve_buffer'") != std::string::npos);

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <set>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pypto_support.hpp"
@@ -21,13 +21,18 @@ namespace {
 
 struct VbRow {
   std::string op;
-  std::string call;     ///< the call, with sources defined by the preamble
-  std::string result;   ///< the result's correct annotation
-  std::string space;    ///< the result's space
+  std::string call;    ///< the call, with sources defined by the preamble
+  std::string result;  ///< the result's correct annotation
+  std::string space;   ///< the result's space
   std::string soc;
-  std::string setup;    ///< lines defining extra sources (before the result line)
-  VbRow(std::string o, std::string c, std::string r, std::string sp, std::string so = "a2a3", std::string se = "")
-      : op(std::move(o)), call(std::move(c)), result(std::move(r)), space(std::move(sp)), soc(std::move(so)),
+  std::string setup;  ///< lines defining extra sources (before the result line)
+  VbRow(std::string o, std::string c, std::string r, std::string sp, std::string so = "a2a3",
+        std::string se = "")
+      : op(std::move(o)),
+        call(std::move(c)),
+        result(std::move(r)),
+        space(std::move(sp)),
+        soc(std::move(so)),
         setup(std::move(se)) {}
 };
 
@@ -75,7 +80,8 @@ const std::vector<VbRow>& vb_rows() {
 }
 
 std::string vb_kernel(const VbRow& row, const std::string& result) {
-  return vb_preamble + row.setup + "    res: Tile[" + result + ", " + row.space + "] = " + row.call + "\n    return o\n";
+  return vb_preamble + row.setup + "    res: Tile[" + result + ", " + row.space + "] = " + row.call +
+         "\n    return o\n";
 }
 
 /// InitMemRef alone on a program whose spaces are written out.
@@ -111,7 +117,8 @@ TEST_CASE("view bounds: each view and in-place op, correctly typed, passes InitM
   }
 }
 
-TEST_CASE("view bounds: a result larger than its source's window is refused, naming the statement and sizes") {
+TEST_CASE(
+    "view bounds: a result larger than its source's window is refused, naming the statement and sizes") {
   for (const auto& row : vb_rows()) {
     INFO(row.op);
     const std::string big = row.space == "Acc" ? "[64, 64], FP32" : "[32, 32], FP32";
@@ -148,8 +155,8 @@ TEST_CASE("view bounds: in-place and view results obey the shape rules of a fres
 }
 
 TEST_CASE("view bounds: a slice window must stay inside its source") {
-  const CompileResult r =
-      vb_init_only(vb_preamble + "    res: Tile[[8, 16], FP32, Vec] = tile.slice(t, [8, 16], [12, 0])\n    return o\n");
+  const CompileResult r = vb_init_only(
+      vb_preamble + "    res: Tile[[8, 16], FP32, Vec] = tile.slice(t, [8, 16], [12, 0])\n    return o\n");
   const Diagnostic* e = vb_first_error(r);
   REQUIRE(e);
   INFO(e->message);
@@ -158,7 +165,8 @@ TEST_CASE("view bounds: a slice window must stay inside its source") {
   CHECK(e->message.find("byte 768") != std::string::npos);
   CHECK(e->message.find("1024-byte window of 't'") != std::string::npos);
   // An alias annotated larger than its source is a view too.
-  const CompileResult alias = vb_init_only(vb_preamble + "    res: Tile[[32, 32], FP32, Vec] = t\n    return o\n");
+  const CompileResult alias =
+      vb_init_only(vb_preamble + "    res: Tile[[32, 32], FP32, Vec] = t\n    return o\n");
   REQUIRE(vb_first_error(alias));
   CHECK(vb_first_error(alias)->code == "view-exceeds-source");
   CHECK(vb_first_error(alias)->message.find("'res' = t:") != std::string::npos);
@@ -221,10 +229,10 @@ TEST_CASE("view bounds: a tile larger than its whole space is a capacity error, 
 
 TEST_CASE("view bounds: the random storage kernels exercise the class of view and in-place ops") {
   std::set<std::string> seen;
-  const std::vector<std::string> ops = {"tile.slice",         "tile.reshape",      "tile.reinterpret_view",
-                                        "tile.transpose_view", "tile.set_validshape", "tile.assemble",
-                                        "tile.fillpad_inplace", "tile.scatter_mask", "tile.gather_row",
-                                        "tile.tget_scale_addr", "tile.matmul_acc"};
+  const std::vector<std::string> ops = {
+      "tile.slice",          "tile.reshape",         "tile.reinterpret_view", "tile.transpose_view",
+      "tile.set_validshape", "tile.assemble",        "tile.fillpad_inplace",  "tile.scatter_mask",
+      "tile.gather_row",     "tile.tget_scale_addr", "tile.matmul_acc"};
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     const std::string text = test::StorageKernelGen(seed).make();
     for (const auto& op : ops)

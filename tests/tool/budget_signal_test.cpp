@@ -76,8 +76,8 @@ TEST_CASE("the bare command fits every MiniMalloc A-K instance at its capacity")
   for (const char* name : {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"}) {
     CAPTURE(name);
     const auto r =
-        tool({"plan", pto_mem::test::shared_path(std::string("data/minimalloc/") + name + ".1048576.csv"), "--capacity",
-              "1048576"});
+        tool({"plan", pto_mem::test::shared_path(std::string("data/minimalloc/") + name + ".1048576.csv"),
+              "--capacity", "1048576"});
     CHECK_MESSAGE(r.code == 0, r.err);
     CHECK(has(r.out, "yes"));
   }
@@ -86,7 +86,8 @@ TEST_CASE("the bare command fits every MiniMalloc A-K instance at its capacity")
 TEST_CASE("the report says what stopped the search: completed, node_limit, deadline") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
-  const auto done = tool({"plan", example("small.csv"), "--capacity", "32768", "--json", dir.file("done.json")});
+  const auto done =
+      tool({"plan", example("small.csv"), "--capacity", "32768", "--json", dir.file("done.json")});
   REQUIRE_MESSAGE(done.code == 0, done.err);
   CHECK(nlohmann::json::parse(read_file(dir.file("done.json")))["stopped_by"] == "completed");
 
@@ -122,9 +123,10 @@ TEST_CASE("SIGINT or SIGTERM during a long search: the best placement is written
     TempDir dir;
     const std::string file = write_long_problem(dir);
     dir.write("out.csv", "old\n");
-    const auto s = spawn_with_stderr({"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv"), "--json",
-                               dir.file("r.json"), "--svg", dir.file("map.svg")},
-                              dir.file("stderr"));
+    const auto s =
+        spawn_with_stderr({"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv"),
+                           "--json", dir.file("r.json"), "--svg", dir.file("map.svg")},
+                          dir.file("stderr"));
     // The progress line shows a best peak once a placement exists.
     REQUIRE(wait_for_text(s, "best peak", 120));
     ::kill(s.pid, sig);
@@ -152,8 +154,8 @@ TEST_CASE("a second signal during an interrupted search aborts at once: no outpu
   TempDir dir;
   const std::string file = write_long_problem(dir);
   dir.write("out.csv", "old\n");
-  const auto s = spawn_with_stderr({"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv")},
-                            dir.file("stderr"));
+  const auto s = spawn_with_stderr(
+      {"plan", file, "--node-limit", "0", "--progress", "-o", dir.file("out.csv")}, dir.file("stderr"));
   REQUIRE(wait_for_text(s, "pto-mem:", 120));  // the search runs (the progress line appears after a second)
   // Both signals wait, pending, while the tool is stopped; on SIGCONT the
   // kernel delivers the lower-numbered SIGINT first (the search stops) and

@@ -20,8 +20,8 @@ using namespace pto_mem::tool_test;
 
 struct Example {
   std::string doc;
-  std::string command;               // after "$ "
-  std::vector<std::string> shown;    // the lines the docs show after it
+  std::string command;             // after "$ "
+  std::vector<std::string> shown;  // the lines the docs show after it
 };
 
 std::vector<Example> examples_in(const std::filesystem::path& doc) {
@@ -104,7 +104,8 @@ TEST_CASE("the docs' pto-mem examples print what the docs show") {
       const auto at = shown.find("build/");
       if (at != std::string::npos) shown = shown.substr(0, at) + dir.file(shown.substr(at + 6));
       CAPTURE(shown);
-      CHECK_MESSAGE(std::find(printed.begin(), printed.end(), normal(shown)) != printed.end(), std::string(r.out + r.err));
+      CHECK_MESSAGE(std::find(printed.begin(), printed.end(), normal(shown)) != printed.end(),
+                    std::string(r.out + r.err));
     }
   }
   CHECK(ran >= 4);

@@ -64,8 +64,8 @@ bool fits(const std::string& status) { return status == "optimal" || status == "
 /// What a member selects in the problem file.
 struct Selection {
   std::set<std::string> buffers;
-  std::set<std::size_t> separations;                         // positions in "separations"
-  std::set<std::pair<std::string, std::size_t>> windows;     // (arena name, position in "reserved")
+  std::set<std::size_t> separations;                      // positions in "separations"
+  std::set<std::pair<std::string, std::size_t>> windows;  // (arena name, position in "reserved")
 };
 
 /// The problem file `doc` restricted to `s`: a constraint stays when it is
@@ -148,8 +148,10 @@ void check_explanation(TempDir& dir, const json& doc, const json& e) {
       if (j != i) select(doc, e["members"][j], rest);
     const std::string less = dir.write("less.json", cut(doc, rest).dump());
     const std::string st = status_of(dir, less, {"--strategy", "exact"});
-    if (m["without"] == "fits") CHECK(fits(st));
-    else CHECK(m["without"] == "unknown");
+    if (m["without"] == "fits")
+      CHECK(fits(st));
+    else
+      CHECK(m["without"] == "unknown");
   }
   if (e["minimal"] == true)
     for (const auto& m : e["members"]) CHECK(m["without"] == "fits");
@@ -194,7 +196,9 @@ void check_explanation(TempDir& dir, const json& doc, const json& e) {
 /// then), four to seven buffers, separations within an arena; capacities
 /// near the max load so that many do not fit.
 json random_problem(std::mt19937_64& g) {
-  auto pick = [&](int lo, int hi) { return lo + static_cast<int>(g() % static_cast<std::uint64_t>(hi - lo + 1)); };
+  auto pick = [&](int lo, int hi) {
+    return lo + static_cast<int>(g() % static_cast<std::uint64_t>(hi - lo + 1));
+  };
   json doc;
   const int arenas = pick(1, 2), n = pick(4, 7);
   std::vector<int> arena_of(n), size(n), begin(n), end(n);
@@ -220,7 +224,10 @@ json random_problem(std::mt19937_64& g) {
   }
   doc["buffers"] = json::array();
   for (int i = 0; i < n; ++i) {
-    json b{{"id", "t" + std::to_string(i)}, {"size", size[i]}, {"arena", arena_of[i]}, {"lifetime", {begin[i], end[i]}}};
+    json b{{"id", "t" + std::to_string(i)},
+           {"size", size[i]},
+           {"arena", arena_of[i]},
+           {"lifetime", {begin[i], end[i]}}};
     if (pick(0, 3) == 0) b["alignment"] = 2;
     doc["buffers"].push_back(b);
   }
@@ -259,17 +266,22 @@ bool wait_for_stderr(const std::string& err_file, const std::string& what, int s
   return false;
 }
 
-TEST_CASE("plan --explain of an infeasible problem names a minimal conflicting subset, in the summary and the report") {
+TEST_CASE(
+    "plan --explain of an infeasible problem names a minimal conflicting subset, in the summary and the "
+    "report") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
   const std::string file = dir.write("apart.json", apart_problem);
   const auto r = tool({"plan", file, "--explain", "--json", dir.file("r.json")});
   CHECK_MESSAGE(r.code == 1, r.err);
   CHECK(has(r.out, "status: infeasible"));
-  CHECK(has(r.out, "explanation: these do not fit together, and without any one of them they do: buffer a; buffer b; "
-                   "buffer c; separation a / b; separation b / c; separation a / c\n"));
-  CHECK(has(r.out, "explanation: arena 'Vec': the buffers a, b, c must all be apart and need 12 bytes, 2 over the "
-                   "capacity 10\n"));
+  CHECK(
+      has(r.out,
+          "explanation: these do not fit together, and without any one of them they do: buffer a; buffer b; "
+          "buffer c; separation a / b; separation b / c; separation a / c\n"));
+  CHECK(has(r.out,
+            "explanation: arena 'Vec': the buffers a, b, c must all be apart and need 12 bytes, 2 over the "
+            "capacity 10\n"));
   CHECK(has(r.out, "explanation: arena 'Vec': fits at capacity 14 and not below (proved)\n"));
   const json report = json::parse(read_file(dir.file("r.json")));
   CHECK(report["status"] == "infeasible");
@@ -284,7 +296,8 @@ TEST_CASE("plan --explain of an infeasible problem names a minimal conflicting s
     names.push_back(m["kind"] == "buffer" ? label(m["buffer"]) : label(m["a"]) + "/" + label(m["b"]));
   }
   CHECK(names == std::vector<std::string>{"a", "b", "c", "a/b", "b/c", "a/c"});
-  CHECK(kinds == std::vector<std::string>{"buffer", "buffer", "buffer", "separation", "separation", "separation"});
+  CHECK(kinds ==
+        std::vector<std::string>{"buffer", "buffer", "buffer", "separation", "separation", "separation"});
   // Separations by their position in the file: ["a","b"] is 0, ["b","c"] 2, ["a","c"] 3.
   CHECK(e["members"][3]["index"] == 0);
   CHECK(e["members"][4]["index"] == 2);
@@ -301,7 +314,8 @@ TEST_CASE("plan --explain of an infeasible problem names a minimal conflicting s
   check_explanation(dir, json::parse(apart_problem), e);
 }
 
-TEST_CASE("plan --explain of a no_fit (a bounded search that neither fit nor proved) explains it by exact checks") {
+TEST_CASE(
+    "plan --explain of a no_fit (a bounded search that neither fit nor proved) explains it by exact checks") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
   const std::string file = dir.write("apart.json", apart_problem);
@@ -323,7 +337,8 @@ TEST_CASE("plan --explain of a problem that fits adds nothing") {
   CHECK_MESSAGE(with.code == 0, with.err);
   CHECK(!has(with.out, "explanation"));
   CHECK(with.err == without.err);
-  json a = json::parse(read_file(dir.file("with.json"))), b = json::parse(read_file(dir.file("without.json")));
+  json a = json::parse(read_file(dir.file("with.json"))),
+       b = json::parse(read_file(dir.file("without.json")));
   CHECK(!a.contains("explanation"));
   a.erase("time_s"), b.erase("time_s");
   CHECK(a == b);
@@ -342,7 +357,8 @@ TEST_CASE("plan --explain --quiet: no explanation lines, the report still explai
   CHECK(report["explanation"]["members"].size() == 6);
 }
 
-TEST_CASE("plan --explain on small random problems that do not fit: the report's subset, re-planned, is minimal") {
+TEST_CASE(
+    "plan --explain on small random problems that do not fit: the report's subset, re-planned, is minimal") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
   std::mt19937_64 g(31);
@@ -370,13 +386,15 @@ TEST_CASE("plan --explain on small random problems that do not fit: the report's
   CHECK(kinds["reserved"] > 0);
 }
 
-TEST_CASE("SIGINT during --explain: the explanation found so far is written whole, and the tool ends by the signal") {
+TEST_CASE(
+    "SIGINT during --explain: the explanation found so far is written whole, and the tool ends by the "
+    "signal") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
   const std::string file = write_long_infeasible(dir);
   dir.write("r.json", "old\n");
-  const pid_t pid = spawn_tool({"plan", file, "--capacity", "1048576", "--node-limit", "0", "--explain", "--progress",
-                                "--json", dir.file("r.json")},
+  const pid_t pid = spawn_tool({"plan", file, "--capacity", "1048576", "--node-limit", "0", "--explain",
+                                "--progress", "--json", dir.file("r.json")},
                                dir.file("stderr"));
   // The progress line says when the explanation runs (after a second).
   REQUIRE(wait_for_stderr(dir.file("stderr"), "explaining why it does not fit", 120));
@@ -399,7 +417,8 @@ TEST_CASE("SIGINT during --explain: the explanation found so far is written whol
   REQUIRE(e["least_capacity"].size() == 1);
   CHECK(e["least_capacity"][0]["proved"] == false);
   bool said = false;
-  for (const auto& n : e["notes"]) said = said || has(n.get<std::string>(), "the explanation was interrupted");
+  for (const auto& n : e["notes"])
+    said = said || has(n.get<std::string>(), "the explanation was interrupted");
   CHECK(said);
   std::vector<std::string> expected{"long.csv", "r.json", "stderr"};
   CHECK(dir.entries() == expected);

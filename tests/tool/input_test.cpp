@@ -76,7 +76,8 @@ TEST_CASE("--format tells the format where the extension does not, and overrides
   TempDir dir;
   const auto no_format = tool_with_input({"stats", "-"}, example("small.csv"));
   CHECK(no_format.code == 2);
-  CHECK(has(no_format.err, "<stdin>: error: cannot tell the format of standard input; give --format csv or --format json"));
+  CHECK(has(no_format.err,
+            "<stdin>: error: cannot tell the format of standard input; give --format csv or --format json"));
 
   const std::string csv_text = read_file(example("small.csv"));
   const auto txt = dir.write("problem.txt", csv_text);
@@ -94,7 +95,8 @@ TEST_CASE("--format tells the format where the extension does not, and overrides
   CHECK(tool({"compile", txt, "--format", "csv"}).code == 2);  // compile reads programs only
 
   // A reader's positions name <stdin>.
-  const auto json_err = dir.write("bad.json", "{\"arenas\": [{\"id\": 0, \"capacity\": 8}],\n \"buffers\": [{\"id\": 1}]}");
+  const auto json_err =
+      dir.write("bad.json", "{\"arenas\": [{\"id\": 0, \"capacity\": 8}],\n \"buffers\": [{\"id\": 1}]}");
   const auto j = tool_with_input({"stats", "-", "--format", "json"}, json_err);
   CHECK(j.code == 2);
   CHECK(has(j.err, "<stdin>:2:14: error: /buffers/0: the buffer has no 'size' field"));
@@ -117,17 +119,20 @@ TEST_CASE("output names: every allowed length is written; a longer one fails bef
     std::filesystem::remove(dir.file(name));
   }
   const std::string too_long = std::string(longest - 4, 'x') + ".json";
-  const auto r = tool({"plan", example("small.csv"), "--json", dir.file("report.json"), "-o", dir.file(too_long)});
+  const auto r =
+      tool({"plan", example("small.csv"), "--json", dir.file("report.json"), "-o", dir.file(too_long)});
   CHECK(r.code == 2);
   CHECK(has(r.err, "the file name is " + std::to_string(longest + 1) + " bytes long"));
   CHECK_FALSE(has(r.out, "status:"));  // refused before planning
   CHECK(dir.entries().empty());
 }
 
-TEST_CASE("plan -o out.json of a problem without a capacity writes none, and re-planning asks the same question") {
+TEST_CASE(
+    "plan -o out.json of a problem without a capacity writes none, and re-planning asks the same question") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
-  const auto first = tool({"plan", example("small.csv"), "-o", dir.file("out.json"), "--json", dir.file("r.json")});
+  const auto first =
+      tool({"plan", example("small.csv"), "-o", dir.file("out.json"), "--json", dir.file("r.json")});
   REQUIRE_MESSAGE(first.code == 0, first.err);
   const std::string written = read_file(dir.file("out.json"));
   CHECK_FALSE(has(written, "capacity"));
@@ -135,13 +140,16 @@ TEST_CASE("plan -o out.json of a problem without a capacity writes none, and re-
   const auto again = tool({"plan", dir.file("out.json")});
   CHECK(again.code == 0);
   CHECK(without_time(again.out) == without_time(first.out.substr(0, first.out.find("wrote "))));
-  CHECK(has(tool({"validate", dir.file("out.json")}).out, "capacity: not checked for arena0 (the file gives no capacity)"));
+  CHECK(has(tool({"validate", dir.file("out.json")}).out,
+            "capacity: not checked for arena0 (the file gives no capacity)"));
 }
 
 TEST_CASE("stats counts vacuous separations; plan and validate accept them") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
-  const auto file = dir.write("two.json", R"({"arenas": [{"id": 0, "name": "Vec", "capacity": 64}, {"id": 1, "name": "Mat", "capacity": 64}],
+  const auto file = dir.write(
+      "two.json",
+      R"({"arenas": [{"id": 0, "name": "Vec", "capacity": 64}, {"id": 1, "name": "Mat", "capacity": 64}],
     "buffers": [{"id": "v", "size": 64, "arena": 0, "lifetime": [0, 4]},
                 {"id": "w", "size": 32, "arena": 0, "lifetime": [4, 8]},
                 {"id": "m", "size": 64, "arena": 1, "lifetime": [0, 4]}],
@@ -156,7 +164,8 @@ TEST_CASE("stats counts vacuous separations; plan and validate accept them") {
   CHECK(has(v.err, "separated buffers"));
   CHECK(has(v.err, "1 violation"));
   const auto p = tool({"plan", file, "-o", dir.file("out.json")});
-  CHECK_MESSAGE(p.code == 1, p.out << p.err);  // v and w cannot share Vec's 64 bytes; the vacuous pairs ask nothing
+  CHECK_MESSAGE(p.code == 1,
+                p.out << p.err);  // v and w cannot share Vec's 64 bytes; the vacuous pairs ask nothing
   const auto fit = dir.write("fit.json", R"({"arenas": [{"id": 0, "capacity": 96}, {"id": 1, "capacity": 64}],
     "buffers": [{"id": "v", "size": 64, "arena": 0, "lifetime": [0, 4]},
                 {"id": "w", "size": 32, "arena": 0, "lifetime": [4, 8]},

@@ -21,7 +21,6 @@
 
 #include "tool_run.hpp"
 
-
 using namespace pto_mem::tool_test;
 using pto_mem::test::read_file;
 using pto_mem::test::TempDir;
@@ -30,7 +29,9 @@ namespace fs = std::filesystem;
 namespace {
 
 /// A kernel to compile: the bundled softmax.
-std::string pto_program() { return read_file(std::string(PTO_MEM_SOURCE_DIR) + "/examples/kernels/softmax.pto"); }
+std::string pto_program() {
+  return read_file(std::string(PTO_MEM_SOURCE_DIR) + "/examples/kernels/softmax.pto");
+}
 
 }  // namespace
 
@@ -38,7 +39,7 @@ TEST_CASE("a CSV header without a final newline is read, never a crash (plan, st
   SKIP_WITHOUT_TOOL();
   TempDir dir;
   for (const std::string text : {"id,lower,upper,size", "id,lower,upper,size,offset", "id,lower,upper,size\r",
-                           "id,lower,upper,size,offset\r", "id,lower,upper,size\na,0,1,4", "\r", ""}) {
+                                 "id,lower,upper,size,offset\r", "id,lower,upper,size\na,0,1,4", "\r", ""}) {
     const std::string csv = dir.write("h.csv", text);
     for (const std::string command : {"stats", "plan", "validate"}) {
       const auto r = tool({command, csv});
@@ -76,15 +77,16 @@ TEST_CASE("numeric options out of their range exit 2 naming the option") {
     CHECK(r.code == 2);
     CHECK_MESSAGE(has(r.err, args[2]), r.err);
   }
-  CHECK(tool({"plan", small, "--capacity", "18446744073709551615", "--seed", "18446744073709551615"}).code == 0);
+  CHECK(tool({"plan", small, "--capacity", "18446744073709551615", "--seed", "18446744073709551615"}).code ==
+        0);
 }
 
 TEST_CASE("--restarts far beyond the time limit stops at the limit and says so") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
   for (const std::string strategy : {"greedy", "portfolio"}) {
-    const auto r = tool({"plan", example("small.csv"), "--strategy", strategy, "--restarts", "18446744073709551615",
-                         "--time-limit", "0.2", "--json", dir.file("r.json")});
+    const auto r = tool({"plan", example("small.csv"), "--strategy", strategy, "--restarts",
+                         "18446744073709551615", "--time-limit", "0.2", "--json", dir.file("r.json")});
     CAPTURE(strategy);
     CHECK_MESSAGE(r.code == 0, r.err);
     const auto j = nlohmann::json::parse(read_file(dir.file("r.json")));
@@ -113,8 +115,8 @@ TEST_CASE("unknown subcommands are named; an empty output path is an error") {
 TEST_CASE("every output path is checked before any work; a bad one writes nothing") {
   SKIP_WITHOUT_TOOL();
   TempDir dir;
-  const auto r = tool({"plan", example("small.csv"), "-o", "/nonexistent/x.json", "--json", dir.file("r.json"), "--svg",
-                       dir.file("m.svg")});
+  const auto r = tool({"plan", example("small.csv"), "-o", "/nonexistent/x.json", "--json",
+                       dir.file("r.json"), "--svg", dir.file("m.svg")});
   CHECK(r.code == 2);
   CHECK(has(r.err, "/nonexistent/x.json"));
   CHECK(has(r.err, "does not exist"));
@@ -135,8 +137,8 @@ TEST_CASE("a write that fails on one output replaces none of the others") {
   if (!fs::exists("/dev/full")) return;
   TempDir dir;
   dir.write("old.json", "old\n");
-  const auto r = tool({"plan", example("small.csv"), "-o", dir.file("old.json"), "--json", dir.file("r.json"), "--svg",
-                       "/dev/full"});
+  const auto r = tool({"plan", example("small.csv"), "-o", dir.file("old.json"), "--json", dir.file("r.json"),
+                       "--svg", "/dev/full"});
   CHECK(r.code == 2);
   CHECK(has(r.err, "/dev/full"));
   CHECK(read_file(dir.file("old.json")) == "old\n");
@@ -165,7 +167,8 @@ TEST_CASE("malformed alias geometry is refused by every subcommand, and plan wri
   };
   int k = 0;
   for (const auto& rest : bad) {
-    const std::string file = dir.write("bad" + std::to_string(k++) + ".json", "{" + arenas + buffers + rest + "}");
+    const std::string file =
+        dir.write("bad" + std::to_string(k++) + ".json", "{" + arenas + buffers + rest + "}");
     CAPTURE(rest);
     const auto stats = tool({"stats", file});
     CHECK(stats.code == 2);
@@ -191,7 +194,8 @@ TEST_CASE("an output that is the input, or two outputs on one path, are refused 
   fs::create_symlink(in_csv, dir.path() / "link.csv");
   CHECK(tool({"plan", in_csv, "-o", dir.file("link.csv")}).code == 2);  // the input under another name
   CHECK(read_file(in_csv) == original);
-  const auto three = tool({"plan", in_csv, "-o", dir.file("s.csv"), "--json", dir.file("s.csv"), "--svg", dir.file("s.csv")});
+  const auto three = tool(
+      {"plan", in_csv, "-o", dir.file("s.csv"), "--json", dir.file("s.csv"), "--svg", dir.file("s.csv")});
   CHECK(three.code == 2);
   CHECK(has(three.err, "are the same file"));
   CHECK_FALSE(fs::exists(dir.file("s.csv")));
@@ -208,12 +212,14 @@ TEST_CASE("symbolic links are followed; devices, FIFOs and - are written through
   SKIP_WITHOUT_TOOL();
   TempDir dir;
   fs::create_directory(dir.path() / "real");
-  fs::create_symlink(dir.path() / "real" / "r.json", dir.path() / "link.json");  // dangling: created through the link
+  fs::create_symlink(dir.path() / "real" / "r.json",
+                     dir.path() / "link.json");  // dangling: created through the link
   const auto r = tool({"plan", example("small.csv"), "--json", dir.file("link.json")});
   CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(fs::is_symlink(dir.path() / "link.json"));
   CHECK(nlohmann::json::parse(read_file(dir.file("real/r.json")))["status"].is_string());
-  const auto again = tool({"plan", example("small.csv"), "--json", dir.file("link.json")});  // now replaces the target
+  const auto again =
+      tool({"plan", example("small.csv"), "--json", dir.file("link.json")});  // now replaces the target
   CHECK(again.code == 0);
   CHECK(fs::is_symlink(dir.path() / "link.json"));
 
@@ -233,8 +239,9 @@ TEST_CASE("symbolic links are followed; devices, FIFOs and - are written through
 
   const std::string fifo = dir.file("fifo");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  const auto f = run_command("cat " + quote(fifo) + " > " + quote(dir.file("got.json")) + " & " +
-                             tool_command({"plan", example("small.csv"), "--json", fifo}) + "; rc=$?; wait; exit $rc");
+  const auto f =
+      run_command("cat " + quote(fifo) + " > " + quote(dir.file("got.json")) + " & " +
+                  tool_command({"plan", example("small.csv"), "--json", fifo}) + "; rc=$?; wait; exit $rc");
   CHECK_MESSAGE(f.code == 0, f.err);
   struct stat st {};
   REQUIRE(::stat(fifo.c_str(), &st) == 0);
@@ -254,7 +261,8 @@ TEST_CASE("an empty or comment-only .pto writes its empty output over a stale fi
   }
 }
 
-TEST_CASE("SIGTERM, SIGHUP and SIGINT while outputs are staged: no output replaced, no temporary, exit 128+n") {
+TEST_CASE(
+    "SIGTERM, SIGHUP and SIGINT while outputs are staged: no output replaced, no temporary, exit 128+n") {
   SKIP_WITHOUT_TOOL();
   for (int sig : {SIGTERM, SIGHUP, SIGINT}) {
     CAPTURE(sig);
@@ -292,7 +300,9 @@ TEST_CASE("validate without a capacity checks none and says so") {
   const auto cap = tool({"validate", file, "--capacity", "64"});
   CHECK(cap.code == 1);
   CHECK(has(cap.err, "exceeds the capacity 64"));
-  const auto json = dir.write("vc.json", R"({"arenas": [{"id": 0}], "buffers": [{"id": "a", "size": 4, "arena": 0, "lifetime": [0, 1]}],
+  const auto json = dir.write(
+      "vc.json",
+      R"({"arenas": [{"id": 0}], "buffers": [{"id": "a", "size": 4, "arena": 0, "lifetime": [0, 1]}],
                                            "placement": [{"id": "a", "offset": 1000}]})");
   const auto j = tool({"validate", json});
   CHECK_MESSAGE(j.code == 0, j.err);

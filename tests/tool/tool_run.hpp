@@ -62,7 +62,9 @@ inline std::string example(const std::string& name) {
   return std::string(PTO_MEM_SOURCE_DIR) + "/examples/data/" + name;
 }
 
-inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+inline bool has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
 
 /// Starts the tool with `args` without waiting for it (for tests that send
 /// it signals): standard output to /dev/null, standard error to `err_file`
@@ -75,7 +77,8 @@ inline pid_t spawn_tool(std::vector<std::string> args, const std::string& err_fi
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
   pid_t pid = 0;
   REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&actions);

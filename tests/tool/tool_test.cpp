@@ -44,10 +44,11 @@ TEST_CASE("usage errors exit 2") {
 TEST_CASE("plan prints the per-arena summary and writes the outputs") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
-  const auto r = tool({"plan", example("attention.json"), "--svg", dir.file("map.svg"), "--json", dir.file("report.json"),
-                       "--output", dir.file("placed.json")});
+  const auto r = tool({"plan", example("attention.json"), "--svg", dir.file("map.svg"), "--json",
+                       dir.file("report.json"), "--output", dir.file("placed.json")});
   CHECK_MESSAGE(r.code == 0, r.err);
-  for (const char* col : {"arena", "buffers", "max-load bound", "proved bound", "peak", "peak/bound", "fits", "time"})
+  for (const char* col :
+       {"arena", "buffers", "max-load bound", "proved bound", "peak", "peak/bound", "fits", "time"})
     CHECK(has(r.out, col));
   CHECK(has(r.out, "\nVec "));
   CHECK(has(r.out, "\nMat "));
@@ -69,12 +70,14 @@ TEST_CASE("plan of a CSV writes a CSV with offsets that validates") {
   pto_mem::test::TempDir dir;
   const auto r = tool({"plan", example("small.csv"), "--capacity", "65536", "-o", dir.file("out.csv")});
   CHECK_MESSAGE(r.code == 0, r.err);
-  CHECK(pto_mem::test::read_file(dir.file("out.csv")).starts_with("id,lower,upper,size,offset\ninput,0,2,3072,"));
+  CHECK(pto_mem::test::read_file(dir.file("out.csv"))
+            .starts_with("id,lower,upper,size,offset\ninput,0,2,3072,"));
   const auto v = tool({"validate", dir.file("out.csv"), "--capacity", "65536"});
   CHECK_MESSAGE(v.code == 0, v.err);
 }
 
-TEST_CASE("plan --strategy greedy: the default (two workers from 20k buffers) writes what one thread writes") {
+TEST_CASE(
+    "plan --strategy greedy: the default (two workers from 20k buffers) writes what one thread writes") {
   SKIP_WITHOUT_TOOL();
   pto_mem::test::TempDir dir;
   // 24k buffers, a deterministic mix of short and long lifetimes: enough
@@ -92,10 +95,11 @@ TEST_CASE("plan --strategy greedy: the default (two workers from 20k buffers) wr
            std::to_string(32 * (1 + next(2000))) + "\n";
   }
   const std::string file = dir.write("many.csv", csv);
-  const auto dflt = tool({"plan", file, "--strategy", "greedy", "-o", dir.file("default.csv"), "--json", dir.file("d.json")});
+  const auto dflt = tool(
+      {"plan", file, "--strategy", "greedy", "-o", dir.file("default.csv"), "--json", dir.file("d.json")});
   CHECK_MESSAGE(dflt.code == 0, dflt.err);
-  const auto one = tool({"plan", file, "--strategy", "greedy", "--threads", "1", "-o", dir.file("one.csv"), "--json",
-                         dir.file("o.json")});
+  const auto one = tool({"plan", file, "--strategy", "greedy", "--threads", "1", "-o", dir.file("one.csv"),
+                         "--json", dir.file("o.json")});
   CHECK_MESSAGE(one.code == 0, one.err);
   CHECK(pto_mem::test::read_file(dir.file("default.csv")) == pto_mem::test::read_file(dir.file("one.csv")));
   auto d = nlohmann::json::parse(pto_mem::test::read_file(dir.file("d.json")));
@@ -145,7 +149,7 @@ TEST_CASE("plan: a capacity asks for a fit, no capacity or --minimize for the le
   CHECK(unbounded.code == 0);
   CHECK(unbounded.status == "optimal");
   CHECK(unbounded.peak == 544);
-  CHECK(unbounded.stage == 1);  // the exact stage improved on the greedy
+  CHECK(unbounded.stage == 1);                   // the exact stage improved on the greedy
   const auto fit = plan({"--capacity", "600"});  // the greedy fits: returned at once
   CHECK(fit.code == 0);
   CHECK(fit.status == "feasible");
@@ -162,12 +166,14 @@ TEST_CASE("plan: a capacity asks for a fit, no capacity or --minimize for the le
   // The same buffers as JSON: without a capacity the arena always fits, so
   // the peak is minimised; with one, the first fit is returned.
   std::string buffers;
-  for (const char* row : {R"("b0", "lifetime": [0, 3], "size": 192)", R"("b1", "lifetime": [5, 9], "size": 96)",
-                          R"("b2", "lifetime": [1, 5], "size": 256)", R"("b3", "lifetime": [5, 10], "size": 64)",
-                          R"("b4", "lifetime": [4, 9], "size": 192)", R"("b5", "lifetime": [1, 4], "size": 96)",
-                          R"("b6", "lifetime": [3, 8], "size": 32)"})
+  for (const char* row :
+       {R"("b0", "lifetime": [0, 3], "size": 192)", R"("b1", "lifetime": [5, 9], "size": 96)",
+        R"("b2", "lifetime": [1, 5], "size": 256)", R"("b3", "lifetime": [5, 10], "size": 64)",
+        R"("b4", "lifetime": [4, 9], "size": 192)", R"("b5", "lifetime": [1, 4], "size": 96)",
+        R"("b6", "lifetime": [3, 8], "size": 32)"})
     buffers += std::string(buffers.empty() ? "" : ", ") + R"({"arena": 0, "id": )" + row + "}";
-  const std::string open_json = dir.write("open.json", R"({"arenas": [{"id": 0}], "buffers": [)" + buffers + "]}");
+  const std::string open_json =
+      dir.write("open.json", R"({"arenas": [{"id": 0}], "buffers": [)" + buffers + "]}");
   const std::string bounded_json =
       dir.write("bounded.json", R"({"arenas": [{"id": 0, "capacity": 600}], "buffers": [)" + buffers + "]}");
   const auto open = plan_file(open_json, {});
@@ -205,7 +211,9 @@ TEST_CASE("validate exits 1 naming both buffers of an overlap") {
                               "gamma,10,20,64,0\n");
   const auto r = tool({"validate", file, "--capacity", "1024"});
   CHECK(r.code == 1);
-  CHECK_MESSAGE(has(r.err, file + ": error: buffers 'alpha' [0, 64) live [0, 10) and 'beta' [32, 96) live [5, 15)"), r.err);
+  CHECK_MESSAGE(
+      has(r.err, file + ": error: buffers 'alpha' [0, 64) live [0, 10) and 'beta' [32, 96) live [5, 15)"),
+      r.err);
   CHECK(has(r.err, "'gamma'"));  // gamma overlaps beta too
   CHECK(has(r.err, "2 violations"));
   const auto cap = tool({"validate", file, "--capacity", "64"});
@@ -232,7 +240,8 @@ TEST_CASE("a malformed CSV exits 2 naming its line and writes nothing") {
   for (const char* command : {"plan", "validate", "stats"}) {
     std::vector<std::string> args{command, bad};
     if (std::string(command) == "plan")
-      args.insert(args.end(), {"-o", dir.file("out.csv"), "--json", dir.file("r.json"), "--svg", dir.file("m.svg")});
+      args.insert(args.end(),
+                  {"-o", dir.file("out.csv"), "--json", dir.file("r.json"), "--svg", dir.file("m.svg")});
     const auto r = tool(args);
     CHECK(r.code == 2);
     CHECK_MESSAGE(has(r.err, bad + ":3:5: error: upper must be an integer, found 'x'"), r.err);
@@ -260,7 +269,8 @@ TEST_CASE("bad files and bad combinations exit 2 with the reason") {
   const auto two = tool({"plan", example("attention.json"), "-o", dir.file("out.csv")});
   CHECK(two.code == 2);
   CHECK(has(two.err, "CSV holds exactly one arena"));
-  const auto json_err = dir.write("bad.json", "{\"arenas\": [{\"id\": 0, \"capacity\": 8}],\n \"buffers\": [{\"id\": 1}]}");
+  const auto json_err =
+      dir.write("bad.json", "{\"arenas\": [{\"id\": 0, \"capacity\": 8}],\n \"buffers\": [{\"id\": 1}]}");
   const auto j = tool({"stats", json_err});
   CHECK(j.code == 2);
   CHECK(has(j.err, json_err + ":2:14: error: /buffers/0: the buffer has no 'size' field"));
@@ -305,15 +315,16 @@ TEST_CASE("plan --threads 1 and --threads 2 each write the same bytes on every r
     for (int run = 0; run < 2; ++run) {
       const std::string out = dir.file("out" + threads + std::to_string(run) + ".csv");
       const std::string json = dir.file("r" + threads + std::to_string(run) + ".json");
-      const auto r = tool({"plan", file, "--capacity", "1048576", "--node-limit", "0", "--threads", threads, "-o", out,
-                           "--json", json});
+      const auto r = tool({"plan", file, "--capacity", "1048576", "--node-limit", "0", "--threads", threads,
+                           "-o", out, "--json", json});
       REQUIRE_MESSAGE(r.code == 0, r.err);
       auto report = nlohmann::json::parse(pto_mem::test::read_file(json));
       for (const char* timing : {"time_s"}) report.erase(timing);
       for (const char* timing : {"first_found_ms", "best_found_ms"}) report["statistics"].erase(timing);
       INFO("threads " << threads << " run " << run);
       CHECK(report["statistics"]["exact_workers"] == std::stoi(threads));
-      if (threads == "2") CHECK(report["statistics"]["exact_critical_nodes"] < report["statistics"]["exact_nodes"]);
+      if (threads == "2")
+        CHECK(report["statistics"]["exact_critical_nodes"] < report["statistics"]["exact_nodes"]);
       if (run == 0) {
         first_csv = pto_mem::test::read_file(out);
         first_json = report;

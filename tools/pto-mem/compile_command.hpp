@@ -43,7 +43,7 @@ struct CompileOptions {
   std::string file;
   std::string format;  ///< --format: pto, the only one (for symmetry with plan; "-" reads standard input)
   std::string soc = "a2a3";
-  std::string soc_file;                 ///< a chip described in JSON (docs/soc-file.md); replaces --soc
+  std::string soc_file;  ///< a chip described in JSON (docs/soc-file.md); replaces --soc
   std::string planner = "pypto";
   std::string until = "alloc";
   std::string emit = "ir";
@@ -69,7 +69,8 @@ inline bool check_compile_outputs(const CompileOptions& o, OutputSet& outputs, s
 }
 
 /// The report of a compile: the program's report plus what ran.
-[[nodiscard]] inline nlohmann::ordered_json compile_report(const pypto::CompileResult& r, const std::string& soc,
+[[nodiscard]] inline nlohmann::ordered_json compile_report(const pypto::CompileResult& r,
+                                                           const std::string& soc,
                                                            const std::string& planner) {
   nlohmann::ordered_json base = pypto::report_json(r.program, r.diagnostics, r.report_options());
   nlohmann::ordered_json j;
@@ -102,7 +103,8 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
     return 2;
   }
   if (!o.svg.empty() && (*until != Stage::alloc || *planner == Planner::ptoas)) {
-    err << "pto-mem: error: --svg draws assigned addresses, so it needs --until alloc and the pypto or dsa_rp "
+    err << "pto-mem: error: --svg draws assigned addresses, so it needs --until alloc and the pypto or "
+           "dsa_rp "
            "planner (ptoas assigns no addresses)\n";
     return 2;
   }
@@ -112,7 +114,8 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   options.print_options.syntax = o.syntax == "pypto" ? Syntax::pypto : Syntax::ours;
   options.buffer_ir = o.storage != "legacy";
   if (o.logical_tile_selection && (!options.buffer_ir || *planner == Planner::ptoas)) {
-    err << "pto-mem: error: --logical-tile-selection needs --storage buffer-ir and the pypto or dsa_rp planner "
+    err << "pto-mem: error: --logical-tile-selection needs --storage buffer-ir and the pypto or dsa_rp "
+           "planner "
            "(the legacy path leaves branch phis to YieldFixup, and ptoas places allocations and reconciles "
            "branch phis itself)\n";
     return 2;
@@ -127,7 +130,8 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   for (const auto& p : o.passes) {
     auto s = parse_stage(p);
     if (!s || *s == Stage::parse) {
-      err << "pto-mem: error: --passes: unknown pass '" << p << "'; expected infer, init, alias, reuse or alloc\n";
+      err << "pto-mem: error: --passes: unknown pass '" << p
+          << "'; expected infer, init, alias, reuse or alloc\n";
       return 2;
     }
     options.passes.push_back(*s);
@@ -174,8 +178,10 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
   if (o.emit == "json" || r.ok()) {
     std::string printed = o.emit == "json" ? compile_report(r, soc_label, o.planner).dump(2) + "\n"
                                            : print(r.program, options.print_options);
-    if (o.output_given || !o.output.empty()) outputs.set_text("--output", std::move(printed));
-    else out << printed;
+    if (o.output_given || !o.output.empty())
+      outputs.set_text("--output", std::move(printed));
+    else
+      out << printed;
   }
   if (!o.svg.empty() && r.ok() && r.addresses_assigned)
     outputs.set_text("--svg", memory_map_svg(r.program, options.soc, r.allocation_addresses));
@@ -194,8 +200,10 @@ inline int run_compile(const CompileOptions& o, std::ostream& out, std::ostream&
 inline void add_compile_command(CLI::App& app) {
   auto opts = std::make_shared<pto_mem::tool::CompileOptions>();
   CLI::App* sub = app.add_subcommand("compile", "Run the tile-memory pipeline on a .pto program");
-  sub->add_option("file", opts->file, "Program in the tile-IR text format (.pto); - reads standard input")->required();
-  sub->add_option("--format", opts->format, "Input format: pto (the only one; any extension is read as it)")->check(CLI::IsMember({"pto"}));
+  sub->add_option("file", opts->file, "Program in the tile-IR text format (.pto); - reads standard input")
+      ->required();
+  sub->add_option("--format", opts->format, "Input format: pto (the only one; any extension is read as it)")
+      ->check(CLI::IsMember({"pto"}));
   sub->add_option("--soc", opts->soc, "Target SoC: capacities, Acc row alignment, transfer routes")
       ->check(CLI::IsMember({"a2a3", "a5", "none"}))
       ->capture_default_str();
@@ -210,26 +218,32 @@ inline void add_compile_command(CLI::App& app) {
   sub->add_option("--emit", opts->emit, "Output: the program text or a JSON report")
       ->check(CLI::IsMember({"ir", "json"}))
       ->capture_default_str();
-  CLI::Option* output = sub->add_option("--output,-o", opts->output, "Write the output here instead of standard output");
-  CLI::Option* svg = sub->add_option("--svg", opts->svg, "Write a memory map of the planned allocations (needs --until alloc)");
+  CLI::Option* output =
+      sub->add_option("--output,-o", opts->output, "Write the output here instead of standard output");
+  CLI::Option* svg = sub->add_option("--svg", opts->svg,
+                                     "Write a memory map of the planned allocations (needs --until alloc)");
   sub->add_option("--dump-after", opts->dump_after, "Print the program to standard error after these stages")
       ->delimiter(',')
       ->check(CLI::IsMember({"parse", "infer", "init", "alias", "reuse", "alloc"}));
-  sub->add_option("--syntax", opts->syntax, "Spelling of the printed program: ours or PyPTO's (@pl.program ...)")
+  sub->add_option("--syntax", opts->syntax,
+                  "Spelling of the printed program: ours or PyPTO's (@pl.program ...)")
       ->check(CLI::IsMember({"ours", "pypto"}))
       ->capture_default_str();
-  sub->add_option("--storage", opts->storage,
-                  "Storage legalisation in MaterializeSemanticAliases: the Buffer IR rules, or PyPTO's legacy path "
-                  "(its PassContext default; the tile-storage verifier still checks the result)")
+  sub->add_option(
+         "--storage", opts->storage,
+         "Storage legalisation in MaterializeSemanticAliases: the Buffer IR rules, or PyPTO's legacy path "
+         "(its PassContext default; the tile-storage verifier still checks the result)")
       ->check(CLI::IsMember({"buffer-ir", "legacy"}))
       ->capture_default_str();
-  sub->add_flag("--logical-tile-selection", opts->logical_tile_selection,
-               "Where a branch exit would copy one of two compatible compiler-owned Vec/Mat tiles into the "
-               "if's result, put both in the two slots of one allocation and select the slot at run time (no "
-               "copy; a sync pass must add a barrier at the if's exit; docs/passes.md)");
-  sub->add_option("--unknown-ops", opts->unknown_ops,
-                  "A call of an op the registry does not describe (a typo such as tile.expp): a warning naming "
-                  "the closest registered op and what was assumed, or an error")
+  sub->add_flag(
+      "--logical-tile-selection", opts->logical_tile_selection,
+      "Where a branch exit would copy one of two compatible compiler-owned Vec/Mat tiles into the "
+      "if's result, put both in the two slots of one allocation and select the slot at run time (no "
+      "copy; a sync pass must add a barrier at the if's exit; docs/passes.md)");
+  sub->add_option(
+         "--unknown-ops", opts->unknown_ops,
+         "A call of an op the registry does not describe (a typo such as tile.expp): a warning naming "
+         "the closest registered op and what was assumed, or an error")
       ->check(CLI::IsMember({"warn", "error"}))
       ->capture_default_str();
   sub->add_option("--passes", opts->passes,

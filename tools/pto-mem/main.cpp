@@ -45,7 +45,8 @@ void install_signal_handlers() {
 int main(int argc, char** argv) {
   using namespace pto_mem::tool;
   install_signal_handlers();
-  CLI::App app{"pto-mem: static on-chip memory planning (plan, validate, inspect buffer placements)", "pto-mem"};
+  CLI::App app{"pto-mem: static on-chip memory planning (plan, validate, inspect buffer placements)",
+               "pto-mem"};
   app.set_version_flag("--version", std::string("pto-mem ") + PTO_MEM_VERSION);
   app.require_subcommand(1);
 

@@ -37,8 +37,8 @@ struct PlanArgs {
   std::string compat;
   std::string output, report, svg, solution;
   std::string strategy{to_string(PlanOptions{}.strategy.value())};
-  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr, *threads_option = nullptr,
-              *node_limit_option = nullptr, *solution_option = nullptr;
+  CLI::Option *output_option = nullptr, *report_option = nullptr, *svg_option = nullptr,
+              *threads_option = nullptr, *node_limit_option = nullptr, *solution_option = nullptr;
   std::uint64_t node_limit = 0;
   unsigned threads = 1;
   bool quiet = false, progress = false;
@@ -75,20 +75,25 @@ inline void print_plan_summary(const Problem& p, const PlanResult& r, std::ostre
     ml_sum = saturating_add(ml_sum, ml);
     if (r.placement) {
       const Addr peak = r.objective.peak_by_arena[k];
-      t.add({labels[k], std::to_string(buffers[k]), std::to_string(ml), std::to_string(lb), std::to_string(peak),
-             ratio(peak, lb), peak <= p.arenas[k].capacity ? "yes" : "no", ""});
+      t.add({labels[k], std::to_string(buffers[k]), std::to_string(ml), std::to_string(lb),
+             std::to_string(peak), ratio(peak, lb), peak <= p.arenas[k].capacity ? "yes" : "no", ""});
     } else {
-      t.add({labels[k], std::to_string(buffers[k]), std::to_string(ml), std::to_string(lb), "-", "-", "no", ""});
+      t.add({labels[k], std::to_string(buffers[k]), std::to_string(ml), std::to_string(lb), "-", "-", "no",
+             ""});
     }
   }
   char time[32];
-  if (r.time_s < 1) std::snprintf(time, sizeof time, "%.1f ms", r.time_s * 1000);
-  else std::snprintf(time, sizeof time, "%.2f s", r.time_s);
+  if (r.time_s < 1)
+    std::snprintf(time, sizeof time, "%.1f ms", r.time_s * 1000);
+  else
+    std::snprintf(time, sizeof time, "%.2f s", r.time_s);
   if (r.placement)
     t.add({"all", std::to_string(p.buffers.size()), std::to_string(ml_sum), std::to_string(lb_sum),
-           std::to_string(r.objective.total_peak), ratio(r.objective.total_peak, lb_sum), r.fits() ? "yes" : "no", time});
+           std::to_string(r.objective.total_peak), ratio(r.objective.total_peak, lb_sum),
+           r.fits() ? "yes" : "no", time});
   else
-    t.add({"all", std::to_string(p.buffers.size()), std::to_string(ml_sum), std::to_string(lb_sum), "-", "-", "no", time});
+    t.add({"all", std::to_string(p.buffers.size()), std::to_string(ml_sum), std::to_string(lb_sum), "-", "-",
+           "no", time});
   t.print(out);
   out << "status: " << to_string(r.status) << " (strategy " << r.strategy;
   if (r.placement && r.objective.penalty > 0)
@@ -117,15 +122,18 @@ inline void run_plan(PlanArgs& a) {
   std::optional<DsaDocument> dsa;  // set for a DSA schema-v1 problem
   ProblemFile in = load_problem(a.file, capacity, a.format, &dsa);
   if (a.solution_option->count() > 0 && !dsa)
-    fail_input(input_name(a.file), "--solution writes a DSA schema-v1 solution: FILE must be a schema-v1 problem");
+    fail_input(input_name(a.file),
+               "--solution writes a DSA schema-v1 solution: FILE must be a schema-v1 problem");
   a.options.compat_pypto = a.compat == "pypto";
   a.options.strategy = *parse_strategy(a.strategy);  // CLI11 checked it against strategies()
   // The goal follows the question the file asks, by the library's own rule
   // (PlanOptions::goal unset): without a capacity (a CSV without --capacity,
   // a JSON problem whose arenas give none -- the readers then set each to
   // always_fitting_capacity) it is the least peak; a capacity asks for a fit.
-  if (a.minimize) a.options.goal = Goal::minimise;
-  else if (dsa) a.options.goal = dsa->goal;  // the goal its objective terms ask for
+  if (a.minimize)
+    a.options.goal = Goal::minimise;
+  else if (dsa)
+    a.options.goal = dsa->goal;  // the goal its objective terms ask for
   // Budgets and threads left unset take the library's defaults (the same as
   // C++ and Python): a time limit alone is the whole budget.
   if (a.node_limit_option->count() > 0) a.options.node_limit = a.node_limit;
@@ -151,8 +159,9 @@ inline void run_plan(PlanArgs& a) {
       session.explaining();
       why = explain(in.problem, r, a.options);
       if (SearchSession::stop_signal() != 0)
-        why->diagnostics.push_back(note("the explanation was interrupted: what it found so far is reported, and what "
-                                        "it did not prove is not claimed"));
+        why->diagnostics.push_back(
+            note("the explanation was interrupted: what it found so far is reported, and what "
+                 "it did not prove is not claimed"));
     }
   }
   session.finish();
@@ -160,7 +169,8 @@ inline void run_plan(PlanArgs& a) {
   print_plan_summary(in.problem, r, info);
   if (why) {
     if (!a.quiet)
-      for (const auto& line : explanation_lines(in.problem, *why)) info << "explanation: " << terminal_text(line) << '\n';
+      for (const auto& line : explanation_lines(in.problem, *why))
+        info << "explanation: " << terminal_text(line) << '\n';
     print_diagnostics(why->diagnostics, a.file);
   }
   if (explain_skipped) std::cerr << "pto-mem: note: the search was interrupted, so --explain did not run\n";
@@ -220,54 +230,66 @@ inline void add_plan_command(CLI::App& app) {
   auto a = std::make_shared<PlanArgs>();
   std::string names;
   for (const auto& s : strategies()) names += (names.empty() ? "" : ", ") + s;
-  CLI::App* cmd = app.add_subcommand("plan", "Place every buffer; print per-arena peaks against the lower bound");
-  cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")->required();
+  CLI::App* cmd =
+      app.add_subcommand("plan", "Place every buffer; print per-arena peaks against the lower bound");
+  cmd->add_option("FILE", a->file, "problem: .csv (id,lower,upper,size) or .json (the whole model)")
+      ->required();
   add_format_option(cmd, a->format);
-  a->capacity_option = cmd->add_option("--capacity", a->capacity,
-                                       "capacity in bytes of a CSV problem's arena (default: minimise the peak)")
-                           ->check(unsigned_in(1));
+  a->capacity_option =
+      cmd->add_option("--capacity", a->capacity,
+                      "capacity in bytes of a CSV problem's arena (default: minimise the peak)")
+          ->check(unsigned_in(1));
   cmd->add_flag("--minimize,--minimise", a->minimize,
-               "minimise the peak even when a capacity is given (default: stop at the first fit; "
-               "a CSV without --capacity is always minimised)");
+                "minimise the peak even when a capacity is given (default: stop at the first fit; "
+                "a CSV without --capacity is always minimised)");
   cmd->add_option("--strategy", a->strategy, "planner: one of " + names)
       ->check(CLI::IsMember(strategies()))
       ->capture_default_str();
-  cmd->add_option("--time-limit", a->options.time_limit_s,
-                  "wall-clock budget in seconds; alone it is the whole budget (no node limit then). Default: none, "
-                  "a node budget instead. A clock cut can change the answer from run to run")
+  cmd->add_option(
+         "--time-limit", a->options.time_limit_s,
+         "wall-clock budget in seconds; alone it is the whole budget (no node limit then). Default: none, "
+         "a node budget instead. A clock cut can change the answer from run to run")
       ->check(positive_seconds());
   a->node_limit_option =
-      cmd->add_option("--node-limit", a->node_limit,
-                      "search-node budget for exact and portfolio (0 = none); deterministic. Default: none with "
-                      "--time-limit, else 250,000 up to 2,000 buffers, less above")
+      cmd->add_option(
+             "--node-limit", a->node_limit,
+             "search-node budget for exact and portfolio (0 = none); deterministic. Default: none with "
+             "--time-limit, else 250,000 up to 2,000 buffers, less above")
           ->check(unsigned_in(0));
   cmd->add_option("--seed", a->options.seed, "seed of the randomised restarts")
       ->check(unsigned_in(0))
       ->capture_default_str();
-  cmd->add_option("--restarts", a->options.restarts, "number of randomised restarts (the time limit still applies)")
+  cmd->add_option("--restarts", a->options.restarts,
+                  "number of randomised restarts (the time limit still applies)")
       ->check(unsigned_in(0, std::numeric_limits<std::size_t>::max()))
       ->capture_default_str();
   a->threads_option =
-      cmd->add_option("--threads", a->threads,
-                      "worker threads (1 = this thread; 0 = two when the machine has more than one core; default: "
-                      "two for --strategy greedy on a machine with two cores or more, else 1)")
+      cmd->add_option(
+             "--threads", a->threads,
+             "worker threads (1 = this thread; 0 = two when the machine has more than one core; default: "
+             "two for --strategy greedy on a machine with two cores or more, else 1)")
           ->check(unsigned_in(0, 1024));
-  cmd->add_flag("--quiet,-q", a->quiet, "no progress line on standard error (nor, with --explain, explanation lines)");
-  cmd->add_flag("--explain", a->explain,
-                "when nothing fits (infeasible or no_fit): find a minimal set of buffers and constraints that do not "
-                "fit together, the bytes short and the least capacity that fits; printed in the summary and, with "
-                "--json, in the report's \"explanation\"");
+  cmd->add_flag("--quiet,-q", a->quiet,
+                "no progress line on standard error (nor, with --explain, explanation lines)");
+  cmd->add_flag(
+      "--explain", a->explain,
+      "when nothing fits (infeasible or no_fit): find a minimal set of buffers and constraints that do not "
+      "fit together, the bytes short and the least capacity that fits; printed in the summary and, with "
+      "--json, in the report's \"explanation\"");
   cmd->add_flag("--progress", a->progress,
                 "show the progress line even when standard error is not a terminal (a line a second)");
   cmd->add_option("--compat", a->compat, "reproduce another tool's placements bit for bit: pypto")
       ->check(CLI::IsMember({"pypto"}));
-  a->output_option = cmd->add_option("--output,-o", a->output,
-                                     "write the problem with the placement: OUT.csv or OUT.json (- for standard output)");
-  a->report_option = cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
+  a->output_option =
+      cmd->add_option("--output,-o", a->output,
+                      "write the problem with the placement: OUT.csv or OUT.json (- for standard output)");
+  a->report_option =
+      cmd->add_option("--json", a->report, "write the JSON report (status, placement, peaks, statistics)");
   a->svg_option = cmd->add_option("--svg", a->svg, "write an SVG memory map (x = time, y = address)");
-  a->solution_option = cmd->add_option("--solution", a->solution,
-                                       "write a DSA schema-v1 solution (FILE a schema-v1 problem): status, objective "
-                                       "values and, for a fit, every buffer's pool and offset");
+  a->solution_option =
+      cmd->add_option("--solution", a->solution,
+                      "write a DSA schema-v1 solution (FILE a schema-v1 problem): status, objective "
+                      "values and, for a fit, every buffer's pool and offset");
   cmd->callback([a] { run_plan(*a); });
 }
 

@@ -161,11 +161,14 @@ class SearchSession {
       const auto now = Clock::now();
       const double elapsed = std::chrono::duration<double>(now - start_).count();
       if (!show_ || elapsed < 1.0) continue;
-      if (now - last_drawn < (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(1000))) continue;
+      if (now - last_drawn < (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(1000)))
+        continue;
       last_drawn = now;
       const std::string line = explaining_.load() ? explaining_line(elapsed) : progress_line(last_, elapsed);
-      if (terminal_) std::cerr << '\r' << line << "\033[K" << std::flush;
-      else std::cerr << line << '\n' << std::flush;
+      if (terminal_)
+        std::cerr << '\r' << line << "\033[K" << std::flush;
+      else
+        std::cerr << line << '\n' << std::flush;
       drawn_ = true;
     }
   }

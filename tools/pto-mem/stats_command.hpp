@@ -32,7 +32,8 @@ inline void run_stats(const StatsArgs& a) {
   // overlap); the file may hold them (other planners write them), so say how many.
   if (const std::size_t vacuous = vacuous_separations(p); vacuous > 0)
     std::cout << " (" << vacuous << " vacuous: between two arenas)";
-  std::cout << ", penalties: " << p.penalties.size() << ", declared allocations: " << p.declared.size() << '\n';
+  std::cout << ", penalties: " << p.penalties.size() << ", declared allocations: " << p.declared.size()
+            << '\n';
   Table t({"arena", "buffers", "max load", "reserved", "max-load bound", "max live"});
   for (std::size_t k = 0; k < p.arenas.size(); ++k)
     t.add({labels[k], std::to_string(loads[k].buffers), std::to_string(loads[k].max_load),
@@ -43,7 +44,8 @@ inline void run_stats(const StatsArgs& a) {
 
 inline void add_stats_command(CLI::App& app) {
   auto a = std::make_shared<StatsArgs>();
-  CLI::App* cmd = app.add_subcommand("stats", "Print buffers, arenas, the max-load bound and the largest live count");
+  CLI::App* cmd =
+      app.add_subcommand("stats", "Print buffers, arenas, the max-load bound and the largest live count");
   cmd->add_option("FILE", a->file, "problem: .csv or .json; - reads standard input")->required();
   add_format_option(cmd, a->format);
   cmd->callback([a] { run_stats(*a); });

@@ -7,9 +7,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -42,7 +42,8 @@ inline std::string terminal_text(const std::string& line) {
   std::size_t start = 0;
   while (true) {
     const std::size_t stop = line.find_first_of("\n\t", start);
-    out += printable(std::string_view(line).substr(start, stop == std::string::npos ? std::string::npos : stop - start));
+    out += printable(
+        std::string_view(line).substr(start, stop == std::string::npos ? std::string::npos : stop - start));
     if (stop == std::string::npos) return out;
     out += line[stop];
     start = stop + 1;
@@ -95,17 +96,20 @@ inline bool commit_outputs(OutputSet& set, std::ostream& info, const std::vector
 /// digits only (no sign, no exponent, no wrap-around of "-1", no saturation
 /// of a number past 2^64-1). CLI11 prefixes the message with the option's
 /// name and the tool exits 2.
-inline CLI::Validator unsigned_in(std::uint64_t min, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+inline CLI::Validator unsigned_in(std::uint64_t min,
+                                  std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
   return CLI::Validator(
       [min, max](std::string& s) -> std::string {
         std::uint64_t v = 0;
         const char* b = s.data();
         const char* e = b + s.size();
         auto [ptr, ec] = std::from_chars(b, e, v);
-        const bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+        const bool digits = !s.empty() && std::all_of(s.begin(), s.end(),
+                                                      [](unsigned char c) { return std::isdigit(c) != 0; });
         if (!digits || ptr != e) return "'" + printable(s, 40) + "' is not a non-negative integer";
         if (ec == std::errc::result_out_of_range || v > max)
-          return "'" + printable(s, 40) + "' is too large; the largest allowed value is " + std::to_string(max);
+          return "'" + printable(s, 40) + "' is too large; the largest allowed value is " +
+                 std::to_string(max);
         if (v < min) return "'" + s + "' is too small; the smallest allowed value is " + std::to_string(min);
         return {};
       },
@@ -133,7 +137,8 @@ inline CLI::Validator positive_seconds() {
 inline std::string extension_of(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   if (!ext.empty()) ext.erase(0, 1);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext;
 }
 
@@ -143,9 +148,11 @@ inline std::string input_name(const std::string& file) { return file == "-" ? "<
 /// Adds `--format` to a subcommand that reads a problem: the format of FILE
 /// when its extension does not tell (standard input, "-") or says otherwise.
 inline CLI::Option* add_format_option(CLI::App* cmd, std::string& format) {
-  return cmd->add_option("--format", format,
-                         "problem format: csv, json or dsa (PyPTO's DSA schema v1; a .json file holding "
-                         "\"schema_version\" is read as dsa) (default: FILE's extension; needed for -, standard input)")
+  return cmd
+      ->add_option(
+          "--format", format,
+          "problem format: csv, json or dsa (PyPTO's DSA schema v1; a .json file holding "
+          "\"schema_version\" is read as dsa) (default: FILE's extension; needed for -, standard input)")
       ->check(CLI::IsMember({"csv", "json", "dsa"}));
 }
 
@@ -156,11 +163,13 @@ inline std::string problem_format(const std::string& file, const std::string& fo
   const std::string ext = file == "-" ? std::string() : extension_of(file);
   if (ext == "csv" || ext == "json") return ext;
   if (file == "-")
-    fail_input(input_name(file), "cannot tell the format of standard input; give --format csv or --format json");
-  fail_input(file, (ext.empty() ? std::string("cannot tell the problem format without an extension")
-                                : "unknown problem format '." + printable(ext, 40) + "'") +
-                       "; name the file .csv (id,lower,upper,size[,offset]) or .json (see docs/formats.md), or "
-                       "give --format csv|json");
+    fail_input(input_name(file),
+               "cannot tell the format of standard input; give --format csv or --format json");
+  fail_input(file,
+             (ext.empty() ? std::string("cannot tell the problem format without an extension")
+                          : "unknown problem format '." + printable(ext, 40) + "'") +
+                 "; name the file .csv (id,lower,upper,size[,offset]) or .json (see docs/formats.md), or "
+                 "give --format csv|json");
 }
 
 /// Reads FILE ("-": standard input) as CSV or JSON -- `format` (--format)
@@ -171,13 +180,14 @@ inline std::string problem_format(const std::string& file, const std::string& fo
 /// A JSON text with a top-level "schema_version" key is PyPTO's DSA schema v1
 /// (io/dsa_schema.hpp), read as such; `dsa`, when given, receives what a
 /// schema-v1 solution needs (then set, else reset).
-inline ProblemFile load_problem(const std::string& file, std::optional<Addr> capacity, const std::string& format = {},
-                               std::optional<DsaDocument>* dsa = nullptr) {
+inline ProblemFile load_problem(const std::string& file, std::optional<Addr> capacity,
+                                const std::string& format = {}, std::optional<DsaDocument>* dsa = nullptr) {
   std::string kind = problem_format(file, format);
   if (dsa) dsa->reset();
   const std::string name = input_name(file);
   if ((kind == "json" || kind == "dsa") && capacity)
-    fail_input(name, "--capacity applies to CSV problems; a JSON problem gives each arena's \"capacity\" itself");
+    fail_input(name,
+               "--capacity applies to CSV problems; a JSON problem gives each arena's \"capacity\" itself");
   SourceText src;
   if (file == "-") {
     std::ostringstream text;

@@ -18,7 +18,7 @@ namespace pto_mem::tool {
 
 struct ValidateArgs {
   std::string file;
-  std::string format;  ///< --format: csv or json (empty: by the extension)
+  std::string format;    ///< --format: csv or json (empty: by the extension)
   std::string solution;  ///< --solution: a schema-v1 solution of FILE (a schema-v1 problem)
   Addr capacity = 0;
   CLI::Option* capacity_option = nullptr;
@@ -42,8 +42,9 @@ inline void run_validate(ValidateArgs& a) {
     in.placement = std::move(sol.file->placement);
   }
   if (!in.placement)
-    fail_input(name, "the file carries no offsets to validate; add an 'offset' column (CSV) or a "
-                       "\"placement\" array (JSON)");
+    fail_input(name,
+               "the file carries no offsets to validate; add an 'offset' column (CSV) or a "
+               "\"placement\" array (JSON)");
   // An arena the file gives no capacity has none to check: the reader's
   // always-fitting capacity is a planning device, not a limit.
   std::vector<std::string> unchecked;
@@ -57,7 +58,8 @@ inline void run_validate(ValidateArgs& a) {
     std::string list;
     for (const auto& l : unchecked) list += (list.empty() ? "" : ", ") + l;
     std::cout << "capacity: not checked for " << list
-              << (problem_format(a.file, a.format) == "csv" ? " (no --capacity given)" : " (the file gives no capacity)")
+              << (problem_format(a.file, a.format) == "csv" ? " (no --capacity given)"
+                                                            : " (the file gives no capacity)")
               << '\n';
   }
   // The reader accepted the problem (io/problem_file.hpp): only the placement is left to check.
@@ -75,7 +77,8 @@ inline void run_validate(ValidateArgs& a) {
   Table t({"arena", "buffers", "capacity", "max-load bound", "peak", "peak/bound"});
   for (std::size_t k = 0; k < in.problem.arenas.size(); ++k)
     t.add({labels[k], std::to_string(loads[k].buffers),
-           k < in.no_capacity.size() && in.no_capacity[k] ? "none" : std::to_string(in.problem.arenas[k].capacity),
+           k < in.no_capacity.size() && in.no_capacity[k] ? "none"
+                                                          : std::to_string(in.problem.arenas[k].capacity),
            std::to_string(loads[k].lower_bound), std::to_string(o.peak_by_arena[k]),
            ratio(o.peak_by_arena[k], loads[k].lower_bound)});
   t.print(std::cout);
@@ -86,17 +89,21 @@ inline void run_validate(ValidateArgs& a) {
 
 inline void add_validate_command(CLI::App& app) {
   auto a = std::make_shared<ValidateArgs>();
-  CLI::App* cmd = app.add_subcommand("validate", "Check the placement a file carries; exit 1 on any violation");
-  cmd->add_option("FILE", a->file,
-                  "problem with offsets: .csv with an offset column, or .json with \"placement\"; - reads standard "
-                  "input")
+  CLI::App* cmd =
+      app.add_subcommand("validate", "Check the placement a file carries; exit 1 on any violation");
+  cmd->add_option(
+         "FILE", a->file,
+         "problem with offsets: .csv with an offset column, or .json with \"placement\"; - reads standard "
+         "input")
       ->required();
   add_format_option(cmd, a->format);
-  cmd->add_option("--solution", a->solution,
-                  "check a DSA schema-v1 solution file (dsa-solution-v1: buffer, pool, offset) against FILE, a "
-                  "schema-v1 problem");
-  a->capacity_option = cmd->add_option("--capacity", a->capacity, "capacity in bytes of a CSV problem's arena")
-                           ->check(unsigned_in(1));
+  cmd->add_option(
+      "--solution", a->solution,
+      "check a DSA schema-v1 solution file (dsa-solution-v1: buffer, pool, offset) against FILE, a "
+      "schema-v1 problem");
+  a->capacity_option =
+      cmd->add_option("--capacity", a->capacity, "capacity in bytes of a CSV problem's arena")
+          ->check(unsigned_in(1));
   cmd->callback([a] { run_validate(*a); });
 }
 

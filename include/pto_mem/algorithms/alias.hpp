@@ -93,12 +93,14 @@ struct UnifyOptions {
 ///
 /// A problem without must-alias groups and declarations is returned as is,
 /// each buffer its own allocation.
-[[nodiscard]] PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const UnifyOptions& options = {});
+[[nodiscard]] PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p,
+                                                                 const UnifyOptions& options = {});
 
 /// The placement of the original buffers from one of the reduced problem:
 /// each member at its allocation's offset plus its member offset (nullopt
 /// where the allocation has none, or the sum would overflow).
-[[nodiscard]] PTO_MEM_PLAN_INLINE Placement expand_placement(const AliasUnification& u, const Placement& reduced);
+[[nodiscard]] PTO_MEM_PLAN_INLINE Placement expand_placement(const AliasUnification& u,
+                                                             const Placement& reduced);
 
 }  // namespace pto_mem
 

@@ -160,7 +160,8 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
         // (group or declaration) that disagrees.
         const std::size_t anchor = e.up ? v : e.to;
         const std::string where =
-            anchor >= n ? anchor_name[anchor - n] : "declared allocation " + quote(buffer_label(p, static_cast<BufferId>(anchor)));
+            anchor >= n ? anchor_name[anchor - n]
+                        : "declared allocation " + quote(buffer_label(p, static_cast<BufferId>(anchor)));
         const std::size_t who = e.to < n ? e.to : v;
         const i128 first = e.to < n ? *pos[e.to] : *pos[v];
         const i128 second = e.to < n ? want : *pos[e.to] + e.offset;
@@ -169,9 +170,12 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
           if (x < 0) t.insert(t.begin(), '-');
           return t;
         };
-        err("buffer " + quote(buffer_label(p, static_cast<BufferId>(who))) + " is placed at two different offsets relative to " +
-            quote(buffer_label(p, static_cast<BufferId>(root))) + " (" + text(first) + " and " + text(second) + " bytes) by " + where +
-            " and the other aliases of its allocation; one buffer has one address, so fix the member offsets");
+        err("buffer " + quote(buffer_label(p, static_cast<BufferId>(who))) +
+            " is placed at two different offsets relative to " +
+            quote(buffer_label(p, static_cast<BufferId>(root))) + " (" + text(first) + " and " +
+            text(second) + " bytes) by " + where +
+            " and the other aliases of its allocation; one buffer has one address, so fix the member "
+            "offsets");
         broken[a] = true;
         break;
       }
@@ -216,8 +220,9 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
       const i128 rel = *pos[i] - low;
       const i128 end = rel + p.buffers[i].size;
       if (end > static_cast<i128>(max_addr)) {
-        err("buffer " + quote(buffer_label(p, static_cast<BufferId>(i))) + " ends more than 2^64 bytes above the start of the allocation of " +
-            quote(s.name) + "; check the member offsets");
+        err("buffer " + quote(buffer_label(p, static_cast<BufferId>(i))) +
+            " ends more than 2^64 bytes above the start of the allocation of " + quote(s.name) +
+            "; check the member offsets");
         fits = false;
         break;
       }
@@ -229,8 +234,10 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
       if (e == detail::alias::MergeError::none) continue;
       fits = false;
       if (e == detail::alias::MergeError::too_large) {
-        err("the allocation of " + quote(s.name) + " would need an alignment above 2^64 to align every member (" +
-            quote(buffer_label(p, static_cast<BufferId>(i))) + " adds alignment " + std::to_string(align) + ")");
+        err("the allocation of " + quote(s.name) +
+            " would need an alignment above 2^64 to align every member (" +
+            quote(buffer_label(p, static_cast<BufferId>(i))) + " adds alignment " + std::to_string(align) +
+            ")");
         break;
       }
       // Name a member whose alignment contradicts this one.
@@ -245,7 +252,8 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
           break;
         }
       }
-      err("must-alias members " + quote(other.empty() ? s.name : other) + " and " + quote(buffer_label(p, static_cast<BufferId>(i))) +
+      err("must-alias members " + quote(other.empty() ? s.name : other) + " and " +
+          quote(buffer_label(p, static_cast<BufferId>(i))) +
           " cannot both be aligned: their offsets differ by a non-multiple of the alignments they share; "
           "change a member offset or an alignment");
       break;
@@ -281,7 +289,8 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
           const auto& by = p.buffers[ds[y]];
           const Addr ox = out.member_offset[ds[x]], oy = out.member_offset[ds[y]];
           if (overlaps(AddrRange{ox, ox + bx.size}, AddrRange{oy, oy + by.size}))
-            err("declared allocations " + quote(buffer_label(p, static_cast<BufferId>(ds[x]))) + " and " + quote(buffer_label(p, static_cast<BufferId>(ds[y]))) +
+            err("declared allocations " + quote(buffer_label(p, static_cast<BufferId>(ds[x]))) + " and " +
+                quote(buffer_label(p, static_cast<BufferId>(ds[y]))) +
                 " are joined into one allocation and overlap; each declaration needs bytes of its own");
         }
     }
@@ -338,7 +347,9 @@ PTO_MEM_PLAN_INLINE AliasUnification unify_aliases(const Problem& p, const Unify
     w = saturating_add(w, pen.weight);
   }
   for (const auto& [pair, w] : priced)
-    if (w != 0) out.problem.penalties.push_back({static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), w});
+    if (w != 0)
+      out.problem.penalties.push_back(
+          {static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), w});
   return out;
 }
 
@@ -347,7 +358,8 @@ PTO_MEM_PLAN_INLINE Placement expand_placement(const AliasUnification& u, const 
   out.offsets.resize(u.allocation_of.size());
   for (std::size_t i = 0; i < u.allocation_of.size(); ++i) {
     const std::size_t a = u.allocation_of[i];
-    if (a < reduced.offsets.size() && reduced.offsets[a]) out.offsets[i] = checked_add(*reduced.offsets[a], u.member_offset[i]);
+    if (a < reduced.offsets.size() && reduced.offsets[a])
+      out.offsets[i] = checked_add(*reduced.offsets[a], u.member_offset[i]);
   }
   return out;
 }

@@ -22,9 +22,9 @@
 namespace pto_mem {
 
 struct DsaRpResult {
-  GreedyResult greedy;              ///< the final solve
-  std::optional<Problem> relaxed;   ///< the problem that was solved, when relaxation happened
-  std::size_t relaxable_pairs = 0;  ///< pipeline-only pairs (N)
+  GreedyResult greedy;                ///< the final solve
+  std::optional<Problem> relaxed;     ///< the problem that was solved, when relaxation happened
+  std::size_t relaxable_pairs = 0;    ///< pipeline-only pairs (N)
   std::size_t overlapping_pairs = 0;  ///< of those, pairs the placement overlaps (k)
 
   /// The problem the placement answers: the relaxed one if relaxation happened.
@@ -34,7 +34,8 @@ struct DsaRpResult {
 /// `implicit`: unit reuse penalties by rule over strict's buffer positions,
 /// in addition to strict.penalties (see canonical_greedy); it is kept
 /// through the relaxation, which only turns separations into penalties.
-[[nodiscard]] PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyOptions& options = {},
+[[nodiscard]] PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict,
+                                                          const GreedyOptions& options = {},
                                                           const ImplicitPenalties* implicit = nullptr);
 
 }  // namespace pto_mem

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp.hpp"
+#include "pto_mem/algorithms/dsa_rp/canonical_greedy.hpp"
 #include "pto_mem/algorithms/dsa_rp/relax.hpp"
 
 namespace pto_mem {
@@ -29,24 +29,28 @@ PTO_MEM_PLAN_INLINE DsaRpResult plan_dsa_rp(const Problem& strict, const GreedyO
     out.greedy = canonical_greedy(*out.relaxed, relaxed_options, implicit);
     out.greedy.statistics.set("relaxed_pipeline_pairs", static_cast<std::int64_t>(pairs.size()));
     if (!out.greedy.placement) {
-      strict_diagnostics.insert(strict_diagnostics.end(), out.greedy.diagnostics.begin(), out.greedy.diagnostics.end());
+      strict_diagnostics.insert(strict_diagnostics.end(), out.greedy.diagnostics.begin(),
+                                out.greedy.diagnostics.end());
       out.greedy.diagnostics = std::move(strict_diagnostics);
-      out.greedy.diagnostics.push_back(
-          error("no placement found even after relaxing " + std::to_string(pairs.size()) +
-                " software-pipeline separation(s) to penalties; this bounded search does not prove that none exists",
-                "DSA-NO-FIT"));
+      out.greedy.diagnostics.push_back(error("no placement found even after relaxing " +
+                                                 std::to_string(pairs.size()) +
+                                                 " software-pipeline separation(s) to penalties; this "
+                                                 "bounded search does not prove that none exists",
+                                             "DSA-NO-FIT"));
     }
   }
   if (out.greedy.placement) {
     out.overlapping_pairs = count_overlapping_pairs(strict, *out.greedy.placement, pairs);
-    if (out.relaxed) out.greedy.statistics.set("overlapping_pipeline_pairs", static_cast<std::int64_t>(out.overlapping_pairs));
+    if (out.relaxed)
+      out.greedy.statistics.set("overlapping_pipeline_pairs",
+                                static_cast<std::int64_t>(out.overlapping_pairs));
     if (out.overlapping_pairs > 0)
-      out.greedy.diagnostics.push_back(Diagnostic{
-          Severity::hint, "PH-DSA-001",
-          "the bounded strict search could not keep every software-pipeline separation: " +
-              std::to_string(out.overlapping_pairs) + " of " + std::to_string(pairs.size()) +
-              " relaxed pair(s) reuse physical storage, so pipeline overlap may be reduced",
-          std::nullopt});
+      out.greedy.diagnostics.push_back(
+          Diagnostic{Severity::hint, "PH-DSA-001",
+                     "the bounded strict search could not keep every software-pipeline separation: " +
+                         std::to_string(out.overlapping_pairs) + " of " + std::to_string(pairs.size()) +
+                         " relaxed pair(s) reuse physical storage, so pipeline overlap may be reduced",
+                     std::nullopt});
   }
   return out;
 }

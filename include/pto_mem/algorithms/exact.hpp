@@ -44,11 +44,10 @@
 #include "pto_mem/algorithms/objective.hpp"
 #include "pto_mem/algorithms/validator.hpp"
 #include "pto_mem/analysis/lower_bound.hpp"
-#include "pto_mem/core/search_control.hpp"  // Goal, SearchProgress
 #include "pto_mem/core/result.hpp"
+#include "pto_mem/core/search_control.hpp"  // Goal, SearchProgress
 
 namespace pto_mem {
-
 
 struct ExactOptions {
   ExactMode mode = ExactMode::minimise;
@@ -87,10 +86,10 @@ struct ExactOptions {
 
 struct ExactResult {
   Status status = Status::invalid_input;
-  std::optional<Placement> placement;  ///< best found (present for optimal/feasible)
-  std::vector<Addr> lower_bound;       ///< proved, per arena (aligned with problem.arenas)
-  bool penalty_proven = false;         ///< the placement's penalty is the least possible
-  Weight penalty_bound = 0;            ///< proved: no placement that fits pays less penalty
+  std::optional<Placement> placement;             ///< best found (present for optimal/feasible)
+  std::vector<Addr> lower_bound;                  ///< proved, per arena (aligned with problem.arenas)
+  bool penalty_proven = false;                    ///< the placement's penalty is the least possible
+  Weight penalty_bound = 0;                       ///< proved: no placement that fits pays less penalty
   StopReason stopped_by = StopReason::completed;  ///< what ended the search
   Diagnostics diagnostics;
   Statistics statistics;
@@ -102,9 +101,10 @@ namespace exact {
 [[nodiscard]] inline Diagnostics unsupported(const Problem& p) {
   Diagnostics out;
   if (!p.must_alias.empty() || !p.declared.empty())
-    out.push_back(error("the exact search places must-alias groups and declared allocations only after alias "
-                        "unification (algorithms/alias.hpp) has made each group one buffer; unify the problem "
-                        "first, or call pto_mem::plan, which does"));
+    out.push_back(
+        error("the exact search places must-alias groups and declared allocations only after alias "
+              "unification (algorithms/alias.hpp) has made each group one buffer; unify the problem "
+              "first, or call pto_mem::plan, which does"));
   return out;
 }
 
@@ -145,7 +145,8 @@ inline void pin_items(std::vector<Subproblem>& parts, const std::vector<std::opt
 [[nodiscard]] inline std::string budget_advice(StopReason why) {
   switch (why) {
     case StopReason::node_limit:
-      return "the node budget ran out; raise it (PlanOptions::node_limit, pto-mem --node-limit, 0 = none) or give "
+      return "the node budget ran out; raise it (PlanOptions::node_limit, pto-mem --node-limit, 0 = none) or "
+             "give "
              "a time limit instead (time_limit_s, --time-limit), which then is the whole budget";
     case StopReason::deadline:
       return "the time limit ran out; raise it (PlanOptions::time_limit_s, pto-mem --time-limit)";
@@ -226,8 +227,8 @@ inline void report_progress(const std::vector<Subproblem>& parts, const std::vec
 /// Runs the search: every part, fit then penalty then (minimise) peak.
 /// Returns true when it ended by itself (not by a limit or the caller).
 /// With `lanes`, each probe splits its restarts over two threads (part_solver.hpp).
-inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, const std::vector<Addr>& arena_lb,
-                       const ExactOptions& o, Worker& w, LanePool* lanes) {
+inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts,
+                       const std::vector<Addr>& arena_lb, const ExactOptions& o, Worker& w, LanePool* lanes) {
   const Limits& limits = w.limits;
   auto& solvers = w.solvers;
   solvers.reserve(parts.size());
@@ -251,7 +252,8 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     report_progress(parts, solvers, arena_lb, p.arenas.size(), o);
   }
   // A part without a fit leaves nothing to tighten.
-  const bool no_fit = std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) { return !s.state().best; });
+  const bool no_fit =
+      std::any_of(solvers.begin(), solvers.end(), [](const PartSolver& s) { return !s.state().best; });
   if (o.mode != ExactMode::minimise || no_fit) return !limits.exhausted() || no_fit;
   // Per arena, tighten the part that sets the arena's peak, round robin.
   const std::size_t na = p.arenas.size();
@@ -273,8 +275,10 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
         done[a] = true;
         continue;
       }
-      if (top->tighten(limits, lower)) progress = true;
-      else done[a] = true;
+      if (top->tighten(limits, lower))
+        progress = true;
+      else
+        done[a] = true;
     }
     if (progress) report_progress(parts, solvers, arena_lb, na, o);
     if (!progress) return !limits.exhausted();
@@ -303,7 +307,8 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
 
   // A second lane for the probes when asked and the machine has more than
   // one core; its thread starts only when a probe first splits.
-  const bool two = !parts.empty() && (o.threads >= 2 || (o.threads == 0 && std::thread::hardware_concurrency() > 1));
+  const bool two =
+      !parts.empty() && (o.threads >= 2 || (o.threads == 0 && std::thread::hardware_concurrency() > 1));
   std::optional<LanePool> pool;
   if (two) pool.emplace();
   Worker worker;
@@ -344,7 +349,9 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
         first = std::max(first, s.first_found);
         last = std::max(last, s.best_found);
       }
-    auto ms = [&](Clock::time_point t) { return std::chrono::duration_cast<std::chrono::milliseconds>(t - start).count(); };
+    auto ms = [&](Clock::time_point t) {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(t - start).count();
+    };
     st.set("first_found_ms", ms(first));
     st.set("best_found_ms", ms(last));
   }
@@ -357,16 +364,18 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
   for (std::size_t k = 0; k < parts.size(); ++k)
     if (states[k].infeasible) {
       r.status = Status::infeasible;
-      r.diagnostics.push_back(error("no placement fits: " + describe_part(p, parts[k]) + " cannot be placed within the capacity " +
-                                    std::to_string(parts[k].space.capacity()) +
-                                    " (the complete search proved it); raise the capacity or shorten lifetimes"));
+      r.diagnostics.push_back(
+          error("no placement fits: " + describe_part(p, parts[k]) +
+                " cannot be placed within the capacity " + std::to_string(parts[k].space.capacity()) +
+                " (the complete search proved it); raise the capacity or shorten lifetimes"));
       return r;
     }
   for (std::size_t k = 0; k < parts.size(); ++k)
     if (!states[k].best) {
       r.status = Status::no_fit;
-      r.diagnostics.push_back(error("no fit found within the budget for " + describe_part(p, parts[k]) +
-                                    "; this is not a proof that none exists: " + budget_advice(r.stopped_by)));
+      r.diagnostics.push_back(
+          error("no fit found within the budget for " + describe_part(p, parts[k]) +
+                "; this is not a proof that none exists: " + budget_advice(r.stopped_by)));
       return r;
     }
 
@@ -378,10 +387,12 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
     for (const auto& w : p.arenas[a].reserved) peak[a] = std::max(peak[a], w.end);
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const auto& best = *states[k].best;
-    for (std::size_t i = 0; i < parts[k].items.size(); ++i) pl.offsets[parts[k].items[i].buffer] = best.offsets[i];
+    for (std::size_t i = 0; i < parts[k].items.size(); ++i)
+      pl.offsets[parts[k].items[i].buffer] = best.offsets[i];
     peak[parts[k].arena] = std::max(peak[parts[k].arena], best.peak);
     penalty_proven = penalty_proven && states[k].penalty_proven;
-    r.penalty_bound = saturating_add(r.penalty_bound, states[k].penalty_proven ? best.penalty : states[k].penalty_bound);
+    r.penalty_bound =
+        saturating_add(r.penalty_bound, states[k].penalty_proven ? best.penalty : states[k].penalty_bound);
   }
   bool peaks_proven = true;
   Addr total_peak = 0, total_lower = 0;
@@ -395,7 +406,8 @@ inline bool run_worker(const Problem& p, const std::vector<Subproblem>& parts, c
   r.placement = std::move(pl);
   st.set("lower_bound_total", static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
   st.set("gap_ppm", gap_ppm(total_peak, total_lower));
-  if (r.status == Status::feasible) r.diagnostics.push_back(gap_note(total_peak, total_lower, penalty_proven, o.mode));
+  if (r.status == Status::feasible)
+    r.diagnostics.push_back(gap_note(total_peak, total_lower, penalty_proven, o.mode));
   return r;
 }
 

@@ -159,8 +159,9 @@ enum class MemberKind {
   declared,    ///< a declared allocation's whole buffer with all its bindings (`index`: the whole's BufferId)
   separation,  ///< a hard separation (`index`: its position in Problem::separations)
   pin,         ///< a buffer's pin (`index`: the pinned BufferId)
-  reserved,    ///< a reserved window (`index`: the arena's position in Problem::arenas, `window`: its position in Arena::reserved)
-  conflict,    ///< a conflict-graph edge (`index`: its position in *Problem::conflict_graph)
+  reserved,  ///< a reserved window (`index`: the arena's position in Problem::arenas, `window`: its position
+             ///< in Arena::reserved)
+  conflict,  ///< a conflict-graph edge (`index`: its position in *Problem::conflict_graph)
 };
 
 [[nodiscard]] constexpr const char* to_string(MemberKind k) noexcept {
@@ -295,17 +296,21 @@ inline std::vector<ConflictMember> members_of(const Problem& p) {
       if (b.buffer < p.buffers.size()) in_declaration[b.buffer] = true;
   }
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
-    if (whole[i]) out.push_back({MemberKind::declared, static_cast<std::uint32_t>(i)});
-    else if (!in_declaration[i]) out.push_back({MemberKind::buffer, static_cast<std::uint32_t>(i)});
+    if (whole[i])
+      out.push_back({MemberKind::declared, static_cast<std::uint32_t>(i)});
+    else if (!in_declaration[i])
+      out.push_back({MemberKind::buffer, static_cast<std::uint32_t>(i)});
   }
-  for (std::size_t s = 0; s < p.separations.size(); ++s) out.push_back({MemberKind::separation, static_cast<std::uint32_t>(s)});
+  for (std::size_t s = 0; s < p.separations.size(); ++s)
+    out.push_back({MemberKind::separation, static_cast<std::uint32_t>(s)});
   for (std::size_t i = 0; i < p.buffers.size(); ++i)
     if (p.buffers[i].pin) out.push_back({MemberKind::pin, static_cast<std::uint32_t>(i)});
   for (std::size_t k = 0; k < p.arenas.size(); ++k)
     for (std::size_t w = 0; w < p.arenas[k].reserved.size(); ++w)
       out.push_back({MemberKind::reserved, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(w)});
   if (p.conflict_graph)
-    for (std::size_t e = 0; e < p.conflict_graph->size(); ++e) out.push_back({MemberKind::conflict, static_cast<std::uint32_t>(e)});
+    for (std::size_t e = 0; e < p.conflict_graph->size(); ++e)
+      out.push_back({MemberKind::conflict, static_cast<std::uint32_t>(e)});
   return out;
 }
 
@@ -335,8 +340,9 @@ class Checker {
     ProblemSubset s = ProblemSubset::none(p_);
     for (const auto& m : members) select(p_, m, s, true);
     s.penalties.assign(s.penalties.size(), false);  // a penalty never decides a fit
-    std::vector<bool> key;  // the selection, to answer a repeated check from memory
-    for (const auto* v : {&s.buffers, &s.separations, &s.pins, &s.conflicts}) key.insert(key.end(), v->begin(), v->end());
+    std::vector<bool> key;                          // the selection, to answer a repeated check from memory
+    for (const auto* v : {&s.buffers, &s.separations, &s.pins, &s.conflicts})
+      key.insert(key.end(), v->begin(), v->end());
     for (const auto& r : s.reserved) key.insert(key.end(), r.begin(), r.end());
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     const Verdict v = run(s);
@@ -382,13 +388,15 @@ class Checker {
 /// QuickXplain: the members of `candidates` that, with `background`, do not
 /// fit, dropping every member whose absence was proved not to fit. `delta`
 /// says whether the background just grew (else it is known to be checked).
-inline std::vector<ConflictMember> quick_xplain(Checker& c, std::vector<ConflictMember>& background, bool delta,
-                                                const std::vector<ConflictMember>& candidates) {
+inline std::vector<ConflictMember> quick_xplain(Checker& c, std::vector<ConflictMember>& background,
+                                                bool delta, const std::vector<ConflictMember>& candidates) {
   if (delta && c.check(background) == Verdict::infeasible) return {};
   if (candidates.size() == 1) return candidates;
   const std::size_t half = candidates.size() / 2;
-  const std::vector<ConflictMember> c1(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(half));
-  const std::vector<ConflictMember> c2(candidates.begin() + static_cast<std::ptrdiff_t>(half), candidates.end());
+  const std::vector<ConflictMember> c1(candidates.begin(),
+                                       candidates.begin() + static_cast<std::ptrdiff_t>(half));
+  const std::vector<ConflictMember> c2(candidates.begin() + static_cast<std::ptrdiff_t>(half),
+                                       candidates.end());
   const std::size_t base = background.size();
   background.insert(background.end(), c1.begin(), c1.end());
   std::vector<ConflictMember> x2 = quick_xplain(c, background, !c1.empty(), c2);
@@ -404,7 +412,8 @@ inline std::vector<ConflictMember> quick_xplain(Checker& c, std::vector<Conflict
 inline std::vector<ConflictMember> meaningful(const Problem& p, const std::vector<ConflictMember>& members) {
   std::vector<bool> kept(p.buffers.size(), false);
   for (const auto& m : members)
-    if (m.kind == MemberKind::buffer) kept[m.index] = true;
+    if (m.kind == MemberKind::buffer)
+      kept[m.index] = true;
     else if (m.kind == MemberKind::declared) {
       for (const auto& d : p.declared)
         if (d.buffer == m.index) {
@@ -427,7 +436,9 @@ inline std::vector<ConflictMember> meaningful(const Problem& p, const std::vecto
 /// are live together, separated, or joined by an edge, an alias group or a
 /// declaration (checked by the caller).
 inline bool may_share_arena(const BufferSpec& a, const BufferSpec& b) {
-  auto cands = [](const BufferSpec& x) { return x.candidate_arenas.empty() ? std::vector<std::int64_t>{x.arena} : x.candidate_arenas; };
+  auto cands = [](const BufferSpec& x) {
+    return x.candidate_arenas.empty() ? std::vector<std::int64_t>{x.arena} : x.candidate_arenas;
+  };
   for (auto x : cands(a))
     for (auto y : cands(b))
       if (x == y) return true;
@@ -454,7 +465,8 @@ struct UnionFind {
 /// constraint, are independent, and a problem fits exactly when each group
 /// (with the reserved windows of its arenas) fits. Groups in order of their
 /// first buffer.
-inline std::vector<std::vector<ConflictMember>> independent_groups(const Problem& p, const std::vector<ConflictMember>& members) {
+inline std::vector<std::vector<ConflictMember>> independent_groups(
+    const Problem& p, const std::vector<ConflictMember>& members) {
   const std::size_t n = p.buffers.size();
   UnionFind uf(n);
   // Live together: a sweep per arena over interval hulls (a superset of the
@@ -462,12 +474,14 @@ inline std::vector<std::vector<ConflictMember>> independent_groups(const Problem
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return p.buffers[a].lifetime.begin < p.buffers[b].lifetime.begin || (p.buffers[a].lifetime.begin == p.buffers[b].lifetime.begin && a < b);
+    return p.buffers[a].lifetime.begin < p.buffers[b].lifetime.begin ||
+           (p.buffers[a].lifetime.begin == p.buffers[b].lifetime.begin && a < b);
   });
   if (!p.conflict_graph) {
     std::vector<std::size_t> open;
     for (std::size_t i : order) {
-      std::erase_if(open, [&](std::size_t j) { return p.buffers[j].lifetime.end <= p.buffers[i].lifetime.begin; });
+      std::erase_if(open,
+                    [&](std::size_t j) { return p.buffers[j].lifetime.end <= p.buffers[i].lifetime.begin; });
       for (std::size_t j : open)
         if (may_share_arena(p.buffers[i], p.buffers[j])) uf.join(i, j);
       open.push_back(i);
@@ -543,8 +557,11 @@ inline std::optional<std::vector<ConflictMember>> overloaded_instant(const Probl
     if (saturating_add(worst, reserved) <= arena.capacity) continue;
     std::vector<std::size_t> at_worst;
     for (std::size_t i = 0; i < p.buffers.size(); ++i)
-      if (p.buffers[i].arena == arena.id && p.buffers[i].lifetime.begin <= at && at < p.buffers[i].lifetime.end) at_worst.push_back(i);
-    std::stable_sort(at_worst.begin(), at_worst.end(), [&](std::size_t a, std::size_t b) { return p.buffers[a].size > p.buffers[b].size; });
+      if (p.buffers[i].arena == arena.id && p.buffers[i].lifetime.begin <= at &&
+          at < p.buffers[i].lifetime.end)
+        at_worst.push_back(i);
+    std::stable_sort(at_worst.begin(), at_worst.end(),
+                     [&](std::size_t a, std::size_t b) { return p.buffers[a].size > p.buffers[b].size; });
     std::vector<ConflictMember> out;
     for (std::size_t w = 0; w < arena.reserved.size(); ++w)
       out.push_back({MemberKind::reserved, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(w)});
@@ -567,7 +584,8 @@ inline std::optional<std::vector<ConflictMember>> overloaded_instant(const Probl
 /// separations, edges, pins and the arena's windows. Problems without
 /// aliases, declarations and several candidate arenas; arenas of at most
 /// `max_buffers` buffers (the pairs are tabled).
-inline std::optional<std::vector<ConflictMember>> overloaded_clique(const Problem& p, std::size_t max_buffers = 2000) {
+inline std::optional<std::vector<ConflictMember>> overloaded_clique(const Problem& p,
+                                                                    std::size_t max_buffers = 2000) {
   if (!p.must_alias.empty() || !p.declared.empty()) return std::nullopt;
   for (const auto& b : p.buffers)
     if (b.candidate_arenas.size() > 1) return std::nullopt;
@@ -597,7 +615,9 @@ inline std::optional<std::vector<ConflictMember>> overloaded_clique(const Proble
       }
     std::vector<std::size_t> by_size(m);
     for (std::size_t x = 0; x < m; ++x) by_size[x] = x;
-    std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t x, std::size_t y) { return p.buffers[mine[x]].size > p.buffers[mine[y]].size; });
+    std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t x, std::size_t y) {
+      return p.buffers[mine[x]].size > p.buffers[mine[y]].size;
+    });
     std::optional<std::vector<std::size_t>> best;
     for (std::size_t seed = 0; seed < std::min<std::size_t>(m, 64); ++seed) {
       std::vector<std::size_t> set{by_size[seed]};
@@ -619,10 +639,12 @@ inline std::optional<std::vector<ConflictMember>> overloaded_clique(const Proble
       if (p.buffers[mine[x]].pin) out.push_back({MemberKind::pin, mine[x]});
     }
     for (std::size_t s = 0; s < p.separations.size(); ++s)
-      if (in[p.separations[s].a] && in[p.separations[s].b]) out.push_back({MemberKind::separation, static_cast<std::uint32_t>(s)});
+      if (in[p.separations[s].a] && in[p.separations[s].b])
+        out.push_back({MemberKind::separation, static_cast<std::uint32_t>(s)});
     if (p.conflict_graph)
       for (std::size_t e = 0; e < p.conflict_graph->size(); ++e)
-        if (in[(*p.conflict_graph)[e].a] && in[(*p.conflict_graph)[e].b]) out.push_back({MemberKind::conflict, static_cast<std::uint32_t>(e)});
+        if (in[(*p.conflict_graph)[e].a] && in[(*p.conflict_graph)[e].b])
+          out.push_back({MemberKind::conflict, static_cast<std::uint32_t>(e)});
     for (std::size_t w = 0; w < arena.reserved.size(); ++w)
       out.push_back({MemberKind::reserved, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(w)});
     return out;
@@ -677,7 +699,8 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
         for (const auto& l : b.live) on = on || (l.begin <= t && t < l.end);
         if (on) bytes = saturating_add(bytes, b.size), live.push_back(r.original[i]);
       }
-      if (first || bytes > s.live_bytes) s.at = t, s.live_bytes = bytes, s.live = std::move(live), first = false;
+      if (first || bytes > s.live_bytes)
+        s.at = t, s.live_bytes = bytes, s.live = std::move(live), first = false;
     }
     const Addr load = saturating_add(s.live_bytes, s.reserved_bytes);
     s.over = load > arena.capacity ? load - arena.capacity : 0;
@@ -700,7 +723,8 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
       }
     } else {
       std::vector<std::size_t> by_size = mine;
-      std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t a, std::size_t b) { return q.buffers[a].size > q.buffers[b].size; });
+      std::stable_sort(by_size.begin(), by_size.end(),
+                       [&](std::size_t a, std::size_t b) { return q.buffers[a].size > q.buffers[b].size; });
       for (std::size_t i : by_size) {
         bool ok = true;
         for (std::size_t y : best) ok = ok && must_be_apart(q, i, y);
@@ -731,8 +755,8 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
 /// `options` (its node limit and threads steer the checks, its time limit
 /// bounds the whole explanation, its stop token ends it early). For a
 /// result that fits, or an error, the explanation only repeats the status.
-[[nodiscard]] inline Explanation explain(const Problem& problem, const PlanResult& result, const PlanOptions& options = {},
-                                         const ExplainOptions& eo = {}) {
+[[nodiscard]] inline Explanation explain(const Problem& problem, const PlanResult& result,
+                                         const PlanOptions& options = {}, const ExplainOptions& eo = {}) {
   namespace ex = detail::explaining;
   const auto start = std::chrono::steady_clock::now();
   Explanation e;
@@ -769,18 +793,21 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
         undecided = undecided || v == ex::Verdict::unknown;
       }
       if (!proved) {
-        e.diagnostics.push_back(note(std::string("no part of the problem was proved not to fit within the budget") +
-                                     (undecided ? "" : " (every independent part fits on its own)") +
-                                     "; raise the node or time limit to explain it"));
+        e.diagnostics.push_back(
+            note(std::string("no part of the problem was proved not to fit within the budget") +
+                 (undecided ? "" : " (every independent part fits on its own)") +
+                 "; raise the node or time limit to explain it"));
         return;
       }
     }
     std::vector<ConflictMember> background;
-    std::vector<ConflictMember> found = ex::meaningful(problem, ex::quick_xplain(checker, background, false, start_set));
+    std::vector<ConflictMember> found =
+        ex::meaningful(problem, ex::quick_xplain(checker, background, false, start_set));
     if (checker.check(found) != ex::Verdict::infeasible) {
       // Only when a check was cut by the budget: keep the proved start set.
-      e.diagnostics.push_back(note("the reduced subset could not be proved not to fit again within the budget; the "
-                                   "unreduced part is reported"));
+      e.diagnostics.push_back(
+          note("the reduced subset could not be proved not to fit again within the budget; the "
+               "unreduced part is reported"));
       found = start_set;
     }
     e.explained = true;
@@ -789,14 +816,17 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
       std::vector<ConflictMember> rest;
       for (const auto& x : found)
         if (!(x == m)) rest.push_back(x);
-      m.without = checker.check(ex::meaningful(problem, rest)) == ex::Verdict::fits ? Without::fits : Without::unknown;
+      m.without = checker.check(ex::meaningful(problem, rest)) == ex::Verdict::fits ? Without::fits
+                                                                                    : Without::unknown;
       e.minimal = e.minimal && m.without == Without::fits;
     }
     if (!e.minimal)
-      e.diagnostics.push_back(note("minimality is not proved: without some members the check ran out of budget "
-                                   "(their `without` is unknown); raise the node or time limit"));
+      e.diagnostics.push_back(
+          note("minimality is not proved: without some members the check ran out of budget "
+               "(their `without` is unknown); raise the node or time limit"));
     std::sort(found.begin(), found.end(), [](const ConflictMember& a, const ConflictMember& b) {
-      return std::tuple(static_cast<int>(a.kind), a.index, a.window) < std::tuple(static_cast<int>(b.kind), b.index, b.window);
+      return std::tuple(static_cast<int>(a.kind), a.index, a.window) <
+             std::tuple(static_cast<int>(b.kind), b.index, b.window);
     });
     e.members = std::move(found);
     const ProblemSubset s = subset_of(problem, e.members);
@@ -823,7 +853,8 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
       o.stop = options.stop;
       o.node_limit = options.node_limit;
       if (deadline != std::chrono::steady_clock::time_point::max()) {
-        const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+        const double left =
+            std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
         o.time_limit_s = std::max(left, 1e-3);
       }
       const PlanResult m = plan(uncapped, o);
@@ -852,11 +883,14 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
         std::vector<ConflictMember> mine;
         for (const auto& m : all) {
           const auto ends = ex::ends(problem, m);
-          const bool here = m.kind == MemberKind::reserved ? m.index == k
-                                                           : index.arena(problem.buffers[ends.front()].arena) == k;
+          const bool here = m.kind == MemberKind::reserved
+                                ? m.index == k
+                                : index.arena(problem.buffers[ends.front()].arena) == k;
           if (here) mine.push_back(m);
         }
-        if (std::none_of(mine.begin(), mine.end(), [](const ConflictMember& m) { return m.kind == MemberKind::buffer || m.kind == MemberKind::declared; }))
+        if (std::none_of(mine.begin(), mine.end(), [](const ConflictMember& m) {
+              return m.kind == MemberKind::buffer || m.kind == MemberKind::declared;
+            }))
           continue;
         if (checker.check(mine) == ex::Verdict::fits) continue;
         least(restrict_problem(problem, subset_of(problem, mine)).problem, {k});
@@ -898,9 +932,12 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
       std::string one;
       switch (x.kind) {
         case MemberKind::buffer: one = "buffer " + buffer_label(p, x.index); break;
-        case MemberKind::declared: one = "declared allocation " + buffer_label(p, x.index) + " with its bindings"; break;
+        case MemberKind::declared:
+          one = "declared allocation " + buffer_label(p, x.index) + " with its bindings";
+          break;
         case MemberKind::separation:
-          one = "separation " + buffer_label(p, p.separations[x.index].a) + " / " + buffer_label(p, p.separations[x.index].b);
+          one = "separation " + buffer_label(p, p.separations[x.index].a) + " / " +
+                buffer_label(p, p.separations[x.index].b);
           break;
         case MemberKind::pin: one = "the pin of " + buffer_label(p, x.index); break;
         case MemberKind::reserved: {
@@ -909,37 +946,45 @@ inline std::vector<ArenaShortfall> shortfalls(const RestrictedProblem& r) {
           break;
         }
         case MemberKind::conflict:
-          one = "conflict " + buffer_label(p, (*p.conflict_graph)[x.index].a) + " / " + buffer_label(p, (*p.conflict_graph)[x.index].b);
+          one = "conflict " + buffer_label(p, (*p.conflict_graph)[x.index].a) + " / " +
+                buffer_label(p, (*p.conflict_graph)[x.index].b);
           break;
       }
       m += (m.empty() ? "" : "; ") + one;
     }
-    out.push_back(std::string("these do not fit together") + (e.minimal ? ", and without any one of them they do: " : " (minimality not proved): ") + m);
+    out.push_back(std::string("these do not fit together") +
+                  (e.minimal ? ", and without any one of them they do: " : " (minimality not proved): ") + m);
     for (const auto& s : e.shortfall) {
       if (s.over > 0)
-        out.push_back(arena_name(s.arena) + ": at " + std::to_string(s.at) + " the buffers " + names(s.live) + " need " +
-                      num(s.live_bytes) + (s.reserved_bytes ? " (+ " + num(s.reserved_bytes) + " reserved)" : std::string()) +
+        out.push_back(arena_name(s.arena) + ": at " + std::to_string(s.at) + " the buffers " + names(s.live) +
+                      " need " + num(s.live_bytes) +
+                      (s.reserved_bytes ? " (+ " + num(s.reserved_bytes) + " reserved)" : std::string()) +
                       " bytes, " + num(s.over) + " over the capacity " + num(s.capacity));
       else if (s.apart_over > 0)
-        out.push_back(arena_name(s.arena) + ": the buffers " + names(s.apart) + " must all be apart and need " + num(s.apart_bytes) +
-                      (s.reserved_bytes ? " (+ " + num(s.reserved_bytes) + " reserved)" : std::string()) + " bytes, " +
-                      num(s.apart_over) + " over the capacity " + num(s.capacity));
+        out.push_back(arena_name(s.arena) + ": the buffers " + names(s.apart) +
+                      " must all be apart and need " + num(s.apart_bytes) +
+                      (s.reserved_bytes ? " (+ " + num(s.reserved_bytes) + " reserved)" : std::string()) +
+                      " bytes, " + num(s.apart_over) + " over the capacity " + num(s.capacity));
       else
-        out.push_back(arena_name(s.arena) + ": at most " + num(s.live_bytes) + " bytes are live at once (at " + std::to_string(s.at) +
-                      "), under the capacity " + num(s.capacity) + "; alignment, pins or reserved windows leave no room");
+        out.push_back(arena_name(s.arena) + ": at most " + num(s.live_bytes) +
+                      " bytes are live at once (at " + std::to_string(s.at) + "), under the capacity " +
+                      num(s.capacity) + "; alignment, pins or reserved windows leave no room");
     }
   }
   for (const auto& c : e.capacity) {
-    if (!c.fits_at) out.push_back(arena_name(c.arena) + ": no capacity was found that fits");
+    if (!c.fits_at)
+      out.push_back(arena_name(c.arena) + ": no capacity was found that fits");
     else
       out.push_back(arena_name(c.arena) + ": fits at capacity " + num(*c.fits_at) +
-                    (c.proved ? " and not below (proved)" : " (no placement below " + num(c.lower_bound) + "; not proved least)"));
+                    (c.proved ? " and not below (proved)"
+                              : " (no placement below " + num(c.lower_bound) + "; not proved least)"));
   }
   return out;
 }
 
 /// plan(problem, options), then explain() its result when it does not fit.
-[[nodiscard]] inline Explanation explain(const Problem& problem, const PlanOptions& options = {}, const ExplainOptions& eo = {}) {
+[[nodiscard]] inline Explanation explain(const Problem& problem, const PlanOptions& options = {},
+                                         const ExplainOptions& eo = {}) {
   return explain(problem, plan(problem, options), options, eo);
 }
 

@@ -31,7 +31,8 @@ namespace pto_mem {
     const auto off = offset(i);
     const auto k = index.arena(arena_of(i));
     if (!off || !k) continue;
-    if (auto end = checked_add(*off, p.buffers[i].size)) o.peak_by_arena[*k] = std::max(o.peak_by_arena[*k], *end);
+    if (auto end = checked_add(*off, p.buffers[i].size))
+      o.peak_by_arena[*k] = std::max(o.peak_by_arena[*k], *end);
     const auto& c = p.buffers[i].candidate_arenas;
     if (const auto at = std::find(c.begin(), c.end(), arena_of(i)); at != c.end())
       o.spill += static_cast<std::uint64_t>(at - c.begin());
@@ -49,7 +50,8 @@ namespace pto_mem {
     const auto& ba = p.buffers[*a];
     const auto& bb = p.buffers[*b];
     // A structured problem's penalties join buffers never live together (the validator's rule).
-    if (!oa || !ob || arena_of(*a) != arena_of(*b) || (plain && interferes(ba.lifetime, bb.lifetime))) continue;
+    if (!oa || !ob || arena_of(*a) != arena_of(*b) || (plain && interferes(ba.lifetime, bb.lifetime)))
+      continue;
     const auto ea = checked_add(*oa, ba.size);
     const auto eb = checked_add(*ob, bb.size);
     if (!ea || !eb) continue;

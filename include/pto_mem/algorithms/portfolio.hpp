@@ -41,7 +41,8 @@ namespace exact {
 /// it finds no fit. (Strategy `greedy` may then relax pipeline-only
 /// separations into penalties; the portfolio never does: it places the
 /// problem as given.)
-[[nodiscard]] inline std::optional<Placement> greedy_placement(const Problem& p, const PortfolioOptions& o = {},
+[[nodiscard]] inline std::optional<Placement> greedy_placement(const Problem& p,
+                                                               const PortfolioOptions& o = {},
                                                                bool* stopped_by_deadline = nullptr) {
   GreedyOptions g;
   g.seed = o.seed;
@@ -53,7 +54,8 @@ namespace exact {
   g.stop = o.stop;
   auto r = canonical_greedy(p, g);
   if (stopped_by_deadline)
-    for (const auto& [k, v] : r.statistics.extra) *stopped_by_deadline = *stopped_by_deadline || (k == "stopped_by_deadline" && v != 0);
+    for (const auto& [k, v] : r.statistics.extra)
+      *stopped_by_deadline = *stopped_by_deadline || (k == "stopped_by_deadline" && v != 0);
   // The greedy checks every incumbent itself; an untrusting caller gets the
   // independent validator too (pto_mem::plan validates the final placement).
   if (!r.placement || (!o.trusted && validate(p, *r.placement).size() != 0)) return std::nullopt;
@@ -100,8 +102,10 @@ namespace exact {
       r.penalty_proven = obj.penalty == 0;
       for (const auto& l : loads) r.lower_bound.push_back(l.lower_bound);
       r.statistics.set("portfolio_stage", 0);
-      if (greedy_stopped) r.stopped_by = o.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
-      r.statistics.set("lower_bound_total", static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
+      if (greedy_stopped)
+        r.stopped_by = o.stop.stop_requested() ? StopReason::interrupted : StopReason::deadline;
+      r.statistics.set("lower_bound_total",
+                       static_cast<std::int64_t>(std::min<Addr>(total_lower, INT64_MAX)));
       r.statistics.set("gap_ppm", exact::gap_ppm(obj.total_peak, total_lower));
       if (!at_bound) r.diagnostics.push_back(exact::gap_note(obj.total_peak, total_lower, true, o.goal));
       return r;
@@ -115,8 +119,9 @@ namespace exact {
       r.placement = std::move(greedy);
     } else {
       r.status = Status::no_fit;
-      r.diagnostics.push_back(error("no fit found before the search was interrupted; this is not a proof that none "
-                                    "exists"));
+      r.diagnostics.push_back(
+          error("no fit found before the search was interrupted; this is not a proof that none "
+                "exists"));
     }
     r.statistics.set("portfolio_stage", 0);
     return r;
@@ -128,7 +133,8 @@ namespace exact {
   // (at least a millisecond, so that "no limit" stays distinguishable).
   eo.time_limit_s = o.time_limit_s;
   if (has_deadline(o.time_limit_s))
-    eo.time_limit_s = std::max(1e-3, o.time_limit_s - std::chrono::duration<double>(exact::Clock::now() - start).count());
+    eo.time_limit_s =
+        std::max(1e-3, o.time_limit_s - std::chrono::duration<double>(exact::Clock::now() - start).count());
   eo.node_limit = o.node_limit;
   eo.threads = o.threads;
   eo.seed = o.seed;

@@ -146,8 +146,10 @@ inline bool family_exception(const std::vector<std::vector<LivePart>>& parts, st
   bool family = false;
   for (const auto& pc : parts[c])
     for (const auto& pm : parts[m]) {
-      if (same_family(pc, pm)) family = true;
-      else if (interferes(pc.live, pm.live)) return false;
+      if (same_family(pc, pm))
+        family = true;
+      else if (interferes(pc.live, pm.live))
+        return false;
     }
   return family;
 }
@@ -164,16 +166,19 @@ inline bool family_exception(const std::vector<std::vector<LivePart>>& parts, st
 ///
 /// Cost: each item scans the open slots of its arena in opening order; a
 /// slot is rejected in O(log n) (O(log n + members that may be co-live) when
-/// the family exception is in play, O(members) with `may_share`), and an item scans at most one slot more than
-/// those holding an item that blocks it.
+/// the family exception is in play, O(members) with `may_share`), and an item scans at most one slot more
+/// than those holding an item that blocks it.
 template <std::ranges::random_access_range R, class MayShare = share_any>
-  requires Buffer<std::ranges::range_value_t<R>> && std::predicate<MayShare&, std::size_t, std::size_t>
-[[nodiscard]] ReuseResult reuse_lifetimes(const R& items, const ReuseRules& rules = {}, MayShare may_share = {}) {
+requires Buffer<std::ranges::range_value_t<R>> && std::predicate<MayShare&, std::size_t, std::size_t>
+[[nodiscard]] ReuseResult reuse_lifetimes(const R& items, const ReuseRules& rules = {},
+                                          MayShare may_share = {}) {
   using B = std::ranges::range_value_t<R>;
   using Key = buffer_arena_t<B>;
   constexpr bool has_predicate = !std::same_as<MayShare, share_any>;
   const std::size_t n = static_cast<std::size_t>(std::ranges::size(items));
-  auto item = [&](std::size_t i) -> const B& { return std::ranges::begin(items)[static_cast<std::ptrdiff_t>(i)]; };
+  auto item = [&](std::size_t i) -> const B& {
+    return std::ranges::begin(items)[static_cast<std::ptrdiff_t>(i)];
+  };
 
   std::vector<Addr> size(n);
   std::vector<Interval> live(n);
@@ -221,7 +226,8 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
         blocked_stamp.push_back(0);
       };
       if (cuttable && !out.cut_short && (visited++ & 63u) == 0 &&
-          (rules.stop.stop_requested() || (rules.deadline && std::chrono::steady_clock::now() >= *rules.deadline)))
+          (rules.stop.stop_requested() ||
+           (rules.deadline && std::chrono::steady_clock::now() >= *rules.deadline)))
         out.cut_short = true;
       if (closed(c) || out.cut_short) {
         open_new(closed(c));
@@ -280,7 +286,7 @@ template <std::ranges::random_access_range R, class MayShare = share_any>
 /// one allocation): its separations are the forbidden pairs, `closed` marks
 /// declared allocations (AliasUnification::closed).
 [[nodiscard]] inline ReuseResult reuse_lifetimes(const Problem& p, const std::vector<bool>& closed = {},
-                                                const ReuseCut& cut = {}) {
+                                                 const ReuseCut& cut = {}) {
   ReuseRules rules;
   rules.closed = closed;
   rules.deadline = cut.deadline;
@@ -319,8 +325,8 @@ struct SlotProblem {
       const auto lcm = checked_mul(b.alignment / std::gcd(b.alignment, am), am);
       if (!lcm) {
         out.diagnostics.push_back(error("the slot of '" + b.name + "' cannot align all its members: '" +
-                                        buffer_label(p, static_cast<BufferId>(m)) + "' adds alignment " + std::to_string(am) +
-                                        " and the common multiple exceeds 2^64"));
+                                        buffer_label(p, static_cast<BufferId>(m)) + "' adds alignment " +
+                                        std::to_string(am) + " and the common multiple exceeds 2^64"));
         break;
       }
       b.alignment = *lcm;
@@ -340,7 +346,8 @@ struct SlotProblem {
     if (x != y) separated[{std::min(x, y), std::max(x, y)}] |= sep.reasons;
   }
   for (const auto& [pair, reasons] : separated)
-    out.problem.separations.push_back({static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), reasons});
+    out.problem.separations.push_back(
+        {static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), reasons});
   return out;
 }
 

@@ -81,7 +81,7 @@ struct OpAccesses {
 /// unknown op, or one the route gives no pipe, poisons everything it touches;
 /// a functional op records one event per read and per write on its pipe.
 template <class R, class Op>
-  requires HazardRoute<R, Op>
+requires HazardRoute<R, Op>
 void record_op_accesses(const R& route, const Op& op, const OpAccesses& site,
                         std::vector<AccessEvent<typename hazard_route_traits<R>::pipe_type>>& out) {
   using Traits = hazard_route_traits<R>;
@@ -123,14 +123,15 @@ struct Summary {
   bool several_regions = false;
   std::uint32_t region = 0;
   bool in_loop = false;
-  std::uint64_t first = 0;           // smallest order
-  bool first_read = false;           // some access at `first` is a read
-  bool first_pipes_differ = false;   // accesses at `first` on more than one pipe
+  std::uint64_t first = 0;          // smallest order
+  bool first_read = false;          // some access at `first` is a read
+  bool first_pipes_differ = false;  // accesses at `first` on more than one pipe
   std::optional<Pipe> first_pipe;
   std::map<Pipe, Access<Pipe>> terminal;
 
   [[nodiscard]] bool usable() const {
-    return seen && !poisoned && !partial && !several_regions && !first_read && !first_pipes_differ && first_pipe;
+    return seen && !poisoned && !partial && !several_regions && !first_read && !first_pipes_differ &&
+           first_pipe;
   }
 
   void add(const AccessEvent<Pipe>& e) {
@@ -182,22 +183,26 @@ struct Summary {
 /// Cost O(N log N + E): E can be quadratic in the reusable allocations.
 template <std::ranges::random_access_range Allocs, std::ranges::input_range Events,
           std::ranges::input_range Pairs = std::vector<std::pair<std::size_t, std::size_t>>>
-  requires Buffer<std::ranges::range_value_t<Allocs>>
-[[nodiscard]] std::vector<ReusePenalty> recognize_reuse_penalties(const Allocs& allocations, const Events& events,
+requires Buffer<std::ranges::range_value_t<Allocs>>
+[[nodiscard]] std::vector<ReusePenalty> recognize_reuse_penalties(const Allocs& allocations,
+                                                                  const Events& events,
                                                                   const Pairs& separated = {}) {
   using Event = std::ranges::range_value_t<Events>;
   using Pipe = typename Event::pipe_type;
   static_assert(std::totally_ordered<Pipe>, "pipes are bucketed in a deterministic order");
   using B = std::ranges::range_value_t<Allocs>;
   const std::size_t n = static_cast<std::size_t>(std::ranges::size(allocations));
-  auto item = [&](std::size_t i) -> const B& { return std::ranges::begin(allocations)[static_cast<std::ptrdiff_t>(i)]; };
+  auto item = [&](std::size_t i) -> const B& {
+    return std::ranges::begin(allocations)[static_cast<std::ptrdiff_t>(i)];
+  };
 
   std::vector<detail::handoff::Summary<Pipe>> sum(n);
   for (const auto& e : events)
     if (e.allocation < n) sum[e.allocation].add(e);
 
   std::set<std::pair<std::size_t, std::size_t>> hard;
-  for (const auto& [a, b] : separated) hard.insert({std::min<std::size_t>(a, b), std::max<std::size_t>(a, b)});
+  for (const auto& [a, b] : separated)
+    hard.insert({std::min<std::size_t>(a, b), std::max<std::size_t>(a, b)});
 
   std::vector<ReusePenalty> out;
   std::set<std::pair<std::size_t, std::size_t>> emitted;
@@ -219,8 +224,10 @@ template <std::ranges::random_access_range Allocs, std::ranges::input_range Even
   };
   for (auto& [arena, by_def] : by_arena) {
     std::vector<std::size_t> by_end = by_def;
-    std::stable_sort(by_def.begin(), by_def.end(), [&](std::size_t a, std::size_t b) { return live[a].begin < live[b].begin; });
-    std::stable_sort(by_end.begin(), by_end.end(), [&](std::size_t a, std::size_t b) { return live[a].end < live[b].end; });
+    std::stable_sort(by_def.begin(), by_def.end(),
+                     [&](std::size_t a, std::size_t b) { return live[a].begin < live[b].begin; });
+    std::stable_sort(by_end.begin(), by_end.end(),
+                     [&](std::size_t a, std::size_t b) { return live[a].end < live[b].end; });
     std::map<std::uint32_t, Bucket> buckets;
     std::size_t cursor = 0;
     for (std::size_t cur : by_def) {
@@ -276,7 +283,9 @@ struct ReusePenaltyRelation {
     const std::size_t rule = out.size();
     out.insert(out.end(), listed.begin(), listed.end());
     std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(rule), out.end(),
-                       [](const ReusePenalty& x, const ReusePenalty& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
+                       [](const ReusePenalty& x, const ReusePenalty& y) {
+                         return std::pair(x.a, x.b) < std::pair(y.a, y.b);
+                       });
     return out;
   }
 };
@@ -315,8 +324,9 @@ template <class Pipe>
 /// touching and interleaved pairs + separations).
 template <std::ranges::random_access_range Allocs, std::ranges::input_range Events,
           std::ranges::input_range Pairs = std::vector<std::pair<std::size_t, std::size_t>>>
-  requires Buffer<std::ranges::range_value_t<Allocs>>
-[[nodiscard]] ReusePenaltyRelation recognize_reuse_penalty_relation(const Allocs& allocations, const Events& events,
+requires Buffer<std::ranges::range_value_t<Allocs>>
+[[nodiscard]] ReusePenaltyRelation recognize_reuse_penalty_relation(const Allocs& allocations,
+                                                                    const Events& events,
                                                                     const Pairs& separated = {}) {
   using Event = std::ranges::range_value_t<Events>;
   using Pipe = typename Event::pipe_type;
@@ -324,7 +334,9 @@ template <std::ranges::random_access_range Allocs, std::ranges::input_range Even
   using B = std::ranges::range_value_t<Allocs>;
   using Summary = detail::handoff::Summary<Pipe>;
   const std::size_t n = static_cast<std::size_t>(std::ranges::size(allocations));
-  auto item = [&](std::size_t i) -> const B& { return std::ranges::begin(allocations)[static_cast<std::ptrdiff_t>(i)]; };
+  auto item = [&](std::size_t i) -> const B& {
+    return std::ranges::begin(allocations)[static_cast<std::ptrdiff_t>(i)];
+  };
 
   std::vector<Summary> sum(n);
   for (const auto& e : events)
@@ -337,7 +349,8 @@ template <std::ranges::random_access_range Allocs, std::ranges::input_range Even
   rule.begin.resize(n);
   rule.end.resize(n);
   std::map<std::pair<buffer_arena_t<B>, std::uint32_t>, std::uint32_t> groups;
-  using Kind = std::tuple<Pipe, std::vector<Pipe>, bool>;  // first pipe, terminal pipes (ascending), in a loop
+  using Kind =
+      std::tuple<Pipe, std::vector<Pipe>, bool>;  // first pipe, terminal pipes (ascending), in a loop
   std::map<Kind, std::uint32_t> kinds;
   std::vector<const Kind*> kind_of;  // by kind number
   std::vector<std::uint64_t> last_order(n, 0);
@@ -347,7 +360,9 @@ template <std::ranges::random_access_range Allocs, std::ranges::input_range Even
     rule.end[i] = live.end;
     const Summary& s = sum[i];
     if (!s.usable()) continue;
-    rule.group[i] = groups.try_emplace({buffer_arena(item(i)), s.region}, static_cast<std::uint32_t>(groups.size())).first->second;
+    rule.group[i] =
+        groups.try_emplace({buffer_arena(item(i)), s.region}, static_cast<std::uint32_t>(groups.size()))
+            .first->second;
     Kind k{*s.first_pipe, {}, s.in_loop};
     for (const auto& [p, access] : s.terminal) {
       std::get<1>(k).push_back(p);
@@ -395,7 +410,8 @@ template <std::ranges::random_access_range Allocs, std::ranges::input_range Even
       for (std::size_t b2 = b; b2 < by_begin.size() && by_begin[b2].first == t; ++b2)
         for (std::size_t k = e; k < e2; ++k) {
           const std::size_t p = by_end[k].second, q = by_begin[b2].second;
-          if (p != q && detail::handoff::hands_off(sum[p], sum[q])) listed.emplace_back(std::min(p, q), std::max(p, q));
+          if (p != q && detail::handoff::hands_off(sum[p], sum[q]))
+            listed.emplace_back(std::min(p, q), std::max(p, q));
         }
       e = e2;
     }

@@ -40,9 +40,9 @@ struct SequentialArenaUsage {
 };
 
 struct SequentialResult {
-  std::optional<Placement> placement;  ///< nullopt when some arena overflows
+  std::optional<Placement> placement;       ///< nullopt when some arena overflows
   std::vector<SequentialArenaUsage> usage;  ///< aligned with problem.arenas
-  Diagnostics diagnostics;            ///< one error per overflowing arena
+  Diagnostics diagnostics;                  ///< one error per overflowing arena
 };
 
 /// The default order: ascending id (id_ranks), ties by problem order.
@@ -58,14 +58,16 @@ struct SequentialResult {
 /// whose arena is unknown are left unplaced (the validator reports them).
 /// Must-alias groups and declared allocations are not read here: unify them
 /// first (algorithms/alias.hpp), as plan() does.
-[[nodiscard]] inline SequentialResult place_sequential(const Problem& p, const SequentialOptions& options = {}) {
+[[nodiscard]] inline SequentialResult place_sequential(const Problem& p,
+                                                       const SequentialOptions& options = {}) {
   SequentialResult out;
   const std::function<bool(std::size_t, std::size_t)> before = options.before ? options.before : id_order(p);
   std::map<std::int64_t, std::size_t> arena_index;  // first occurrence wins, as ProblemIndex
   for (std::size_t k = 0; k < p.arenas.size(); ++k) arena_index.try_emplace(p.arenas[k].id, k);
   std::vector<std::vector<std::size_t>> by_arena(p.arenas.size());
   for (std::size_t i = 0; i < p.buffers.size(); ++i)
-    if (auto it = arena_index.find(p.buffers[i].arena); it != arena_index.end()) by_arena[it->second].push_back(i);
+    if (auto it = arena_index.find(p.buffers[i].arena); it != arena_index.end())
+      by_arena[it->second].push_back(i);
 
   Placement pl;
   pl.offsets.assign(p.buffers.size(), std::nullopt);
@@ -93,15 +95,17 @@ struct SequentialResult {
     use.fits = cursor.has_value() && within;
     if (use.fits) continue;
     fits = false;
-    std::string msg = "arena " + std::to_string(arena.id) + (arena.name.empty() ? "" : " (" + arena.name + ")") +
-                      ": sequential placement of " + std::to_string(order.size()) + " buffers needs " +
+    std::string msg = "arena " + std::to_string(arena.id) +
+                      (arena.name.empty() ? "" : " (" + arena.name + ")") + ": sequential placement of " +
+                      std::to_string(order.size()) + " buffers needs " +
                       (cursor ? std::to_string(*cursor) + " bytes" : std::string("more than 2^64 bytes")) +
                       " but the capacity is " + std::to_string(arena.capacity) + " bytes";
     if (use.reserved_end > 0)
       msg += "; the first " + std::to_string(use.reserved_end) +
              " bytes are reserved, so buffers are placed above them";
-    msg += ". Sequential placement gives every buffer its own bytes: try strategy 'reuse' or 'greedy', "
-           "or shrink the buffers";
+    msg +=
+        ". Sequential placement gives every buffer its own bytes: try strategy 'reuse' or 'greedy', "
+        "or shrink the buffers";
     out.diagnostics.push_back(error(std::move(msg)));
   }
   if (fits) out.placement = std::move(pl);

@@ -81,8 +81,10 @@ inline bool live_meet(const BufferSpec& a, const BufferSpec& b) {
   std::size_t x = 0, y = 0;
   while (x < na && y < nb) {
     if (la[x].begin < lb[y].end && lb[y].begin < la[x].end) return true;
-    if (la[x].end <= lb[y].end) ++x;
-    else ++y;
+    if (la[x].end <= lb[y].end)
+      ++x;
+    else
+      ++y;
   }
   return false;
 }
@@ -97,7 +99,8 @@ constexpr std::size_t max_detached_separations = 4'000'000;
 /// `arena_choice[i]` (one of its candidates). `pins_in_search`: shared pins
 /// stay in the problem with fixed offsets (for a search that honours
 /// LoweredProblem::fixed), instead of becoming reserved windows.
-[[nodiscard]] inline LoweredProblem lower_structured(const Problem& p, const std::vector<std::int64_t>& arena_choice,
+[[nodiscard]] inline LoweredProblem lower_structured(const Problem& p,
+                                                     const std::vector<std::int64_t>& arena_choice,
                                                      bool pins_in_search = false) {
   using detail::lowering::pair_key;
   const std::size_t n = p.buffers.size();
@@ -107,7 +110,8 @@ constexpr std::size_t max_detached_separations = 4'000'000;
   q.arenas = p.arenas;
   auto lose = [&](std::string why) {
     out.exact = false;
-    if (std::find(out.losses.begin(), out.losses.end(), why) == out.losses.end()) out.losses.push_back(std::move(why));
+    if (std::find(out.losses.begin(), out.losses.end(), why) == out.losses.end())
+      out.losses.push_back(std::move(why));
   };
 
   // A pinned buffer that leaves the problem: its bytes become a reserved window.
@@ -181,8 +185,9 @@ constexpr std::size_t max_detached_separations = 4'000'000;
   if (hulls) {
     extra.clear();
     detached.assign(n, false);
-    lose("too many conflicts to state one by one: buffers with several live intervals keep their hull, and "
-         "exclusions between overlapping intervals are not used");
+    lose(
+        "too many conflicts to state one by one: buffers with several live intervals keep their hull, and "
+        "exclusions between overlapping intervals are not used");
   }
 
   // Buffers.
@@ -222,9 +227,10 @@ constexpr std::size_t max_detached_separations = 4'000'000;
       q.arenas[*k].reserved.push_back({b.pin->offset, b.pin->offset + b.size});
       if (b.pin->exclusive) continue;
       for (std::size_t j = 0; j < n; ++j)
-        if (j != i && arena_choice[j] == b.arena &&
-            !(p.conflict_graph ? false : conflict(i, j))) {
-          lose("a pinned buffer's bytes are kept from every buffer of its arena, also from those it never meets in time");
+        if (j != i && arena_choice[j] == b.arena && !(p.conflict_graph ? false : conflict(i, j))) {
+          lose(
+              "a pinned buffer's bytes are kept from every buffer of its arena, also from those it never "
+              "meets in time");
           break;
         }
     }
@@ -233,7 +239,8 @@ constexpr std::size_t max_detached_separations = 4'000'000;
   auto mapped = [&](BufferId x) { return out.to_lowered[x]; };
   for (const auto& s : p.separations) {
     const auto a = mapped(s.a), b = mapped(s.b);
-    if (a && b) q.separations.push_back({*a, *b, s.reasons});  // a pin's bytes are reserved: nothing to keep apart
+    if (a && b)
+      q.separations.push_back({*a, *b, s.reasons});  // a pin's bytes are reserved: nothing to keep apart
   }
   for (const auto& [a, b] : extra) {
     const auto la = mapped(a), lb = mapped(b);
@@ -243,12 +250,14 @@ constexpr std::size_t max_detached_separations = 4'000'000;
     const auto a = mapped(pen.a), b = mapped(pen.b);
     if (!a || !b) {
       // Nothing may overlap an exclusive pin: such a penalty is never paid.
-      const bool exclusive = (!a && p.buffers[pen.a].pin->exclusive) || (!b && p.buffers[pen.b].pin->exclusive);
+      const bool exclusive =
+          (!a && p.buffers[pen.a].pin->exclusive) || (!b && p.buffers[pen.b].pin->exclusive);
       if (!exclusive) lose("a penalty with a pinned buffer is not priced while placing");
       continue;
     }
     if (q.buffers[*a].arena != q.buffers[*b].arena) continue;  // never overlap: costs nothing
-    if (interferes(q.buffers[*a].lifetime, q.buffers[*b].lifetime)) continue;  // cannot overlap in the lowered problem
+    if (interferes(q.buffers[*a].lifetime, q.buffers[*b].lifetime))
+      continue;  // cannot overlap in the lowered problem
     q.penalties.push_back({*a, *b, pen.weight});
   }
   for (const auto& g : p.must_alias) {
@@ -271,15 +280,19 @@ constexpr std::size_t max_detached_separations = 4'000'000;
 /// The structured placement of a lowered one: pinned buffers at their pins,
 /// the others where the lowered placement put them; arenas recorded when
 /// some buffer has several candidates.
-[[nodiscard]] inline Placement lift_placement(const Problem& p, const LoweredProblem& l, const Placement& lowered,
+[[nodiscard]] inline Placement lift_placement(const Problem& p, const LoweredProblem& l,
+                                              const Placement& lowered,
                                               const std::vector<std::int64_t>& arena_choice) {
   Placement out;
   out.offsets.resize(p.buffers.size());
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
-    if (p.buffers[i].pin) out.offsets[i] = p.buffers[i].pin->offset;
-    else if (const auto x = l.to_lowered[i]; x && *x < lowered.offsets.size()) out.offsets[i] = lowered.offsets[*x];
+    if (p.buffers[i].pin)
+      out.offsets[i] = p.buffers[i].pin->offset;
+    else if (const auto x = l.to_lowered[i]; x && *x < lowered.offsets.size())
+      out.offsets[i] = lowered.offsets[*x];
   }
-  if (std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferSpec& b) { return b.candidate_arenas.size() > 1; }))
+  if (std::any_of(p.buffers.begin(), p.buffers.end(),
+                  [](const BufferSpec& b) { return b.candidate_arenas.size() > 1; }))
     out.arenas = arena_choice;
   return out;
 }

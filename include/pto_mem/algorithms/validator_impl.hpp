@@ -63,8 +63,10 @@ class TimeConflicts {
     std::size_t x = 0, y = 0;
     while (x < la.size() && y < lb.size()) {
       if (la[x].begin < lb[y].end && lb[y].begin < la[x].end) return true;
-      if (la[x].end <= lb[y].end) ++x;
-      else ++y;
+      if (la[x].end <= lb[y].end)
+        ++x;
+      else
+        ++y;
     }
     return false;
   }
@@ -85,7 +87,9 @@ inline std::string half_open(const std::string& b, const std::string& e) {
   return s;
 }
 inline std::string bytes(Addr b, Addr e) { return half_open(std::to_string(b), std::to_string(e)); }
-inline std::string ticks(const Interval& l) { return half_open(std::to_string(l.begin), std::to_string(l.end)); }
+inline std::string ticks(const Interval& l) {
+  return half_open(std::to_string(l.begin), std::to_string(l.end));
+}
 
 /// Collects diagnostics, capping one noisy class of messages so that a
 /// badly broken placement still yields a readable report.
@@ -128,7 +132,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     if (a.capacity == 0) err(name + ": capacity is 0; an arena needs a positive capacity");
     for (const auto& r : a.reserved) {
       if (r.begin >= r.end)
-        err(name + ": reserved window " + detail::bytes(r.begin, r.end) + " is empty or reversed; write [begin, end) with begin < end");
+        err(name + ": reserved window " + detail::bytes(r.begin, r.end) +
+            " is empty or reversed; write [begin, end) with begin < end");
       else if (r.end > a.capacity)
         err(name + ": reserved window " + detail::bytes(r.begin, r.end) + " ends past the capacity " +
             std::to_string(a.capacity));
@@ -154,13 +159,15 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       for (std::size_t k = 0; k < b.live.size(); ++k) {
         const Interval& l = b.live[k];
         if (l.begin < 0 || l.begin >= l.end)
-          err(name() + ": live interval " + detail::ticks(l) + " is " + (l.begin < 0 ? "negative" : "empty or reversed") +
+          err(name() + ": live interval " + detail::ticks(l) + " is " +
+              (l.begin < 0 ? "negative" : "empty or reversed") +
               "; a live interval is [begin, end) with 0 <= begin < end");
         if (k > 0 && b.live[k - 1].end > l.begin) ordered = false;
       }
       if (!ordered)
-        err(name() + ": its live intervals overlap or are out of order; list disjoint intervals in ascending order "
-                     "(merge the ones that overlap)");
+        err(name() +
+            ": its live intervals overlap or are out of order; list disjoint intervals in ascending order "
+            "(merge the ones that overlap)");
       else if (b.live.front().begin != b.lifetime.begin || b.live.back().end != b.lifetime.end)
         err(name() + ": lifetime " + detail::ticks(b.lifetime) + " is not the hull " +
             detail::ticks(Interval{b.live.front().begin, b.live.back().end}) +
@@ -170,7 +177,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       std::set<std::int64_t> seen;
       for (const auto a : b.candidate_arenas) {
         if (!index.arena(a)) err(name() + ": unknown candidate arena " + std::to_string(a));
-        if (!seen.insert(a).second) err(name() + ": candidate arena " + std::to_string(a) + " is listed twice");
+        if (!seen.insert(a).second)
+          err(name() + ": candidate arena " + std::to_string(a) + " is listed twice");
       }
       if (b.candidate_arenas.front() != b.arena)
         err(name() + ": its arena " + std::to_string(b.arena) + " is not its first candidate arena " +
@@ -182,8 +190,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
         err(name() + ": pinned at offset " + std::to_string(off) + " but given " +
             std::to_string(b.candidate_arenas.size()) + " candidate arenas; a pin fixes the arena too");
       if (b.alignment != 0 && off % b.alignment != 0)
-        err(name() + ": pinned at offset " + std::to_string(off) + ", which is not a multiple of its alignment " +
-            std::to_string(b.alignment));
+        err(name() + ": pinned at offset " + std::to_string(off) +
+            ", which is not a multiple of its alignment " + std::to_string(b.alignment));
       const auto pinned_end = checked_add(off, b.size);
       if (const auto a = index.arena(b.arena); a && pinned_end) {
         const Arena& arena = p.arenas[*a];
@@ -207,7 +215,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     const std::vector<std::int64_t> one_a{a.arena}, one_b{b.arena};
     const auto& ca = a.candidate_arenas.empty() ? one_a : a.candidate_arenas;
     const auto& cb = b.candidate_arenas.empty() ? one_b : b.candidate_arenas;
-    return std::any_of(ca.begin(), ca.end(), [&](std::int64_t x) { return std::find(cb.begin(), cb.end(), x) != cb.end(); });
+    return std::any_of(ca.begin(), ca.end(),
+                       [&](std::int64_t x) { return std::find(cb.begin(), cb.end(), x) != cb.end(); });
   };
 
   // Both ends of a pair must be known buffers; a penalty's must be of one
@@ -217,7 +226,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     const auto ib = index.buffer(b);
     if (!ia || !ib) {
       err(kind + " (" + quote(nm(a)) + ", " + quote(nm(b)) + ") names buffer " + std::to_string(!ia ? a : b) +
-          ", but the problem has " + std::to_string(p.buffers.size()) + " buffers (ids are positions, from 0)");
+          ", but the problem has " + std::to_string(p.buffers.size()) +
+          " buffers (ids are positions, from 0)");
       return false;
     }
     if (a == b) {
@@ -240,12 +250,16 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       const auto& ba = p.buffers[*index.buffer(pen.a)];
       const auto& bb = p.buffers[*index.buffer(pen.b)];
       if (co_live(pen.a, pen.b))
-        err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) + ") joins buffers live at the same time (" +
-            detail::ticks(ba.lifetime) + " and " + detail::ticks(bb.lifetime) +
+        err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) +
+            ") joins buffers live at the same time (" + detail::ticks(ba.lifetime) + " and " +
+            detail::ticks(bb.lifetime) +
             "); they can never share bytes, so use a separation or drop the penalty");
     }
-    if (auto t = checked_add(total, pen.weight)) total = *t;
-    else err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) + "): the sum of penalty weights overflows 64 bits");
+    if (auto t = checked_add(total, pen.weight))
+      total = *t;
+    else
+      err("penalty (" + quote(nm(pen.a)) + ", " + quote(nm(pen.b)) +
+          "): the sum of penalty weights overflows 64 bits");
   }
 
   for (const auto& x : p.exclusions) check_pair("temporal exclusion", x.a, x.b, true);
@@ -258,9 +272,11 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     if (b >= p.buffers.size()) return;
     const auto& x = p.buffers[b];
     if (x.pin)
-      err(where + ": member " + quote(nm(b)) + " is pinned, but a group is placed as one; drop the pin or the group");
+      err(where + ": member " + quote(nm(b)) +
+          " is pinned, but a group is placed as one; drop the pin or the group");
     if (x.candidate_arenas.size() > 1)
-      err(where + ": member " + quote(nm(b)) + " has several candidate arenas; aliases share one fixed arena");
+      err(where + ": member " + quote(nm(b)) +
+          " has several candidate arenas; aliases share one fixed arena");
   };
   for (std::size_t g = 0; g < p.must_alias.size(); ++g)
     for (const auto& m : p.must_alias[g].members) alone(m.buffer, "must-alias group " + std::to_string(g));
@@ -283,7 +299,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
       }
       const auto& b = p.buffers[*i];
       if (!checked_add(m.offset, b.size))
-        err(name + ": member " + quote(nm(m.buffer)) + " at offset " + std::to_string(m.offset) + " overflows 64 bits");
+        err(name + ": member " + quote(nm(m.buffer)) + " at offset " + std::to_string(m.offset) +
+            " overflows 64 bits");
       if (arena && *arena != b.arena)
         err(name + ": member " + quote(nm(m.buffer)) + " is in arena " + std::to_string(b.arena) +
             " but the group is in arena " + std::to_string(*arena) + "; aliases share one arena");
@@ -304,7 +321,9 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
     if (d.slots == 0) err(name + " must have at least one slot");
     if (d.slot_size == 0) err(name + ": slot size is 0");
     const auto extent = checked_mul(d.slots, d.slot_size);
-    if (!extent) err(name + ": " + std::to_string(d.slots) + " slots of " + std::to_string(d.slot_size) + " bytes overflow a 64-bit size");
+    if (!extent)
+      err(name + ": " + std::to_string(d.slots) + " slots of " + std::to_string(d.slot_size) +
+          " bytes overflow a 64-bit size");
     const auto& db = p.buffers[*di];
     if (extent && db.size < *extent)
       err(name + ": its buffer has " + std::to_string(db.size) + " bytes but " + std::to_string(d.slots) +
@@ -322,12 +341,13 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
         err(name + ": " + quote(nm(bind.buffer)) + " is in arena " + std::to_string(bb.arena) +
             " but the allocation is in arena " + std::to_string(db.arena));
       if (bb.size > d.slot_size)
-        err(name + ": " + quote(nm(bind.buffer)) + " has " + std::to_string(bb.size) + " bytes, more than the slot size " +
-            std::to_string(d.slot_size));
+        err(name + ": " + quote(nm(bind.buffer)) + " has " + std::to_string(bb.size) +
+            " bytes, more than the slot size " + std::to_string(d.slot_size));
       if (bind.slot && *bind.slot >= d.slots)
-        err(name + ": " + quote(nm(bind.buffer)) + " is bound to slot " + std::to_string(*bind.slot) + " but there are only " +
-            std::to_string(d.slots) + " slots");
-      else if (bind.slot) by_slot[*bind.slot].push_back(*bi);
+        err(name + ": " + quote(nm(bind.buffer)) + " is bound to slot " + std::to_string(*bind.slot) +
+            " but there are only " + std::to_string(d.slots) + " slots");
+      else if (bind.slot)
+        by_slot[*bind.slot].push_back(*bi);
     }
     // A run-time slot may be any slot when the program runs, so its binding
     // may share bytes with every other binding of the declaration: it must
@@ -350,17 +370,21 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
         for (auto* live : {&live_runtime, &live_fixed})
           while (!live->empty() && live->begin()->first <= cur.lifetime.begin) live->erase(live->begin());
         std::optional<std::size_t> peer_index;
-        if (!live_runtime.empty()) peer_index = live_runtime.begin()->second;
-        else if (runtime && !live_fixed.empty()) peer_index = live_fixed.begin()->second;
+        if (!live_runtime.empty())
+          peer_index = live_runtime.begin()->second;
+        else if (runtime && !live_fixed.empty())
+          peer_index = live_fixed.begin()->second;
         if (peer_index && *peer_index != bi) {
           const auto& other = p.buffers[*peer_index];
           const auto& rt = runtime ? cur : other;
           const auto& peer = runtime ? other : cur;
           const auto rt_id = static_cast<BufferId>(runtime ? bi : *peer_index);
           const auto peer_id = static_cast<BufferId>(runtime ? *peer_index : bi);
-          err(name + ": " + quote(nm(rt_id)) + " is bound to a slot chosen at run time, which may be the slot of " +
-              quote(nm(peer_id)) + ", and both are live at the same time (" + detail::ticks(rt.lifetime) + " and " +
-              detail::ticks(peer.lifetime) + "); give one of them a constant slot the other does not use, or end one "
+          err(name + ": " + quote(nm(rt_id)) +
+              " is bound to a slot chosen at run time, which may be the slot of " + quote(nm(peer_id)) +
+              ", and both are live at the same time (" + detail::ticks(rt.lifetime) + " and " +
+              detail::ticks(peer.lifetime) +
+              "); give one of them a constant slot the other does not use, or end one "
               "before the other starts");
         }
         (runtime ? live_runtime : live_fixed).emplace(cur.lifetime.end, bi);
@@ -377,9 +401,10 @@ PTO_MEM_PLAN_INLINE Diagnostics validate(const Problem& p) {
         const auto& prev = p.buffers[reach];
         const auto& cur = p.buffers[members[k]];
         if (interferes(prev.lifetime, cur.lifetime))
-          err(name + ": " + quote(nm(static_cast<BufferId>(reach))) + " and " + quote(nm(static_cast<BufferId>(members[k]))) + " are both bound to slot " + std::to_string(slot) +
-              " but are live at the same time (" + detail::ticks(prev.lifetime) + " and " + detail::ticks(cur.lifetime) +
-              "); bind one of them to another slot");
+          err(name + ": " + quote(nm(static_cast<BufferId>(reach))) + " and " +
+              quote(nm(static_cast<BufferId>(members[k]))) + " are both bound to slot " +
+              std::to_string(slot) + " but are live at the same time (" + detail::ticks(prev.lifetime) +
+              " and " + detail::ticks(cur.lifetime) + "); bind one of them to another slot");
         if (cur.lifetime.end > prev.lifetime.end) reach = members[k];
       }
     }
@@ -422,7 +447,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   auto nm = [&](BufferId b) { return detail::label(p, b); };
   const std::size_t n = p.buffers.size();
   if (pl.offsets.size() != n) {
-    err("the placement has " + std::to_string(pl.offsets.size()) + " offsets for " + std::to_string(n) + " buffers");
+    err("the placement has " + std::to_string(pl.offsets.size()) + " offsets for " + std::to_string(n) +
+        " buffers");
     return out;
   }
 
@@ -436,36 +462,43 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   std::vector<Addr> end(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& b = p.buffers[i];
-    auto name = [&] { return "buffer " + quote(nm(static_cast<BufferId>(i))); };  // only when something is wrong
+    auto name = [&] {
+      return "buffer " + quote(nm(static_cast<BufferId>(i)));
+    };  // only when something is wrong
     if (!pl.offsets[i]) {
       err(name() + " has no offset");
       continue;
     }
     const Addr off = *pl.offsets[i];
     if (!pl.arenas.empty() && pl.arenas[i] != b.arena &&
-        std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), pl.arenas[i]) == b.candidate_arenas.end()) {
-      err(name() + " is placed in arena " + std::to_string(pl.arenas[i]) + ", which is not among its candidates");
+        std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), pl.arenas[i]) ==
+            b.candidate_arenas.end()) {
+      err(name() + " is placed in arena " + std::to_string(pl.arenas[i]) +
+          ", which is not among its candidates");
       continue;
     }
     if (b.pin && off != b.pin->offset)
-      err(name() + " is pinned at offset " + std::to_string(b.pin->offset) + " but placed at " + std::to_string(off));
+      err(name() + " is pinned at offset " + std::to_string(b.pin->offset) + " but placed at " +
+          std::to_string(off));
     if (off % b.alignment != 0)
       err(name() + " at offset " + std::to_string(off) + " is not aligned to " + std::to_string(b.alignment));
     const auto e = checked_add(off, b.size);
     if (!e) {
-      err(name() + ": offset " + std::to_string(off) + " + size " + std::to_string(b.size) + " overflows 64 bits");
+      err(name() + ": offset " + std::to_string(off) + " + size " + std::to_string(b.size) +
+          " overflows 64 bits");
       continue;
     }
     usable[i] = true;
     end[i] = *e;
     const auto& arena = p.arenas[*index.arena(arena_of(i))];
     if (*e > arena.capacity)
-      err(name() + " at " + detail::bytes(off, *e) + " exceeds the capacity " + std::to_string(arena.capacity) +
-          " of arena " + std::to_string(arena.id) + " by " + std::to_string(*e - arena.capacity) + " bytes");
+      err(name() + " at " + detail::bytes(off, *e) + " exceeds the capacity " +
+          std::to_string(arena.capacity) + " of arena " + std::to_string(arena.id) + " by " +
+          std::to_string(*e - arena.capacity) + " bytes");
     for (const auto& r : arena.reserved)
       if (overlaps(AddrRange{off, *e}, r))
-        err(name() + " at " + detail::bytes(off, *e) + " overlaps the reserved window " + detail::bytes(r.begin, r.end) +
-            " of arena " + std::to_string(arena.id));
+        err(name() + " at " + detail::bytes(off, *e) + " overlaps the reserved window " +
+            detail::bytes(r.begin, r.end) + " of arena " + std::to_string(arena.id));
   }
   auto range = [&](std::size_t i) { return AddrRange{*pl.offsets[i], end[i]}; };
   auto describe = [&](std::size_t i) {
@@ -484,17 +517,21 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   // the buffers, offsets and classes in start order missed the cache five
   // times a buffer.
   const detail::TimeConflicts co_live(p);
-  const bool exact_intervals = p.exclusions.empty() &&
+  const bool exact_intervals =
+      p.exclusions.empty() &&
       std::none_of(p.buffers.begin(), p.buffers.end(), [](const BufferSpec& b) { return !b.live.empty(); });
   if (p.conflict_graph) {  // the graph, not the lifetimes, says who is live together
     detail::Report report;
     for (const auto& c : *p.conflict_graph) {
       const std::size_t a = c.a, b = c.b;
-      if (!usable[a] || !usable[b] || arena_of(a) != arena_of(b) || classes.class_of[a] == classes.class_of[b]) continue;
+      if (!usable[a] || !usable[b] || arena_of(a) != arena_of(b) ||
+          classes.class_of[a] == classes.class_of[b])
+        continue;
       if (co_live(a, b) && overlaps(range(a), range(b)))
-        report.add("buffers " + describe(a) + " and " + describe(b) +
-                   " are live at the same time (an edge of the conflict graph) and overlap in bytes " +
-                   detail::bytes(std::max(range(a).begin, range(b).begin), std::min(range(a).end, range(b).end)));
+        report.add(
+            "buffers " + describe(a) + " and " + describe(b) +
+            " are live at the same time (an edge of the conflict graph) and overlap in bytes " +
+            detail::bytes(std::max(range(a).begin, range(b).begin), std::min(range(a).end, range(b).end)));
     }
     auto diags = report.finish("overlapping pairs");
     out.insert(out.end(), diags.begin(), diags.end());
@@ -518,10 +555,11 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
     for (std::size_t i = 0; i < n; ++i)
       if (usable[i]) {
         const auto& b = p.buffers[i];
-        items.push_back({arena_of(i), b.lifetime.begin, i, b.lifetime.end, range(i), classes.class_of[i], classes.grouped[i]});
+        items.push_back({arena_of(i), b.lifetime.begin, i, b.lifetime.end, range(i), classes.class_of[i],
+                         classes.grouped[i]});
       }
     std::sort(items.begin(), items.end());
-    std::map<std::pair<Addr, std::size_t>, std::size_t> clean;  // (offset, buffer) -> item
+    std::map<std::pair<Addr, std::size_t>, std::size_t> clean;      // (offset, buffer) -> item
     std::vector<decltype(clean)::iterator> in_clean(items.size());  // where each clean item sits, to erase it
     std::vector<std::size_t> dirty;                                 // items
     LiveSweep<std::size_t> sweep;                                   // items, by lifetime end
@@ -538,8 +576,10 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
         first = false;
       }
       sweep.leave_until(cur.begin, [&](std::size_t j) {
-        if (is_dirty[j]) dirty.erase(std::find(dirty.begin(), dirty.end(), j));
-        else clean.erase(in_clean[j]);
+        if (is_dirty[j])
+          dirty.erase(std::find(dirty.begin(), dirty.end(), j));
+        else
+          clean.erase(in_clean[j]);
       });
       bool conflict = false;
       auto check = [&](std::size_t j) {
@@ -549,7 +589,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
         if (!exact_intervals && !co_live(cur.buffer, other.buffer)) return;
         report.add("buffers " + describe(other.buffer) + " and " + describe(cur.buffer) +
                    " are live at the same time and overlap in bytes " +
-                   detail::bytes(std::max(cur.bytes.begin, other.bytes.begin), std::min(cur.bytes.end, other.bytes.end)));
+                   detail::bytes(std::max(cur.bytes.begin, other.bytes.begin),
+                                 std::min(cur.bytes.end, other.bytes.end)));
       };
       auto it = clean.lower_bound({cur.bytes.begin, 0});
       if (it != clean.begin()) check(std::prev(it)->second);
@@ -595,8 +636,9 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
       if (!usable[i]) continue;
       const Addr off = *pl.offsets[i];
       if (off < m.offset) {
-        err("must-alias group " + std::to_string(g) + ": " + quote(nm(m.buffer)) + " at " + std::to_string(off) +
-            " lies below its group start (member offset " + std::to_string(m.offset) + ")");
+        err("must-alias group " + std::to_string(g) + ": " + quote(nm(m.buffer)) + " at " +
+            std::to_string(off) + " lies below its group start (member offset " + std::to_string(m.offset) +
+            ")");
         continue;
       }
       if (!base) {
@@ -604,8 +646,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
         first_member = m.buffer;
       } else if (off - m.offset != *base) {
         err("must-alias group " + std::to_string(g) + ": " + quote(nm(m.buffer)) + " puts the group at " +
-            std::to_string(off - m.offset) + " but " + quote(nm(first_member)) + " puts it at " + std::to_string(*base) +
-            "; aliases must share one allocation");
+            std::to_string(off - m.offset) + " but " + quote(nm(first_member)) + " puts it at " +
+            std::to_string(*base) + "; aliases must share one allocation");
       }
     }
   }
@@ -629,8 +671,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
           bind.slot ? off == base + *bind.slot * d.slot_size
                     : off >= base && (off - base) % d.slot_size == 0 && (off - base) / d.slot_size < d.slots;
       if (!on_slot)
-        err("declared allocation " + quote(nm(d.buffer)) + " at " + std::to_string(base) + ": " + quote(nm(bind.buffer)) +
-            " at " + std::to_string(off) + " is not on " +
+        err("declared allocation " + quote(nm(d.buffer)) + " at " + std::to_string(base) + ": " +
+            quote(nm(bind.buffer)) + " at " + std::to_string(off) + " is not on " +
             (bind.slot ? "its slot " + std::to_string(*bind.slot) + " (offset " +
                              std::to_string(base + *bind.slot * d.slot_size) + ")"
                        : std::string("a slot boundary")));
@@ -641,7 +683,8 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
     std::sort(list.begin(), list.end(), [](const Extent& a, const Extent& b) { return a.bytes < b.bytes; });
     for (std::size_t k = 1; k < list.size(); ++k)
       if (overlaps(list[k - 1].bytes, list[k].bytes))
-        err("declared allocations " + describe(list[k - 1].buffer) + " and " + describe(list[k].buffer) + " overlap");
+        err("declared allocations " + describe(list[k - 1].buffer) + " and " + describe(list[k].buffer) +
+            " overlap");
   }
   if (!extents.empty()) {
     detail::Report report;
@@ -666,6 +709,5 @@ PTO_MEM_PLAN_INLINE Diagnostics validate_placement(const Problem& p, const Place
   }
   return out;
 }
-
 
 }  // namespace pto_mem

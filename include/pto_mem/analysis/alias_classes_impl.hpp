@@ -47,8 +47,6 @@ PTO_MEM_PLAN_INLINE AliasClasses alias_classes(const Problem& p, const ProblemIn
   return out;
 }
 
-PTO_MEM_PLAN_INLINE AliasClasses alias_classes(const Problem& p) {
-  return alias_classes(p, ProblemIndex(p));
-}
+PTO_MEM_PLAN_INLINE AliasClasses alias_classes(const Problem& p) { return alias_classes(p, ProblemIndex(p)); }
 
 }  // namespace pto_mem

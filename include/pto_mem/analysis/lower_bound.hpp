@@ -21,11 +21,11 @@
 namespace pto_mem {
 
 struct ArenaLoad {
-  std::size_t buffers = 0;     ///< buffers in the arena
-  Addr max_load = 0;           ///< largest total size live at one instant
-  std::size_t max_live = 0;    ///< largest number of buffers live at one instant
-  Addr reserved_bytes = 0;     ///< bytes covered by reserved windows (their union)
-  Addr reserved_end = 0;       ///< highest reserved end
+  std::size_t buffers = 0;   ///< buffers in the arena
+  Addr max_load = 0;         ///< largest total size live at one instant
+  std::size_t max_live = 0;  ///< largest number of buffers live at one instant
+  Addr reserved_bytes = 0;   ///< bytes covered by reserved windows (their union)
+  Addr reserved_end = 0;     ///< highest reserved end
   /// Every placement's peak in this arena is at least this:
   /// max(reserved_end, max_load + reserved_bytes) (peaks include reserved ends,
   /// so every window lies below the peak and beside the live buffers).

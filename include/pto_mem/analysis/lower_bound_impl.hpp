@@ -77,7 +77,11 @@ PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
     auto k = arena_of(b);
     if (!k || !well_formed(b)) continue;
     ++out[*k].buffers;
-    if (!seen[*k]) { lo[*k] = b.lifetime.begin; hi[*k] = b.lifetime.end; seen[*k] = true; }
+    if (!seen[*k]) {
+      lo[*k] = b.lifetime.begin;
+      hi[*k] = b.lifetime.end;
+      seen[*k] = true;
+    }
     lo[*k] = std::min(lo[*k], b.lifetime.begin);
     hi[*k] = std::max(hi[*k], b.lifetime.end);
     // A class member counts as a live buffer here; its bytes come from the class below.
@@ -92,8 +96,8 @@ PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
   // there (stretches with the same largest merge; none where no member
   // lives), and each stretch adds what the largest exceeds the class's
   // declaration by.
-  using LargestLive = boost::icl::interval_map<Tick, Addr, boost::icl::partial_absorber, std::less,
-                                               boost::icl::inplace_max>;
+  using LargestLive =
+      boost::icl::interval_map<Tick, Addr, boost::icl::partial_absorber, std::less, boost::icl::inplace_max>;
   for (const auto& group : members) {
     if (group.empty()) continue;
     const auto k = *arena_of(p.buffers[group[0]]);
@@ -103,7 +107,8 @@ PTO_MEM_PLAN_INLINE std::vector<ArenaLoad> arena_loads(const Problem& p) {
       const auto& b = p.buffers[i];
       if (arena_of(b) != k) continue;  // malformed class; the validator reports it
       if (is_declared[i]) closed = std::max(closed, b.size);
-      largest += std::make_pair(boost::icl::interval<Tick>::right_open(b.lifetime.begin, b.lifetime.end), b.size);
+      largest +=
+          std::make_pair(boost::icl::interval<Tick>::right_open(b.lifetime.begin, b.lifetime.end), b.size);
     }
     for (const auto& [when, bytes] : largest) {
       if (bytes <= closed) continue;

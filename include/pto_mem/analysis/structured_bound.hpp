@@ -73,7 +73,8 @@ constexpr std::size_t max_graph_edges = 4'000'000;
     const auto& b = p.buffers[i];
     const auto k = index.arena(b.arena);
     if (!k || b.lifetime.begin >= b.lifetime.end) continue;
-    if (b.candidate_arenas.size() <= 1) ++out[*k].buffers;
+    if (b.candidate_arenas.size() <= 1)
+      ++out[*k].buffers;
     else
       for (const auto a : b.candidate_arenas)
         if (const auto c = index.arena(a)) ++out[*c].buffers;
@@ -121,7 +122,8 @@ constexpr std::size_t max_graph_edges = 4'000'000;
       clique.assign(1, v);
       Addr bytes = p.buffers[v].size;
       for (std::size_t u : nb)
-        if (std::all_of(clique.begin() + 1, clique.end(), [&](std::size_t w) { return boost::edge(u, w, g).second; })) {
+        if (std::all_of(clique.begin() + 1, clique.end(),
+                        [&](std::size_t w) { return boost::edge(u, w, g).second; })) {
           clique.push_back(u);
           bytes = saturating_add(bytes, p.buffers[u].size);
         }
@@ -168,8 +170,10 @@ constexpr std::size_t max_graph_edges = 4'000'000;
           const std::size_t i = ev[e].buffer;
           const Addr size = p.buffers[i].size;
           if (involved[i]) {
-            if (ev[e].starts) live_involved.insert({size, i});
-            else live_involved.erase({size, i});
+            if (ev[e].starts)
+              live_involved.insert({size, i});
+            else
+              live_involved.erase({size, i});
           } else if (ev[e].starts) {
             free_bytes = saturating_add(free_bytes, size);
             ++free_count;
@@ -188,7 +192,8 @@ constexpr std::size_t max_graph_edges = 4'000'000;
             // Named copies, not a structured binding: clang before 16 cannot capture a binding in a lambda.
             const Addr size = entry.first;
             const std::size_t i = entry.second;
-            if (std::none_of(clique.begin(), clique.end(), [&](std::size_t j) { return excluded.contains(pair_key(i, j)); })) {
+            if (std::none_of(clique.begin(), clique.end(),
+                             [&](std::size_t j) { return excluded.contains(pair_key(i, j)); })) {
               clique.push_back(i);
               bytes = saturating_add(bytes, size);
             }

@@ -20,10 +20,14 @@ namespace pto_mem {
 /// then say).
 template <class A>
 [[nodiscard]] std::optional<std::string> default_arena_name(const A& a) {
-  if constexpr (std::integral<A>) return "arena" + std::to_string(a);
-  else if constexpr (std::is_enum_v<A>) return "arena" + std::to_string(static_cast<long long>(a));
-  else if constexpr (std::is_convertible_v<const A&, std::string_view>) return std::string(std::string_view(a));
-  else return std::nullopt;
+  if constexpr (std::integral<A>)
+    return "arena" + std::to_string(a);
+  else if constexpr (std::is_enum_v<A>)
+    return "arena" + std::to_string(static_cast<long long>(a));
+  else if constexpr (std::is_convertible_v<const A&, std::string_view>)
+    return std::string(std::string_view(a));
+  else
+    return std::nullopt;
 }
 
 namespace detail {
@@ -47,7 +51,7 @@ struct policy_capacity_value {
   using type = Addr;
 };
 template <class P, class A>
-  requires requires(const P& p, const A& a) { p.capacity(a); }
+requires requires(const P& p, const A& a) { p.capacity(a); }
 struct policy_capacity_value<P, A> {
   using type = capacity_value_t<decltype(std::declval<const P&>().capacity(std::declval<const A&>()))>;
 };
@@ -77,8 +81,10 @@ template <class P>
 struct arena_policy_traits {
   template <class A>
   static bool planned(const P& p, const A& a) {
-    if constexpr (requires { p.planned(a); }) return p.planned(a);
-    else return true;
+    if constexpr (requires { p.planned(a); })
+      return p.planned(a);
+    else
+      return true;
   }
   /// std::optional of the policy's own number type, so that a negative value
   /// of a signed type stays visible (make_problem reports it) instead of
@@ -88,13 +94,17 @@ struct arena_policy_traits {
     if constexpr (requires { p.capacity(a); }) {
       using R = std::remove_cvref_t<decltype(p.capacity(a))>;
       using V = detail::capacity_value_t<R>;
-      static_assert(detail::whole_capacity<V>,
-                    "pto_mem::arena_policy_traits<P>::capacity: `capacity(a)` returns a floating-point number, but a "
-                    "capacity is a whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: no "
-                    "capacity), or specialise pto_mem::arena_policy_traits<P>.");
-      if constexpr (std::is_integral_v<V> && std::is_same_v<R, std::optional<V>>) return p.capacity(a);
-      else if constexpr (std::is_integral_v<V> && std::is_same_v<R, V>) return std::optional<V>(p.capacity(a));
-      else return std::optional<Addr>(p.capacity(a));
+      static_assert(
+          detail::whole_capacity<V>,
+          "pto_mem::arena_policy_traits<P>::capacity: `capacity(a)` returns a floating-point number, but a "
+          "capacity is a whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: no "
+          "capacity), or specialise pto_mem::arena_policy_traits<P>.");
+      if constexpr (std::is_integral_v<V> && std::is_same_v<R, std::optional<V>>)
+        return p.capacity(a);
+      else if constexpr (std::is_integral_v<V> && std::is_same_v<R, V>)
+        return std::optional<V>(p.capacity(a));
+      else
+        return std::optional<Addr>(p.capacity(a));
     } else {
       return std::optional<Addr>();
     }
@@ -108,13 +118,17 @@ struct arena_policy_traits {
   }
   template <class A>
   static Addr alignment(const P& p, const A& a) {
-    if constexpr (requires { p.alignment(a); }) return p.alignment(a);
-    else return 1;
+    if constexpr (requires { p.alignment(a); })
+      return p.alignment(a);
+    else
+      return 1;
   }
   template <class A>
   static std::string name(const P& p, const A& a) {
-    if constexpr (requires { p.name(a); }) return p.name(a);
-    else return default_arena_name(a).value_or(std::string("arena"));
+    if constexpr (requires { p.name(a); })
+      return p.name(a);
+    else
+      return default_arena_name(a).value_or(std::string("arena"));
   }
 };
 
@@ -129,33 +143,65 @@ consteval bool check_policy() {
   constexpr bool own_reserved = requires(Pc p, Ac a) { p.reserved(a); };
   constexpr bool own_alignment = requires(Pc p, Ac a) { p.alignment(a); };
   constexpr bool own_name = requires(Pc p, Ac a) { p.name(a); };
-  constexpr bool planned_ok = !own_planned || requires(Pc p, Ac a) { { p.planned(a) } -> std::convertible_to<bool>; };
-  constexpr bool capacity_ok =
-      !own_capacity || requires(Pc p, Ac a) { { p.capacity(a) } -> std::convertible_to<std::optional<Addr>>; };
-  constexpr bool reserved_ok = !own_reserved || requires(Pc p, Ac a) { { p.reserved(a) } -> std::ranges::input_range; };
-  constexpr bool alignment_ok = !own_alignment || requires(Pc p, Ac a) { { p.alignment(a) } -> std::convertible_to<Addr>; };
-  constexpr bool name_ok = own_name ? requires(Pc p, Ac a) { { p.name(a) } -> std::convertible_to<std::string>; }
+  constexpr bool planned_ok = !own_planned || requires(Pc p, Ac a) {
+    { p.planned(a) } -> std::convertible_to<bool>;
+  };
+  constexpr bool capacity_ok = !own_capacity || requires(Pc p, Ac a) {
+    { p.capacity(a) } -> std::convertible_to<std::optional<Addr>>;
+  };
+  constexpr bool reserved_ok = !own_reserved || requires(Pc p, Ac a) {
+    { p.reserved(a) } -> std::ranges::input_range;
+  };
+  constexpr bool alignment_ok = !own_alignment || requires(Pc p, Ac a) {
+    { p.alignment(a) } -> std::convertible_to<Addr>;
+  };
+  constexpr bool name_ok = own_name ? requires(Pc p, Ac a) {
+    { p.name(a) } -> std::convertible_to<std::string>;
+  }
                                     : (std::integral<A> || std::is_enum_v<A> || std::is_convertible_v<Ac, std::string_view>);
-  static_assert(planned_ok, "pto_mem::check_policy<P, A>: `planned(a)` must return bool (false: the arena is off-chip "
-                            "and never placed); or specialise pto_mem::arena_policy_traits<P>.");
-  static_assert(capacity_ok, "pto_mem::check_policy<P, A>: `capacity(a)` must return std::optional<pto_mem::Addr> "
-                             "(bytes; nullopt: no limit); or specialise pto_mem::arena_policy_traits<P>.");
-  constexpr bool capacity_whole =
-      !own_capacity || !capacity_ok || detail::whole_capacity<typename detail::policy_capacity_value<P, A>::type>;
-  static_assert(capacity_whole, "pto_mem::check_policy<P, A>: `capacity(a)` returns a floating-point number, but a "
-                                "capacity is a whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: "
-                                "no limit), or specialise pto_mem::arena_policy_traits<P>.");
-  static_assert(reserved_ok, "pto_mem::check_policy<P, A>: `reserved(a)` must return a range of pto_mem::AddrRange (or "
-                             "of anything with `begin`/`end` byte members); or specialise pto_mem::arena_policy_traits<P>.");
-  static_assert(alignment_ok, "pto_mem::check_policy<P, A>: `alignment(a)` must return an integral byte count; or "
-                              "specialise pto_mem::arena_policy_traits<P>.");
-  static_assert(name_ok || own_name,
-                "pto_mem::check_policy<P, A>: the arena key type has no default name (it is not an integer, an enum "
-                "or a string); give the policy `std::string name(A) const`, or specialise "
-                "pto_mem::arena_policy_traits<P>.");
-  static_assert(name_ok || !own_name, "pto_mem::check_policy<P, A>: `name(a)` must return something convertible to "
-                                      "std::string; or specialise pto_mem::arena_policy_traits<P>.");
-  return planned_ok && capacity_ok && capacity_whole && reserved_ok && alignment_ok && name_ok;
+                                    static_assert(
+                                        planned_ok,
+                                        "pto_mem::check_policy<P, A>: `planned(a)` must return bool (false: "
+                                        "the arena is off-chip "
+                                        "and never placed); or specialise pto_mem::arena_policy_traits<P>.");
+                                    static_assert(capacity_ok,
+                                                  "pto_mem::check_policy<P, A>: `capacity(a)` must return "
+                                                  "std::optional<pto_mem::Addr> "
+                                                  "(bytes; nullopt: no limit); or specialise "
+                                                  "pto_mem::arena_policy_traits<P>.");
+                                    constexpr bool capacity_whole =
+                                        !own_capacity || !capacity_ok ||
+                                        detail::whole_capacity<
+                                            typename detail::policy_capacity_value<P, A>::type>;
+                                    static_assert(
+                                        capacity_whole,
+                                        "pto_mem::check_policy<P, A>: `capacity(a)` returns a floating-point "
+                                        "number, but a "
+                                        "capacity is a whole number of bytes; return "
+                                        "std::optional<pto_mem::Addr> (nullopt: "
+                                        "no limit), or specialise pto_mem::arena_policy_traits<P>.");
+                                    static_assert(reserved_ok,
+                                                  "pto_mem::check_policy<P, A>: `reserved(a)` must return a "
+                                                  "range of pto_mem::AddrRange (or "
+                                                  "of anything with `begin`/`end` byte members); or "
+                                                  "specialise pto_mem::arena_policy_traits<P>.");
+                                    static_assert(alignment_ok,
+                                                  "pto_mem::check_policy<P, A>: `alignment(a)` must return "
+                                                  "an integral byte count; or "
+                                                  "specialise pto_mem::arena_policy_traits<P>.");
+                                    static_assert(name_ok || own_name,
+                                                  "pto_mem::check_policy<P, A>: the arena key type has no "
+                                                  "default name (it is not an integer, an enum "
+                                                  "or a string); give the policy `std::string name(A) "
+                                                  "const`, or specialise "
+                                                  "pto_mem::arena_policy_traits<P>.");
+                                    static_assert(
+                                        name_ok || !own_name,
+                                        "pto_mem::check_policy<P, A>: `name(a)` must return something "
+                                        "convertible to "
+                                        "std::string; or specialise pto_mem::arena_policy_traits<P>.");
+                                    return planned_ok && capacity_ok && capacity_whole && reserved_ok &&
+                                           alignment_ok && name_ok;
 }
 
 template <class P, class A>
@@ -172,13 +218,21 @@ concept ArenaPolicy = requires(const P& p, const A& a) {
 struct UnboundedArenaPolicy {
   Addr alignment_bytes = 1;
   template <class A>
-  bool planned(const A&) const { return true; }
+  bool planned(const A&) const {
+    return true;
+  }
   template <class A>
-  std::optional<Addr> capacity(const A&) const { return std::nullopt; }
+  std::optional<Addr> capacity(const A&) const {
+    return std::nullopt;
+  }
   template <class A>
-  std::vector<AddrRange> reserved(const A&) const { return {}; }
+  std::vector<AddrRange> reserved(const A&) const {
+    return {};
+  }
   template <class A>
-  Addr alignment(const A&) const { return alignment_bytes; }
+  Addr alignment(const A&) const {
+    return alignment_bytes;
+  }
   template <class A>
   std::string name(const A& a) const {
     return default_arena_name(a).value_or(std::string("arena"));

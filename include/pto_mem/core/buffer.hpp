@@ -6,10 +6,10 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <string>
-#include <string_view>
 #include <optional>
 #include <ranges>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -36,48 +36,51 @@ inline constexpr no_id_t no_id{};
 ///
 /// | property  | default                                        | required type           |
 /// |-----------|------------------------------------------------|-------------------------|
-/// | id        | data member `id`; else a string-like `name`; else the position (no_id) | integral or string-like |
-/// | size      | data member `size`                             | integral (bytes)        |
-/// | alignment | data member `alignment`; else 1                | integral                |
-/// | arena     | data member `arena`; else 0 (one arena)        | totally ordered, copyable |
-/// | lifetime  | data member `lifetime`                         | models Lifetime         |
+/// | id        | data member `id`; else a string-like `name`; else the position (no_id) | integral or
+/// string-like | | size      | data member `size`                             | integral (bytes)        | |
+/// alignment | data member `alignment`; else 1                | integral                | | arena     | data
+/// member `arena`; else 0 (one arena)        | totally ordered, copyable | | lifetime  | data member
+/// `lifetime`                         | models Lifetime         |
 template <class B>
 struct buffer_id_traits {
   static constexpr decltype(auto) get(const B& b) {
-    if constexpr (requires { b.id; }) return (b.id);
-    else if constexpr (requires { { b.name } -> std::convertible_to<std::string_view>; }) return (b.name);
-    else return no_id;
+    if constexpr (requires { b.id; })
+      return (b.id);
+    else if constexpr (requires {
+                         { b.name } -> std::convertible_to<std::string_view>;
+                       })
+      return (b.name);
+    else
+      return no_id;
   }
 };
 template <class B>
 struct buffer_size_traits {
-  static constexpr auto get(const B& b)
-    requires requires { b.size; }
-  {
-    return b.size;
-  }
+  static constexpr auto get(const B& b) requires requires { b.size; }
+  { return b.size; }
 };
 template <class B>
 struct buffer_alignment_traits {
   static constexpr auto get(const B& b) {
-    if constexpr (requires { b.alignment; }) return b.alignment;
-    else return 1;
+    if constexpr (requires { b.alignment; })
+      return b.alignment;
+    else
+      return 1;
   }
 };
 template <class B>
 struct buffer_arena_traits {
   static constexpr decltype(auto) get(const B& b) {
-    if constexpr (requires { b.arena; }) return (b.arena);
-    else return 0;
+    if constexpr (requires { b.arena; })
+      return (b.arena);
+    else
+      return 0;
   }
 };
 template <class B>
 struct buffer_lifetime_traits {
-  static constexpr decltype(auto) get(const B& b)
-    requires requires { b.lifetime; }
-  {
-    return (b.lifetime);
-  }
+  static constexpr decltype(auto) get(const B& b) requires requires { b.lifetime; }
+  { return (b.lifetime); }
 };
 
 /// All five properties at once. The primary template asks the per-property
@@ -92,38 +95,27 @@ struct buffer_lifetime_traits {
 ///     };
 template <class B>
 struct buffer_traits {
-  static constexpr decltype(auto) id(const B& b)
-    requires requires { buffer_id_traits<B>::get(b); }
-  {
-    return buffer_id_traits<B>::get(b);
+  static constexpr decltype(auto) id(const B& b) requires requires { buffer_id_traits<B>::get(b); }
+  { return buffer_id_traits<B>::get(b); }
+  static constexpr decltype(auto) size(const B& b) requires requires { buffer_size_traits<B>::get(b); }
+  { return buffer_size_traits<B>::get(b); }
+  static constexpr decltype(auto) alignment(const B& b) requires requires {
+    buffer_alignment_traits<B>::get(b);
   }
-  static constexpr decltype(auto) size(const B& b)
-    requires requires { buffer_size_traits<B>::get(b); }
-  {
-    return buffer_size_traits<B>::get(b);
+  { return buffer_alignment_traits<B>::get(b); }
+  static constexpr decltype(auto) arena(const B& b) requires requires { buffer_arena_traits<B>::get(b); }
+  { return buffer_arena_traits<B>::get(b); }
+  static constexpr decltype(auto) lifetime(const B& b) requires requires {
+    buffer_lifetime_traits<B>::get(b);
   }
-  static constexpr decltype(auto) alignment(const B& b)
-    requires requires { buffer_alignment_traits<B>::get(b); }
-  {
-    return buffer_alignment_traits<B>::get(b);
-  }
-  static constexpr decltype(auto) arena(const B& b)
-    requires requires { buffer_arena_traits<B>::get(b); }
-  {
-    return buffer_arena_traits<B>::get(b);
-  }
-  static constexpr decltype(auto) lifetime(const B& b)
-    requires requires { buffer_lifetime_traits<B>::get(b); }
-  {
-    return buffer_lifetime_traits<B>::get(b);
-  }
+  { return buffer_lifetime_traits<B>::get(b); }
 };
 
 /// Buffer ids are integers or strings; either way they are reported by name.
 /// no_id_t: the buffer is named by its position in the range.
 template <class T>
-concept BufferIdLike = std::integral<std::remove_cvref_t<T>> || std::convertible_to<const T&, std::string_view> ||
-                       std::same_as<std::remove_cvref_t<T>, no_id_t>;
+concept BufferIdLike = std::integral<std::remove_cvref_t<T>> ||
+    std::convertible_to<const T&, std::string_view> || std::same_as<std::remove_cvref_t<T>, no_id_t>;
 
 /// Arena keys: integers, enums or any totally ordered value the policy knows.
 template <class T>
@@ -164,7 +156,8 @@ template <std::integral T>
   if constexpr (std::is_signed_v<T>) {
     return static_cast<std::int64_t>(v);
   } else {
-    return v > static_cast<std::make_unsigned_t<std::int64_t>>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
+    return v > static_cast<std::make_unsigned_t<std::int64_t>>(INT64_MAX) ? INT64_MAX
+                                                                          : static_cast<std::int64_t>(v);
   }
 }
 template <Buffer B>
@@ -210,8 +203,9 @@ template <Buffer B>
 /// | property         | default                                   | required type                         |
 /// |------------------|-------------------------------------------|---------------------------------------|
 /// | live             | data member `live`; else one interval     | a range of Lifetime (sorted, disjoint)|
-/// | pin              | data member `pin`; else none              | std::optional of an integral offset, or std::optional<pto_mem::Pin> |
-/// | candidate_arenas | data member `candidate_arenas`; else none | a range of arena keys, most preferred first |
+/// | pin              | data member `pin`; else none              | std::optional of an integral offset, or
+/// std::optional<pto_mem::Pin> | | candidate_arenas | data member `candidate_arenas`; else none | a range of
+/// arena keys, most preferred first |
 ///
 /// A data member of another type under one of these names is not read.
 template <class B>
@@ -231,9 +225,11 @@ struct optional_value<std::optional<T>> {
   using type = T;
 };
 template <class P>
-concept PinLike = requires { typename optional_value<std::remove_cvref_t<P>>::type; } &&
-                  (std::integral<typename optional_value<std::remove_cvref_t<P>>::type> ||
-                   std::same_as<typename optional_value<std::remove_cvref_t<P>>::type, Pin>);
+concept PinLike = requires {
+  typename optional_value<std::remove_cvref_t<P>>::type;
+}
+&&(std::integral<typename optional_value<std::remove_cvref_t<P>>::type> ||
+   std::same_as<typename optional_value<std::remove_cvref_t<P>>::type, Pin>);
 }  // namespace detail
 
 /// The live intervals of `b` (empty: its lifetime is the only one).
@@ -243,8 +239,10 @@ template <class B>
   auto read = [&](const auto& range) {
     for (const auto& l : range) out.push_back(to_interval(l));
   };
-  if constexpr (requires { buffer_live_traits<B>::get(b); }) read(buffer_live_traits<B>::get(b));
-  else if constexpr (requires { requires detail::LifetimeRange<decltype(b.live)>; }) read(b.live);
+  if constexpr (requires { buffer_live_traits<B>::get(b); })
+    read(buffer_live_traits<B>::get(b));
+  else if constexpr (requires { requires detail::LifetimeRange<decltype(b.live)>; })
+    read(b.live);
   return out;
 }
 
@@ -253,12 +251,17 @@ template <class B>
 [[nodiscard]] std::optional<Pin> buffer_pin(const B& b) {
   auto read = [](const auto& pin) -> std::optional<Pin> {
     if (!pin) return std::nullopt;
-    if constexpr (std::same_as<std::remove_cvref_t<decltype(*pin)>, Pin>) return *pin;
-    else return Pin{static_cast<Addr>(*pin), false};
+    if constexpr (std::same_as<std::remove_cvref_t<decltype(*pin)>, Pin>)
+      return *pin;
+    else
+      return Pin{static_cast<Addr>(*pin), false};
   };
-  if constexpr (requires { buffer_pin_traits<B>::get(b); }) return read(buffer_pin_traits<B>::get(b));
-  else if constexpr (requires { requires detail::PinLike<decltype(b.pin)>; }) return read(b.pin);
-  else return std::nullopt;
+  if constexpr (requires { buffer_pin_traits<B>::get(b); })
+    return read(buffer_pin_traits<B>::get(b));
+  else if constexpr (requires { requires detail::PinLike<decltype(b.pin)>; })
+    return read(b.pin);
+  else
+    return std::nullopt;
 }
 
 /// Calls `f(key)` for each candidate arena of `b`, most preferred first
@@ -287,38 +290,46 @@ consteval bool check_buffer() {
   static_assert(has_size,
                 "pto_mem::check_buffer<B>: no `size` accessor. Give B an integral data member `size`, or "
                 "specialise pto_mem::buffer_size_traits<B> with `static <integral> get(const B&)` (bytes).");
-  static_assert(has_lifetime,
-                "pto_mem::check_buffer<B>: no `lifetime` accessor. Give B a data member `lifetime`, or specialise "
-                "pto_mem::buffer_lifetime_traits<B> with `static <Lifetime> get(const B&)` returning "
-                "half-open [begin, end), e.g. std::pair<int, int>{first, last + 1}.");
-  static_assert(has_id, "pto_mem::check_buffer<B>: buffer_traits<B> has no `id`; specialise "
-                        "pto_mem::buffer_id_traits<B> (or drop the buffer_traits specialisation's other members).");
-  static_assert(has_alignment, "pto_mem::check_buffer<B>: buffer_traits<B> has no `alignment`; specialise "
-                               "pto_mem::buffer_alignment_traits<B> with `static <integral> get(const B&)`.");
-  static_assert(has_arena, "pto_mem::check_buffer<B>: buffer_traits<B> has no `arena`; specialise "
-                           "pto_mem::buffer_arena_traits<B> with `static <ordered key> get(const B&)`.");
+  static_assert(
+      has_lifetime,
+      "pto_mem::check_buffer<B>: no `lifetime` accessor. Give B a data member `lifetime`, or specialise "
+      "pto_mem::buffer_lifetime_traits<B> with `static <Lifetime> get(const B&)` returning "
+      "half-open [begin, end), e.g. std::pair<int, int>{first, last + 1}.");
+  static_assert(has_id,
+                "pto_mem::check_buffer<B>: buffer_traits<B> has no `id`; specialise "
+                "pto_mem::buffer_id_traits<B> (or drop the buffer_traits specialisation's other members).");
+  static_assert(has_alignment,
+                "pto_mem::check_buffer<B>: buffer_traits<B> has no `alignment`; specialise "
+                "pto_mem::buffer_alignment_traits<B> with `static <integral> get(const B&)`.");
+  static_assert(has_arena,
+                "pto_mem::check_buffer<B>: buffer_traits<B> has no `arena`; specialise "
+                "pto_mem::buffer_arena_traits<B> with `static <ordered key> get(const B&)`.");
   if constexpr (has_size)
-    static_assert(std::integral<std::remove_cvref_t<decltype(T::size(std::declval<const B&>()))>>,
-                  "pto_mem::check_buffer<B>: `size` must return an integral byte count; change the member's type "
-                  "or specialise pto_mem::buffer_size_traits<B> to convert it.");
+    static_assert(
+        std::integral<std::remove_cvref_t<decltype(T::size(std::declval<const B&>()))>>,
+        "pto_mem::check_buffer<B>: `size` must return an integral byte count; change the member's type "
+        "or specialise pto_mem::buffer_size_traits<B> to convert it.");
   if constexpr (has_alignment)
     static_assert(std::integral<std::remove_cvref_t<decltype(T::alignment(std::declval<const B&>()))>>,
                   "pto_mem::check_buffer<B>: `alignment` must return an integral byte count; specialise "
                   "pto_mem::buffer_alignment_traits<B> to convert it.");
   if constexpr (has_id)
-    static_assert(BufferIdLike<decltype(T::id(std::declval<const B&>()))>,
-                  "pto_mem::check_buffer<B>: `id` must return an integer or something convertible to "
-                  "std::string_view; specialise pto_mem::buffer_id_traits<B>, or return pto_mem::no_id to name "
-                  "buffers by their position.");
+    static_assert(
+        BufferIdLike<decltype(T::id(std::declval<const B&>()))>,
+        "pto_mem::check_buffer<B>: `id` must return an integer or something convertible to "
+        "std::string_view; specialise pto_mem::buffer_id_traits<B>, or return pto_mem::no_id to name "
+        "buffers by their position.");
   if constexpr (has_arena)
-    static_assert(ArenaKey<decltype(T::arena(std::declval<const B&>()))>,
-                  "pto_mem::check_buffer<B>: `arena` must return a totally ordered, copyable key (an enum, an "
-                  "integer, a string); specialise pto_mem::buffer_arena_traits<B>.");
+    static_assert(
+        ArenaKey<decltype(T::arena(std::declval<const B&>()))>,
+        "pto_mem::check_buffer<B>: `arena` must return a totally ordered, copyable key (an enum, an "
+        "integer, a string); specialise pto_mem::buffer_arena_traits<B>.");
   if constexpr (has_lifetime)
-    static_assert(Lifetime<decltype(T::lifetime(std::declval<const B&>()))>,
-                  "pto_mem::check_buffer<B>: `lifetime` must model pto_mem::Lifetime: integral `begin`/`end` "
-                  "members, a std::pair of integers, or a type with a pto_mem::lifetime_traits<L> specialisation "
-                  "(static Tick begin(const L&), end(const L&)); a std::pair<double, double> is none of these.");
+    static_assert(
+        Lifetime<decltype(T::lifetime(std::declval<const B&>()))>,
+        "pto_mem::check_buffer<B>: `lifetime` must model pto_mem::Lifetime: integral `begin`/`end` "
+        "members, a std::pair of integers, or a type with a pto_mem::lifetime_traits<L> specialisation "
+        "(static Tick begin(const L&), end(const L&)); a std::pair<double, double> is none of these.");
   return Buffer<B>;
 }
 

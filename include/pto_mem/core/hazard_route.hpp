@@ -22,17 +22,15 @@ template <class R>
 struct hazard_route_traits {
   using pipe_type = typename R::pipe_type;
   template <class Op>
-  static AccessEvidence evidence(const R& r, const Op& op)
-    requires requires { { r.evidence(op) } -> std::convertible_to<AccessEvidence>; }
-  {
-    return r.evidence(op);
+  static AccessEvidence evidence(const R& r, const Op& op) requires requires {
+    { r.evidence(op) } -> std::convertible_to<AccessEvidence>;
   }
+  { return r.evidence(op); }
   template <class Op>
-  static std::optional<pipe_type> pipe(const R& r, const Op& op)
-    requires requires { { r.pipe(op) } -> std::convertible_to<std::optional<pipe_type>>; }
-  {
-    return r.pipe(op);
+  static std::optional<pipe_type> pipe(const R& r, const Op& op) requires requires {
+    { r.pipe(op) } -> std::convertible_to<std::optional<pipe_type>>;
   }
+  { return r.pipe(op); }
 };
 
 /// Pipes are small opaque values (an enum is typical); totally ordered so
@@ -42,8 +40,9 @@ concept HazardRoute = requires(const R& r, const Op& op) {
   typename hazard_route_traits<R>::pipe_type;
   requires std::totally_ordered<typename hazard_route_traits<R>::pipe_type>;
   { hazard_route_traits<R>::evidence(r, op) } -> std::same_as<AccessEvidence>;
-  { hazard_route_traits<R>::pipe(r, op) }
-      -> std::same_as<std::optional<typename hazard_route_traits<R>::pipe_type>>;
+  {
+    hazard_route_traits<R>::pipe(r, op)
+    } -> std::same_as<std::optional<typename hazard_route_traits<R>::pipe_type>>;
 };
 
 }  // namespace pto_mem

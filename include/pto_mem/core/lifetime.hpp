@@ -29,16 +29,14 @@ struct Interval {
 ///     };
 template <class L>
 struct lifetime_traits {
-  static constexpr Tick begin(const L& l)
-    requires requires { requires std::integral<std::remove_cvref_t<decltype(l.begin)>>; }
-  {
-    return static_cast<Tick>(l.begin);
+  static constexpr Tick begin(const L& l) requires requires {
+    requires std::integral<std::remove_cvref_t<decltype(l.begin)>>;
   }
-  static constexpr Tick end(const L& l)
-    requires requires { requires std::integral<std::remove_cvref_t<decltype(l.end)>>; }
-  {
-    return static_cast<Tick>(l.end);
+  { return static_cast<Tick>(l.begin); }
+  static constexpr Tick end(const L& l) requires requires {
+    requires std::integral<std::remove_cvref_t<decltype(l.end)>>;
   }
+  { return static_cast<Tick>(l.end); }
 };
 
 /// std::pair<integral, integral> is a lifetime [first, second).

@@ -62,15 +62,15 @@ struct ArenaRecord {
 /// One user buffer as the traits read it.
 struct BufferRecord {
   static constexpr std::size_t not_planned = static_cast<std::size_t>(-1);
-  std::string name;               ///< buffer_id_string (repeats are made unique later)
-  std::int64_t size = 0;          ///< signed, so that a negative size is reported as negative
-  std::int64_t alignment = 0;     ///< signed, likewise
-  Addr size_bytes = 0;            ///< buffer_size: what the Problem holds
-  Addr alignment_bytes = 0;       ///< buffer_alignment, before the arena's rule
+  std::string name;                 ///< buffer_id_string (repeats are made unique later)
+  std::int64_t size = 0;            ///< signed, so that a negative size is reported as negative
+  std::int64_t alignment = 0;       ///< signed, likewise
+  Addr size_bytes = 0;              ///< buffer_size: what the Problem holds
+  Addr alignment_bytes = 0;         ///< buffer_alignment, before the arena's rule
   std::size_t arena = not_planned;  ///< index into ProblemRecords::arenas
   Interval lifetime;
-  std::vector<Interval> live;     ///< buffer_live (empty: the lifetime)
-  std::optional<Pin> pin;         ///< buffer_pin
+  std::vector<Interval> live;                 ///< buffer_live (empty: the lifetime)
+  std::optional<Pin> pin;                     ///< buffer_pin
   std::vector<std::size_t> candidate_arenas;  ///< indices into ProblemRecords::arenas, planned ones only
 };
 
@@ -97,9 +97,10 @@ struct BuiltProblem {
 /// reported, not wrapped around to a huge capacity.
 template <class T>
 void read_capacity(const std::optional<T>& c, ArenaRecord& r) {
-  static_assert(whole_capacity<T>,
-                "pto_mem::arena_policy_traits<P>::capacity: returns a floating-point number, but a capacity is a "
-                "whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: no capacity).");
+  static_assert(
+      whole_capacity<T>,
+      "pto_mem::arena_policy_traits<P>::capacity: returns a floating-point number, but a capacity is a "
+      "whole number of bytes; return std::optional<pto_mem::Addr> (nullopt: no capacity).");
   if (!c) return;
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
     if (*c < 0) {
@@ -107,8 +108,10 @@ void read_capacity(const std::optional<T>& c, ArenaRecord& r) {
       return;
     }
   }
-  if constexpr (std::is_integral_v<T>) r.capacity = static_cast<Addr>(*c);
-  else r.capacity = std::optional<Addr>(*c);
+  if constexpr (std::is_integral_v<T>)
+    r.capacity = static_cast<Addr>(*c);
+  else
+    r.capacity = std::optional<Addr>(*c);
 }
 template <class T>
 void read_capacity(const T& c, ArenaRecord& r) {  // a specialised trait that returns a plain value
@@ -165,7 +168,8 @@ ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<
     for_each_candidate_arena(b, [&](const auto& k) {
       const auto c = std::lower_bound(seen.begin(), seen.end(), static_cast<const Key&>(k), std::less<Key>{});
       const std::size_t idx = index_of[static_cast<std::size_t>(c - seen.begin())];
-      if (idx != BufferRecord::not_planned) r.candidate_arenas.push_back(idx);  // an unplanned candidate is not offered
+      if (idx != BufferRecord::not_planned)
+        r.candidate_arenas.push_back(idx);  // an unplanned candidate is not offered
     });
   }
   return out;
@@ -181,8 +185,8 @@ ProblemRecords read_records(const R& buffers, const Policy& policy, std::vector<
 /// buffer without an id is named by its position in the range; repeated ids
 /// get "#<position>" appended.
 template <std::ranges::forward_range R, class Policy>
-  requires Buffer<std::ranges::range_value_t<R>> &&
-           ArenaPolicy<Policy, buffer_arena_t<std::ranges::range_value_t<R>>>
+requires Buffer<std::ranges::range_value_t<R>> &&
+    ArenaPolicy<Policy, buffer_arena_t<std::ranges::range_value_t<R>>>
 [[nodiscard]] auto make_problem(const R& buffers, const Policy& policy) {
   using Key = buffer_arena_t<std::ranges::range_value_t<R>>;
   ProblemWithKeys<Key> out;

@@ -33,9 +33,9 @@ PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records) {
     a.name = std::move(r.name);
     a.reserved = std::move(r.reserved);
     if (r.negative_capacity)  // the arena is then planned as if it had none: one message, not two
-      out.diagnostics.push_back(error("arena '" + a.name + "': the policy gives capacity " +
-                                      std::to_string(*r.negative_capacity) +
-                                      ", a negative byte count; return a positive capacity, or std::nullopt for none"));
+      out.diagnostics.push_back(
+          error("arena '" + a.name + "': the policy gives capacity " + std::to_string(*r.negative_capacity) +
+                ", a negative byte count; return a positive capacity, or std::nullopt for none"));
     unlimited.push_back(!r.capacity.has_value());
     a.capacity = r.capacity.value_or(0);  // 0 = set to always_fitting_capacity below
     p.arenas.push_back(std::move(a));
@@ -56,7 +56,8 @@ PTO_MEM_PLAN_INLINE BuiltProblem build_problem(ProblemRecords records) {
                                       std::to_string(b.size) + ", a negative byte count; sizes must be > 0"));
     if (b.alignment < 0)
       out.diagnostics.push_back(error("buffer '" + s.name + "' (in arena " + arena_name + "): alignment is " +
-                                      std::to_string(b.alignment) + ", a negative byte count; alignments must be > 0"));
+                                      std::to_string(b.alignment) +
+                                      ", a negative byte count; alignments must be > 0"));
     s.alignment = combined_alignment(b.alignment_bytes, records.arenas[b.arena].alignment);
     s.arena = static_cast<std::int64_t>(b.arena);
     s.lifetime = b.lifetime;

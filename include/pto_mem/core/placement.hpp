@@ -52,7 +52,10 @@ struct Statistics {
 
   void set(const std::string& key, std::int64_t value) {
     for (auto& [k, v] : extra)
-      if (k == key) { v = value; return; }
+      if (k == key) {
+        v = value;
+        return;
+      }
     extra.emplace_back(key, value);
   }
 };

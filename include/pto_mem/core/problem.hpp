@@ -20,9 +20,9 @@ namespace pto_mem {
 
 /// An independent address space with a fixed capacity.
 struct Arena {
-  std::int64_t id = 0;        ///< unique; buffers refer to it
-  std::string name;           ///< for reports ("Vec", "arena0"); may be empty
-  Addr capacity = 0;          ///< offset + size <= capacity
+  std::int64_t id = 0;              ///< unique; buffers refer to it
+  std::string name;                 ///< for reports ("Vec", "arena0"); may be empty
+  Addr capacity = 0;                ///< offset + size <= capacity
   std::vector<AddrRange> reserved;  ///< windows no buffer may overlap (may overlap each other)
 };
 
@@ -42,13 +42,13 @@ struct Pin {
 
 /// One allocation request.
 struct BufferSpec {
-  std::string name;           ///< label for files and messages; may be empty
-                              ///< (then the index, in decimal, stands for it)
-  Addr size = 0;              ///< bytes, > 0
-  Addr alignment = 1;         ///< offset % alignment == 0; any positive integer
-  std::int64_t arena = 0;     ///< Arena::id (with candidate_arenas: the first candidate)
-  Interval lifetime;          ///< half-open [begin, end), 0 <= begin < end; with
-                              ///< `live`, the hull of its intervals
+  std::string name;        ///< label for files and messages; may be empty
+                           ///< (then the index, in decimal, stands for it)
+  Addr size = 0;           ///< bytes, > 0
+  Addr alignment = 1;      ///< offset % alignment == 0; any positive integer
+  std::int64_t arena = 0;  ///< Arena::id (with candidate_arenas: the first candidate)
+  Interval lifetime;       ///< half-open [begin, end), 0 <= begin < end; with
+                           ///< `live`, the hull of its intervals
   /// Optional: the buffer is live only on these half-open intervals (sorted,
   /// disjoint, none empty; their hull is `lifetime`), e.g. a value live
   /// before a loop and again after it but dead inside. Empty: live over
@@ -195,7 +195,8 @@ struct Problem {
     const auto it = by_id.find(b.arena);
     if (it == by_id.end()) continue;
     const Addr align = std::max<Addr>(b.alignment, 1);
-    it->second = saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
+    it->second =
+        saturating_add(saturating_add(it->second, align_up(b.size, align).value_or(max_addr)), align);
   }
   std::vector<Addr> cap;
   cap.reserve(p.arenas.size());
@@ -213,8 +214,10 @@ struct Problem {
   std::sort(windows.begin(), windows.end());
   std::size_t kept = 0;
   for (const auto& r : windows) {
-    if (kept > 0 && r.begin <= windows[kept - 1].end) windows[kept - 1].end = std::max(windows[kept - 1].end, r.end);
-    else windows[kept++] = r;
+    if (kept > 0 && r.begin <= windows[kept - 1].end)
+      windows[kept - 1].end = std::max(windows[kept - 1].end, r.end);
+    else
+      windows[kept++] = r;
   }
   windows.resize(kept);
   return windows;
@@ -258,8 +261,9 @@ class ProblemIndex {
   }
   [[nodiscard]] std::optional<std::size_t> arena(std::int64_t id) const {
     if (dense_arenas_)  // arena k has id k: no lookup (the usual case)
-      return id >= 0 && id < static_cast<std::int64_t>(p_->arenas.size()) ? std::optional<std::size_t>(static_cast<std::size_t>(id))
-                                                                             : std::nullopt;
+      return id >= 0 && id < static_cast<std::int64_t>(p_->arenas.size())
+                 ? std::optional<std::size_t>(static_cast<std::size_t>(id))
+                 : std::nullopt;
     auto it = arena_.find(id);
     if (it == arena_.end()) return std::nullopt;
     return it->second;
@@ -290,9 +294,12 @@ class ProblemIndex {
   std::vector<std::int64_t> numbers(n);
   bool numeric = true;
   for (std::size_t i = 0; i < n && numeric; ++i) {
-    auto v = p.buffers[i].name.empty() ? std::optional<std::int64_t>(static_cast<std::int64_t>(i)) : parse_integer_id(p.buffers[i].name);
-    if (v) numbers[i] = *v;
-    else numeric = false;
+    auto v = p.buffers[i].name.empty() ? std::optional<std::int64_t>(static_cast<std::int64_t>(i))
+                                       : parse_integer_id(p.buffers[i].name);
+    if (v)
+      numbers[i] = *v;
+    else
+      numeric = false;
   }
   std::vector<std::string> unnamed;  // decimal labels of unnamed buffers, built only when compared as text
   if (!numeric) {
@@ -300,16 +307,17 @@ class ProblemIndex {
     for (std::size_t i = 0; i < n; ++i)
       if (p.buffers[i].name.empty()) unnamed[i] = std::to_string(i);
   }
-  auto label = [&](std::uint32_t i) -> const std::string& { return p.buffers[i].name.empty() ? unnamed[i] : p.buffers[i].name; };
+  auto label = [&](std::uint32_t i) -> const std::string& {
+    return p.buffers[i].name.empty() ? unnamed[i] : p.buffers[i].name;
+  };
   std::vector<std::uint32_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
   auto less = [&](std::uint32_t a, std::uint32_t b) {
     if (numeric) return numbers[a] < numbers[b];
     return label(a) < label(b);
   };
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return less(a, b) || (!less(b, a) && a < b);
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return less(a, b) || (!less(b, a) && a < b); });
   std::vector<std::uint32_t> rank(n);
   std::uint32_t r = 0;
   for (std::size_t k = 0; k < n; ++k) {

@@ -12,10 +12,10 @@
 namespace pto_mem {
 
 enum class Status {
-  optimal,     ///< a placement whose objective is proved minimal
-  feasible,    ///< a valid placement; optimality not proved
-  no_fit,      ///< a bounded search found no placement: NOT a proof that none exists
-  infeasible,  ///< a complete search proved that no placement fits
+  optimal,         ///< a placement whose objective is proved minimal
+  feasible,        ///< a valid placement; optimality not proved
+  no_fit,          ///< a bounded search found no placement: NOT a proof that none exists
+  infeasible,      ///< a complete search proved that no placement fits
   invalid_input,   ///< the problem is malformed: the diagnostics name what to fix
   unsupported,     ///< well formed, but the chosen strategy cannot take it (the diagnostics say which can)
   internal_error,  ///< a planner bug caught by the validator; please report the problem
@@ -40,8 +40,8 @@ enum class Status {
 }
 
 [[nodiscard]] inline std::optional<Status> status_from_string(const std::string& s) noexcept {
-  for (Status v : {Status::optimal, Status::feasible, Status::no_fit, Status::infeasible, Status::invalid_input,
-                   Status::unsupported, Status::internal_error})
+  for (Status v : {Status::optimal, Status::feasible, Status::no_fit, Status::infeasible,
+                   Status::invalid_input, Status::unsupported, Status::internal_error})
     if (s == to_string(v)) return v;
   return std::nullopt;
 }
@@ -84,9 +84,7 @@ struct PlanResult {
   /// means both `penalty` and `peak`.
   ProvedTerms proved;
 
-  [[nodiscard]] bool fits() const noexcept {
-    return status == Status::optimal || status == Status::feasible;
-  }
+  [[nodiscard]] bool fits() const noexcept { return status == Status::optimal || status == Status::feasible; }
 };
 
 }  // namespace pto_mem

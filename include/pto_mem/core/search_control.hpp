@@ -23,10 +23,10 @@ using ExactMode = Goal;
 /// What ended a search. Strategies that do not search (sequential, reuse,
 /// and a greedy that ran every pass) end `completed`.
 enum class StopReason {
-  completed,   ///< the strategy ran to its end: nothing was cut short
-  node_limit,  ///< the node budget ran out (deterministic)
-  deadline,    ///< the wall-clock budget ran out
-  interrupted, ///< the caller asked it to stop (a stop token: Ctrl-C, another thread)
+  completed,    ///< the strategy ran to its end: nothing was cut short
+  node_limit,   ///< the node budget ran out (deterministic)
+  deadline,     ///< the wall-clock budget ran out
+  interrupted,  ///< the caller asked it to stop (a stop token: Ctrl-C, another thread)
 };
 
 [[nodiscard]] constexpr std::string_view to_string(StopReason s) noexcept {
@@ -40,7 +40,8 @@ enum class StopReason {
 }
 
 [[nodiscard]] constexpr std::optional<StopReason> stop_reason_from_string(std::string_view s) noexcept {
-  for (StopReason v : {StopReason::completed, StopReason::node_limit, StopReason::deadline, StopReason::interrupted})
+  for (StopReason v :
+       {StopReason::completed, StopReason::node_limit, StopReason::deadline, StopReason::interrupted})
     if (to_string(v) == s) return v;
   return std::nullopt;
 }
@@ -54,20 +55,23 @@ inline constexpr double unlimited_seconds = 1e9;
 /// not a positive number below unlimited_seconds (0, negative, NaN, inf: no
 /// deadline). Every strategy turns its time budget into a deadline here.
 template <class Clock = std::chrono::steady_clock>
-[[nodiscard]] typename Clock::time_point deadline_after(typename Clock::time_point start, double seconds) noexcept {
+[[nodiscard]] typename Clock::time_point deadline_after(typename Clock::time_point start,
+                                                        double seconds) noexcept {
   if (!(seconds > 0) || !(seconds < unlimited_seconds)) return Clock::time_point::max();
   return start + std::chrono::duration_cast<typename Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 /// True when `seconds` asks for a deadline at all (see deadline_after).
-[[nodiscard]] inline bool has_deadline(double seconds) noexcept { return seconds > 0 && seconds < unlimited_seconds; }
+[[nodiscard]] inline bool has_deadline(double seconds) noexcept {
+  return seconds > 0 && seconds < unlimited_seconds;
+}
 
 /// A snapshot of a running search, summed over the arenas.
 struct SearchProgress {
-  Addr best_peak = 0;     ///< total peak of the best placement so far (0: none yet)
+  Addr best_peak = 0;       ///< total peak of the best placement so far (0: none yet)
   Weight best_penalty = 0;  ///< activated penalty weight of that placement
-  Addr proved_bound = 0;  ///< total of the per-arena bounds proved so far (no peak can be lower)
-  double elapsed_s = 0;   ///< since the search started
+  Addr proved_bound = 0;    ///< total of the per-arena bounds proved so far (no peak can be lower)
+  double elapsed_s = 0;     ///< since the search started
   /// (best_peak - proved_bound) / proved_bound; 0 when there is no placement
   /// yet or the bound is 0.
   [[nodiscard]] double gap() const noexcept {

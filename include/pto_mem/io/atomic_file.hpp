@@ -61,7 +61,7 @@ PTO_MEM_IO_INLINE void remove_staged_outputs() noexcept;
 /// passes is always writable through a temporary: the temporary's name is
 /// never longer than allowed (StagedFile::write).
 [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem::path& path,
-                                                                        OutputTarget& out);
+                                                                         OutputTarget& out);
 
 /// True when two resolved targets are one file (or both standard output).
 [[nodiscard]] PTO_MEM_IO_INLINE bool same_target(const OutputTarget& a, const OutputTarget& b) noexcept;
@@ -72,7 +72,10 @@ class StagedFile {
   StagedFile() = default;
   StagedFile(const StagedFile&) = delete;
   StagedFile& operator=(const StagedFile&) = delete;
-  StagedFile(StagedFile&& o) noexcept : tmp_(std::move(o.tmp_)), slot_(o.slot_) { o.slot_ = -1; o.tmp_.clear(); }
+  StagedFile(StagedFile&& o) noexcept : tmp_(std::move(o.tmp_)), slot_(o.slot_) {
+    o.slot_ = -1;
+    o.tmp_.clear();
+  }
   StagedFile& operator=(StagedFile&& o) noexcept {
     if (this != &o) {
       discard();
@@ -88,7 +91,8 @@ class StagedFile {
   /// Writes `text` to a fresh temporary in `target.directory`, named
   /// ".NAME.tmp-XXXXXXXX" (NAME cut short when the whole would pass the
   /// directory's longest file name).
-  [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write(const OutputTarget& target, std::string_view text);
+  [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write(const OutputTarget& target,
+                                                                  std::string_view text);
 
   /// Renames the temporary onto `target.path`.
   [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> commit(const OutputTarget& target);
@@ -103,14 +107,14 @@ class StagedFile {
 
 /// Writes `text` straight into a character device, a FIFO or standard output.
 [[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write_through(const OutputTarget& target,
-                                                                       std::string_view text);
+                                                                        std::string_view text);
 
 /// Writes `text` to `path` without losing data: atomically for a regular or
 /// new file (following symbolic links), in place for a device or FIFO, to
 /// standard output for "-". Returns nullopt on success, otherwise a
 /// diagnostic that names the file and the reason (nothing is left behind).
-[[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write_file_atomically(const std::filesystem::path& path,
-                                                                               std::string_view text);
+[[nodiscard]] PTO_MEM_IO_INLINE std::optional<Diagnostic> write_file_atomically(
+    const std::filesystem::path& path, std::string_view text);
 
 #if PTO_MEM_IO_DEFINE
 namespace detail::output {
@@ -168,7 +172,8 @@ inline std::string staged_name(const std::string& filename, std::size_t limit, u
   std::size_t keep = filename.size();
   if (fixed + keep > limit) {
     keep = limit > fixed ? limit - fixed : 0;
-    while (keep > 0 && (static_cast<unsigned char>(filename[keep]) & 0xC0) == 0x80) --keep;  // not inside a character
+    while (keep > 0 && (static_cast<unsigned char>(filename[keep]) & 0xC0) == 0x80)
+      --keep;  // not inside a character
   }
   std::string name(1, '.');  // appended, not `"." + ...`: see GCC PR 105651 (-Wrestrict)
   name.append(filename, 0, keep).append(suffix);
@@ -196,11 +201,13 @@ PTO_MEM_IO_INLINE void remove_staged_outputs() noexcept {
     if (detail::output::staged_names.used[i] != 0) ::unlink(detail::output::staged_names.name[i]);
 }
 
-PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem::path& path, OutputTarget& out) {
+PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem::path& path,
+                                                           OutputTarget& out) {
   namespace fs = std::filesystem;
   using detail::output::cannot_write;
   out = OutputTarget{};
-  if (path.empty()) return cannot_write(path, "the path is empty; give a file name (or - for standard output)");
+  if (path.empty())
+    return cannot_write(path, "the path is empty; give a file name (or - for standard output)");
   if (path == "-") {
     out.kind = OutputTarget::Kind::standard_output;
     out.path = path;
@@ -223,10 +230,12 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem
   // Too long a name would only fail when the output is written, after all
   // the work: say so now.
   if (p.string().size() > detail::output::path_max)
-    return cannot_write(path, "the path is " + std::to_string(p.string().size()) + " bytes long; the longest allowed is " +
+    return cannot_write(path, "the path is " + std::to_string(p.string().size()) +
+                                  " bytes long; the longest allowed is " +
                                   std::to_string(detail::output::path_max) + "; choose a shorter path");
   out.directory = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (const std::size_t longest = detail::output::name_max(out.directory); p.filename().string().size() > longest)
+  if (const std::size_t longest = detail::output::name_max(out.directory);
+      p.filename().string().size() > longest)
     return cannot_write(path, "the file name is " + std::to_string(p.filename().string().size()) +
                                   " bytes long; the longest allowed is " + std::to_string(longest) +
                                   "; choose a shorter name");
@@ -241,7 +250,8 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> resolve_output(const std::filesystem
       if (::access(p.c_str(), W_OK) != 0) return cannot_write(path, std::strerror(errno));
       return std::nullopt;
     }
-    if (!S_ISREG(st.st_mode)) return cannot_write(path, "it is neither a regular file, a character device nor a FIFO");
+    if (!S_ISREG(st.st_mode))
+      return cannot_write(path, "it is neither a regular file, a character device nor a FIFO");
     out.kind = OutputTarget::Kind::regular_file;
     out.mode = st.st_mode & 07777;
   } else if (errno != ENOENT) {
@@ -269,7 +279,8 @@ PTO_MEM_IO_INLINE bool same_target(const OutputTarget& a, const OutputTarget& b)
   return a.canonical == b.canonical;
 }
 
-PTO_MEM_IO_INLINE std::optional<Diagnostic> StagedFile::write(const OutputTarget& target, std::string_view text) {
+PTO_MEM_IO_INLINE std::optional<Diagnostic> StagedFile::write(const OutputTarget& target,
+                                                              std::string_view text) {
   using detail::output::cannot_write;
   discard();
   // O_EXCL creates the file exclusively, so two writers never share a
@@ -286,7 +297,8 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> StagedFile::write(const OutputTarget
     limit = std::min(limit, detail::output::path_max - directory_part);
   limit = std::max(limit, filename.size());  // never shorter than what the final name needs
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    tmp_ = (target.directory / detail::output::staged_name(filename, limit, static_cast<unsigned>(entropy()))).string();
+    tmp_ = (target.directory / detail::output::staged_name(filename, limit, static_cast<unsigned>(entropy())))
+               .string();
     slot_ = detail::output::stage_name(tmp_);  // before the file exists: a signal can always remove it
     fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     open_errno = errno;
@@ -301,7 +313,8 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> StagedFile::write(const OutputTarget
     return cannot_write(target.path, std::strerror(open_errno));
   }
   int bad = detail::output::write_all(fd, text);
-  if (bad == 0 && target.kind == OutputTarget::Kind::regular_file && ::fchmod(fd, target.mode) != 0) bad = errno;
+  if (bad == 0 && target.kind == OutputTarget::Kind::regular_file && ::fchmod(fd, target.mode) != 0)
+    bad = errno;
   if (::close(fd) != 0 && bad == 0) bad = errno;
   if (bad != 0) {
     discard();
@@ -335,7 +348,8 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> write_through(const OutputTarget& ta
   using detail::output::cannot_write;
   if (target.kind == OutputTarget::Kind::standard_output) {
     std::fflush(stdout);
-    if (const int bad = detail::output::write_all(STDOUT_FILENO, text)) return cannot_write("-", std::strerror(bad));
+    if (const int bad = detail::output::write_all(STDOUT_FILENO, text))
+      return cannot_write("-", std::strerror(bad));
     return std::nullopt;
   }
   const int fd = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -347,7 +361,7 @@ PTO_MEM_IO_INLINE std::optional<Diagnostic> write_through(const OutputTarget& ta
 }
 
 PTO_MEM_IO_INLINE std::optional<Diagnostic> write_file_atomically(const std::filesystem::path& path,
-                                                                 std::string_view text) {
+                                                                  std::string_view text) {
   OutputTarget target;
   if (auto bad = resolve_output(path, target)) return bad;
   if (target.kind == OutputTarget::Kind::standard_output || target.kind == OutputTarget::Kind::write_through)

@@ -51,7 +51,8 @@ struct CsvOptions {
 [[nodiscard]] PTO_MEM_IO_INLINE TextResult to_csv(const Problem& p, const Placement* placement = nullptr);
 
 /// Writes to_csv's text to `path` atomically; returns the errors (empty on success).
-[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_csv_file(const std::filesystem::path& path, const Problem& p,
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_csv_file(const std::filesystem::path& path,
+                                                           const Problem& p,
                                                            const Placement* placement = nullptr);
 
 #if PTO_MEM_IO_DEFINE
@@ -82,7 +83,9 @@ class CsvReader {
   /// A UTF-8 byte-order mark (spreadsheets write one) is skipped: columns
   /// on the first line count from the byte after it, as an editor shows them.
   CsvReader(std::string_view text, const CsvOptions& options, std::string file, bool ids_after = false)
-      : text_(text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text), options_(options), file_(std::move(file)),
+      : text_(text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text),
+        options_(options),
+        file_(std::move(file)),
         ids_after_(ids_after) {}
 
   std::optional<ReadResult> run() {
@@ -98,7 +101,7 @@ class CsvReader {
 
  private:
   struct Field {
-    std::string_view raw;              ///< as in the line (quotes included)
+    std::string_view raw;  ///< as in the line (quotes included)
     std::uint32_t column;
     std::optional<std::string> unquoted;  ///< a quoted field's value
     [[nodiscard]] std::string_view text() const { return unquoted ? std::string_view(*unquoted) : raw; }
@@ -109,7 +112,8 @@ class CsvReader {
     if (pos_ >= text_.size()) return false;
     const char* start = text_.data() + pos_;
     const void* nl = std::memchr(start, '\n', text_.size() - pos_);
-    const std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : text_.size() - pos_;
+    const std::size_t len =
+        nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : text_.size() - pos_;
     line = std::string_view(start, len);
     pos_ += nl ? len + 1 : len;  // never past the end: read_rows counts the rest from pos_
     ++line_no_;
@@ -120,8 +124,8 @@ class CsvReader {
   void fail(std::uint32_t line, std::uint32_t column, std::string message) {
     if (stopped_) return;
     if (errors_ == options_.max_errors) {
-      diags_.push_back(error_at({file_, line, column}, "too many errors; stopping after " +
-                                                           std::to_string(options_.max_errors)));
+      diags_.push_back(error_at({file_, line, column},
+                                "too many errors; stopping after " + std::to_string(options_.max_errors)));
       stopped_ = true;
       return;
     }
@@ -143,7 +147,8 @@ class CsvReader {
         ++i;
         while (true) {
           if (i >= line.size()) {
-            fail(line_no_, static_cast<std::uint32_t>(start + 1), "unclosed quote; a quoted field ends with a quote");
+            fail(line_no_, static_cast<std::uint32_t>(start + 1),
+                 "unclosed quote; a quoted field ends with a quote");
             return false;
           }
           if (line[i] == '"') {
@@ -162,7 +167,8 @@ class CsvReader {
                "text after the closing quote of a quoted field; double a quote inside it (\"\")");
           return false;
         }
-        fields.push_back({line.substr(start, i - start), static_cast<std::uint32_t>(start + 1), std::move(value)});
+        fields.push_back(
+            {line.substr(start, i - start), static_cast<std::uint32_t>(start + 1), std::move(value)});
       } else {
         while (i < line.size() && line[i] != ',') {
           if (line[i] == '"') {
@@ -171,12 +177,14 @@ class CsvReader {
             return false;
           }
           if (line[i] == '\r') {
-            fail(line_no_, static_cast<std::uint32_t>(i + 1), "stray carriage return; lines end with LF or CRLF");
+            fail(line_no_, static_cast<std::uint32_t>(i + 1),
+                 "stray carriage return; lines end with LF or CRLF");
             return false;
           }
           ++i;
         }
-        fields.push_back({line.substr(start, i - start), static_cast<std::uint32_t>(start + 1), std::nullopt});
+        fields.push_back(
+            {line.substr(start, i - start), static_cast<std::uint32_t>(start + 1), std::nullopt});
       }
       if (i >= line.size()) return true;
       ++i;  // the comma
@@ -189,8 +197,10 @@ class CsvReader {
       std::string_view rest;
       bool blank_file = true;
       while (blank_file && next_line(rest)) blank_file = rest.empty();
-      fail(1, 1, blank_file ? "the file is empty; it must start with the header id,lower,upper,size (optionally ,offset)"
-                            : "line 1 is blank; the file must start with the header id,lower,upper,size");
+      fail(1, 1,
+           blank_file
+               ? "the file is empty; it must start with the header id,lower,upper,size (optionally ,offset)"
+               : "line 1 is blank; the file must start with the header id,lower,upper,size");
       return false;
     }
     header_line_ = line_no_;
@@ -203,9 +213,10 @@ class CsvReader {
         if (iequals(fields[f].text(), csv_column_names[c])) known = c;
       if (!known) {
         fail(line_no_, fields[f].column,
-             fields[f].text().empty() ? std::string("empty column name in the header")
-                                      : "unknown column '" + excerpt(fields[f].text()) +
-                                          "'; the columns are id, lower, upper, size and optionally offset");
+             fields[f].text().empty()
+                 ? std::string("empty column name in the header")
+                 : "unknown column '" + excerpt(fields[f].text()) +
+                       "'; the columns are id, lower, upper, size and optionally offset");
         continue;
       }
       if (at[*known]) {
@@ -259,7 +270,9 @@ class CsvReader {
     const bool has_offset = column_of_[4].has_value();
     if (has_offset) result_.placement.emplace();
     std::unordered_map<std::string_view, std::uint32_t> first_line;
-    const auto rows = static_cast<std::size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_), text_.end(), '\n')) + 1;
+    const auto rows = static_cast<std::size_t>(
+                          std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_), text_.end(), '\n')) +
+                      1;
     if (!ids_after_) first_line.reserve(rows);
     result_.problem.buffers.reserve(rows);
     if (has_offset) result_.placement->offsets.reserve(rows);
@@ -274,11 +287,11 @@ class CsvReader {
       }
       if (!split(line, fields)) continue;
       if (fields.size() != width_) {
-        const std::uint32_t col = fields.size() > width_ ? fields[width_].column - 1
-                                                         : static_cast<std::uint32_t>(line.size() + 1);
+        const std::uint32_t col =
+            fields.size() > width_ ? fields[width_].column - 1 : static_cast<std::uint32_t>(line.size() + 1);
         fail(line_no_, col,
-             "expected " + std::to_string(width_) + " fields as in the header on line " + std::to_string(header_line_) +
-                 ", found " + std::to_string(fields.size()));
+             "expected " + std::to_string(width_) + " fields as in the header on line " +
+                 std::to_string(header_line_) + ", found " + std::to_string(fields.size()));
         continue;
       }
       const Field& id = fields[*column_of_[0]];
@@ -301,7 +314,8 @@ class CsvReader {
           // checked after the last row (repeated_label)
         } else if (auto [it, fresh] = first_line.try_emplace(id_text, line_no_); !fresh) {
           fail(line_no_, id.column,
-               "duplicate id '" + excerpt(id_text) + "' (first on line " + std::to_string(it->second) + "); ids must be unique");
+               "duplicate id '" + excerpt(id_text) + "' (first on line " + std::to_string(it->second) +
+                   "); ids must be unique");
           ok = false;
         }
       }
@@ -309,7 +323,8 @@ class CsvReader {
       const auto upper = number<Tick>(upper_f, "upper");
       const auto size = number<Addr>(size_f, "size");
       if (lower && *lower < 0) {
-        fail(line_no_, lower_f.column, "lower is negative (" + std::to_string(*lower) + "); lifetimes start at 0 or later");
+        fail(line_no_, lower_f.column,
+             "lower is negative (" + std::to_string(*lower) + "); lifetimes start at 0 or later");
         ok = false;
       } else if (lower && upper && *upper <= *lower) {
         fail(line_no_, upper_f.column,
@@ -392,7 +407,8 @@ inline void append_field(std::string& out, std::string_view id) {
 
 }  // namespace detail::csv
 
-PTO_MEM_IO_INLINE ReadResult read_csv(std::string_view text, const CsvOptions& options, const std::string& file) {
+PTO_MEM_IO_INLINE ReadResult read_csv(std::string_view text, const CsvOptions& options,
+                                      const std::string& file) {
   // Well-formed files, the usual case, are read once with the fast id check;
   // a file with any error is read again to report each error where it is.
   if (auto fast = detail::csv::CsvReader(text, options, file, true).run()) return std::move(*fast);
@@ -407,7 +423,9 @@ PTO_MEM_IO_INLINE ReadResult read_csv_file(const std::filesystem::path& path, co
 
 PTO_MEM_IO_INLINE TextResult to_csv(const Problem& p, const Placement* placement) {
   TextResult out;
-  auto refuse = [&](std::string m) { out.diagnostics.push_back(error(std::move(m) + "; write JSON instead")); };
+  auto refuse = [&](std::string m) {
+    out.diagnostics.push_back(error(std::move(m) + "; write JSON instead"));
+  };
   if (p.arenas.size() != 1)
     refuse("CSV holds exactly one arena but the problem has " + std::to_string(p.arenas.size()));
   else if (!p.arenas[0].reserved.empty())
@@ -434,22 +452,24 @@ PTO_MEM_IO_INLINE TextResult to_csv(const Problem& p, const Placement* placement
     if (!out.diagnostics.empty()) break;
     const auto& b = p.buffers[i];
     if (b.alignment != 1)
-      refuse("buffer '" + buffer_label(p, static_cast<BufferId>(i)) + "' has alignment " + std::to_string(b.alignment) +
-             ", which CSV cannot hold");
-    else if (auto bad = b.name.empty() ? std::nullopt : id_defect(b.name))  // an unnamed buffer is written as its index
-      out.diagnostics.push_back(error("buffer id '" + detail::csv::excerpt(b.name) + "' cannot be written: " + bad->reason +
-                                      " (docs/formats.md, names)"));
+      refuse("buffer '" + buffer_label(p, static_cast<BufferId>(i)) + "' has alignment " +
+             std::to_string(b.alignment) + ", which CSV cannot hold");
+    else if (auto bad = b.name.empty() ? std::nullopt
+                                       : id_defect(b.name))  // an unnamed buffer is written as its index
+      out.diagnostics.push_back(error("buffer id '" + detail::csv::excerpt(b.name) +
+                                      "' cannot be written: " + bad->reason + " (docs/formats.md, names)"));
   }
   if (out.diagnostics.empty())
-    if (auto twice = repeated_label(p))
-      out.diagnostics.push_back(error(repeated_label_message(p, *twice)));
+    if (auto twice = repeated_label(p)) out.diagnostics.push_back(error(repeated_label_message(p, *twice)));
   if (!out.diagnostics.empty()) return out;
   std::string text = placement ? "id,lower,upper,size,offset\n" : "id,lower,upper,size\n";
   text.reserve(text.size() + p.buffers.size() * 32);
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
-    if (b.name.empty()) text += std::to_string(i);  // its label (buffer_label), without a copy per named buffer
-    else detail::csv::append_field(text, b.name);
+    if (b.name.empty())
+      text += std::to_string(i);  // its label (buffer_label), without a copy per named buffer
+    else
+      detail::csv::append_field(text, b.name);
     text += ',';
     text += std::to_string(b.lifetime.begin);
     text += ',';

@@ -69,7 +69,8 @@ struct DsaReadResult {
 [[nodiscard]] PTO_MEM_IO_INLINE bool looks_like_dsa_schema(std::string_view text);
 
 /// Reads a schema-v1 problem document. `file` names the source in diagnostics.
-[[nodiscard]] PTO_MEM_IO_INLINE DsaReadResult read_dsa_problem(std::string_view text, const std::string& file = {});
+[[nodiscard]] PTO_MEM_IO_INLINE DsaReadResult read_dsa_problem(std::string_view text,
+                                                               const std::string& file = {});
 [[nodiscard]] PTO_MEM_IO_INLINE DsaReadResult read_dsa_problem_file(const std::filesystem::path& path);
 
 /// The schema-v1 status word of a plan result: "feasible" (a placement that
@@ -133,11 +134,12 @@ class DsaReader {
       std::string what = e.what();
       if (auto col = what.find("column "); col != std::string::npos)
         if (auto colon = what.find(": ", col); colon != std::string::npos) what = what.substr(colon + 2);
-      out.read.diagnostics.push_back(
-          error_at(location_at(file_, text_, e.byte > 0 ? e.byte - 1 : 0), "invalid JSON: " + printable(what)));
+      out.read.diagnostics.push_back(error_at(location_at(file_, text_, e.byte > 0 ? e.byte - 1 : 0),
+                                              "invalid JSON: " + printable(what)));
       return out;
     } catch (const json::exception& e) {
-      out.read.diagnostics.push_back(error_at(SourceLocation{file_, 0, 0}, "invalid JSON: " + printable(e.what())));
+      out.read.diagnostics.push_back(
+          error_at(SourceLocation{file_, 0, 0}, "invalid JSON: " + printable(e.what())));
       return out;
     }
     const JsonPath root;
@@ -149,8 +151,8 @@ class DsaReader {
       out.read.diagnostics.push_back(std::move(d));
     }
     if (stopped_)
-      out.read.diagnostics.push_back(error_at(SourceLocation{file_, 0, 0}, "too many errors; stopping after " +
-                                                                               std::to_string(max_errors_)));
+      out.read.diagnostics.push_back(error_at(
+          SourceLocation{file_, 0, 0}, "too many errors; stopping after " + std::to_string(max_errors_)));
     if (errors_.empty()) {
       out.read.file = std::move(result_);
       out.document = std::move(dsa_);
@@ -165,7 +167,7 @@ class DsaReader {
   };
   struct Buf {
     std::uint32_t id = 0;
-    BufferId index = 0;  ///< in problem.buffers
+    BufferId index = 0;                ///< in problem.buffers
     std::vector<std::uint32_t> pools;  ///< allowed pools, in the listed order (one after a pin)
     std::vector<Interval> live;        ///< sorted, disjoint, not touching
   };
@@ -185,7 +187,8 @@ class DsaReader {
 
   static std::string found(const json& v) { return found_json_value(v); }
 
-  bool object(const json& v, const JsonPath& p, std::string_view what, std::initializer_list<std::string_view> allowed,
+  bool object(const json& v, const JsonPath& p, std::string_view what,
+              std::initializer_list<std::string_view> allowed,
               std::initializer_list<std::string_view> required) {
     if (!v.is_object()) {
       fail(p, std::string(what) + " must be an object, " + found(v));
@@ -243,7 +246,8 @@ class DsaReader {
     if (!id) return nullptr;
     auto it = buffers_.find(static_cast<std::uint32_t>(*id));
     if (it == buffers_.end()) {
-      fail(at, std::string(what) + " names unknown buffer " + std::to_string(*id) + "; list it under problem.buffers");
+      fail(at, std::string(what) + " names unknown buffer " + std::to_string(*id) +
+                   "; list it under problem.buffers");
       return nullptr;
     }
     return &it->second;
@@ -253,7 +257,8 @@ class DsaReader {
     auto id = unsigned_value(v, p, what, UINT32_MAX);
     if (!id) return std::nullopt;
     if (!pools_.contains(static_cast<std::uint32_t>(*id))) {
-      fail(p, std::string(what) + " names unknown pool " + std::to_string(*id) + "; list it under problem.pools");
+      fail(p, std::string(what) + " names unknown pool " + std::to_string(*id) +
+                  "; list it under problem.pools");
       return std::nullopt;
     }
     return static_cast<std::uint32_t>(*id);
@@ -261,16 +266,20 @@ class DsaReader {
 
   void read_root(const json& doc, const JsonPath& root) {
     if (!object(doc, root, "the document",
-                {"schema_version", "profile", "instance", "relaxed_from", "relaxed_features", "metadata", "problem"},
+                {"schema_version", "profile", "instance", "relaxed_from", "relaxed_features", "metadata",
+                 "problem"},
                 {"schema_version", "profile", "instance", "problem"}))
       return;
-    const JsonPath pv = root / "schema_version", pp = root / "profile", pi = root / "instance", pm = root / "metadata";
+    const JsonPath pv = root / "schema_version", pp = root / "profile", pi = root / "instance",
+                   pm = root / "metadata";
     if (!doc["schema_version"].is_number_unsigned() || doc["schema_version"].get<std::uint64_t>() != 1) {
-      fail(pv, "schema_version must be 1 (the only version this reader knows), " + found(doc["schema_version"]));
+      fail(pv,
+           "schema_version must be 1 (the only version this reader knows), " + found(doc["schema_version"]));
       return;
     }
-    static constexpr std::string_view profiles[] = {"standard_dsa",     "dsa_rp_v1",         "pypto_structured",
-                                                    "pypto_hard_v1",    "pypto_research_v1", "pypto_core_relaxation"};
+    static constexpr std::string_view profiles[] = {"standard_dsa",      "dsa_rp_v1",
+                                                    "pypto_structured",  "pypto_hard_v1",
+                                                    "pypto_research_v1", "pypto_core_relaxation"};
     if (auto s = string_value(doc["profile"], pp, "profile")) {
       if (std::find(std::begin(profiles), std::end(profiles), *s) == std::end(profiles))
         fail(pp, "unknown profile, " + found(doc["profile"]) +
@@ -284,16 +293,19 @@ class DsaReader {
     }
     if (doc.contains("metadata")) {
       const json& m = doc["metadata"];
-      if (!m.is_object()) fail(pm, "metadata must be an object of strings, " + found(m));
+      if (!m.is_object())
+        fail(pm, "metadata must be an object of strings, " + found(m));
       else
         for (auto it = m.begin(); it != m.end(); ++it)
-          if (!it.value().is_string()) fail(pm / it.key(), "a metadata value must be a string, " + found(it.value()));
+          if (!it.value().is_string())
+            fail(pm / it.key(), "a metadata value must be a string, " + found(it.value()));
     }
     read_problem(doc["problem"], root / "problem");
   }
 
   void read_problem(const json& v, const JsonPath& p) {
-    if (!object(v, p, "problem", {"pools", "buffers", "constraints", "cost_model", "pypto_structure", "objective"},
+    if (!object(v, p, "problem",
+                {"pools", "buffers", "constraints", "cost_model", "pypto_structure", "objective"},
                 {"pools", "buffers", "constraints", "objective"}))
       return;
     const JsonPath ppools = p / "pools", pbuf = p / "buffers";
@@ -345,8 +357,8 @@ class DsaReader {
         return;
       }
       if (capacity && *e > *capacity) {
-        fail(pri, "reserved range [" + std::to_string(*b) + ", " + std::to_string(*e) + ") ends past the capacity " +
-                      std::to_string(*capacity));
+        fail(pri, "reserved range [" + std::to_string(*b) + ", " + std::to_string(*e) +
+                      ") ends past the capacity " + std::to_string(*capacity));
         return;
       }
       a.reserved.push_back({*b, *e});
@@ -389,8 +401,14 @@ class DsaReader {
           live_ok = false;
           continue;
         }
-        const std::int64_t b = lo.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(lo.get<std::uint64_t>(), INT64_MAX)) : lo.get<std::int64_t>();
-        const std::int64_t e = up.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(up.get<std::uint64_t>(), INT64_MAX)) : up.get<std::int64_t>();
+        const std::int64_t b =
+            lo.is_number_unsigned()
+                ? static_cast<std::int64_t>(std::min<std::uint64_t>(lo.get<std::uint64_t>(), INT64_MAX))
+                : lo.get<std::int64_t>();
+        const std::int64_t e =
+            up.is_number_unsigned()
+                ? static_cast<std::int64_t>(std::min<std::uint64_t>(up.get<std::uint64_t>(), INT64_MAX))
+                : up.get<std::int64_t>();
         if (b < 0) {
           fail(pk / "lower", "lower is " + std::to_string(b) + "; the model's lifetimes start at 0 or later");
           live_ok = false;
@@ -402,12 +420,15 @@ class DsaReader {
           live.push_back(Interval{b, e});
         }
       }
-      std::sort(live.begin(), live.end(),
-                [](const Interval& x, const Interval& y) { return x.begin < y.begin || (x.begin == y.begin && x.end < y.end); });
+      std::sort(live.begin(), live.end(), [](const Interval& x, const Interval& y) {
+        return x.begin < y.begin || (x.begin == y.begin && x.end < y.end);
+      });
       std::vector<Interval> merged;
       for (const auto& iv : live)
-        if (!merged.empty() && iv.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, iv.end);
-        else merged.push_back(iv);
+        if (!merged.empty() && iv.begin <= merged.back().end)
+          merged.back().end = std::max(merged.back().end, iv.end);
+        else
+          merged.push_back(iv);
       live = std::move(merged);
     }
     std::vector<std::uint32_t> pools;
@@ -419,11 +440,14 @@ class DsaReader {
       for (std::size_t k = 0; k < a.size(); ++k) {
         auto pool = pool_ref(a[k], pa.at(k), "allowed pool");
         if (pool && std::find(pools.begin(), pools.end(), *pool) != pools.end()) {
-          fail(pa.at(k), "allowed pool " + std::to_string(*pool) + " is listed twice (DSA schema v1: unique items)");
+          fail(pa.at(k),
+               "allowed pool " + std::to_string(*pool) + " is listed twice (DSA schema v1: unique items)");
           pool.reset();
         }
-        if (!pool) pools_ok = false;
-        else pools.push_back(*pool);
+        if (!pool)
+          pools_ok = false;
+        else
+          pools.push_back(*pool);
       }
     }
     if (!id || !name || !size || !align || !live_ok || !pools_ok) return;
@@ -439,7 +463,8 @@ class DsaReader {
     if (pools.size() > 1) b.candidate_arenas.assign(pools.begin(), pools.end());
     b.lifetime = Interval{live.front().begin, live.back().end};
     if (live.size() > 1) b.live = live;
-    buffers_.emplace(bid, Buf{bid, static_cast<BufferId>(result_.problem.buffers.size()), std::move(pools), std::move(live)});
+    buffers_.emplace(bid, Buf{bid, static_cast<BufferId>(result_.problem.buffers.size()), std::move(pools),
+                              std::move(live)});
     names_.push_back(*name);
     dsa_.buffer_ids.push_back(bid);
     result_.problem.buffers.push_back(std::move(b));
@@ -462,7 +487,8 @@ class DsaReader {
       auto s = string_value(v["terms"][i], pi, "an objective term");
       if (!s) continue;
       if (*s == "bank_cost") {
-        fail(pi, "objective term bank_cost cannot be honoured: the model has no bank geometry; drop the term");
+        fail(pi,
+             "objective term bank_cost cannot be honoured: the model has no bank geometry; drop the term");
         continue;
       }
       const auto at = std::find(std::begin(order), std::end(order), *s);
@@ -473,14 +499,17 @@ class DsaReader {
       }
       const int rank = static_cast<int>(at - std::begin(order));
       if (rank <= last) {
-        fail(pi, "objective term " + *s + " after " + std::string(order[last]) +
-                     " cannot be honoured: the planner ranks capacity_overflow, then reuse_cost, then total_peak, "
-                     "then max_peak; list the terms in that order");
+        fail(
+            pi,
+            "objective term " + *s + " after " + std::string(order[last]) +
+                " cannot be honoured: the planner ranks capacity_overflow, then reuse_cost, then total_peak, "
+                "then max_peak; list the terms in that order");
         continue;
       }
       if (*s == "max_peak" && !total && result_.problem.arenas.size() > 1) {
-        fail(pi, "objective term max_peak without total_peak before it cannot be honoured with several pools: "
-                 "the planner minimises the sum of the pools' peaks first; write [\"total_peak\", \"max_peak\"]");
+        fail(pi,
+             "objective term max_peak without total_peak before it cannot be honoured with several pools: "
+             "the planner minimises the sum of the pools' peaks first; write [\"total_peak\", \"max_peak\"]");
         continue;
       }
       total = total || *s == "total_peak";
@@ -491,7 +520,8 @@ class DsaReader {
   }
 
   bool has_term(std::string_view t) const {
-    return std::find(dsa_.objective_terms.begin(), dsa_.objective_terms.end(), t) != dsa_.objective_terms.end();
+    return std::find(dsa_.objective_terms.begin(), dsa_.objective_terms.end(), t) !=
+           dsa_.objective_terms.end();
   }
 
   std::pair<const Buf*, const Buf*> pair_refs(const json& v, const JsonPath& p, std::string_view what,
@@ -510,8 +540,10 @@ class DsaReader {
   static bool intervals_meet(const Buf& a, const Buf& b) {
     for (std::size_t i = 0, j = 0; i < a.live.size() && j < b.live.size();) {
       if (a.live[i].begin < b.live[j].end && b.live[j].begin < a.live[i].end) return true;
-      if (a.live[i].end <= b.live[j].end) ++i;
-      else ++j;
+      if (a.live[i].end <= b.live[j].end)
+        ++i;
+      else
+        ++j;
     }
     return false;
   }
@@ -527,23 +559,26 @@ class DsaReader {
   }
 
   void read_constraints(const json& v, const JsonPath& p) {
-    if (!object(v, p, "constraints", {"colocations", "separations", "temporal_exclusions", "pinned_allocations"},
+    if (!object(v, p, "constraints",
+                {"colocations", "separations", "temporal_exclusions", "pinned_allocations"},
                 {"colocations", "separations", "temporal_exclusions", "pinned_allocations"}))
       return;
     const JsonPath pc = p / "colocations", ps = p / "separations", pt = p / "temporal_exclusions",
                    pp = p / "pinned_allocations";
     // Pins first: a pin fixes the buffer's pool, which the rest checks.
     if (is_array(v["pinned_allocations"], pp, "pinned_allocations"))
-      for (std::size_t i = 0; i < v["pinned_allocations"].size(); ++i) read_pin(v["pinned_allocations"][i], pp.at(i));
+      for (std::size_t i = 0; i < v["pinned_allocations"].size(); ++i)
+        read_pin(v["pinned_allocations"][i], pp.at(i));
     if (is_array(v["colocations"], pc, "colocations"))
       for (std::size_t i = 0; i < v["colocations"].size(); ++i) {
         auto [a, b] = pair_refs(v["colocations"][i], pc.at(i), "a colocation", {"first", "second"});
         if (!a || !b) continue;
         if (a->pools.size() != 1 || b->pools.size() != 1 || a->pools[0] != b->pools[0]) {
-          fail(pc.at(i), "colocation of buffers " + std::to_string(a->id) + " and " + std::to_string(b->id) +
-                             " cannot be expressed: a colocation shares one pool and offset, so both must have the "
-                             "same single allowed pool (or be pinned to it); their allowed pools differ or offer a "
-                             "choice");
+          fail(pc.at(i),
+               "colocation of buffers " + std::to_string(a->id) + " and " + std::to_string(b->id) +
+                   " cannot be expressed: a colocation shares one pool and offset, so both must have the "
+                   "same single allowed pool (or be pinned to it); their allowed pools differ or offer a "
+                   "choice");
           continue;
         }
         // Same pool, same offset: a must-alias pair at offset 0.
@@ -561,13 +596,17 @@ class DsaReader {
           if (!is_array(rs, pr, "reasons")) continue;
           for (std::size_t k = 0; k < rs.size(); ++k) {
             const std::string r = rs[k].is_string() ? rs[k].get<std::string>() : std::string();
-            if (r == "semantic_no_alias") s.reasons |= reason_semantic_no_alias;
-            else if (r == "target_hazard") s.reasons |= reason_target_hazard;
-            else if (r == "pipeline_stage") s.reasons |= reason_pipeline_stage;
+            if (r == "semantic_no_alias")
+              s.reasons |= reason_semantic_no_alias;
+            else if (r == "target_hazard")
+              s.reasons |= reason_target_hazard;
+            else if (r == "pipeline_stage")
+              s.reasons |= reason_pipeline_stage;
             else if (r != "generic" && r != "cross_pipe")  // both: a plain hard separation
-              fail(pr.at(k), "unknown separation reason, " + found(rs[k]) +
-                                 "; the reasons are generic, pipeline_stage, target_hazard, semantic_no_alias, "
-                                 "cross_pipe");
+              fail(pr.at(k),
+                   "unknown separation reason, " + found(rs[k]) +
+                       "; the reasons are generic, pipeline_stage, target_hazard, semantic_no_alias, "
+                       "cross_pipe");
           }
         }
         result_.problem.separations.push_back(std::move(s));
@@ -577,10 +616,12 @@ class DsaReader {
     // never compete for bytes anyway), which keeps such problems plain.
     if (is_array(v["temporal_exclusions"], pt, "temporal_exclusions"))
       for (std::size_t i = 0; i < v["temporal_exclusions"].size(); ++i) {
-        auto [a, b] = pair_refs(v["temporal_exclusions"][i], pt.at(i), "a temporal exclusion", {"first", "second"});
+        auto [a, b] =
+            pair_refs(v["temporal_exclusions"][i], pt.at(i), "a temporal exclusion", {"first", "second"});
         if (!a || !b) continue;
         if (!may_share_pool(*a, *b) || !intervals_meet(*a, *b)) continue;
-        if (!excluded_.insert(std::minmax(a->index, b->index)).second) continue;  // listed twice: once is enough
+        if (!excluded_.insert(std::minmax(a->index, b->index)).second)
+          continue;  // listed twice: once is enough
         result_.problem.exclusions.push_back(Exclusion{a->index, b->index});
       }
   }
@@ -597,8 +638,8 @@ class DsaReader {
     auto offset = unsigned_value(v["offset"], p / "offset", "pinned offset");
     const bool exclusive_ok = v["exclusive_for_all_time"].is_boolean();
     if (!exclusive_ok)
-      fail(p / "exclusive_for_all_time", "exclusive_for_all_time must be true or false, " +
-                                             found(v["exclusive_for_all_time"]));
+      fail(p / "exclusive_for_all_time",
+           "exclusive_for_all_time must be true or false, " + found(v["exclusive_for_all_time"]));
     if (!b || !pool || !offset || !exclusive_ok) return;
     Buf& buf = buffers_.at(b->id);
     BufferSpec& spec = result_.problem.buffers[buf.index];
@@ -621,8 +662,9 @@ class DsaReader {
     if (!object(v, p, "cost_model", {"reuse_penalties"}, {"reuse_penalties"})) return;
     const JsonPath pr = p / "reuse_penalties";
     if (!is_array(v["reuse_penalties"], pr, "reuse_penalties")) return;
-    static constexpr std::string_view reasons[] = {"generic", "pipeline_serialization", "load_motion_serialization",
-                                                   "cross_pipe", "cross_core", "event_budget"};
+    static constexpr std::string_view reasons[] = {
+        "generic",     "pipeline_serialization", "load_motion_serialization", "cross_pipe", "cross_core",
+        "event_budget"};
     std::map<std::pair<BufferId, BufferId>, std::size_t> at;  // pair -> index in penalties
     for (std::size_t i = 0; i < v["reuse_penalties"].size(); ++i) {
       const JsonPath pi = pr.at(i);
@@ -634,11 +676,12 @@ class DsaReader {
         continue;
       }
       auto cost = unsigned_value(e["cost"], pi / "cost", "cost");
-      if (!e["reason"].is_string() ||
-          std::find(std::begin(reasons), std::end(reasons), e["reason"].get<std::string>()) == std::end(reasons))
-        fail(pi / "reason", "unknown reuse-penalty reason, " + found(e["reason"]) +
-                                "; the reasons are generic, pipeline_serialization, load_motion_serialization, "
-                                "cross_pipe, cross_core, event_budget");
+      if (!e["reason"].is_string() || std::find(std::begin(reasons), std::end(reasons),
+                                                e["reason"].get<std::string>()) == std::end(reasons))
+        fail(pi / "reason",
+             "unknown reuse-penalty reason, " + found(e["reason"]) +
+                 "; the reasons are generic, pipeline_serialization, load_motion_serialization, "
+                 "cross_pipe, cross_core, event_budget");
       if (!a || !b || !cost) continue;
       // A penalty is paid when two buffers never live at once share bytes.
       // Across pools, between co-live buffers or outside the objective it
@@ -662,7 +705,8 @@ class DsaReader {
   // pipeline groups record stages whose hard intent the producer already
   // wrote as pipeline_stage separations. Checked, not mapped.
   void read_structure(const json& v, const JsonPath& p) {
-    if (!object(v, p, "pypto_structure", {"alias_classes", "pipeline_groups"}, {"alias_classes", "pipeline_groups"}))
+    if (!object(v, p, "pypto_structure", {"alias_classes", "pipeline_groups"},
+                {"alias_classes", "pipeline_groups"}))
       return;
     const JsonPath pa = p / "alias_classes", pg = p / "pipeline_groups";
     if (is_array(v["alias_classes"], pa, "alias_classes"))
@@ -676,7 +720,8 @@ class DsaReader {
       for (std::size_t i = 0; i < v["pipeline_groups"].size(); ++i) {
         const json& g = v["pipeline_groups"][i];
         const JsonPath pi = pg.at(i);
-        if (!object(g, pi, "a pipeline group", {"group", "pool", "slot_size", "depth", "effective_depth", "members"},
+        if (!object(g, pi, "a pipeline group",
+                    {"group", "pool", "slot_size", "depth", "effective_depth", "members"},
                     {"group", "pool", "slot_size", "depth", "effective_depth", "members"}))
           continue;
         pool_ref(g["pool"], pi / "pool", "pipeline group pool");
@@ -697,7 +742,8 @@ class DsaReader {
     bool names = true;
     std::set<std::string_view> seen;
     for (const auto& n : names_) names = names && !id_defect(n) && seen.insert(n).second;
-    for (std::size_t i = 0; i < bs.size(); ++i) bs[i].name = names ? names_[i] : std::to_string(dsa_.buffer_ids[i]);
+    for (std::size_t i = 0; i < bs.size(); ++i)
+      bs[i].name = names ? names_[i] : std::to_string(dsa_.buffer_ids[i]);
   }
 
   void finish(const json& doc) {
@@ -705,7 +751,8 @@ class DsaReader {
     for (std::size_t k = 0; k < p.arenas.size(); ++k)
       if (unlimited_[k]) p.arenas[k].capacity = reader_capacity(p, p.arenas[k].id);
     result_.no_capacity = unlimited_;
-    if (std::all_of(unlimited_.begin(), unlimited_.end(), [](bool u) { return u; })) dsa_.goal = Goal::minimise;
+    if (std::all_of(unlimited_.begin(), unlimited_.end(), [](bool u) { return u; }))
+      dsa_.goal = Goal::minimise;
     for (auto& d : validate(p))
       if (d.severity == Severity::error) errors_.push_back({std::nullopt, std::move(d.message)});
     if (errors_.empty() && !p.must_alias.empty())
@@ -728,8 +775,8 @@ class DsaReader {
   std::vector<bool> unlimited_;
   std::vector<std::string> names_;
   std::unordered_map<std::uint32_t, std::size_t> pools_;  ///< pool id -> arena index
-  std::unordered_map<std::uint32_t, Buf> buffers_;         ///< buffer id -> what the constraints need
-  std::set<std::pair<BufferId, BufferId>> excluded_;        ///< exclusions read, (smaller, larger)
+  std::unordered_map<std::uint32_t, Buf> buffers_;        ///< buffer id -> what the constraints need
+  std::set<std::pair<BufferId, BufferId>> excluded_;      ///< exclusions read, (smaller, larger)
 };
 
 }  // namespace detail
@@ -760,9 +807,12 @@ PTO_MEM_IO_INLINE bool looks_like_dsa_schema(std::string_view t) {
       expect_key = false;
       continue;
     }
-    if (c == '{' || c == '[') ++depth;
-    else if (c == '}' || c == ']') --depth;
-    else if (c == ',' && depth == 1) expect_key = true;
+    if (c == '{' || c == '[')
+      ++depth;
+    else if (c == '}' || c == ']')
+      --depth;
+    else if (c == ',' && depth == 1)
+      expect_key = true;
     ++i;
   }
   return false;
@@ -805,18 +855,20 @@ PTO_MEM_IO_INLINE ReadResult read_dsa_solution(std::string_view text, const std:
   for (auto it = sol.begin(); it != sol.end(); ++it)
     if (it.key() != "schema_version" && it.key() != "profile" && it.key() != "instance" &&
         it.key() != "problem_fingerprint" && it.key() != "metadata" && it.key() != "placements")
-      fail(root / it.key(), "unknown field '" + printable(it.key(), 40) +
-                                "' in a solution (DSA schema v1); the fields are schema_version, profile, instance, "
-                                "problem_fingerprint, metadata, placements");
+      fail(root / it.key(),
+           "unknown field '" + printable(it.key(), 40) +
+               "' in a solution (DSA schema v1); the fields are schema_version, profile, instance, "
+               "problem_fingerprint, metadata, placements");
   if (sol.contains("instance") && sol["instance"] != doc.instance)
     fail(root / "instance", "the solution is of instance " + printable(sol["instance"].dump(), 40) +
                                 " but the problem is \"" + printable(doc.instance, 40) + "\"");
   if (sol.contains("problem_fingerprint") && sol["problem_fingerprint"] != doc.fingerprint)
-    fail(root / "problem_fingerprint", "the solution's fingerprint " + printable(sol["problem_fingerprint"].dump(), 40) +
-                                           " is not the problem's \"" + doc.fingerprint +
-                                           "\": it answers another version of the problem");
+    fail(root / "problem_fingerprint",
+         "the solution's fingerprint " + printable(sol["problem_fingerprint"].dump(), 40) +
+             " is not the problem's \"" + doc.fingerprint + "\": it answers another version of the problem");
   std::unordered_map<std::uint32_t, BufferId> index;
-  for (std::size_t i = 0; i < doc.buffer_ids.size(); ++i) index.emplace(doc.buffer_ids[i], static_cast<BufferId>(i));
+  for (std::size_t i = 0; i < doc.buffer_ids.size(); ++i)
+    index.emplace(doc.buffer_ids[i], static_cast<BufferId>(i));
   Placement pl;
   pl.offsets.assign(p.buffers.size(), std::nullopt);
   std::vector<std::int64_t> arenas;
@@ -833,7 +885,8 @@ PTO_MEM_IO_INLINE ReadResult read_dsa_solution(std::string_view text, const std:
     }
     const json &jb = e["buffer"], &jp = e["pool"], &jo = e["offset"];
     if (!jb.is_number_unsigned() || jb.get<std::uint64_t>() > UINT32_MAX) {
-      fail(pk / "buffer", "buffer must be a buffer id (an integer from 0 to 2^32-1), " + detail::found_json_value(jb));
+      fail(pk / "buffer",
+           "buffer must be a buffer id (an integer from 0 to 2^32-1), " + detail::found_json_value(jb));
       continue;
     }
     if (!jo.is_number_unsigned()) {
@@ -842,14 +895,15 @@ PTO_MEM_IO_INLINE ReadResult read_dsa_solution(std::string_view text, const std:
     }
     const auto it = index.find(static_cast<std::uint32_t>(jb.get<std::uint64_t>()));
     if (it == index.end()) {
-      fail(pk / "buffer", "unknown buffer " + std::to_string(jb.get<std::uint64_t>()) + "; the problem does not list it");
+      fail(pk / "buffer",
+           "unknown buffer " + std::to_string(jb.get<std::uint64_t>()) + "; the problem does not list it");
       continue;
     }
     const BufferSpec& b = p.buffers[it->second];
-    const bool allowed = jp.is_number_integer() &&
-                         (jp.get<std::int64_t>() == b.arena ||
-                          std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), jp.get<std::int64_t>()) !=
-                              b.candidate_arenas.end());
+    const bool allowed =
+        jp.is_number_integer() &&
+        (jp.get<std::int64_t>() == b.arena || std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(),
+                                                        jp.get<std::int64_t>()) != b.candidate_arenas.end());
     if (!allowed) {
       fail(pk / "pool", "buffer " + std::to_string(jb.get<std::uint64_t>()) + " is placed in pool " +
                             printable(jp.dump(), 40) + ", which is not among its allowed pools");
@@ -882,7 +936,8 @@ PTO_MEM_IO_INLINE std::string dsa_status(const PlanResult& r) {
   return "invalid_problem";
 }
 
-PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Problem& p, const PlanResult& r) {
+PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Problem& p,
+                                                const PlanResult& r) {
   using json = nlohmann::ordered_json;
   json out;
   out["schema_version"] = 1;
@@ -923,11 +978,11 @@ PTO_MEM_IO_INLINE std::string dsa_solution_text(const DsaDocument& doc, const Pr
     for (std::size_t i = 0; i < p.buffers.size(); ++i) order.emplace_back(doc.buffer_ids[i], i);
     std::sort(order.begin(), order.end());  // by buffer id, as dsa-solver writes them
     for (auto [id, i] : order)
-      placements.push_back(json{{"buffer", id},
-                                {"pool", static_cast<std::uint32_t>(i < r.placement->arenas.size()
-                                                                        ? r.placement->arenas[i]
-                                                                        : p.buffers[i].arena)},
-                                {"offset", r.placement->offsets[i].value_or(0)}});
+      placements.push_back(
+          json{{"buffer", id},
+               {"pool", static_cast<std::uint32_t>(i < r.placement->arenas.size() ? r.placement->arenas[i]
+                                                                                  : p.buffers[i].arena)},
+               {"offset", r.placement->offsets[i].value_or(0)}});
   }
   out["metadata"] = meta;
   out["placements"] = std::move(placements);

@@ -42,7 +42,7 @@ struct IdDefect {
 /// Diagnostics that quote what a user wrote (a field, a key, an id) quote it
 /// through this, so that no input can drive the terminal.
 [[nodiscard]] PTO_MEM_IO_INLINE std::string printable(std::string_view s,
-                                                     std::size_t max_bytes = static_cast<std::size_t>(-1));
+                                                      std::size_t max_bytes = static_cast<std::size_t>(-1));
 
 #if PTO_MEM_IO_DEFINE
 namespace detail::id_text {
@@ -57,10 +57,20 @@ inline std::optional<std::uint32_t> decode(std::string_view s, std::size_t i, st
   if (c < 0x80) return c;
   std::size_t n = 0;
   std::uint32_t cp = 0, min = 0;
-  if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; min = 0x80; }
-  else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; min = 0x800; }
-  else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; min = 0x10000; }
-  else return std::nullopt;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2;
+    cp = c & 0x1F;
+    min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+    cp = c & 0x0F;
+    min = 0x800;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4;
+    cp = c & 0x07;
+    min = 0x10000;
+  } else
+    return std::nullopt;
   if (i + n > s.size()) return std::nullopt;
   for (std::size_t k = 1; k < n; ++k) {
     if ((b(i + k) & 0xC0) != 0x80) return std::nullopt;
@@ -72,7 +82,9 @@ inline std::optional<std::uint32_t> decode(std::string_view s, std::size_t i, st
 }
 
 inline bool is_control(std::uint32_t cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
-inline bool is_noncharacter(std::uint32_t cp) { return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE; }
+inline bool is_noncharacter(std::uint32_t cp) {
+  return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
+}
 
 inline std::string code_point_name(std::uint32_t cp) {
   char buf[16];
@@ -94,9 +106,11 @@ PTO_MEM_IO_INLINE std::optional<IdDefect> id_defect(std::string_view name) {
       return IdDefect{i, std::string("byte ") + buf + " is not valid UTF-8; names are UTF-8 text"};
     }
     if (is_control(*cp))
-      return IdDefect{i, "it holds the control character " + code_point_name(*cp) + "; names may not hold controls"};
+      return IdDefect{
+          i, "it holds the control character " + code_point_name(*cp) + "; names may not hold controls"};
     if (is_noncharacter(*cp))
-      return IdDefect{i, "it holds the noncharacter " + code_point_name(*cp) + "; names may not hold noncharacters"};
+      return IdDefect{
+          i, "it holds the noncharacter " + code_point_name(*cp) + "; names may not hold noncharacters"};
     i += len;
   }
   return std::nullopt;

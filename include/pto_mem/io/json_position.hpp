@@ -23,8 +23,8 @@ struct JsonStep {
 
 /// Byte offset of the value at `path` in a syntactically valid JSON text, or
 /// nullopt when the path does not lead to a value.
-[[nodiscard]] PTO_MEM_IO_INLINE std::optional<std::size_t> json_value_offset(std::string_view text,
-                                                                            const std::vector<JsonStep>& path);
+[[nodiscard]] PTO_MEM_IO_INLINE std::optional<std::size_t> json_value_offset(
+    std::string_view text, const std::vector<JsonStep>& path);
 
 /// The RFC 6901 JSON pointer of a path, e.g. "/buffers/3/size".
 [[nodiscard]] PTO_MEM_IO_INLINE std::string json_pointer(const std::vector<JsonStep>& path);
@@ -65,7 +65,10 @@ class JsonScanner {
           case 'r': out += '\r'; break;
           case 'b': out += '\b'; break;
           case 'f': out += '\f'; break;
-          case 'u': out += '?'; i_ += 4; break;  // never part of our keys
+          case 'u':
+            out += '?';
+            i_ += 4;
+            break;  // never part of our keys
           default: out += t_[i_];
         }
         ++i_;
@@ -147,7 +150,7 @@ class JsonScanner {
 }  // namespace detail
 
 PTO_MEM_IO_INLINE std::optional<std::size_t> json_value_offset(std::string_view text,
-                                                              const std::vector<JsonStep>& path) {
+                                                               const std::vector<JsonStep>& path) {
   return detail::JsonScanner(text).find(path);
 }
 
@@ -160,9 +163,12 @@ PTO_MEM_IO_INLINE std::string json_pointer(const std::vector<JsonStep>& path) {
       continue;
     }
     for (char c : s.key) {
-      if (c == '~') out += "~0";
-      else if (c == '/') out += "~1";
-      else out += c;
+      if (c == '~')
+        out += "~0";
+      else if (c == '/')
+        out += "~1";
+      else
+        out += c;
     }
   }
   return out.empty() ? "/" : out;

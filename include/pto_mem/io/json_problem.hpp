@@ -27,10 +27,11 @@ namespace pto_mem {
 /// device, not the user's limit, and reading the document back gives the
 /// same problem.
 [[nodiscard]] PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const Problem& p,
-                                                                      const Placement* placement = nullptr);
+                                                                       const Placement* placement = nullptr);
 
 /// problem_to_json as text, one buffer per line.
-[[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const Problem& p, const Placement* placement = nullptr);
+[[nodiscard]] PTO_MEM_IO_INLINE std::string json_problem_text(const Problem& p,
+                                                              const Placement* placement = nullptr);
 
 /// The JSON document of a file as a reader returned it: its placement, and
 /// no capacity for an arena the file gave none (no_capacity). The capacity
@@ -48,7 +49,8 @@ namespace pto_mem {
 
 /// Writes the JSON problem to `path` atomically; returns the errors (empty on
 /// success): a name outside the rule of io/id_text.hpp is refused, not mangled.
-[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path, const Problem& p,
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path,
+                                                                    const Problem& p,
                                                                     const Placement* placement = nullptr);
 
 /// Writes a file as a reader returned it (see problem_to_json(ProblemFile)).
@@ -66,8 +68,9 @@ inline nlohmann::ordered_json json_id(const std::string& id) {
 }
 
 /// Buffer `b` as the file names it: its label (buffer_label), as json_id.
-inline nlohmann::ordered_json json_buffer(const Problem& p, BufferId b) { return json_id(buffer_label(p, b)); }
-
+inline nlohmann::ordered_json json_buffer(const Problem& p, BufferId b) {
+  return json_id(buffer_label(p, b));
+}
 
 /// Placements name the chosen arena of each buffer when the placement
 /// records them (Placement::arenas) and some buffer has several candidate
@@ -109,8 +112,10 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     if (b.alignment != 1) j["alignment"] = b.alignment;
     // Candidate arenas replace "arena" (the first is the arena); live
     // intervals replace "lifetime" (their hull is the lifetime).
-    if (b.candidate_arenas.empty()) j["arena"] = b.arena;
-    else j["arenas"] = b.candidate_arenas;
+    if (b.candidate_arenas.empty())
+      j["arena"] = b.arena;
+    else
+      j["arenas"] = b.candidate_arenas;
     if (b.live.empty()) {
       j["lifetime"] = {b.lifetime.begin, b.lifetime.end};
     } else {
@@ -119,8 +124,10 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
       j["live"] = std::move(live);
     }
     if (b.pin) {
-      if (b.pin->exclusive) j["pin"] = oj{{"offset", b.pin->offset}, {"exclusive", true}};
-      else j["pin"] = b.pin->offset;
+      if (b.pin->exclusive)
+        j["pin"] = oj{{"offset", b.pin->offset}, {"exclusive", true}};
+      else
+        j["pin"] = b.pin->offset;
     }
     buffers.push_back(std::move(j));
   }
@@ -130,8 +137,10 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     for (const auto& g : p.must_alias) {
       oj members = oj::array();
       for (const auto& m : g.members) {
-        if (m.offset == 0) members.push_back(json_buffer(p, m.buffer));
-        else members.push_back(oj{{"id", json_buffer(p, m.buffer)}, {"offset", m.offset}});
+        if (m.offset == 0)
+          members.push_back(json_buffer(p, m.buffer));
+        else
+          members.push_back(oj{{"id", json_buffer(p, m.buffer)}, {"offset", m.offset}});
       }
       groups.push_back(std::move(members));
     }
@@ -147,7 +156,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
       oj reasons = oj::array();
       for (auto [name, bit] : detail::separation_reason_names)
         if (bit != reason_explicit && (s.reasons & bit) != 0) reasons.push_back(std::string(name));
-      seps.push_back(oj{{"a", json_buffer(p, s.a)}, {"b", json_buffer(p, s.b)}, {"reasons", std::move(reasons)}});
+      seps.push_back(
+          oj{{"a", json_buffer(p, s.a)}, {"b", json_buffer(p, s.b)}, {"reasons", std::move(reasons)}});
     }
     doc["separations"] = std::move(seps);
   }
@@ -162,7 +172,8 @@ inline nlohmann::ordered_json problem_document(const Problem& p, const Placement
     for (const auto& d : p.declared) {
       oj bindings = oj::array();
       for (const auto& b : d.bindings)
-        bindings.push_back(oj{{"buffer", json_buffer(p, b.buffer)}, {"slot", b.slot ? oj(*b.slot) : oj(nullptr)}});
+        bindings.push_back(
+            oj{{"buffer", json_buffer(p, b.buffer)}, {"slot", b.slot ? oj(*b.slot) : oj(nullptr)}});
       decls.push_back(oj{{"buffer", json_buffer(p, d.buffer)},
                          {"slots", d.slots},
                          {"slot_size", d.slot_size},
@@ -218,7 +229,9 @@ PTO_MEM_IO_INLINE nlohmann::ordered_json problem_to_json(const ProblemFile& f) {
   return detail::problem_document(f.problem, f.placement ? &*f.placement : nullptr, given);
 }
 
-PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f) { return json_text(problem_to_json(f)); }
+PTO_MEM_IO_INLINE std::string json_problem_text(const ProblemFile& f) {
+  return json_text(problem_to_json(f));
+}
 
 PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p) {
   Diagnostics out;
@@ -229,7 +242,8 @@ PTO_MEM_IO_INLINE Diagnostics json_name_defects(const Problem& p) {
     if (auto twice = repeated_label(p)) out.push_back(error(repeated_label_message(p, *twice)));
   for (const auto& a : p.arenas)
     if (auto bad = a.name.empty() ? std::nullopt : id_defect(a.name))
-      out.push_back(error("the name of arena " + std::to_string(a.id) + " cannot be written to JSON: " + bad->reason));
+      out.push_back(
+          error("the name of arena " + std::to_string(a.id) + " cannot be written to JSON: " + bad->reason));
   return out;
 }
 
@@ -243,7 +257,8 @@ PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::pat
   return {};
 }
 
-PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path, const ProblemFile& f) {
+PTO_MEM_IO_INLINE Diagnostics write_json_problem_file(const std::filesystem::path& path,
+                                                      const ProblemFile& f) {
   if (auto bad = json_name_defects(f.problem); !bad.empty()) {
     attribute_to_file(bad, path.string());
     return bad;

@@ -42,7 +42,8 @@ struct JsonReadOptions {
 };
 
 /// Parses a JSON problem. `file` names the source in diagnostics.
-[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_json_problem(std::string_view text, const std::string& file = {},
+[[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_json_problem(std::string_view text,
+                                                             const std::string& file = {},
                                                              const JsonReadOptions& options = {});
 
 [[nodiscard]] PTO_MEM_IO_INLINE ReadResult read_json_problem_file(const std::filesystem::path& path,
@@ -96,7 +97,9 @@ class JsonProblemReader {
   // A UTF-8 byte-order mark (which some editors write) is skipped: every
   // position then counts from the byte after it, the first one an editor shows.
   JsonProblemReader(std::string_view text, std::string file, const JsonReadOptions& options)
-      : text_(text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text), file_(std::move(file)), options_(options) {}
+      : text_(text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text),
+        file_(std::move(file)),
+        options_(options) {}
 
   ReadResult run() {
     ReadResult out;
@@ -125,13 +128,15 @@ class JsonProblemReader {
     read_document(doc, root);
     if (errors_.empty()) finish();
     for (auto& e : errors_) {
-      auto d = e.path ? error_at(locate(*e.path), printable(json_pointer(*e.path)) + ": " + e.message) : error(e.message);
+      auto d = e.path ? error_at(locate(*e.path), printable(json_pointer(*e.path)) + ": " + e.message)
+                      : error(e.message);
       if (!e.path) d.location = SourceLocation{file_, 0, 0};
       out.diagnostics.push_back(std::move(d));
     }
     if (stopped_)
-      out.diagnostics.push_back(error_at(SourceLocation{file_, 0, 0}, "too many errors; stopping after " +
-                                                                          std::to_string(options_.max_errors)));
+      out.diagnostics.push_back(
+          error_at(SourceLocation{file_, 0, 0},
+                   "too many errors; stopping after " + std::to_string(options_.max_errors)));
     if (errors_.empty()) out.file = std::move(result_);
     return out;
   }
@@ -170,8 +175,8 @@ class JsonProblemReader {
         continue;
       }
       std::size_t end = i + 1;
-      while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.' || t[end] == 'e' ||
-                                t[end] == 'E' || t[end] == '+' || t[end] == '-'))
+      while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.' ||
+                                t[end] == 'e' || t[end] == 'E' || t[end] == '+' || t[end] == '-'))
         ++end;
       const std::string literal(t.substr(i, end - i));
       const double v = std::strtod(literal.c_str(), nullptr);
@@ -197,7 +202,8 @@ class JsonProblemReader {
   static std::string found(const json& v) { return found_json_value(v); }
 
   /// Checks that `v` is an object holding only `allowed` keys.
-  bool object(const json& v, const JsonPath& p, std::string_view what, std::initializer_list<std::string_view> allowed) {
+  bool object(const json& v, const JsonPath& p, std::string_view what,
+              std::initializer_list<std::string_view> allowed) {
     if (!v.is_object()) {
       fail(p, std::string(what) + " must be an object, " + found(v));
       return false;
@@ -209,12 +215,14 @@ class JsonProblemReader {
       std::string list;
       for (auto k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
       const JsonPath at = p / it.key();
-      fail(at, "unknown field '" + printable(it.key(), 40) + "' in " + std::string(what) + "; the fields are " + list);
+      fail(at, "unknown field '" + printable(it.key(), 40) + "' in " + std::string(what) +
+                   "; the fields are " + list);
     }
     return true;
   }
 
-  const json* field(const json& obj, const JsonPath& p, std::string_view key, std::string_view what, bool required) {
+  const json* field(const json& obj, const JsonPath& p, std::string_view key, std::string_view what,
+                    bool required) {
     auto it = obj.find(key);
     if (it == obj.end()) {
       if (required) fail(p, std::string(what) + " has no '" + std::string(key) + "' field");
@@ -235,14 +243,17 @@ class JsonProblemReader {
 
   std::optional<std::uint64_t> unsigned_value(const json& v, const JsonPath& p, std::string_view what) {
     if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-    if (v.is_number_integer()) fail(p, std::string(what) + " must not be negative, " + found(v));
-    else fail(p, std::string(what) + " must be an integer from 0 to 2^64-1, " + found(v));
+    if (v.is_number_integer())
+      fail(p, std::string(what) + " must not be negative, " + found(v));
+    else
+      fail(p, std::string(what) + " must be an integer from 0 to 2^64-1, " + found(v));
     return std::nullopt;
   }
 
   std::optional<std::int64_t> signed_value(const json& v, const JsonPath& p, std::string_view what) {
     if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<std::int64_t>();
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+    if (v.is_number_unsigned() &&
+        v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<std::int64_t>::max()))
       return static_cast<std::int64_t>(v.get<std::uint64_t>());
     fail(p, std::string(what) + " must be a 64-bit signed integer, " + found(v));
     return std::nullopt;
@@ -282,7 +293,8 @@ class JsonProblemReader {
     auto x = signed_value(v, p, what);
     if (x && !arena_ids_.contains(*x)) {
       std::string known;
-      for (const auto& a : result_.problem.arenas) known += (known.empty() ? "" : ", ") + std::to_string(a.id);
+      for (const auto& a : result_.problem.arenas)
+        known += (known.empty() ? "" : ", ") + std::to_string(a.id);
       fail(p, "unknown " + std::string(what) + " " + std::to_string(*x) +
                   (known.empty() ? std::string("; no arena is defined") : "; the arenas are " + known));
       x.reset();
@@ -442,7 +454,8 @@ class JsonProblemReader {
   }
 
   void read_buffer(const json& v, const JsonPath& p) {
-    if (!object(v, p, "a buffer", {"id", "size", "alignment", "arena", "arenas", "lifetime", "live", "pin"})) return;
+    if (!object(v, p, "a buffer", {"id", "size", "alignment", "arena", "arenas", "lifetime", "live", "pin"}))
+      return;
     BufferSpec b;
     bool ok = true;
     const JsonPath pid = p / "id", psize = p / "size", palign = p / "alignment", parena = p / "arena",
@@ -479,14 +492,17 @@ class JsonProblemReader {
     const json* candidates = field(v, p, "arenas", "the buffer", false);
     if (candidates) {
       if (!candidates->is_array() || candidates->empty()) {
-        fail(parenas, "arenas must be a non-empty array of arena ids (the candidates, most preferred first), " +
-                          found(*candidates));
+        fail(parenas,
+             "arenas must be a non-empty array of arena ids (the candidates, most preferred first), " +
+                 found(*candidates));
         ok = false;
       } else {
         for (std::size_t k = 0; k < candidates->size(); ++k) {
           auto x = arena_ref((*candidates)[k], parenas.at(k), "candidate arena");
-          if (x && std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), *x) != b.candidate_arenas.end()) {
-            fail(parenas.at(k), "candidate arena " + std::to_string(*x) + " is listed twice; list each arena once");
+          if (x && std::find(b.candidate_arenas.begin(), b.candidate_arenas.end(), *x) !=
+                       b.candidate_arenas.end()) {
+            fail(parenas.at(k),
+                 "candidate arena " + std::to_string(*x) + " is listed twice; list each arena once");
             x.reset();
           }
           ok = ok && x;
@@ -526,8 +542,9 @@ class JsonProblemReader {
           }
           if (r && !b.live.empty() && b.live.back().end > r->first) {
             fail(pk, "live interval [" + std::to_string(r->first) + ", " + std::to_string(r->second) +
-                         ") overlaps or precedes the one before it [" + std::to_string(b.live.back().begin) + ", " +
-                         std::to_string(b.live.back().end) + "); list disjoint intervals in ascending order");
+                         ") overlaps or precedes the one before it [" + std::to_string(b.live.back().begin) +
+                         ", " + std::to_string(b.live.back().end) +
+                         "); list disjoint intervals in ascending order");
             r.reset();
           }
           ok = ok && r;
@@ -547,7 +564,8 @@ class JsonProblemReader {
       if (r && !b.live.empty() && (r->first != b.lifetime.begin || r->second != b.lifetime.end)) {
         fail(plife, "lifetime [" + std::to_string(r->first) + ", " + std::to_string(r->second) +
                         ") is not the hull [" + std::to_string(b.lifetime.begin) + ", " +
-                        std::to_string(b.lifetime.end) + ") of the live intervals; leave it out or make it the hull");
+                        std::to_string(b.lifetime.end) +
+                        ") of the live intervals; leave it out or make it the hull");
         r.reset();
       }
       ok = ok && r;
@@ -564,11 +582,13 @@ class JsonProblemReader {
         } else {
           const JsonPath poff = ppin / "offset", pex = ppin / "exclusive";
           std::optional<std::uint64_t> off;
-          if (const json* o = field(*pin, ppin, "offset", "the pin", true)) off = unsigned_value(*o, poff, "pin offset");
+          if (const json* o = field(*pin, ppin, "offset", "the pin", true))
+            off = unsigned_value(*o, poff, "pin offset");
           ok = ok && off;
           pn.offset = off.value_or(0);
           if (const json* ex = field(*pin, ppin, "exclusive", "the pin", false)) {
-            if (ex->is_boolean()) pn.exclusive = ex->get<bool>();
+            if (ex->is_boolean())
+              pn.exclusive = ex->get<bool>();
             else {
               fail(pex, "exclusive must be true or false, " + found(*ex));
               ok = false;
@@ -578,12 +598,14 @@ class JsonProblemReader {
       } else if (pin->is_number_unsigned()) {
         pn.offset = pin->get<std::uint64_t>();
       } else {
-        fail(ppin, "pin must be an offset (an integer from 0 to 2^64-1) or {\"offset\": n, \"exclusive\": bool}, " +
-                       found(*pin));
+        fail(ppin,
+             "pin must be an offset (an integer from 0 to 2^64-1) or {\"offset\": n, \"exclusive\": bool}, " +
+                 found(*pin));
         ok = false;
       }
       if (ok && b.candidate_arenas.size() > 1) {
-        fail(ppin, "a pinned buffer cannot have several candidate arenas (a pin fixes the arena); give one arena");
+        fail(ppin,
+             "a pinned buffer cannot have several candidate arenas (a pin fixes the arena); give one arena");
         ok = false;
       }
       b.pin = pn;
@@ -608,7 +630,8 @@ class JsonProblemReader {
       if (member.is_object()) {
         if (!object(member, pm, "a must-alias member", {"id", "offset"})) continue;
         const JsonPath pid = pm / "id", poff = pm / "offset";
-        if (const json* id = field(member, pm, "id", "the must-alias member", true)) b = buffer_ref(*id, pid, "member");
+        if (const json* id = field(member, pm, "id", "the must-alias member", true))
+          b = buffer_ref(*id, pid, "member");
         if (const json* off = field(member, pm, "offset", "the must-alias member", false))
           am.offset = unsigned_value(*off, poff, "member offset").value_or(0);
         if (!b) continue;
@@ -651,7 +674,8 @@ class JsonProblemReader {
       if (const json* x = field(v, p, "a", "the separation", true)) a = buffer_ref(*x, pa, "separation");
       if (const json* x = field(v, p, "b", "the separation", true)) b = buffer_ref(*x, pb, "separation");
       if (const json* rs = field(v, p, "reasons", "the separation", false)) {
-        if (!rs->is_array()) fail(pr, "reasons must be an array of names, " + found(*rs));
+        if (!rs->is_array())
+          fail(pr, "reasons must be an array of names, " + found(*rs));
         else
           for (std::size_t i = 0; i < rs->size(); ++i) {
             const JsonPath pi = pr.at(i);
@@ -663,7 +687,8 @@ class JsonProblemReader {
               }
             if (!known)
               fail(pi, "unknown separation reason, " + found((*rs)[i]) +
-                           "; use explicit, semantic_no_alias, target_hazard, pipeline_stage or declared_allocation");
+                           "; use explicit, semantic_no_alias, target_hazard, pipeline_stage or "
+                           "declared_allocation");
           }
       }
     }
@@ -678,7 +703,8 @@ class JsonProblemReader {
   }
 
   /// A pair [a, b] of two distinct buffers (an exclusion, a conflict edge).
-  std::optional<std::pair<BufferId, BufferId>> buffer_pair(const json& v, const JsonPath& p, std::string_view what) {
+  std::optional<std::pair<BufferId, BufferId>> buffer_pair(const json& v, const JsonPath& p,
+                                                           std::string_view what) {
     if (!v.is_array() || v.size() != 2) {
       fail(p, std::string(what) + " must be a pair [a, b] of buffer ids, " + found(v));
       return std::nullopt;
@@ -760,7 +786,8 @@ class JsonProblemReader {
           const JsonPath pib = pi / "buffer", pis = pi / "slot";
           SlotBinding sb;
           std::optional<BufferId> b;
-          if (const json* x = field(bind, pi, "buffer", "the binding", true)) b = buffer_ref(*x, pib, "binding");
+          if (const json* x = field(bind, pi, "buffer", "the binding", true))
+            b = buffer_ref(*x, pib, "binding");
           if (!b) {
             ok = false;
             continue;
@@ -769,8 +796,8 @@ class JsonProblemReader {
           if (const json* slot = field(bind, pi, "slot", "the binding", false); slot && !slot->is_null()) {
             auto n = unsigned_value(*slot, pis, "slot (an integer, or null when chosen at run time)");
             if (n && *n >= d.slots) {
-              fail(pis, "slot " + std::to_string(*n) + " is out of range; there are " + std::to_string(d.slots) +
-                            " slots");
+              fail(pis, "slot " + std::to_string(*n) + " is out of range; there are " +
+                            std::to_string(d.slots) + " slots");
               n.reset();
             }
             if (!n) {
@@ -793,8 +820,10 @@ class JsonProblemReader {
     std::optional<Addr> off;
     std::optional<std::int64_t> arena;
     const json* ax = field(v, p, "arena", "the placement entry", false);
-    if (const json* x = field(v, p, "id", "the placement entry", true)) b = buffer_ref(*x, pid, "placement entry");
-    if (const json* x = field(v, p, "offset", "the placement entry", true)) off = unsigned_value(*x, poff, "offset");
+    if (const json* x = field(v, p, "id", "the placement entry", true))
+      b = buffer_ref(*x, pid, "placement entry");
+    if (const json* x = field(v, p, "offset", "the placement entry", true))
+      off = unsigned_value(*x, poff, "offset");
     if (ax) {
       arena = arena_ref(*ax, parena, "arena");
       if (!arena) return;
@@ -802,7 +831,8 @@ class JsonProblemReader {
     if (!b || !off) return;
     const BufferSpec& spec = result_.problem.buffers[*b];
     if (arena && *arena != spec.arena &&
-        std::find(spec.candidate_arenas.begin(), spec.candidate_arenas.end(), *arena) == spec.candidate_arenas.end()) {
+        std::find(spec.candidate_arenas.begin(), spec.candidate_arenas.end(), *arena) ==
+            spec.candidate_arenas.end()) {
       fail(parena, "buffer '" + spec.name + "' is placed in arena " + std::to_string(*arena) +
                        ", which is not among its arenas; place it in one of its candidate arenas");
       return;
@@ -858,12 +888,12 @@ class JsonProblemReader {
 }  // namespace detail
 
 PTO_MEM_IO_INLINE ReadResult read_json_problem(std::string_view text, const std::string& file,
-                                              const JsonReadOptions& options) {
+                                               const JsonReadOptions& options) {
   return detail::JsonProblemReader(text, file, options).run();
 }
 
 PTO_MEM_IO_INLINE ReadResult read_json_problem_file(const std::filesystem::path& path,
-                                                   const JsonReadOptions& options) {
+                                                    const JsonReadOptions& options) {
   auto src = read_source_text(path);
   if (!src.text) return ReadResult{std::nullopt, std::move(src.diagnostics)};
   return read_json_problem(*src.text, path.string(), options);

@@ -35,7 +35,9 @@ namespace pto_mem {
 class OutputSet {
  public:
   /// Requests an output: `what` names it in messages ("--json") and in set_text.
-  void add(std::string what, std::string path) { outputs_.push_back({std::move(what), std::move(path), {}, {}}); }
+  void add(std::string what, std::string path) {
+    outputs_.push_back({std::move(what), std::move(path), {}, {}});
+  }
 
   [[nodiscard]] bool empty() const noexcept { return outputs_.empty(); }
 
@@ -105,7 +107,8 @@ PTO_MEM_IO_INLINE Diagnostics OutputSet::check(const std::vector<std::string>& i
       const auto& a = outputs_[j];
       const auto& b = outputs_[i];
       if (!a.resolved || !b.resolved || !same_target(a.target, b.target)) continue;
-      if (a.target.kind == OutputTarget::Kind::write_through && b.target.kind == OutputTarget::Kind::write_through) {
+      if (a.target.kind == OutputTarget::Kind::write_through &&
+          b.target.kind == OutputTarget::Kind::write_through) {
         struct stat st {};
         if (::stat(a.target.path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) continue;  // /dev/null twice
       }

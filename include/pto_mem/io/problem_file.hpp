@@ -54,7 +54,8 @@ struct TextResult {
 [[nodiscard]] PTO_MEM_IO_INLINE std::optional<std::pair<BufferId, BufferId>> repeated_label(const Problem& p);
 
 /// What a writer says when it refuses repeated_label's pair.
-[[nodiscard]] PTO_MEM_IO_INLINE std::string repeated_label_message(const Problem& p, std::pair<BufferId, BufferId> twice);
+[[nodiscard]] PTO_MEM_IO_INLINE std::string repeated_label_message(const Problem& p,
+                                                                   std::pair<BufferId, BufferId> twice);
 
 /// The capacity a reader gives arena `arena_id` when the file gives none:
 /// always_fitting_capacity (which counts every buffer that may be placed
@@ -75,14 +76,16 @@ PTO_MEM_IO_INLINE std::optional<std::pair<BufferId, BufferId>> repeated_label(co
   };
   std::array<char, 24> bx{}, by{};
   std::vector<std::pair<std::size_t, BufferId>> keys(bs.size());  // (hash of the label, buffer)
-  for (std::size_t i = 0; i < bs.size(); ++i) keys[i] = {std::hash<std::string_view>{}(label(i, bx)), static_cast<BufferId>(i)};
+  for (std::size_t i = 0; i < bs.size(); ++i)
+    keys[i] = {std::hash<std::string_view>{}(label(i, bx)), static_cast<BufferId>(i)};
   std::sort(keys.begin(), keys.end());
   for (std::size_t k = 0; k < keys.size();) {
     std::size_t run = k + 1;
     while (run < keys.size() && keys[run].first == keys[k].first) ++run;
     for (std::size_t x = k; x < run; ++x)  // equal hashes: compare the labels themselves
       for (std::size_t y = x + 1; y < run; ++y)
-        if (label(keys[x].second, bx) == label(keys[y].second, by)) return std::pair{keys[x].second, keys[y].second};
+        if (label(keys[x].second, bx) == label(keys[y].second, by))
+          return std::pair{keys[x].second, keys[y].second};
     k = run;
   }
   return std::nullopt;
@@ -92,7 +95,8 @@ PTO_MEM_IO_INLINE std::string repeated_label_message(const Problem& p, std::pair
   const auto [a, b] = std::minmax(twice.first, twice.second);
   return "buffers " + std::to_string(a) + " and " + std::to_string(b) + " are both called '" +
          printable(buffer_label(p, a), 40) +
-         "' (a buffer without a name is called by its index); a file names each buffer once: give them distinct names";
+         "' (a buffer without a name is called by its index); a file names each buffer once: give them "
+         "distinct names";
 }
 
 PTO_MEM_IO_INLINE Addr reader_capacity(const Problem& p, std::int64_t arena_id) {

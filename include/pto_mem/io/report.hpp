@@ -28,8 +28,8 @@ namespace pto_mem {
 [[nodiscard]] PTO_MEM_IO_INLINE std::string report_text(const Problem& p, const PlanResult& r);
 
 /// Writes the report to `path` atomically; returns the errors (empty on success).
-[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_report_file(const std::filesystem::path& path, const Problem& p,
-                                                              const PlanResult& r);
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_report_file(const std::filesystem::path& path,
+                                                              const Problem& p, const PlanResult& r);
 
 #if PTO_MEM_IO_DEFINE
 PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const PlanResult& r) {
@@ -39,13 +39,15 @@ PTO_MEM_IO_INLINE nlohmann::ordered_json report_json(const Problem& p, const Pla
   doc["status"] = to_string(r.status);
   doc["strategy"] = r.strategy;
   doc["stopped_by"] = std::string(to_string(r.stopped_by));
-  doc["proved"] = oj{{"penalty", r.proved.penalty}, {"peak", r.proved.peak}, {"penalty_bound", r.proved.penalty_bound}};
+  doc["proved"] =
+      oj{{"penalty", r.proved.penalty}, {"peak", r.proved.peak}, {"penalty_bound", r.proved.penalty_bound}};
   oj placement = oj::array();
   if (r.placement) {
     const bool arenas = detail::writes_chosen_arenas(p, *r.placement);
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
       const auto& off = i < r.placement->offsets.size() ? r.placement->offsets[i] : std::nullopt;
-      oj e{{"id", detail::json_buffer(p, static_cast<BufferId>(i))}, {"offset", off ? oj(*off) : oj(nullptr)}};
+      oj e{{"id", detail::json_buffer(p, static_cast<BufferId>(i))},
+           {"offset", off ? oj(*off) : oj(nullptr)}};
       if (arenas) e["arena"] = r.placement->arenas[i];
       placement.push_back(std::move(e));
     }

@@ -51,10 +51,10 @@ struct SourceText {
 
 /// Line and column (from 1, in bytes) of byte `offset` of `text`.
 [[nodiscard]] PTO_MEM_IO_INLINE SourceLocation location_at(const std::string& file, std::string_view text,
-                                                          std::size_t offset);
+                                                           std::size_t offset);
 #if PTO_MEM_IO_DEFINE
 [[nodiscard]] PTO_MEM_IO_INLINE SourceLocation location_at(const std::string& file, std::string_view text,
-                                                          std::size_t offset) {
+                                                           std::size_t offset) {
   offset = std::min(offset, text.size());
   std::uint32_t line = 1;
   std::size_t line_start = 0;

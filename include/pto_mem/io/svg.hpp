@@ -45,11 +45,12 @@ struct SvgOptions {
 /// The SVG text. Buffers without an offset are not drawn (the caption
 /// counts them).
 [[nodiscard]] PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& pl,
-                                                          const SvgOptions& opt = {});
+                                                           const SvgOptions& opt = {});
 
 /// Writes the memory map to `path` atomically; returns the errors (empty on success).
-[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_svg_file(const std::filesystem::path& path, const Problem& p,
-                                                           const Placement& pl, const SvgOptions& opt = {});
+[[nodiscard]] PTO_MEM_IO_INLINE Diagnostics write_svg_file(const std::filesystem::path& path,
+                                                           const Problem& p, const Placement& pl,
+                                                           const SvgOptions& opt = {});
 
 #if PTO_MEM_IO_DEFINE
 namespace detail::svg {
@@ -175,15 +176,19 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
   s.reserve(4096 + p.buffers.size() * 80);
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(W) + "\" height=\"" + num(total_h) +
        "\" viewBox=\"0 0 " + num(W) + " " + num(total_h) + "\" font-family=\"sans-serif\">\n";
-  s += "<style>\n"
-       ".title{font-size:14px;font-weight:bold} .sub{font-size:12px;fill:#333} .note{font-size:11px;fill:#555}\n"
-       ".tick{font-size:10px;fill:#333} .axis{stroke:#333;stroke-width:1} .grid{stroke:#ddd;stroke-width:.5}\n"
-       ".lbl{font-size:10px;text-anchor:middle;fill:#111} .b{fill-opacity:.85}\n"
-       ".outlined .b{stroke:#222;stroke-width:.5}\n"
-       ".cap{stroke:#000;stroke-width:1.5} .peak{stroke:#d62728;stroke-width:1.5;stroke-dasharray:6 3}\n"
-       ".lb{stroke:#1f4e9c;stroke-width:1.2;stroke-dasharray:2 2} .pb{stroke:#2ca02c;stroke-width:1.2;stroke-dasharray:8 2 2 2}\n"
-       ".res{fill:url(#hatch);stroke:#777;stroke-width:.5}\n";
-  for (std::size_t c = 0; c < palette.size(); ++c) s += ".c" + std::to_string(c) + "{fill:" + palette[c] + "} ";
+  s +=
+      "<style>\n"
+      ".title{font-size:14px;font-weight:bold} .sub{font-size:12px;fill:#333} "
+      ".note{font-size:11px;fill:#555}\n"
+      ".tick{font-size:10px;fill:#333} .axis{stroke:#333;stroke-width:1} .grid{stroke:#ddd;stroke-width:.5}\n"
+      ".lbl{font-size:10px;text-anchor:middle;fill:#111} .b{fill-opacity:.85}\n"
+      ".outlined .b{stroke:#222;stroke-width:.5}\n"
+      ".cap{stroke:#000;stroke-width:1.5} .peak{stroke:#d62728;stroke-width:1.5;stroke-dasharray:6 3}\n"
+      ".lb{stroke:#1f4e9c;stroke-width:1.2;stroke-dasharray:2 2} "
+      ".pb{stroke:#2ca02c;stroke-width:1.2;stroke-dasharray:8 2 2 2}\n"
+      ".res{fill:url(#hatch);stroke:#777;stroke-width:.5}\n";
+  for (std::size_t c = 0; c < palette.size(); ++c)
+    s += ".c" + std::to_string(c) + "{fill:" + palette[c] + "} ";
   s += "\n</style>\n";
   s += "<defs><pattern id=\"hatch\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" "
        "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f2f2f2\"/>"
@@ -191,7 +196,8 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
   s += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
   if (na == 0) s += "<text class=\"title\" x=\"" + num(left) + "\" y=\"30\">no arenas</text>\n";
   bool any_proved = false;  // a proved bound above the max-load bound somewhere: it gets its own line
-  for (std::size_t k = 0; k < na && k < opt.proved_bound.size(); ++k) any_proved = any_proved || opt.proved_bound[k] > loads[k].lower_bound;
+  for (std::size_t k = 0; k < na && k < opt.proved_bound.size(); ++k)
+    any_proved = any_proved || opt.proved_bound[k] > loads[k].lower_bound;
   if (na > 0) {
     // The legend, once for every panel: what each line and fill means.
     struct Entry {
@@ -201,14 +207,18 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
         {"<line class=\"cap swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "capacity"},
         {"<line class=\"peak swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "peak"},
         {"<line class=\"lb swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "max-load bound"}};
-    if (any_proved) entries.push_back({"<line class=\"pb swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "proved bound"});
-    entries.push_back({"<rect class=\"res swatch\" x=\"0\" y=\"0\" width=\"22\" height=\"12\"/>", "reserved window"});
-    entries.push_back({"<rect class=\"c0 swatch\" fill-opacity=\".85\" x=\"0\" y=\"0\" width=\"22\" height=\"12\"/>", "buffer (x: live, y: bytes)"});
+    if (any_proved)
+      entries.push_back({"<line class=\"pb swatch\" x1=\"0\" y1=\"6\" x2=\"22\" y2=\"6\"/>", "proved bound"});
+    entries.push_back(
+        {"<rect class=\"res swatch\" x=\"0\" y=\"0\" width=\"22\" height=\"12\"/>", "reserved window"});
+    entries.push_back(
+        {"<rect class=\"c0 swatch\" fill-opacity=\".85\" x=\"0\" y=\"0\" width=\"22\" height=\"12\"/>",
+         "buffer (x: live, y: bytes)"});
     s += "<g class=\"legend\">\n";
     double x = left;
     for (const auto& e : entries) {
-      s += "<g transform=\"translate(" + num(x) + " 6)\">" + e.swatch + "<text class=\"note\" x=\"28\" y=\"10\">" +
-           e.text + "</text></g>\n";
+      s += "<g transform=\"translate(" + num(x) + " 6)\">" + e.swatch +
+           "<text class=\"note\" x=\"28\" y=\"10\">" + e.text + "</text></g>\n";
       x += 40 + 6.2 * static_cast<double>(e.text.size());
     }
     s += "</g>\n";
@@ -230,43 +240,50 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
     const bool real_capacity = arena.capacity != unbounded[k];
     Addr ytop = std::max<Addr>({peak, proved, 1});
     const bool show_capacity = real_capacity && arena.capacity / 2 <= ytop;
-    if (show_capacity) ytop = std::max(ytop, arena.capacity);
+    if (show_capacity)
+      ytop = std::max(ytop, arena.capacity);
     else if (real_capacity)
-      notes.push_back("capacity " + grouped(arena.capacity) + " B is far above the peak and not drawn to scale");
+      notes.push_back("capacity " + grouped(arena.capacity) +
+                      " B is far above the peak and not drawn to scale");
     const double tspan = static_cast<double>(t1 - t0);
     auto X = [&](Tick t) { return px0 + static_cast<double>(t - t0) / tspan * (px1 - px0); };
-    auto Y = [&](Addr a) { return py1 - static_cast<double>(std::min(a, ytop)) / static_cast<double>(ytop) * (py1 - py0); };
+    auto Y = [&](Addr a) {
+      return py1 - static_cast<double>(std::min(a, ytop)) / static_cast<double>(ytop) * (py1 - py0);
+    };
 
     // Title.
-    std::string title = escape(labels[k]) + ": peak " + grouped(peak) + " B, max-load bound " + grouped(lb) + " B";
+    std::string title =
+        escape(labels[k]) + ": peak " + grouped(peak) + " B, max-load bound " + grouped(lb) + " B";
     if (proved > lb) title += ", proved bound " + grouped(proved) + " B";
-    if (bound > 0) title += " (peak/bound " + num3(static_cast<double>(peak) / static_cast<double>(bound)) + ")";
+    if (bound > 0)
+      title += " (peak/bound " + num3(static_cast<double>(peak) / static_cast<double>(bound)) + ")";
     s += "<g class=\"arena\" id=\"arena-" + std::to_string(k) + "\">\n";
     s += "<text class=\"title\" x=\"" + num(px0) + "\" y=\"" + num(y0 + 20) + "\">" + title + "</text>\n";
     s += "<text class=\"sub\" x=\"" + num(px0) + "\" y=\"" + num(y0 + 38) + "\">" +
-         (real_capacity ? "capacity " + grouped(arena.capacity) + " B" : std::string("no capacity given")) + ", " +
-         count_of(members[k].size(), "buffer") + ", " + std::to_string(loads[k].max_live) + " live at most</text>\n";
+         (real_capacity ? "capacity " + grouped(arena.capacity) + " B" : std::string("no capacity given")) +
+         ", " + count_of(members[k].size(), "buffer") + ", " + std::to_string(loads[k].max_live) +
+         " live at most</text>\n";
 
     // Grid and axes.
     const std::uint64_t ystep = tick_step(ytop, 8);
     for (std::uint64_t a = 0; a <= ytop; a += ystep) {
-      s += "<line class=\"grid\" x1=\"" + num(px0) + "\" y1=\"" + num(Y(a)) + "\" x2=\"" + num(px1) + "\" y2=\"" +
-           num(Y(a)) + "\"/><text class=\"tick\" x=\"" + num(px0 - 6) + "\" y=\"" + num(Y(a) + 3.5) +
-           "\" text-anchor=\"end\">" + compact(static_cast<std::int64_t>(a)) + "</text>\n";
+      s += "<line class=\"grid\" x1=\"" + num(px0) + "\" y1=\"" + num(Y(a)) + "\" x2=\"" + num(px1) +
+           "\" y2=\"" + num(Y(a)) + "\"/><text class=\"tick\" x=\"" + num(px0 - 6) + "\" y=\"" +
+           num(Y(a) + 3.5) + "\" text-anchor=\"end\">" + compact(static_cast<std::int64_t>(a)) + "</text>\n";
       if (a > ytop - ystep) break;
     }
     const auto tstep = static_cast<Tick>(tick_step(static_cast<std::uint64_t>(t1 - t0), 10));
     // The first multiple of the step at or after t0 (t0 >= 0 in a valid problem).
     const Tick first_tick = t0 % tstep == 0 ? t0 : t0 - t0 % tstep + (t0 > 0 ? tstep : 0);
     for (Tick t = first_tick; t <= t1; t += tstep) {
-      s += "<line class=\"axis\" x1=\"" + num(X(t)) + "\" y1=\"" + num(py1) + "\" x2=\"" + num(X(t)) + "\" y2=\"" +
-           num(py1 + 4) + "\"/><text class=\"tick\" x=\"" + num(X(t)) + "\" y=\"" + num(py1 + 15) +
-           "\" text-anchor=\"middle\">" + compact(t) + "</text>\n";
+      s += "<line class=\"axis\" x1=\"" + num(X(t)) + "\" y1=\"" + num(py1) + "\" x2=\"" + num(X(t)) +
+           "\" y2=\"" + num(py1 + 4) + "\"/><text class=\"tick\" x=\"" + num(X(t)) + "\" y=\"" +
+           num(py1 + 15) + "\" text-anchor=\"middle\">" + compact(t) + "</text>\n";
       if (t > t1 - tstep) break;
     }
-    s += "<line class=\"axis\" x1=\"" + num(px0) + "\" y1=\"" + num(py1) + "\" x2=\"" + num(px1) + "\" y2=\"" + num(py1) +
-         "\"/><line class=\"axis\" x1=\"" + num(px0) + "\" y1=\"" + num(py0) + "\" x2=\"" + num(px0) + "\" y2=\"" +
-         num(py1) + "\"/>\n";
+    s += "<line class=\"axis\" x1=\"" + num(px0) + "\" y1=\"" + num(py1) + "\" x2=\"" + num(px1) +
+         "\" y2=\"" + num(py1) + "\"/><line class=\"axis\" x1=\"" + num(px0) + "\" y1=\"" + num(py0) +
+         "\" x2=\"" + num(px0) + "\" y2=\"" + num(py1) + "\"/>\n";
     s += "<text class=\"tick\" x=\"" + num((px0 + px1) / 2) + "\" y=\"" + num(py1 + 30) +
          "\" text-anchor=\"middle\">time (program point)</text>\n";
     s += "<text class=\"tick\" transform=\"translate(" + num(16) + " " + num((py0 + py1) / 2) +
@@ -275,9 +292,10 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
     // Reserved windows, hatched over the whole time range.
     for (const auto& r : arena.reserved) {
       if (r.empty()) continue;
-      s += "<rect class=\"res\" x=\"" + num(px0) + "\" y=\"" + num(Y(r.end)) + "\" width=\"" + num(px1 - px0) +
-           "\" height=\"" + num(std::max(Y(r.begin) - Y(r.end), 0.5)) + "\"><title>reserved [" + std::to_string(r.begin) +
-           ", " + std::to_string(r.end) + ")</title></rect>\n";
+      s += "<rect class=\"res\" x=\"" + num(px0) + "\" y=\"" + num(Y(r.end)) + "\" width=\"" +
+           num(px1 - px0) + "\" height=\"" + num(std::max(Y(r.begin) - Y(r.end), 0.5)) +
+           "\"><title>reserved [" + std::to_string(r.begin) + ", " + std::to_string(r.end) +
+           ")</title></rect>\n";
     }
 
     // Buffers.
@@ -300,12 +318,12 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
       s += "<rect class=\"b c" + std::to_string(colour_of(label)) + "\" x=\"" + num(x) + "\" y=\"" + num(y) +
            "\" width=\"" + num(w) + "\" height=\"" + num(h) + "\"";
       if (detailed) {
-        s += "><title>" + escape(label) + ": bytes [" + std::to_string(*off) + ", " + std::to_string(end) + "), live [" +
-             std::to_string(b.lifetime.begin) + ", " + std::to_string(b.lifetime.end) + "), size " +
-             std::to_string(b.size) + "</title></rect>\n";
+        s += "><title>" + escape(label) + ": bytes [" + std::to_string(*off) + ", " + std::to_string(end) +
+             "), live [" + std::to_string(b.lifetime.begin) + ", " + std::to_string(b.lifetime.end) +
+             "), size " + std::to_string(b.size) + "</title></rect>\n";
         if (w >= 6.0 * static_cast<double>(label.size()) + 4 && h >= 12)
-          text_labels += "<text class=\"lbl\" x=\"" + num(x + w / 2) + "\" y=\"" + num(y + h / 2 + 3.5) + "\">" +
-                         escape(label) + "</text>\n";
+          text_labels += "<text class=\"lbl\" x=\"" + num(x + w / 2) + "\" y=\"" + num(y + h / 2 + 3.5) +
+                         "\">" + escape(label) + "</text>\n";
       } else {
         s += "/>\n";
       }
@@ -313,14 +331,16 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
     s += "</g>\n";
     s += text_labels;
     if (!detailed)
-      notes.push_back(count_of(members[k].size(), "buffer") + ": outlines, labels and tooltips left out (more than " +
+      notes.push_back(count_of(members[k].size(), "buffer") +
+                      ": outlines, labels and tooltips left out (more than " +
                       std::to_string(opt.detail_limit) + "); every placed buffer is drawn");
     if (unplaced > 0)
       notes.push_back(count_of(unplaced, "buffer") + (unplaced == 1 ? " has no offset and is not drawn"
-                                                                     : " have no offset and are not drawn"));
+                                                                    : " have no offset and are not drawn"));
     if (above > 0)
-      notes.push_back(count_of(above, "buffer") + (above == 1 ? " ends above the chart and is clipped at its top"
-                                                              : " end above the chart and are clipped at its top"));
+      notes.push_back(count_of(above, "buffer") + (above == 1
+                                                       ? " ends above the chart and is clipped at its top"
+                                                       : " end above the chart and are clipped at its top"));
 
     // Capacity, peak and lower-bound lines, labelled in the right margin
     // (labels pushed apart when the lines are close).
@@ -341,28 +361,31 @@ PTO_MEM_IO_INLINE std::string svg_memory_map(const Problem& p, const Placement& 
       if (proved > lb) marks.push_back({Y(proved), "pb", "proved bound " + grouped(proved)});
     }
     for (const auto& m : marks)
-      s += "<line class=\"" + m.cls + "\" x1=\"" + num(px0) + "\" y1=\"" + num(m.y) + "\" x2=\"" + num(px1) + "\" y2=\"" +
-           num(m.y) + "\"/>\n";
-    std::sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.y < b.y || (a.y == b.y && a.cls < b.cls); });
+      s += "<line class=\"" + m.cls + "\" x1=\"" + num(px0) + "\" y1=\"" + num(m.y) + "\" x2=\"" + num(px1) +
+           "\" y2=\"" + num(m.y) + "\"/>\n";
+    std::sort(marks.begin(), marks.end(),
+              [](const Mark& a, const Mark& b) { return a.y < b.y || (a.y == b.y && a.cls < b.cls); });
     double last = -1e9;
     for (auto& m : marks) {
       const double ty = std::max(m.y + 4, last + 13);
       last = ty;
-      s += "<text class=\"note\" x=\"" + num(px1 + 6) + "\" y=\"" + num(ty) + "\">" + escape(m.text) + "</text>\n";
+      s += "<text class=\"note\" x=\"" + num(px1 + 6) + "\" y=\"" + num(ty) + "\">" + escape(m.text) +
+           "</text>\n";
     }
 
     std::string caption;
     for (const auto& n : notes) caption += (caption.empty() ? "" : "; ") + n;
     if (!caption.empty())
-      s += "<text class=\"note\" x=\"" + num(px0) + "\" y=\"" + num(py1 + 46) + "\">" + escape(caption) + "</text>\n";
+      s += "<text class=\"note\" x=\"" + num(px0) + "\" y=\"" + num(py1 + 46) + "\">" + escape(caption) +
+           "</text>\n";
     s += "</g>\n";
   }
   s += "</svg>\n";
   return s;
 }
 
-PTO_MEM_IO_INLINE Diagnostics write_svg_file(const std::filesystem::path& path, const Problem& p, const Placement& pl,
-                                             const SvgOptions& opt) {
+PTO_MEM_IO_INLINE Diagnostics write_svg_file(const std::filesystem::path& path, const Problem& p,
+                                             const Placement& pl, const SvgOptions& opt) {
   if (auto bad = write_file_atomically(path, svg_memory_map(p, pl, opt))) return {*bad};
   return {};
 }

@@ -39,7 +39,6 @@
 #include "pto_mem/pypto/passes/function_index.hpp"
 #include "pto_mem/pypto/soc/soc_policy.hpp"
 
-
 namespace pto_mem::pypto {
 
 struct MemoryMap {
@@ -87,12 +86,13 @@ class LiveRanges {
       levels.push_back(std::move(next));
     }
     auto first_starting_after = [&](Tick t) {
-      return static_cast<std::size_t>(
-          std::upper_bound(loops_.begin(), loops_.end(), t, [](Tick x, const auto& l) { return x < l.first; }) -
-          loops_.begin());
+      return static_cast<std::size_t>(std::upper_bound(loops_.begin(), loops_.end(), t,
+                                                       [](Tick x, const auto& l) { return x < l.first; }) -
+                                      loops_.begin());
     };
     for (auto& [b, r] : ranges) {
-      const std::size_t lo = first_starting_after(r.first), hi = first_starting_after(r.last);  // loops [lo, hi)
+      const std::size_t lo = first_starting_after(r.first),
+                        hi = first_starting_after(r.last);  // loops [lo, hi)
       if (lo >= hi) continue;
       std::size_t j = 0;
       while ((std::size_t{2} << j) <= hi - lo) ++j;
@@ -167,11 +167,13 @@ struct FunctionSpaces {
 /// known: `addresses` (function -> base name -> address, as
 /// CompileResult::allocation_addresses holds them), else the lowest constant
 /// window offset on the allocation.
-[[nodiscard]] PTO_MEM_PYPTO_INLINE MemoryMap memory_map(const Program& program, const SocPolicy& soc,
-    const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {});
+[[nodiscard]] PTO_MEM_PYPTO_INLINE MemoryMap
+memory_map(const Program& program, const SocPolicy& soc,
+           const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {});
 #if PTO_MEM_PYPTO_DEFINE
-[[nodiscard]] PTO_MEM_PYPTO_INLINE MemoryMap memory_map(const Program& program, const SocPolicy& soc,
-    const std::map<std::string, std::map<std::string, std::int64_t>>& addresses) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE MemoryMap
+memory_map(const Program& program, const SocPolicy& soc,
+           const std::map<std::string, std::map<std::string, std::int64_t>>& addresses) {
   MemoryMap out;
   std::vector<detail::memory_map::Allocation> allocations;
   detail::memory_map::FunctionSpaces arenas;  // key k: the k-th (function, space) met
@@ -200,7 +202,8 @@ struct FunctionSpaces {
         arena.name = f.name + ": " + std::string(to_string(a->space));
         arena.capacity = soc.capacity(a->space).value_or(0);
         const MemorySpace cross = f.kind == FunctionKind::AIC ? MemorySpace::Mat : MemorySpace::Vec;
-        if (a->space == cross) arena.reserved = detail::memory_map::reserve_windows(f, soc.alignment(a->space));
+        if (a->space == cross)
+          arena.reserved = detail::memory_map::reserve_windows(f, soc.alignment(a->space));
       }
       detail::memory_map::Allocation b;
       b.id = f.name + "/" + a->var->name;
@@ -242,10 +245,12 @@ struct FunctionSpaces {
 #endif
 
 /// The SVG memory map of the planned program (io/svg.hpp).
-[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string memory_map_svg(const Program& program, const SocPolicy& soc,
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string memory_map_svg(
+    const Program& program, const SocPolicy& soc,
     const std::map<std::string, std::map<std::string, std::int64_t>>& addresses = {});
 #if PTO_MEM_PYPTO_DEFINE
-[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string memory_map_svg(const Program& program, const SocPolicy& soc,
+[[nodiscard]] PTO_MEM_PYPTO_INLINE std::string memory_map_svg(
+    const Program& program, const SocPolicy& soc,
     const std::map<std::string, std::map<std::string, std::int64_t>>& addresses) {
   const MemoryMap m = memory_map(program, soc, addresses);
   return svg_memory_map(m.problem, m.placement);

@@ -95,14 +95,19 @@ class ReportVars : public IRVisitor {
   j["severity"] = to_string(d.severity);
   j["code"] = d.code;
   j["message"] = d.message;
-  if (d.location && d.location->line) j["line"] = d.location->line;
-  else j["line"] = nullptr;
-  if (d.location && d.location->column) j["column"] = d.location->column;
-  else j["column"] = nullptr;
+  if (d.location && d.location->line)
+    j["line"] = d.location->line;
+  else
+    j["line"] = nullptr;
+  if (d.location && d.location->column)
+    j["column"] = d.location->column;
+  else
+    j["column"] = nullptr;
   return j;
 }
 
-[[nodiscard]] inline nlohmann::ordered_json function_json(const Function& f, const ReportOptions& options = {}) {
+[[nodiscard]] inline nlohmann::ordered_json function_json(const Function& f,
+                                                          const ReportOptions& options = {}) {
   detail::ReportVars walk;
   walk.visit_function(f);
   std::vector<VarPtr> vars;
@@ -137,8 +142,10 @@ class ReportVars : public IRVisitor {
     if (known != options.allocation_addresses.end())
       if (auto k = known->second.find(a->var->name); k != known->second.end()) addr = k->second;
     if (!addr && lo != lowest.end()) addr = lo->second;
-    if (options.addresses_assigned && addr) x["addr"] = *addr;
-    else x["addr"] = nullptr;
+    if (options.addresses_assigned && addr)
+      x["addr"] = *addr;
+    else
+      x["addr"] = nullptr;
     x["pinned"] = a->pinned;
     auto s = slots.find(a->var.get());
     x["slots"] = s == slots.end() ? 1 : s->second;
@@ -149,8 +156,10 @@ class ReportVars : public IRVisitor {
   for (const auto& v : vars) {
     nlohmann::ordered_json x;
     x["name"] = v->name;
-    if (auto s = memory_space_of(v->type)) x["space"] = to_string(*s);
-    else x["space"] = nullptr;
+    if (auto s = memory_space_of(v->type))
+      x["space"] = to_string(*s);
+    else
+      x["space"] = nullptr;
     if (auto m = memref_of(v->type)) {
       nlohmann::ordered_json mj;
       mj["base"] = m->name();
@@ -171,10 +180,14 @@ class ReportVars : public IRVisitor {
     x["name"] = m.name;
     x["source"] = m.source;
     x["target"] = to_string(m.target);
-    if (m.loc.known()) x["line"] = m.loc.line;
-    else x["line"] = nullptr;
-    if (m.loc.known() && m.loc.column) x["column"] = m.loc.column;
-    else x["column"] = nullptr;
+    if (m.loc.known())
+      x["line"] = m.loc.line;
+    else
+      x["line"] = nullptr;
+    if (m.loc.known() && m.loc.column)
+      x["column"] = m.loc.column;
+    else
+      x["column"] = nullptr;
     moves.push_back(std::move(x));
   }
   j["moves"] = std::move(moves);
@@ -182,10 +195,12 @@ class ReportVars : public IRVisitor {
 }
 
 /// The whole report; `ok` is false when any diagnostic is an error.
-[[nodiscard]] PTO_MEM_PYPTO_INLINE nlohmann::ordered_json report_json(const Program& p, const Diagnostics& diagnostics,
+[[nodiscard]] PTO_MEM_PYPTO_INLINE nlohmann::ordered_json report_json(const Program& p,
+                                                                      const Diagnostics& diagnostics,
                                                                       const ReportOptions& options = {});
 #if PTO_MEM_PYPTO_DEFINE
-[[nodiscard]] PTO_MEM_PYPTO_INLINE nlohmann::ordered_json report_json(const Program& p, const Diagnostics& diagnostics,
+[[nodiscard]] PTO_MEM_PYPTO_INLINE nlohmann::ordered_json report_json(const Program& p,
+                                                                      const Diagnostics& diagnostics,
                                                                       const ReportOptions& options) {
   nlohmann::ordered_json j;
   j["ok"] = !has_errors(diagnostics);

@@ -65,21 +65,27 @@ struct Sized {
 namespace detail::sizes {
 /// Why dim `i` of `shape` is not a positive constant (nullopt when it is).
 template <class T>
-[[nodiscard]] inline std::optional<Sized<T>> non_positive_dim(const std::vector<ExprPtr>& shape, std::size_t i) {
+[[nodiscard]] inline std::optional<Sized<T>> non_positive_dim(const std::vector<ExprPtr>& shape,
+                                                              std::size_t i) {
   auto v = as_const_int(shape[i]);
-  if (!v) return Sized<T>::fail(SizeError::Kind::dynamic_dim, "shape element " + std::to_string(i) + " is dynamic", i);
+  if (!v)
+    return Sized<T>::fail(SizeError::Kind::dynamic_dim, "shape element " + std::to_string(i) + " is dynamic",
+                          i);
   if (*v <= 0)
-    return Sized<T>::fail(SizeError::Kind::non_positive_dim,
-                          "shape element " + std::to_string(i) + " is " + std::to_string(*v) + ", not positive", i);
+    return Sized<T>::fail(
+        SizeError::Kind::non_positive_dim,
+        "shape element " + std::to_string(i) + " is " + std::to_string(*v) + ", not positive", i);
   return std::nullopt;
 }
 }  // namespace detail::sizes
 
-[[nodiscard]] inline Sized<std::vector<std::uint64_t>> static_positive_dims(const std::vector<ExprPtr>& shape) {
+[[nodiscard]] inline Sized<std::vector<std::uint64_t>> static_positive_dims(
+    const std::vector<ExprPtr>& shape) {
   std::vector<std::uint64_t> dims;
   dims.reserve(shape.size());
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (auto why = detail::sizes::non_positive_dim<std::vector<std::uint64_t>>(shape, i)) return std::move(*why);
+    if (auto why = detail::sizes::non_positive_dim<std::vector<std::uint64_t>>(shape, i))
+      return std::move(*why);
     dims.push_back(static_cast<std::uint64_t>(*as_const_int(shape[i])));
   }
   return {std::move(dims), std::nullopt};
@@ -93,12 +99,14 @@ template <class T>
                                             std::optional<MemorySpace> space, const SocPolicy& soc) {
   for (std::size_t i = 0; i < shape.size(); ++i)
     if (auto why = detail::sizes::non_positive_dim<Addr>(shape, i)) return std::move(*why);
-  auto overflow = [] { return Sized<Addr>::fail(SizeError::Kind::overflow, "the byte size overflows 64 bits"); };
+  auto overflow = [] {
+    return Sized<Addr>::fail(SizeError::Kind::overflow, "the byte size overflows 64 bits");
+  };
   const bool acc = space == MemorySpace::Acc;
   if (acc && shape.size() < 2)
-    return Sized<Addr>::fail(SizeError::Kind::acc_rank,
-                             "an Acc tile needs rank >= 2 (rows and columns), this one has rank " +
-                                 std::to_string(shape.size()));
+    return Sized<Addr>::fail(
+        SizeError::Kind::acc_rank,
+        "an Acc tile needs rank >= 2 (rows and columns), this one has rank " + std::to_string(shape.size()));
   std::uint64_t elements = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     std::uint64_t d = static_cast<std::uint64_t>(*as_const_int(shape[i]));
@@ -123,8 +131,8 @@ template <class T>
 
 /// The window a slice takes in its parent's buffer.
 struct SliceWindow {
-  ExprPtr byte_offset;        ///< relative to the parent window; folded when constant
-  std::optional<Addr> span;   ///< byte envelope; nullopt when a dim is not a positive constant
+  ExprPtr byte_offset;       ///< relative to the parent window; folded when constant
+  std::optional<Addr> span;  ///< byte envelope; nullopt when a dim is not a positive constant
 };
 
 /// `tile.slice(parent, shape=requested, offset=offsets)` over a row-major
@@ -162,9 +170,9 @@ struct SliceWindow {
       return Sized<SliceWindow>::fail(K::packed_origin_dynamic,
                                       "Packed 4-bit slice origins must be compile-time constants");
     if (*l < 0 || *l % 2 != 0)
-      return Sized<SliceWindow>::fail(K::packed_origin_unaligned,
-                                      "Packed 4-bit slice origins must be byte-aligned (element offset " +
-                                          std::to_string(*l) + ")");
+      return Sized<SliceWindow>::fail(
+          K::packed_origin_unaligned,
+          "Packed 4-bit slice origins must be byte-aligned (element offset " + std::to_string(*l) + ")");
     w.byte_offset = int_imm(*l / 2);
   } else {
     w.byte_offset = mul(linear, int_imm(static_cast<std::int64_t>(element_bytes(dtype))));
@@ -209,10 +217,9 @@ struct SliceWindow {
 /// of 16), and the window's column count is a whole number of panels that
 /// ends inside the parent (a constant start is checked). A partial panel is
 /// rejected: its touched bytes are not `cols · R` contiguous ones.
-[[nodiscard]] inline std::optional<SliceWindow> acc_nz_slice_window(const TileType& parent,
-                                                                   const std::vector<ExprPtr>& offsets,
-                                                                   const std::vector<ExprPtr>& requested_shape,
-                                                                   const SocPolicy& soc) {
+[[nodiscard]] inline std::optional<SliceWindow> acc_nz_slice_window(
+    const TileType& parent, const std::vector<ExprPtr>& offsets, const std::vector<ExprPtr>& requested_shape,
+    const SocPolicy& soc) {
   constexpr std::int64_t box = 16;
   if (parent.space != MemorySpace::Acc || element_bytes(parent.dtype) != 4) return std::nullopt;
   if (parent.shape.size() != 2 || offsets.size() != 2 || requested_shape.size() != 2) return std::nullopt;
@@ -236,10 +243,13 @@ struct SliceWindow {
   if (acc_align <= 0 || *rows % acc_align != 0) return std::nullopt;
   const auto r0 = as_const_int(offsets[0]), nrows = as_const_int(requested_shape[0]);
   const auto ncols = as_const_int(requested_shape[1]);
-  if (r0 != 0 || nrows != *rows || !ncols || *ncols <= 0 || *ncols % box != 0 || *ncols > *cols) return std::nullopt;
-  if (auto c = as_const_int(offsets[1]); c && (*c < 0 || *c % box != 0 || *c + *ncols > *cols)) return std::nullopt;
+  if (r0 != 0 || nrows != *rows || !ncols || *ncols <= 0 || *ncols % box != 0 || *ncols > *cols)
+    return std::nullopt;
+  if (auto c = as_const_int(offsets[1]); c && (*c < 0 || *c % box != 0 || *c + *ncols > *cols))
+    return std::nullopt;
   const auto panel_bytes = checked_mul(static_cast<std::uint64_t>(*rows), std::uint64_t{4});  // one column
-  const auto span = panel_bytes ? checked_mul(*panel_bytes, static_cast<std::uint64_t>(*ncols)) : std::nullopt;
+  const auto span =
+      panel_bytes ? checked_mul(*panel_bytes, static_cast<std::uint64_t>(*ncols)) : std::nullopt;
   if (!span || *panel_bytes > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
   SliceWindow w;
   w.byte_offset = mul(offsets[1], int_imm(static_cast<std::int64_t>(*panel_bytes)));

@@ -1,7 +1,7 @@
 // expect: the arena key type has no default name
 // expect: std::string name(A) const
-#include <pto_mem/planner.hpp>
 #include <compare>
+#include <pto_mem/planner.hpp>
 #include <vector>
 struct Bank {
   int number;

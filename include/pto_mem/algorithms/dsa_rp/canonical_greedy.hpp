@@ -54,9 +54,9 @@
 namespace pto_mem {
 
 struct GreedyOptions {
-  std::uint64_t seed = 0;      ///< seeds the restarts' mt19937_64
-  std::size_t restarts = 4;    ///< shuffled orders after the three fixed ones
-  bool compat_pypto = false;   ///< reproduce PyPTO's placements and statistics exactly
+  std::uint64_t seed = 0;     ///< seeds the restarts' mt19937_64
+  std::size_t restarts = 4;   ///< shuffled orders after the three fixed ones
+  bool compat_pypto = false;  ///< reproduce PyPTO's placements and statistics exactly
   /// The caller has validated the problem and will validate the placement
   /// (the planner front door does both), so the solver skips those two
   /// checks. Its own consistency check of every incumbent still runs.
@@ -207,12 +207,14 @@ class CanonicalGreedy {
   void build_tools() {
     auto build = [this] {
       return std::pair<CanonicalPlacer, PlacementCheck>(
-          std::piecewise_construct, std::forward_as_tuple(space_, options_.compat_pypto, options_.bucket_events),
+          std::piecewise_construct,
+          std::forward_as_tuple(space_, options_.compat_pypto, options_.bucket_events),
           std::forward_as_tuple(space_));
     };
     if (workers_ > 1) {
       auto building = std::async(std::launch::async, build);
-      while (made_.size() < 2 * workers_ && building.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      while (made_.size() < 2 * workers_ &&
+             building.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         auto o = next_order();
         if (!o) break;
         made_.push_back(std::move(*o));
@@ -355,7 +357,8 @@ class CanonicalGreedy {
       }
       if (*number == 0 || !out_of_time()) {
         pass->ran = true;
-        pass->ok = worker.place(pass->order->order, pass->kind, false, cut_ && *number > 0 ? &limit_ : nullptr);
+        pass->ok =
+            worker.place(pass->order->order, pass->kind, false, cut_ && *number > 0 ? &limit_ : nullptr);
         pass->ran = !worker.interrupted();  // a stopped pass is dropped with every later one
         pass->candidates = worker.candidates();
         if (pass->ok) pass->offsets = worker.offsets();
@@ -383,7 +386,8 @@ class CanonicalGreedy {
     // Clean copies, made before any pass runs: workers share nothing mutable.
     std::vector<CanonicalPlacer> own(workers_ > 1 ? workers_ - 1 : 0, placer());
     std::vector<std::future<void>> helpers;
-    for (auto& worker : own) helpers.push_back(std::async(std::launch::async, [this, &worker] { work(worker); }));
+    for (auto& worker : own)
+      helpers.push_back(std::async(std::launch::async, [this, &worker] { work(worker); }));
     work(placer());
     for (auto& h : helpers) h.get();
   }
@@ -398,8 +402,10 @@ class CanonicalGreedy {
     CanonicalPlacer& placer = this->placer();
     Order order = best_ ? best_sequence_ : first_sequence_;
     std::vector<Addr> unbounded;
-    if (best_ && !space_.has_soft) unbounded = *best_;
-    else if (placer.place(order, PassKind::canonical, true)) unbounded = placer.offsets();
+    if (best_ && !space_.has_soft)
+      unbounded = *best_;
+    else if (placer.place(order, PassKind::canonical, true))
+      unbounded = placer.offsets();
     std::set<std::uint64_t> seen{fingerprint(order)};
     for (std::size_t step = 1; !unbounded.empty() && step <= walk_steps(space_.n); ++step) {
       if (out_of_time()) {
@@ -430,11 +436,12 @@ class CanonicalGreedy {
   [[nodiscard]] GreedyResult answer(const Problem& p) {
     if (!best_) {
       r_.status = Status::no_fit;
-      r_.diagnostics.push_back(error("canonical greedy found no placement that fits the arena capacities in " +
-                                     std::to_string(r_.statistics.orders_evaluated) + " order(s)" +
-                                     (stopped_ ? std::string(" (the time limit ended the search)") : std::string()) +
-                                     "; this bounded search does not prove that none exists (try strategy 'exact')",
-                                     "DSA-NO-FIT"));
+      r_.diagnostics.push_back(
+          error("canonical greedy found no placement that fits the arena capacities in " +
+                    std::to_string(r_.statistics.orders_evaluated) + " order(s)" +
+                    (stopped_ ? std::string(" (the time limit ended the search)") : std::string()) +
+                    "; this bounded search does not prove that none exists (try strategy 'exact')",
+                "DSA-NO-FIT"));
       return std::move(r_);
     }
     Placement placement;
@@ -444,7 +451,8 @@ class CanonicalGreedy {
       if (auto bad = validate_placement(p, placement); !bad.empty()) {
         r_.status = Status::internal_error;
         r_.diagnostics.push_back(
-            error("internal error: the canonical greedy's placement failed validation; please report this problem"));
+            error("internal error: the canonical greedy's placement failed validation; please report this "
+                  "problem"));
         r_.diagnostics.insert(r_.diagnostics.end(), bad.begin(), bad.end());
         return std::move(r_);
       }
@@ -501,7 +509,8 @@ class CanonicalGreedy {
     r.status = Status::unsupported;
     r.diagnostics.push_back(
         error("canonical greedy places independent buffers only, but the problem has " +
-              std::to_string(p.must_alias.size()) + " must-alias group(s) and " + std::to_string(p.declared.size()) +
+              std::to_string(p.must_alias.size()) + " must-alias group(s) and " +
+              std::to_string(p.declared.size()) +
               " declared allocation(s); unify each group or declaration into one buffer first"));
     return r;
   }

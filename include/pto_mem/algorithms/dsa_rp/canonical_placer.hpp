@@ -38,10 +38,10 @@
 #include <utility>
 #include <vector>
 
+#include "pto_mem/algorithms/dsa_rp/occupancy_tree.hpp"
 #include "pto_mem/algorithms/dsa_rp/orders.hpp"
 #include "pto_mem/algorithms/dsa_rp/placed_penalties.hpp"
 #include "pto_mem/algorithms/dsa_rp/search_space.hpp"
-#include "pto_mem/algorithms/dsa_rp/occupancy_tree.hpp"
 #include "pto_mem/core/placement.hpp"
 
 namespace pto_mem::dsa {
@@ -178,7 +178,8 @@ class CanonicalPlacer {
   /// stopped_early()) at the first record from which it cannot beat it.
   /// The records are kept either way, so a caller can tell from them where
   /// the pass became hopeless whether or not it stopped there.
-  bool place(const Order& order, PassKind kind, bool ignore_capacity = false, const PassLimit* limit = nullptr) {
+  bool place(const Order& order, PassKind kind, bool ignore_capacity = false,
+             const PassLimit* limit = nullptr) {
     const bool count_exact = exact_ && kind == PassKind::canonical;
     ignore_capacity_ = ignore_capacity;
     // Soft neighbours are gathered for the canonical step and for the
@@ -244,8 +245,8 @@ class CanonicalPlacer {
       if (!limit) continue;
       // The running objective; a record only where it changes.
       const Addr top = *at + s_.size[i];  // fits: lowest_free keeps offset + size <= the capacity
-      Weight penalty_added = 0;           // the soft pairs this buffer completes, as dense_objective counts them
-      for (const auto& n : soft_)         // its placed soft neighbours, gathered by best_offset
+      Weight penalty_added = 0;    // the soft pairs this buffer completes, as dense_objective counts them
+      for (const auto& n : soft_)  // its placed soft neighbours, gathered by best_offset
         if (overlaps(AddrRange{*at, top}, n.bytes)) penalty_added = saturating_add(penalty_added, n.weight);
       Addr& peak = peak_[s_.arena[i]];
       if (top <= peak && penalty_added == 0) continue;
@@ -320,7 +321,8 @@ class CanonicalPlacer {
     return cheapest(i);
   }
 
-  using SoftNeighbour = PlacedRuleIndex::Entry;  // bytes and weight, one neighbour or several on the same bytes
+  using SoftNeighbour =
+      PlacedRuleIndex::Entry;  // bytes and weight, one neighbour or several on the same bytes
 
   /// min (penalty, offset) over f(0) and f(aligned soft tops): see the header.
   std::optional<Addr> cheapest(std::uint32_t i) {
@@ -378,8 +380,10 @@ class CanonicalPlacer {
     for (std::size_t at = 0; k > 0 && calm < k; at = at + 1 == k ? 0 : at + 1) {
       View& v = views_[at];
       std::size_t r = v.cursor;
-      if (r == unpositioned) r = first_ending_after(v, c, 0);
-      else if (r < v.size && v.ranges[r].end <= c) r = first_ending_after(v, c, r + 1);
+      if (r == unpositioned)
+        r = first_ending_after(v, c, 0);
+      else if (r < v.size && v.ranges[r].end <= c)
+        r = first_ending_after(v, c, r + 1);
       bool moved = false;
       for (; r < v.size && v.ranges[r].begin < c + size; ++r) {
         const auto next = up(v.ranges[r].end, align);
@@ -407,9 +411,9 @@ class CanonicalPlacer {
       while (from < v.size && v.ranges[from].end <= x) ++from;
       return from;
     }
-    return static_cast<std::size_t>(
-        std::upper_bound(v.ranges + from, v.ranges + v.size, x, [](Addr y, const AddrRange& z) { return y < z.end; }) -
-        v.ranges);
+    return static_cast<std::size_t>(std::upper_bound(v.ranges + from, v.ranges + v.size, x,
+                                                     [](Addr y, const AddrRange& z) { return y < z.end; }) -
+                                    v.ranges);
   }
 
   /// The number of canonical candidates: distinct aligned values of 0, the reserved ends
@@ -447,10 +451,10 @@ class CanonicalPlacer {
   bool ignore_capacity_ = false;
   bool gather_soft_ = false;
   bool has_separations_ = !s_.separated.items.empty();
-  std::vector<std::uint32_t> local_;      // per node: its number in its arena's tree
-  std::vector<RangeUnion> reserved_;      // per arena, merged
-  std::vector<OccupancyTree> trees_;      // per arena
-  PlacedRuleIndex implicit_;              // placed rule partners, by byte range
+  std::vector<std::uint32_t> local_;  // per node: its number in its arena's tree
+  std::vector<RangeUnion> reserved_;  // per arena, merged
+  std::vector<OccupancyTree> trees_;  // per arena
+  PlacedRuleIndex implicit_;          // placed rule partners, by byte range
   std::vector<char> placed_;
   std::vector<Addr> offset_;
   std::uint64_t candidates_ = 0;

@@ -57,7 +57,8 @@ namespace pto_mem::dsa {
   std::vector<Addr> contention(s.n);
   for (std::size_t i = 0; i < s.n; ++i) {
     const Addr in = born_before_end[i], out = dead_by_begin[i];
-    contention[i] = in > out ? in - out : 0;  // saturated sums may not subtract exactly; the order stays total
+    contention[i] =
+        in > out ? in - out : 0;  // saturated sums may not subtract exactly; the order stays total
   }
   return detail::sorted_nodes(s, [&](std::uint32_t i) {
     return std::tuple{detail::descending(contention[i]), detail::descending(s.size[i]), s.rank[i]};
@@ -68,7 +69,8 @@ namespace pto_mem::dsa {
 /// arena's peak move to the front (keeping their relative order), the rest
 /// follow in order. Placed first, the buffers that set the peak get the
 /// lowest room, and the others fill around them.
-[[nodiscard]] inline Order peak_first(const SearchSpace& s, const Order& order, const std::vector<Addr>& offset) {
+[[nodiscard]] inline Order peak_first(const SearchSpace& s, const Order& order,
+                                      const std::vector<Addr>& offset) {
   std::vector<Addr> peak(s.capacity.size(), 0);
   for (std::size_t i = 0; i < s.n; ++i) peak[s.arena[i]] = std::max(peak[s.arena[i]], offset[i] + s.size[i]);
   Order next;

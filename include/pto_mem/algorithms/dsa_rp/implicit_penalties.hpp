@@ -119,9 +119,11 @@ inline std::uint32_t group_count(const ImplicitPenalties& r) {
     for (std::uint32_t k = 0; k < r.kinds; ++k) {
       const auto& t = times[base + k];
       if (r.pays(k, r.kind[i]))  // earlier partners of kind k: end < begin(i)
-        degree[i] += static_cast<std::uint64_t>(std::lower_bound(t.ends.begin(), t.ends.end(), r.begin[i]) - t.ends.begin());
+        degree[i] += static_cast<std::uint64_t>(std::lower_bound(t.ends.begin(), t.ends.end(), r.begin[i]) -
+                                                t.ends.begin());
       if (r.pays(r.kind[i], k))  // later partners: begin > end(i)
-        degree[i] += static_cast<std::uint64_t>(t.begins.end() - std::upper_bound(t.begins.begin(), t.begins.end(), r.end[i]));
+        degree[i] += static_cast<std::uint64_t>(t.begins.end() -
+                                                std::upper_bound(t.begins.begin(), t.begins.end(), r.end[i]));
     }
   }
   return degree;
@@ -138,7 +140,8 @@ inline std::uint32_t group_count(const ImplicitPenalties& r) {
 
 /// Every pair the rule makes, (a, b) with a < b, ascending. Costs what it
 /// lists: only for relations known to be small (or tests).
-[[nodiscard]] inline std::vector<std::pair<std::size_t, std::size_t>> implicit_pairs(const ImplicitPenalties& r) {
+[[nodiscard]] inline std::vector<std::pair<std::size_t, std::size_t>> implicit_pairs(
+    const ImplicitPenalties& r) {
   const std::uint32_t groups = detail::implicit::group_count(r);
   // Per group, members by end; each allocation pairs with a prefix of them.
   std::vector<std::vector<std::pair<Tick, std::size_t>>> by_end(groups);
@@ -150,7 +153,8 @@ inline std::uint32_t group_count(const ImplicitPenalties& r) {
     if (r.group[q] == ImplicitPenalties::none) continue;
     for (const auto& [e, p] : by_end[r.group[q]]) {
       if (e >= r.begin[q]) break;
-      if (p != q && r.pays(r.kind[p], r.kind[q]) && !r.is_removed(p, q)) out.emplace_back(std::min(p, q), std::max(p, q));
+      if (p != q && r.pays(r.kind[p], r.kind[q]) && !r.is_removed(p, q))
+        out.emplace_back(std::min(p, q), std::max(p, q));
     }
   }
   std::sort(out.begin(), out.end());

@@ -82,8 +82,8 @@ class OccupancyTree {
       ++ends[lo];
       ++ends[hi];
     }
-    std::vector<std::uint32_t> bucket_of(slots);     // per slot
-    std::vector<std::uint32_t> bucket_start{0};      // per bucket: first slot; one past the end last
+    std::vector<std::uint32_t> bucket_of(slots);  // per slot
+    std::vector<std::uint32_t> bucket_start{0};   // per bucket: first slot; one past the end last
     std::uint32_t inside = 0;
     for (std::uint32_t t = 0; t < slots; ++t) {
       // Slot t joins the current bucket unless boundary t would push the
@@ -162,8 +162,10 @@ class OccupancyTree {
     std::fill(here_population_.begin(), here_population_.end(), 0);
     for (auto& r : raw_) r.clear();
     keep_tops_ = keep_tops;
-    if (!keep_tops) tops_.clear();
-    else if (tops_.size() != nodes_.size()) tops_.assign(nodes_.size(), Tops{});
+    if (!keep_tops)
+      tops_.clear();
+    else if (tops_.size() != nodes_.size())
+      tops_.assign(nodes_.size(), Tops{});
     else
       for (auto& m : tops_) {
         m.here.clear();
@@ -253,9 +255,7 @@ class OccupancyTree {
       const std::uint32_t index = step & index_mask;
       // The counters live apart from the sets so that this scan stays in cache.
       switch (step & kind_mask) {
-        case bucket_step:
-          buckets[buckets[0] ? 1 : 0] = &raw_[index];
-          break;
+        case bucket_step: buckets[buckets[0] ? 1 : 0] = &raw_[index]; break;
         case canonical_step:
           if (population_[index] != 0) out.push_back(&nodes_[index].below);
           break;
@@ -279,8 +279,10 @@ class OccupancyTree {
       const std::uint32_t *y = live_[1].data(), *y_end = y + y_live;
       const AddrRange* yb = buckets[1]->bytes.data();
       while (x != x_end || y != y_end) {
-        if (y == y_end || (x != x_end && xb[*x].begin <= yb[*y].begin)) partial_.append_sorted(xb[*x++]);
-        else partial_.append_sorted(yb[*y++]);
+        if (y == y_end || (x != x_end && xb[*x].begin <= yb[*y].begin))
+          partial_.append_sorted(xb[*x++]);
+        else
+          partial_.append_sorted(yb[*y++]);
       }
     }
     if (!partial_.empty()) out.push_back(&partial_);
@@ -298,7 +300,8 @@ class OccupancyTree {
       switch (step & kind_mask) {
         case bucket_step:
           for (std::size_t k = 0; k < raw_[index].when.size(); ++k)
-            if (raw_[index].when[k].first < hi && lo < raw_[index].when[k].second) f(raw_[index].bytes[k].end);
+            if (raw_[index].when[k].first < hi && lo < raw_[index].when[k].second)
+              f(raw_[index].bytes[k].end);
           break;
         case canonical_step:
           for (Addr top : tops_[index].below) f(top);
@@ -364,8 +367,10 @@ class OccupancyTree {
   void walk(std::size_t node, std::size_t nl, std::size_t nr, std::uint32_t lo, std::uint32_t hi,
             std::vector<std::uint32_t>* steps) {
     if (lo <= nl && nr <= hi) {
-      if (steps) steps->push_back(static_cast<std::uint32_t>(node) | canonical_step);
-      else nodes_[node].read_below = true;
+      if (steps)
+        steps->push_back(static_cast<std::uint32_t>(node) | canonical_step);
+      else
+        nodes_[node].read_below = true;
       return;
     }
     if (steps) steps->push_back(static_cast<std::uint32_t>(node));
@@ -381,8 +386,8 @@ class OccupancyTree {
   /// share it.
   struct Layout {
     std::vector<Window> windows;
-    std::vector<std::uint32_t> path;        // per buffer: its steps
-    std::vector<std::size_t> path_start;    // buffer b's steps are path[path_start[b] .. path_start[b + 1])
+    std::vector<std::uint32_t> path;      // per buffer: its steps
+    std::vector<std::size_t> path_start;  // buffer b's steps are path[path_start[b] .. path_start[b + 1])
   };
 
   std::shared_ptr<const Layout> layout_;
@@ -390,7 +395,7 @@ class OccupancyTree {
   std::vector<std::uint32_t> population_;       // per node: buffers kept here, below or raw below
   std::vector<std::uint32_t> here_population_;  // per node: buffers kept here
   std::vector<Tops> tops_;
-  std::vector<RawList> raw_;  // per bucket
+  std::vector<RawList> raw_;            // per bucket
   std::vector<std::uint32_t> live_[2];  // scratch of sets_for: live entries of the window's cut buckets
   bool keep_tops_ = false;
   RangeUnion partial_;  // the union of the raw buffers overlapping the window being queried

@@ -8,15 +8,15 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
-#include <set>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
 #include "pto_mem/algorithms/dsa_rp/paired_shuffle.hpp"
+#include "pto_mem/algorithms/dsa_rp/search_space.hpp"
 
 namespace pto_mem::dsa {
 
@@ -43,7 +43,9 @@ Order sorted_nodes(const SearchSpace& s, Key key) {
 
 /// O1: size descending, then birth ascending, then id. Also first fit's order.
 [[nodiscard]] inline Order size_order(const SearchSpace& s) {
-  return detail::sorted_nodes(s, [&](std::uint32_t i) { return std::tuple{detail::descending(s.size[i]), s.begin[i], s.rank[i]}; });
+  return detail::sorted_nodes(s, [&](std::uint32_t i) {
+    return std::tuple{detail::descending(s.size[i]), s.begin[i], s.rank[i]};
+  });
 }
 
 /// O2: birth ascending, then id.
@@ -95,8 +97,10 @@ class OrderStream {
   [[nodiscard]] std::optional<NamedOrder> next() {
     while (true) {
       NamedOrder o;
-      if (fixed_ == 0) o = {"size", size_order(space_)};
-      else if (fixed_ == 1) o = {"birth", birth_order(space_)};
+      if (fixed_ == 0)
+        o = {"size", size_order(space_)};
+      else if (fixed_ == 1)
+        o = {"birth", birth_order(space_)};
       else if (fixed_ == 2) {
         o = {"incident-weight", incident_weight_order(space_)};
         working_ = o.order;
@@ -143,7 +147,8 @@ inline void append_unique(std::vector<NamedOrder>& list, std::string name, Order
 }
 
 /// Every order of OrderStream at once (tests and small callers).
-[[nodiscard]] inline std::vector<NamedOrder> dsa_orders(const SearchSpace& s, std::uint64_t seed, std::size_t restarts) {
+[[nodiscard]] inline std::vector<NamedOrder> dsa_orders(const SearchSpace& s, std::uint64_t seed,
+                                                        std::size_t restarts) {
   std::vector<NamedOrder> unique;
   OrderStream stream(s, seed, restarts);
   while (auto o = stream.next()) unique.push_back(std::move(*o));

@@ -21,15 +21,15 @@ namespace pto_mem {
 
 /// A generator whose every output is a uniform 64-bit word (mt19937_64).
 template <class G>
-concept FullRange64Generator =
-    std::uniform_random_bit_generator<std::remove_reference_t<G>> &&
-    std::remove_reference_t<G>::min() == 0 &&
-    std::remove_reference_t<G>::max() == std::numeric_limits<std::uint64_t>::max();
+concept FullRange64Generator = std::uniform_random_bit_generator<std::remove_reference_t<G>> &&
+    std::remove_reference_t<G>::min()
+== 0 && std::remove_reference_t<G>::max() == std::numeric_limits<std::uint64_t>::max();
 
 namespace detail {
 
 /// The full 128-bit product a * b as (high, low) words, portable (no __int128).
-[[nodiscard]] constexpr std::pair<std::uint64_t, std::uint64_t> multiply_wide(std::uint64_t a, std::uint64_t b) noexcept {
+[[nodiscard]] constexpr std::pair<std::uint64_t, std::uint64_t> multiply_wide(std::uint64_t a,
+                                                                              std::uint64_t b) noexcept {
   const std::uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
   const std::uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
   const std::uint64_t lo_lo = a_lo * b_lo;

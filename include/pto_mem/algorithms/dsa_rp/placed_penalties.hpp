@@ -52,7 +52,8 @@ class TickCounter {
     std::size_t n = 0;
     for (const auto& c : chunks_) {
       if (c.empty()) return n;  // only a cleared set has an empty chunk
-      if (c.back() >= t) return n + static_cast<std::size_t>(std::lower_bound(c.begin(), c.end(), t) - c.begin());
+      if (c.back() >= t)
+        return n + static_cast<std::size_t>(std::lower_bound(c.begin(), c.end(), t) - c.begin());
       n += c.size();
     }
     return n;
@@ -62,7 +63,8 @@ class TickCounter {
     std::size_t n = 0;
     for (auto c = chunks_.rbegin(); c != chunks_.rend(); ++c) {
       if (c->empty()) return n;
-      if (c->front() <= t) return n + static_cast<std::size_t>(c->end() - std::upper_bound(c->begin(), c->end(), t));
+      if (c->front() <= t)
+        return n + static_cast<std::size_t>(c->end() - std::upper_bound(c->begin(), c->end(), t));
       n += c->size();
     }
     return n;
@@ -88,6 +90,7 @@ class PlacedRuleIndex {
       return static_cast<std::size_t>(h ^ (h >> 32));
     }
   };
+
  public:
   struct Entry {
     AddrRange bytes;
@@ -144,7 +147,7 @@ class PlacedRuleIndex {
     std::pair<std::uint32_t, bool> find_or_add(const Key& key, std::uint32_t fresh) {
       if (2 * (used_ + 1) > slots_.size()) grow();
       const std::size_t mask = slots_.size() - 1;
-      for (std::size_t h = KeyHash{}(key) & mask;; h = (h + 1) & mask) {
+      for (std::size_t h = KeyHash{}(key)&mask;; h = (h + 1) & mask) {
         Slot& s = slots_[h];
         if (s.stamp != now_) {
           s = Slot{key, fresh, now_};
@@ -183,12 +186,12 @@ class PlacedRuleIndex {
   };
 
  public:
-
   /// Records buffer i at `bytes`.
   void insert(std::uint32_t i, AddrRange bytes) {
     if (!s_->implicit || s_->implicit->group[i] == ImplicitPenalties::none) return;
     const std::uint32_t cell = node_cell_[i];
-    const auto [at, fresh] = lookup_.find_or_add(Key{cell, bytes.begin, bytes.end}, static_cast<std::uint32_t>(live_));
+    const auto [at, fresh] =
+        lookup_.find_or_add(Key{cell, bytes.begin, bytes.end}, static_cast<std::uint32_t>(live_));
     if (fresh) {
       if (live_ == buckets_.size()) buckets_.emplace_back();
       Bucket& b = buckets_[live_++];
@@ -225,7 +228,8 @@ class PlacedRuleIndex {
       if (!earlier && !later) continue;
       for (std::uint32_t b : cell_buckets_[c]) {
         const Bucket& bucket = buckets_[b];
-        const std::size_t n = (earlier ? bucket.ends.below(begin) : 0) + (later ? bucket.begins.above(end) : 0);
+        const std::size_t n =
+            (earlier ? bucket.ends.below(begin) : 0) + (later ? bucket.begins.above(end) : 0);
         if (n == 0) continue;
         stamp_[b] = now_;
         slot_[b] = out.size();

@@ -56,8 +56,10 @@ class RangeUnion {
 
   /// Adds a range that begins at or after every range added so far.
   void append_sorted(AddrRange r) {
-    if (!ranges_.empty() && r.begin <= ranges_.back().end) ranges_.back().end = std::max(ranges_.back().end, r.end);
-    else ranges_.push_back(r);
+    if (!ranges_.empty() && r.begin <= ranges_.back().end)
+      ranges_.back().end = std::max(ranges_.back().end, r.end);
+    else
+      ranges_.push_back(r);
   }
 
   /// Index of the first range at or after `from` that ends after `x` (size()
@@ -68,8 +70,9 @@ class RangeUnion {
       while (k < ranges_.size() && ranges_[k].end <= x) ++k;
       return k;
     }
-    return static_cast<std::size_t>(std::upper_bound(ranges_.begin() + static_cast<std::ptrdiff_t>(from), ranges_.end(),
-                                                     x, [](Addr v, const AddrRange& y) { return v < y.end; }) -
+    return static_cast<std::size_t>(std::upper_bound(ranges_.begin() + static_cast<std::ptrdiff_t>(from),
+                                                     ranges_.end(), x,
+                                                     [](Addr v, const AddrRange& y) { return v < y.end; }) -
                                     ranges_.begin());
   }
 

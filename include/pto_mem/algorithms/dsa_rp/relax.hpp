@@ -28,7 +28,9 @@ class IdLess {
  public:
   explicit IdLess(const Problem& p) : rank_(id_ranks(p)) {}
   bool operator()(BufferId a, BufferId b) const { return key(a) < key(b); }
-  BufferPair canonical(BufferId a, BufferId b) const { return (*this)(b, a) ? BufferPair{b, a} : BufferPair{a, b}; }
+  BufferPair canonical(BufferId a, BufferId b) const {
+    return (*this)(b, a) ? BufferPair{b, a} : BufferPair{a, b};
+  }
   bool operator()(const BufferPair& x, const BufferPair& y) const {
     if ((*this)(x.first, y.first)) return true;
     if ((*this)(y.first, x.first)) return false;
@@ -61,7 +63,8 @@ class IdLess {
     if (!a || !b || *a == *b) continue;
     const auto& ba = p.buffers[*a];
     const auto& bb = p.buffers[*b];
-    const bool ok = s.reasons == reason_pipeline_stage && ba.arena == bb.arena && !interferes(ba.lifetime, bb.lifetime);
+    const bool ok =
+        s.reasons == reason_pipeline_stage && ba.arena == bb.arena && !interferes(ba.lifetime, bb.lifetime);
     auto [it, fresh] = relaxable.try_emplace(less.canonical(s.a, s.b), ok);
     if (!fresh) it->second = it->second && ok;
   }
@@ -76,7 +79,8 @@ class IdLess {
 /// not co-live, and rewrites the penalty list as one aggregate per pair in
 /// ascending label order, zero totals dropped (saturating sums).
 /// Arenas and buffers are unchanged; pass same-arena pairs only.
-[[nodiscard]] inline Problem relax_separations_to_penalties(const Problem& p, const std::vector<BufferPair>& pairs,
+[[nodiscard]] inline Problem relax_separations_to_penalties(const Problem& p,
+                                                            const std::vector<BufferPair>& pairs,
                                                             Weight weight) {
   const ProblemIndex index(p);
   const detail::IdLess less(p);

@@ -43,7 +43,7 @@ struct SearchSpace {
   std::vector<std::uint32_t> arena;  ///< index into problem.arenas
   std::vector<Addr> size, alignment;
   std::vector<Tick> begin, end;
-  std::vector<std::uint32_t> rank;   ///< id order, for tie-breaks (id_ranks)
+  std::vector<std::uint32_t> rank;     ///< id order, for tie-breaks (id_ranks)
   Adjacency<std::uint32_t> separated;  ///< explicit separation partners, deduplicated, ascending
   Adjacency<SoftEdge> soft;            ///< aggregated explicit soft weights, ascending partner
   /// Unit soft pairs kept as a rule, or null. A rule pair (a, b) is a soft
@@ -51,7 +51,7 @@ struct SearchSpace {
   /// also in `soft` (an explicit penalty on a rule pair absorbs its weight).
   const ImplicitPenalties* implicit = nullptr;
   Adjacency<std::uint32_t> implicit_removed;  ///< per node: rule partners that are no edge here, ascending
-  std::vector<Weight> incident;        ///< saturating sum of a node's soft weights, both kinds
+  std::vector<Weight> incident;               ///< saturating sum of a node's soft weights, both kinds
   bool has_soft = false;
   // Per arena (problem.arenas order).
   std::vector<Addr> capacity;
@@ -76,7 +76,8 @@ struct SearchSpace {
 namespace detail {
 
 /// CSR adjacency from (node, partner) pairs, sorted and unique.
-inline Adjacency<std::uint32_t> adjacency(std::size_t n, std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs) {
+inline Adjacency<std::uint32_t> adjacency(std::size_t n,
+                                          std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs) {
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   Adjacency<std::uint32_t> adj;
@@ -129,7 +130,8 @@ inline bool rule_fits(const SearchSpace& s, const ImplicitPenalties& r) {
 /// cannot take as they are (a pair across arenas or co-live in the
 /// problem's lifetimes) is listed pair by pair instead, which is slow but
 /// never wrong.
-[[nodiscard]] inline SearchSpace build_search_space(const Problem& p, const ImplicitPenalties* implicit = nullptr) {
+[[nodiscard]] inline SearchSpace build_search_space(const Problem& p,
+                                                    const ImplicitPenalties* implicit = nullptr) {
   const ProblemIndex index(p);
   SearchSpace s;
   s.n = p.buffers.size();
@@ -181,11 +183,13 @@ inline bool rule_fits(const SearchSpace& s, const ImplicitPenalties& r) {
   if (implicit && !detail::rule_fits(s, *implicit)) {  // list the rule's pairs instead
     for (const auto& [a, b] : implicit_pairs(*implicit)) {
       const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
-      if (s.arena[x] == s.arena[y] && !hard_adjacent(s, x, y)) pairs.push_back({x, y, 1});  // across arenas: free
+      if (s.arena[x] == s.arena[y] && !hard_adjacent(s, x, y))
+        pairs.push_back({x, y, 1});  // across arenas: free
     }
     implicit = nullptr;
   }
-  std::sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
+  std::sort(pairs.begin(), pairs.end(),
+            [](const Pair& x, const Pair& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
   std::size_t kept = 0;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     if (kept > 0 && pairs[kept - 1].a == pairs[k].a && pairs[kept - 1].b == pairs[k].b)
@@ -216,7 +220,8 @@ inline bool rule_fits(const SearchSpace& s, const ImplicitPenalties& r) {
     const std::size_t ruled_out = removed.size();
     for (auto& e : pairs)
       if (implicit->in_rule(e.a, e.b) &&
-          !std::binary_search(removed.begin(), removed.begin() + static_cast<std::ptrdiff_t>(ruled_out), std::pair{e.a, e.b})) {
+          !std::binary_search(removed.begin(), removed.begin() + static_cast<std::ptrdiff_t>(ruled_out),
+                              std::pair{e.a, e.b})) {
         e.w = saturating_add(e.w, 1);
         remove(e.a, e.b);
       }

@@ -24,7 +24,8 @@ namespace pto_mem::dsa {
 class PlacementCheck {
  public:
   explicit PlacementCheck(const SearchSpace& s) : s_(s), sweep_(s.n) {
-    std::vector<std::tuple<std::uint32_t, Tick, std::uint32_t>> keys(s.n);  // sorting copied keys is cache-friendly
+    std::vector<std::tuple<std::uint32_t, Tick, std::uint32_t>> keys(
+        s.n);  // sorting copied keys is cache-friendly
     for (std::uint32_t i = 0; i < s.n; ++i) keys[i] = {s.arena[i], s.begin[i], i};
     std::sort(keys.begin(), keys.end());
     for (std::size_t k = 0; k < s.n; ++k) sweep_[k] = std::get<2>(keys[k]);

@@ -31,7 +31,7 @@ struct NodeMeter {
   /// Of those, the nodes of the busier lane of each probe (with one lane,
   /// all of them): the length of the work if both lanes had a core each.
   std::uint64_t critical = 0;
-  bool halted = false;    ///< told to stop
+  bool halted = false;  ///< told to stop
   /// A probe's lanes: the least key 2 * clock + lane of an attempt that ended
   /// the probe (UINT64_MAX while none has); this lane's clock starts at `start`.
   const std::atomic<std::uint64_t>* best_key = nullptr;

@@ -48,7 +48,8 @@ struct StateHash {
 [[nodiscard]] inline std::uint64_t state_item_hash(std::uint64_t tag, std::uint64_t item) noexcept {
   return mix64(tag ^ (item * 0xD6E8FEB86659FD93ull));
 }
-[[nodiscard, gnu::always_inline]] inline StateHash state_term_from(std::uint64_t item_hash, std::uint64_t m) noexcept {
+[[nodiscard, gnu::always_inline]] inline StateHash state_term_from(std::uint64_t item_hash,
+                                                                   std::uint64_t m) noexcept {
   const std::uint64_t k = mix64(item_hash ^ m);
   return {mix64(k ^ 0x243F6A8885A308D3ull), mix64(k ^ 0x13198A2E03707344ull)};
 }
@@ -111,7 +112,7 @@ class FailureMemo {
     StateHash hash;
     Addr x = 0;
     std::uint64_t order = 0;
-    std::int32_t r = 0;  // ranks are below the part's size (at most 20000 buffers) or -1
+    std::int32_t r = 0;       // ranks are below the part's size (at most 20000 buffers) or -1
     std::uint32_t epoch = 0;  // the entry holds only when this is the table's epoch
   };
   [[nodiscard]] static bool covers(const Slot& s, Addr x, std::int64_t r, std::uint64_t order) noexcept {

@@ -44,7 +44,8 @@ struct PartPlacement {
 
 /// True when `offsets` is a valid placement of `sp` under `space` (capacity,
 /// windows, alignment, no overlap of conflicting items). O(n log n + pairs).
-[[nodiscard]] inline bool fits(const Subproblem& sp, const std::vector<Addr>& offsets, const FreeSpace& space) {
+[[nodiscard]] inline bool fits(const Subproblem& sp, const std::vector<Addr>& offsets,
+                               const FreeSpace& space) {
   const std::size_t n = sp.items.size();
   if (offsets.size() != n) return false;
   for (std::size_t i = 0; i < n; ++i) {
@@ -58,7 +59,8 @@ struct PartPlacement {
       for (const auto& r : sp.blocked[i])
         if (overlaps(AddrRange{offsets[i], *end}, r)) return false;
     for (std::uint32_t j : sp.separated[i])
-      if (overlaps(AddrRange{offsets[i], *end}, AddrRange{offsets[j], offsets[j] + sp.items[j].size})) return false;
+      if (overlaps(AddrRange{offsets[i], *end}, AddrRange{offsets[j], offsets[j] + sp.items[j].size}))
+        return false;
   }
   // Interference: sweep by start time. The live buffers are pairwise
   // disjoint (else we stopped), so kept in a set ordered by offset, a new
@@ -69,8 +71,8 @@ struct PartPlacement {
     return sp.items[a].lifetime.begin < sp.items[b].lifetime.begin ||
            (sp.items[a].lifetime.begin == sp.items[b].lifetime.begin && a < b);
   });
-  std::set<std::pair<Addr, std::uint32_t>> live;                   // (offset, item)
-  std::multimap<Tick, std::uint32_t> ends;                         // end -> item
+  std::set<std::pair<Addr, std::uint32_t>> live;  // (offset, item)
+  std::multimap<Tick, std::uint32_t> ends;        // end -> item
   for (std::uint32_t i : order) {
     for (auto e = ends.begin(); e != ends.end() && e->first <= sp.items[i].lifetime.begin; e = ends.erase(e))
       live.erase({offsets[e->second], e->second});
@@ -91,7 +93,8 @@ namespace detail {
 /// First fit in `order`: lowest offset clear of windows and of the placed
 /// buffers that interfere with (or are separated from) each buffer. The
 /// placed interfering buffers are found by a time index over the placed ones.
-inline std::optional<std::vector<Addr>> first_fit(const Subproblem& sp, const std::vector<std::uint32_t>& order,
+inline std::optional<std::vector<Addr>> first_fit(const Subproblem& sp,
+                                                  const std::vector<std::uint32_t>& order,
                                                   const FreeSpace& space, bool avoid_penalties) {
   const std::size_t n = sp.items.size();
   std::vector<Addr> off(n, max_addr);
@@ -160,7 +163,9 @@ inline std::optional<std::vector<Addr>> first_fit(const Subproblem& sp, const st
   auto width = [&](std::uint32_t i) { return sp.items[i].lifetime.end - sp.items[i].lifetime.begin; };
   by([&](std::uint32_t i) { return sp.items[i].size; });
   by([&](std::uint32_t i) { return -sp.items[i].lifetime.begin; });
-  by([&](std::uint32_t i) { return checked_mul(sp.items[i].size, static_cast<Addr>(width(i))).value_or(max_addr); });
+  by([&](std::uint32_t i) {
+    return checked_mul(sp.items[i].size, static_cast<Addr>(width(i))).value_or(max_addr);
+  });
   by(width);
   std::optional<PartPlacement> best;
   for (const auto& o : orders)

@@ -113,7 +113,8 @@ class FloorSearch {
  public:
   static constexpr Addr none = max_addr;
 
-  explicit FloorSearch(const Subproblem& sp) : sp_(&sp), n_(static_cast<std::uint32_t>(sp.items.size())), memo_(sp.items.size()) {
+  explicit FloorSearch(const Subproblem& sp)
+      : sp_(&sp), n_(static_cast<std::uint32_t>(sp.items.size())), memo_(sp.items.size()) {
     std::vector<Interval> lifetimes(n_);
     for (std::uint32_t i = 0; i < n_; ++i) lifetimes[i] = sp.items[i].lifetime;
     sec_ = sweep_sections(lifetimes, true);
@@ -221,9 +222,11 @@ class FloorSearch {
     sec_hash_.assign(sec_.count, {});
     free_hash_.assign(sec_.count, {});
     cross_ = sec_.crossing;
-    for (std::uint32_t i = 0; i < n_; ++i) free_hash_[sec_.first[i]] = xor_of(free_hash_[sec_.first[i]], item_term_[i]);
+    for (std::uint32_t i = 0; i < n_; ++i)
+      free_hash_[sec_.first[i]] = xor_of(free_hash_[sec_.first[i]], item_term_[i]);
     for (std::uint32_t k = 0; k < sec_.count; ++k)
-      for (const auto& r : cover_[k]) sec_hash_[k] = xor_of(xor_of(sec_hash_[k], edge(k, r.begin)), edge(k, r.end));
+      for (const auto& r : cover_[k])
+        sec_hash_[k] = xor_of(xor_of(sec_hash_[k], edge(k, r.begin)), edge(k, r.end));
     slot_undo_.clear();
     waste_undo_.clear();
     for (std::uint32_t k = 0; k < sec_.count; ++k) rebuild(k);
@@ -321,8 +324,10 @@ class FloorSearch {
     std::sort(v.begin(), v.end());
     std::vector<AddrRange> out;
     for (const auto& r : v) {
-      if (!out.empty() && r.begin <= out.back().end) out.back().end = std::max(out.back().end, r.end);
-      else out.push_back(r);
+      if (!out.empty() && r.begin <= out.back().end)
+        out.back().end = std::max(out.back().end, r.end);
+      else
+        out.push_back(r);
     }
     v = std::move(out);
   }
@@ -357,9 +362,12 @@ class FloorSearch {
     auto& c = cover_[k];
     auto it = std::upper_bound(c.begin(), c.end(), a, [](Addr v, const AddrRange& r) { return v < r.end; });
     const AddrRange r = *it;
-    if (r.begin == a && r.end == b) c.erase(it);
-    else if (r.begin == a) it->begin = b;
-    else if (r.end == b) it->end = a;
+    if (r.begin == a && r.end == b)
+      c.erase(it);
+    else if (r.begin == a)
+      it->begin = b;
+    else if (r.end == b)
+      it->end = a;
     else {
       it->end = a;
       c.insert(std::next(it), AddrRange{b, r.end});
@@ -430,8 +438,9 @@ class FloorSearch {
     std::sort(list.begin(), list.end(), [](const Watch& a, const Watch& b) {
       return a.section != b.section ? a.section < b.section : a.slot < b.slot;
     });
-    list.erase(std::unique(list.begin(), list.end(),
-                           [](const Watch& a, const Watch& b) { return a.section == b.section && a.slot == b.slot; }),
+    list.erase(std::unique(
+                   list.begin(), list.end(),
+                   [](const Watch& a, const Watch& b) { return a.section == b.section && a.slot == b.slot; }),
                list.end());
   }
   void update_best(std::uint32_t k) {
@@ -474,7 +483,8 @@ class FloorSearch {
     auto& list = watchers_[c];
     for (std::size_t e = 0; e < list.size();) {
       const Watch w = list[e];
-      if (w.gen != gen_[w.section] || w.slot >= slots_[w.section].size()) {  // the section was rebuilt or the slot dropped since
+      if (w.gen != gen_[w.section] ||
+          w.slot >= slots_[w.section].size()) {  // the section was rebuilt or the slot dropped since
         list[e] = list.back();
         list.pop_back();
         continue;
@@ -661,8 +671,10 @@ class FloorSearch {
   /// ones, that cover the byte beside the slot, and (with no waste left) the
   /// waste declared in the section.
   void reason(std::uint32_t k, const Slot& s, Why& why) const {
-    if (s.top) why_set(why, owner_of(k, s.at));
-    else if (s.at > 0) why_set(why, owner_of(k, s.at - 1));
+    if (s.top)
+      why_set(why, owner_of(k, s.at));
+    else if (s.at > 0)
+      why_set(why, owner_of(k, s.at - 1));
     for (std::uint32_t b : sec_.members[k]) {
       if (off_[b] != none) {
         why_set(why, level_[b]);
@@ -732,7 +744,8 @@ class FloorSearch {
       std::uint32_t k = none32, kf = none32;
       auto better = [&](std::uint32_t j, std::uint32_t than) {
         const Best& b = best_[j];
-        return than == none32 || b.count < best_[than].count || (b.count == best_[than].count && b.at < best_[than].at);
+        return than == none32 || b.count < best_[than].count ||
+               (b.count == best_[than].count && b.at < best_[than].at);
       };
       for (std::uint32_t j = 0; j < sec_.count; ++j) {
         if (best_[j].count == nothing) continue;
@@ -758,8 +771,10 @@ class FloorSearch {
     Frame* fr = &frames_[depth];
     const auto [k, i] = choose(*fr, flo, fhi);
     if (k == none32 || i == none32) {  // a section with unplaced buffers and no free byte
-      if (k == none32) why_all(fr->why);
-      else why_range(k, k + 1, fr->why);
+      if (k == none32)
+        why_all(fr->why);
+      else
+        why_range(k, k + 1, fr->why);
       return Outcome::infeasible;
     }
     const auto [lo, hi] = component(k);
@@ -780,8 +795,10 @@ class FloorSearch {
         const auto& l = sp_->items[c].lifetime;
         if (nb != none32) {
           const auto& m = sp_->items[nb].lifetime;
-          if (l.begin == m.begin && l.end == m.end) sc += 4;
-          else sc += (l.begin == m.begin ? 1 : 0) + (l.end == m.end ? 1 : 0);
+          if (l.begin == m.begin && l.end == m.end)
+            sc += 4;
+          else
+            sc += (l.begin == m.begin ? 1 : 0) + (l.end == m.end ? 1 : 0);
         }
         // A placed buffer of the same size at the same offset ending where c
         // begins (or beginning where c ends): a block cut in time.
@@ -804,7 +821,8 @@ class FloorSearch {
         return rank_[a] < rank_[b];
       });
     } else
-      std::sort(fr->cands.begin(), fr->cands.end(), [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
+      std::sort(fr->cands.begin(), fr->cands.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
     fr->acc.clear();
     const auto level = static_cast<std::uint32_t>(stack_.size());
     // A child's failure that does not depend on this node's decision fails
@@ -837,7 +855,8 @@ class FloorSearch {
       Addr next = none;
       {
         const auto& c = cover_[k];
-        auto it = std::upper_bound(c.begin(), c.end(), f, [](Addr v, const AddrRange& r) { return v < r.end; });
+        auto it =
+            std::upper_bound(c.begin(), c.end(), f, [](Addr v, const AddrRange& r) { return v < r.end; });
         if (it != c.end()) next = it->begin;
       }
       for (std::uint32_t b : sec_.members[k])
@@ -901,7 +920,7 @@ class FloorSearch {
  public:
   std::uint8_t watch_ = 4;  ///< candidates watched per slot (counts are exact up to this)
   bool align_heur_ = true;
-  bool components_ = true;   ///< tests: one time component at a time, memo keyed per component
+  bool components_ = true;     ///< tests: one time component at a time, memo keyed per component
   bool larger_first_ = false;  ///< candidates of equal score: the larger first, then by rank
 };
 

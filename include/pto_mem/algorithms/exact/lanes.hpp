@@ -29,9 +29,7 @@ class LanePool {
   ~LanePool() {
     if (!helper_) return;
     helper_->request_stop();
-    {
-      std::lock_guard lock(m_);
-    }
+    { std::lock_guard lock(m_); }
     cv_.notify_all();
   }
 
@@ -43,8 +41,10 @@ class LanePool {
       task_ = std::move(task);
       done_ = false;
     }
-    if (!helper_) helper_.emplace([this](std::stop_token st) { loop(st); });
-    else cv_.notify_all();
+    if (!helper_)
+      helper_.emplace([this](std::stop_token st) { loop(st); });
+    else
+      cv_.notify_all();
   }
 
   /// Returns when the task handed over last (if any) has returned.

@@ -10,10 +10,10 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <cstdint>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -41,8 +41,8 @@ struct PartState {
   Weight penalty_bound = 0;           ///< proved: no fitting placement pays less (penalty_bound.hpp)
   Addr lower = 0;                     ///< proved: every penalty-optimal placement has peak >= lower
   std::uint64_t probes = 0, proofs = 0;
-  Clock::time_point first_found{};    ///< when the first placement was found
-  Clock::time_point best_found{};     ///< when `best` was found
+  Clock::time_point first_found{};  ///< when the first placement was found
+  Clock::time_point best_found{};   ///< when `best` was found
   /// Solved: nothing left to prove (or nothing to improve).
   [[nodiscard]] bool closed() const noexcept {
     return infeasible || (best && penalty_proven && best->peak <= lower);
@@ -113,8 +113,8 @@ inline constexpr std::uint64_t penalty_window_nodes_per_item = 16;
 /// The ranks of randomised dive `k` (see above): `f`'s area order with each
 /// area scaled by its own factor; ties by index. `seed` (ExactOptions::seed)
 /// gives another sequence of draws.
-[[nodiscard]] inline std::vector<std::uint32_t> random_dive_rank(const std::vector<ItemFeatures>& f, std::uint64_t k,
-                                                                 std::uint64_t seed = 0) {
+[[nodiscard]] inline std::vector<std::uint32_t> random_dive_rank(const std::vector<ItemFeatures>& f,
+                                                                 std::uint64_t k, std::uint64_t seed = 0) {
   const double spread = random_dive_spreads[k % random_dive_spreads.size()];
   std::uint64_t z = mix64((k + 1) * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull);
   std::vector<std::pair<double, std::uint32_t>> key(f.size());
@@ -194,7 +194,8 @@ class PartSolver {
       : sp_(&sp),
         seed_(seed),
         granule_(granule(sp)),
-        searchable_(sp.items.size() <= searchable_buffers && count_interfering_pairs(sp, searchable_pairs) <= searchable_pairs),
+        searchable_(sp.items.size() <= searchable_buffers &&
+                    count_interfering_pairs(sp, searchable_pairs) <= searchable_pairs),
         pool_(lanes) {
     if (searchable_) search_[0].emplace(sp);
     const auto& names = search_orders();
@@ -244,7 +245,8 @@ class PartSolver {
       });
     }
     const std::uint64_t before = limits.nodes_spent();
-    auto first = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), limits);
+    auto first =
+        skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), limits);
     last_dive_nodes_ = std::max<std::uint64_t>(1, limits.nodes_spent() - before);
     ++random_dives_;
     if (pool_) {
@@ -259,8 +261,10 @@ class PartSolver {
       // better in (penalty, peak) -- a lower peak paying more penalty is
       // not kept, and counting it as a gain would let a part whose
       // incumbent pays less than every dive dive for ever.
-      if (p && offer(std::move(*p))) dives_since_gain_ = 0;
-      else ++dives_since_gain_;
+      if (p && offer(std::move(*p)))
+        dives_since_gain_ = 0;
+      else
+        ++dives_since_gain_;
     }
     return !limits.out_of_time();
   }
@@ -342,7 +346,8 @@ class PartSolver {
     const bool floor = use_floor(capacity);
     // Where every section is tight (perfect packings) the canonical runs
     // never found the fits the floor runs find: floor runs only.
-    const bool floor_only = floor && search_[0]->tight_sections(capacity, granule_) == search_[0]->sections().count;
+    const bool floor_only =
+        floor && search_[0]->tight_sections(capacity, granule_) == search_[0]->sections().count;
     const std::uint64_t steps = orders_.size() * (floor && !floor_only ? 2 : 1);
     const std::uint64_t base = std::max<std::uint64_t>(64, 2 * sp_->items.size());
     // The attempt that ended the probe first on the clock.
@@ -382,7 +387,8 @@ class PartSolver {
     }
     const std::uint64_t lanes_now = split ? 2 : 1;
     for (std::size_t l = 0; l < lanes_now; ++l) {
-      lane[l].limits.node_limit = limits.node_limit == 0 ? 0 : std::max<std::uint64_t>(1, limit_left / lanes_now);
+      lane[l].limits.node_limit =
+          limits.node_limit == 0 ? 0 : std::max<std::uint64_t>(1, limit_left / lanes_now);
       lane[l].share = effort == 0 ? 0 : std::max<std::uint64_t>(1, effort / lanes_now);
       lane[l].stride = lanes_now;
       lane[l].done = static_cast<std::int64_t>(next[l]) - 2;
@@ -454,7 +460,8 @@ class PartSolver {
       }
       for (std::uint64_t a = me.next;; a += me.stride) {
         // Split only while both lanes would have something to spend.
-        if (l == 0 && two && !split && me.meter.own >= lane_split_nodes && (me.share == 0 || me.used + 2 <= me.share) &&
+        if (l == 0 && two && !split && me.meter.own >= lane_split_nodes &&
+            (me.share == 0 || me.used + 2 <= me.share) &&
             (me.limits.node_limit == 0 || me.meter.own + 2 <= me.limits.node_limit))
           do_split(a);
         if (me.meter.beaten()) return;  // the other lane ended the probe earlier
@@ -513,7 +520,8 @@ class PartSolver {
           if (key < board.best.load()) {
             board.best.store(key);
             board.outcome = o;
-            if (o == Outcome::found) board.solution = by_floor ? floor_[l]->solution() : search_[l]->solution();
+            if (o == Outcome::found)
+              board.solution = by_floor ? floor_[l]->solution() : search_[l]->solution();
           }
           return;
         }
@@ -536,7 +544,8 @@ class PartSolver {
       if (!ln.ran) continue;
       std::uint64_t counted = ln.meter.own;
       if (best != UINT64_MAX) {
-        const std::uint64_t last = best >= l ? (best - l) / 2 : 0;  // the last clock at which this lane could win
+        const std::uint64_t last =
+            best >= l ? (best - l) / 2 : 0;  // the last clock at which this lane could win
         const std::uint64_t limit = last > ln.meter.start ? last - ln.meter.start : 0;
         const std::uint64_t searched = ln.meter.own - (ln.meter.halted ? 1 : 0);
         counted = std::min(ln.meter.own, limit);
@@ -583,7 +592,8 @@ class PartSolver {
   /// The static order's ranks, perturbed at random after the first floor
   /// attempt: restarts with the memo kept (floor_search.hpp). A function of
   /// the attempt alone, so that a lane's runs do not depend on the other's.
-  std::vector<std::uint32_t> floor_ranks(std::string_view order, std::uint64_t round, std::uint64_t step) const {
+  std::vector<std::uint32_t> floor_ranks(std::string_view order, std::uint64_t round,
+                                         std::uint64_t step) const {
     auto rank = preorder_ranks(floor_[0]->features(), order);
     if (round == 0 && step <= 1) return rank;
     std::uint64_t z = mix64(round * 0x9E3779B97F4A7C15ull + step);
@@ -611,7 +621,8 @@ class PartSolver {
     if (!state_.best && !searchable_) {
       // No fixed order's dive fits: randomised dives, until one does or
       // random_dive_patience in a row have not.
-      while (!state_.best && dives_since_gain_ < random_dive_patience && !limits.exhausted() && random_dive(limits)) {
+      while (!state_.best && dives_since_gain_ < random_dive_patience && !limits.exhausted() &&
+             random_dive(limits)) {
       }
       if (!state_.best) return !limits.exhausted();  // no fit, and nothing proved
     }
@@ -625,7 +636,8 @@ class PartSolver {
     // nothing, a round of penalty windows (penalty_lns_round) searches for
     // a cheaper placement near the incumbent, with penalty_lns_share times
     // the nodes the probe spent.
-    std::uint64_t effort = sp_->items.size() >= penalty_lns_first_items ? penalty_probe_effort_large : penalty_probe_effort;
+    std::uint64_t effort =
+        sp_->items.size() >= penalty_lns_first_items ? penalty_probe_effort_large : penalty_probe_effort;
     if (!state_.penalty_proven && !bound_tried_) {
       // The forced-overlap bound (penalty_bound.hpp) first: it settles in
       // milliseconds what the probes below may not settle at all.
@@ -640,7 +652,8 @@ class PartSolver {
       }
       bl.deadline = limits.deadline;
       bl.stop = limits.stop;
-      state_.penalty_bound = std::max(state_.penalty_bound, penalty_lower_bound(*sp_, state_.best->penalty, bl).value);
+      state_.penalty_bound =
+          std::max(state_.penalty_bound, penalty_lower_bound(*sp_, state_.best->penalty, bl).value);
       if (state_.penalty_bound >= state_.best->penalty) state_.penalty_proven = true;
     }
     while (!state_.penalty_proven && searchable_) {
@@ -657,7 +670,8 @@ class PartSolver {
       if (o == Outcome::infeasible) state_.penalty_proven = true;
       if (o == Outcome::aborted) {
         if (limits.exhausted()) return false;
-        penalty_lns_round(limits, penalty_lns_share * std::max<std::uint64_t>(limits.nodes_spent() - before, effort));
+        penalty_lns_round(limits,
+                          penalty_lns_share * std::max<std::uint64_t>(limits.nodes_spent() - before, effort));
         if (limits.exhausted()) return false;
         effort = std::min<std::uint64_t>(effort * 2, std::uint64_t{1} << 40);
       }
@@ -738,8 +752,10 @@ class PartSolver {
         lns_time_ += Clock::now() - t0;
       } else {
         const PartPlacement before{{}, state_.best->peak, state_.best->penalty};
-        if (dives_since_gain_ < random_dive_patience) random_dive(limits);
-        else dive(limits);
+        if (dives_since_gain_ < random_dive_patience)
+          random_dive(limits);
+        else
+          dive(limits);
         if (state_.best->better_than(before)) {  // the incumbent changed
           dives_since_gain_ = 0;
           lns_live_ = true;
@@ -841,7 +857,8 @@ class PartSolver {
     }
     const Addr lo = std::max(state_.lower, round_up(floor, granule_));
     if (peak <= lo) return false;
-    const Addr step = std::max(granule_, (((peak - lo) >> std::min<std::uint32_t>(lns_shift_, 63)) / granule_) * granule_);
+    const Addr step =
+        std::max(granule_, (((peak - lo) >> std::min<std::uint32_t>(lns_shift_, 63)) / granule_) * granule_);
     const Addr target = peak - std::min(step, peak - lo);
     const auto& names = search_orders();
     const std::string_view order = names[lns_round_ % names.size()];
@@ -873,7 +890,8 @@ class PartSolver {
   /// The sections and features the dives rank by, made on first use.
   void prepare_dives() {
     if (dive_sections_) return;
-    if (search_[0]) dive_sections_ = search_[0]->sections();
+    if (search_[0])
+      dive_sections_ = search_[0]->sections();
     else {
       std::vector<Interval> ls;
       ls.reserve(sp_->items.size());
@@ -918,7 +936,7 @@ class PartSolver {
   bool in_spread_ = false;
   std::uint64_t spread_pos_ = 1;
   std::uint64_t spread_left_ = 0;
-  bool at_bound_ = false;    // the last probe was at the lower bound
+  bool at_bound_ = false;  // the last probe was at the lower bound
   // Window search (lns_step): the working placement and its schedule.
   std::optional<WindowLns> lns_;
   std::vector<Addr> lns_off_;
@@ -926,7 +944,7 @@ class PartSolver {
   std::uint32_t lns_shift_ = 1;
   std::uint64_t lns_round_ = 0;
   std::uint32_t lns_wraps_ = 0;
-  bool lns_live_ = true;     // the window search may still find something
+  bool lns_live_ = true;  // the window search may still find something
   // Penalty windows (penalty_lns_round): window size, rounds, the next paid
   // pair to free, and the windows in a row that saved nothing.
   std::size_t pen_size_ = 12;

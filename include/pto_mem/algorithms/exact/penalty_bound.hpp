@@ -49,13 +49,13 @@ struct PenaltyBoundLimits {
   std::uint64_t clique_nodes = 2000000;  ///< clique-enumeration steps at most
   std::uint64_t work = 5000000;          ///< hitting-set work (core visits) at most
   Clock::time_point deadline = Clock::time_point::max();
-  std::stop_token stop;                  ///< a caller's cancellation
+  std::stop_token stop;  ///< a caller's cancellation
 };
 
 struct PenaltyBound {
-  Weight value = 0;        ///< no placement that fits pays less
-  std::size_t cores = 0;   ///< forced-overlap cores found
-  bool complete = false;   ///< value is the least hitting set of every core found (not a packing bound)
+  Weight value = 0;       ///< no placement that fits pays less
+  std::size_t cores = 0;  ///< forced-overlap cores found
+  bool complete = false;  ///< value is the least hitting set of every core found (not a packing bound)
 };
 
 namespace detail {
@@ -71,9 +71,14 @@ class HittingSet {
  public:
   HittingSet(std::vector<Weight> weight, std::vector<std::vector<std::uint32_t>> cores, std::uint64_t work,
              Clock::time_point deadline, std::stop_token stop)
-      : w_(std::move(weight)), words_((w_.size() + 63) / 64), work_left_(work), deadline_(deadline), stop_(std::move(stop)) {
+      : w_(std::move(weight)),
+        words_((w_.size() + 63) / 64),
+        work_left_(work),
+        deadline_(deadline),
+        stop_(std::move(stop)) {
     // Small cores first: they bind hardest in the packing and branch least.
-    std::stable_sort(cores.begin(), cores.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    std::stable_sort(cores.begin(), cores.end(),
+                     [](const auto& a, const auto& b) { return a.size() < b.size(); });
     ncores_ = cores.size();
     rows_.assign(ncores_ * words_, 0);
     for (std::size_t c = 0; c < ncores_; ++c)
@@ -150,7 +155,8 @@ class HittingSet {
       if (hit(c)) continue;
       std::size_t f = 0;
       const std::uint64_t* r = row(c);
-      for (std::size_t k = 0; k < words_; ++k) f += static_cast<std::size_t>(std::popcount(r[k] & ~banned_[k]));
+      for (std::size_t k = 0; k < words_; ++k)
+        f += static_cast<std::size_t>(std::popcount(r[k] & ~banned_[k]));
       if (f < fewest) {
         fewest = f;
         pick = c;
@@ -214,8 +220,10 @@ class HittingSet {
       return std::pair(sp.items[a].lifetime.begin, a) < std::pair(sp.items[b].lifetime.begin, b);
     });
     for (std::size_t x = 0; x < n; ++x)
-      for (std::size_t y = x + 1; y < n && sp.items[by_start[y]].lifetime.begin < sp.items[by_start[x]].lifetime.end; ++y)
-        if (interferes(sp.items[by_start[x]].lifetime, sp.items[by_start[y]].lifetime)) link(by_start[x], by_start[y]);
+      for (std::size_t y = x + 1;
+           y < n && sp.items[by_start[y]].lifetime.begin < sp.items[by_start[x]].lifetime.end; ++y)
+        if (interferes(sp.items[by_start[x]].lifetime, sp.items[by_start[y]].lifetime))
+          link(by_start[x], by_start[y]);
   }
   for (std::size_t i = 0; i < n; ++i)
     for (auto j : sp.separated[i]) link(i, j);
@@ -233,7 +241,8 @@ class HittingSet {
   // Cliques, largest buffers first (ties by index).
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return sp.items[a].size > sp.items[b].size; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return sp.items[a].size > sp.items[b].size; });
   std::vector<std::vector<std::uint32_t>> cores;
   std::vector<std::uint32_t> clique;
   std::uint64_t steps = 0;
@@ -260,7 +269,8 @@ class HittingSet {
             if (found != pair_id.end()) core.push_back(found->second);
           }
         std::sort(core.begin(), core.end());
-        if (!core.empty()) cores.push_back(std::move(core));  // empty: the part cannot fit at all (not ours to say)
+        if (!core.empty())
+          cores.push_back(std::move(core));  // empty: the part cannot fit at all (not ours to say)
       } else {
         std::vector<std::uint32_t> next;
         for (std::size_t d = c + 1; d < cand.size(); ++d)

@@ -46,7 +46,8 @@ struct ItemFeatures {
   for (std::size_t w = 1; (std::size_t{1} << w) <= total.size(); ++w) {
     const auto& prev = table.back();
     std::vector<Addr> next(total.size() - (std::size_t{1} << w) + 1);
-    for (std::size_t k = 0; k < next.size(); ++k) next[k] = std::max(prev[k], prev[k + (std::size_t{1} << (w - 1))]);
+    for (std::size_t k = 0; k < next.size(); ++k)
+      next[k] = std::max(prev[k], prev[k + (std::size_t{1} << (w - 1))]);
     table.push_back(std::move(next));
   }
   auto range_max = [&](std::uint32_t lo, std::uint32_t hi) {
@@ -70,7 +71,8 @@ struct ItemFeatures {
 }
 
 /// Sorts `items` into the order spelled by `keys` (ties: smaller index first).
-inline void order_items(std::vector<std::uint32_t>& items, const std::vector<ItemFeatures>& f, std::string_view keys) {
+inline void order_items(std::vector<std::uint32_t>& items, const std::vector<ItemFeatures>& f,
+                        std::string_view keys) {
   auto cmp = [](auto x, auto y) { return x > y ? 1 : (x < y ? -1 : 0); };
   auto first = [&](std::uint32_t a, std::uint32_t b) {
     for (char c : keys) {
@@ -94,7 +96,8 @@ inline void order_items(std::vector<std::uint32_t>& items, const std::vector<Ite
 }
 
 /// rank[i] = position of item i in the order spelled by `keys`.
-[[nodiscard]] inline std::vector<std::uint32_t> preorder_ranks(const std::vector<ItemFeatures>& f, std::string_view keys) {
+[[nodiscard]] inline std::vector<std::uint32_t> preorder_ranks(const std::vector<ItemFeatures>& f,
+                                                               std::string_view keys) {
   std::vector<std::uint32_t> order(f.size());
   std::iota(order.begin(), order.end(), std::uint32_t{0});
   order_items(order, f, keys);

@@ -133,7 +133,8 @@ class CanonicalSearch {
     }
     build_conflicts(lifetimes);
     pen_begin_.assign(n_ + 1, 0);
-    for (std::uint32_t i = 0; i < n_; ++i) pen_begin_[i + 1] = pen_begin_[i] + static_cast<std::uint32_t>(sp.penalties[i].size());
+    for (std::uint32_t i = 0; i < n_; ++i)
+      pen_begin_[i + 1] = pen_begin_[i] + static_cast<std::uint32_t>(sp.penalties[i].size());
     for (std::uint32_t i = 0; i < n_; ++i)
       for (const auto& l : sp.penalties[i]) pen_.push_back(l);
     std::vector<std::uint64_t> degree(n_);
@@ -178,7 +179,8 @@ class CanonicalSearch {
   [[nodiscard]] std::uint32_t tight_sections(Addr capacity, Addr granule) const {
     const Addr usable = sp_->space.with_capacity(capacity).usable_above(0);
     std::uint32_t n = 0;
-    for (std::uint32_t k = 0; k < sec_.count; ++k) n += saturating_add(init_total_[k], granule) > usable ? 1 : 0;
+    for (std::uint32_t k = 0; k < sec_.count; ++k)
+      n += saturating_add(init_total_[k], granule) > usable ? 1 : 0;
     return n;
   }
   /// Turns the failure memo (failure_memo.hpp) on or off for later runs (on
@@ -214,10 +216,12 @@ class CanonicalSearch {
     // Penalty pairs heavier than the budget can never overlap in this run:
     // they act as hard separations (their cliques below switch on, and
     // without soft pairs left the time cuts may split freely).
-    soft_ = std::any_of(pen_.begin(), pen_.end(), [&](const PenaltyLink& l) { return l.weight <= penalty_budget; });
+    soft_ = std::any_of(pen_.begin(), pen_.end(),
+                        [&](const PenaltyLink& l) { return l.weight <= penalty_budget; });
     const std::uint32_t groups = sec_.count + static_cast<std::uint32_t>(clique_hard_.size());
     active_.assign(groups, 1);
-    for (std::uint32_t q = 0; q < clique_hard_.size(); ++q) active_[sec_.count + q] = clique_hard_[q].hard(penalty_budget);
+    for (std::uint32_t q = 0; q < clique_hard_.size(); ++q)
+      active_[sec_.count + q] = clique_hard_[q].hard(penalty_budget);
     total_ = init_total_;
     cut_ = sec_.crossing;
     trail_.clear();
@@ -267,7 +271,7 @@ class CanonicalSearch {
     std::uint32_t item;
     std::uint32_t pos;  // the item's position in its partition's items
   };
-  struct Hardness {  // when a separation clique holds
+  struct Hardness {           // when a separation clique holds
     bool separation = false;  // always
     Weight weight = 0;        // or: when the budget is below this penalty weight
     [[nodiscard]] bool hard(Weight budget) const noexcept { return separation || weight > budget; }
@@ -315,7 +319,8 @@ class CanonicalSearch {
     auto links = [&](std::uint32_t i) {
       std::vector<std::tuple<std::uint32_t, bool, Weight>> l;
       for (std::uint32_t j : sp_->separated[i]) l.emplace_back(j, true, 0);
-      for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e) l.emplace_back(pen_[e].other, false, pen_[e].weight);
+      for (std::uint32_t e = pen_begin_[i]; e < pen_begin_[i + 1]; ++e)
+        l.emplace_back(pen_[e].other, false, pen_[e].weight);
       std::sort(l.begin(), l.end());
       return l;
     };
@@ -324,9 +329,8 @@ class CanonicalSearch {
     auto key = [&](std::uint32_t i) {
       return std::tuple(sp_->items[i].lifetime.begin, sp_->items[i].lifetime.end, size_[i], align_[i]);
     };
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return key(a) != key(b) ? key(a) < key(b) : a < b;
-    });
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return key(a) != key(b) ? key(a) < key(b) : a < b; });
     auto same_links = [&](std::uint32_t a, std::uint32_t b) {
       if (!sp_->blocked.empty() && sp_->blocked[a] != sp_->blocked[b]) return false;
       if (sp_->separated[a].empty() && sp_->separated[b].empty() && pen_begin_[a] == pen_begin_[a + 1] &&
@@ -429,7 +433,9 @@ class CanonicalSearch {
   /// The failure memo's term of unplaced buffer i (its lowest offset now):
   /// state_term(1, i, m_[i]), from the item's precomputed first half. term_
   /// keeps it per item, updated with m_.
-  [[nodiscard]] StateHash term(std::uint32_t i) const noexcept { return state_term_from(item_hash_[i], m_[i]); }
+  [[nodiscard]] StateHash term(std::uint32_t i) const noexcept {
+    return state_term_from(item_hash_[i], m_[i]);
+  }
   [[nodiscard]] StateHash memo_key() const noexcept {
     StateHash k = zob_;
     k.add(ctx_);
@@ -460,7 +466,8 @@ class CanonicalSearch {
     if (sp_->blocked.empty()) return x;
     const auto& bl = sp_->blocked[i];
     while (x != none && !bl.empty()) {
-      auto it = std::upper_bound(bl.begin(), bl.end(), x, [](Addr v, const AddrRange& r) { return v < r.end; });
+      auto it =
+          std::upper_bound(bl.begin(), bl.end(), x, [](Addr v, const AddrRange& r) { return v < r.end; });
       if (it == bl.end() || it->begin >= x + size_[i]) return x;
       x = space_.lowest_fit_or_max(it->end, size_[i], align_[i]);
     }
@@ -563,7 +570,8 @@ class CanonicalSearch {
       if (off_[c] != none && x < end_of(c) && off_[c] < h) paid_ = saturating_add(paid_, pen_[e].weight);
     }
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] -= size_[b];
-    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e) total_[clique_of_[e]] -= size_[b];
+    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e)
+      total_[clique_of_[e]] -= size_[b];
     cut = false;
     for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k)
       if (--cut_[k] == 0) cut = true;
@@ -604,10 +612,12 @@ class CanonicalSearch {
     }
     // b's sections hold more again: their witnesses may no longer do.
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) total_[k] += size_[b];
-    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e) total_[clique_of_[e]] += size_[b];
+    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e)
+      total_[clique_of_[e]] += size_[b];
     off_[b] = none;
     for (std::uint32_t k = sec_.first[b]; k < sec_.last[b]; ++k) (void)rewatch(k);
-    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e) (void)rewatch(clique_of_[e]);
+    for (std::uint32_t e = clique_of_begin_[b]; e < clique_of_begin_[b + 1]; ++e)
+      (void)rewatch(clique_of_[e]);
     for (std::uint32_t k = sec_.first[b]; k + 1 < sec_.last[b]; ++k) ++cut_[k];
     paid_ = paid;
     off_[b] = none;
@@ -635,13 +645,15 @@ class CanonicalSearch {
     }
     ++runs;
     auto run_of = [&](std::uint32_t i) {
-      const auto pos = std::lower_bound(part.sections.begin(), part.sections.end(), sec_.first[i]) - part.sections.begin();
+      const auto pos =
+          std::lower_bound(part.sections.begin(), part.sections.end(), sec_.first[i]) - part.sections.begin();
       return run_of_section[static_cast<std::size_t>(pos)];
     };
     detail::UnionFind uf(runs);
     // The unplaced items in index order (expand permutes part.items), so
     // that the pieces and their items come in the same order every time.
-    std::vector<std::uint32_t> unplaced(part.items.begin(), part.items.begin() + static_cast<std::ptrdiff_t>(part.live));
+    std::vector<std::uint32_t> unplaced(part.items.begin(),
+                                        part.items.begin() + static_cast<std::ptrdiff_t>(part.live));
     std::sort(unplaced.begin(), unplaced.end());
     const bool any_unplaced = !unplaced.empty();
     for (std::uint32_t i : unplaced) {
@@ -765,7 +777,8 @@ class CanonicalSearch {
         later = true;
         if (x < min_height && x <= x_max) cands_.push_back({x, rank[i], i, static_cast<std::uint32_t>(p)});
       };
-      if (pen_begin_[i] == pen_begin_[i + 1]) offer(m_[i]);
+      if (pen_begin_[i] == pen_begin_[i + 1])
+        offer(m_[i]);
       else {
         options(i, opts);
         for (Addr x : opts) offer(x);
@@ -775,9 +788,10 @@ class CanonicalSearch {
         return Outcome::infeasible;
       }
     }
-    std::sort(cands_.begin() + static_cast<std::ptrdiff_t>(base), cands_.end(), [](const Candidate& a, const Candidate& b) {
-      return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
-    });
+    std::sort(cands_.begin() + static_cast<std::ptrdiff_t>(base), cands_.end(),
+              [](const Candidate& a, const Candidate& b) {
+                return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
+              });
     Outcome result = Outcome::infeasible;
     for (std::size_t c = base; c < cands_.size(); ++c) {
       const Candidate cand = cands_[c];  // copy: the recursion grows cands_
@@ -821,7 +835,7 @@ class CanonicalSearch {
   std::vector<std::uint32_t> conf_begin_, conf_;
   std::vector<std::uint32_t> pen_begin_;
   std::vector<PenaltyLink> pen_;
-  std::vector<Hardness> clique_hard_;                      // per separation clique
+  std::vector<Hardness> clique_hard_;                       // per separation clique
   std::vector<std::uint32_t> clique_of_begin_, clique_of_;  // per item: its cliques (group indices)
   static constexpr std::size_t clique_work_limit = 20'000'000;
   std::vector<ItemFeatures> features_;
@@ -835,7 +849,7 @@ class CanonicalSearch {
   bool plain_ = false;  // no reserved windows and no blocked ranges: fit() is one comparison for alignment 1
   Budget* budget_ = nullptr;
   std::string_view keys_;
-  std::vector<std::uint32_t> rank_;  // static rank of each item in its current piece
+  std::vector<std::uint32_t> rank_;          // static rank of each item in its current piece
   std::vector<ItemFeatures> live_features_;  // features_ with current section totals
   Weight pbudget_ = 0, paid_ = 0;
   bool soft_ = false;                 // some penalty pair weighs no more than the budget
@@ -843,9 +857,9 @@ class CanonicalSearch {
   std::vector<Addr> off_, thr_, m_, sol_;
   std::vector<std::uint64_t> item_hash_;  // per item: the first half of its memo terms
   std::vector<StateHash> term_;           // per item: term(i) for the current m_[i]
-  std::vector<Addr> total_;  // per group (sections, then cliques): unplaced bytes
+  std::vector<Addr> total_;               // per group (sections, then cliques): unplaced bytes
   std::vector<std::uint32_t> cut_;
-  std::vector<std::uint32_t> watch_;                 // per section: its witness (or none32)
+  std::vector<std::uint32_t> watch_;                  // per section: its witness (or none32)
   std::vector<std::vector<std::uint32_t>> watching_;  // per item: sections it (may) watch
   std::vector<Change> trail_;
   std::vector<Candidate> cands_;

@@ -48,9 +48,9 @@ struct Sections {
     if (a.starts != b.starts) return !a.starts;  // ends first: [a, b) and [b, c) never meet
     return a.item < b.item;
   });
-  std::vector<std::uint32_t> active;          // live buffers
-  std::vector<std::uint32_t> slot(n, 0);      // position in `active`
-  bool grew = false;                          // a start since the last section
+  std::vector<std::uint32_t> active;      // live buffers
+  std::vector<std::uint32_t> slot(n, 0);  // position in `active`
+  bool grew = false;                      // a start since the last section
   for (const Event& e : events) {
     if (e.starts) {
       slot[e.item] = static_cast<std::uint32_t>(active.size());

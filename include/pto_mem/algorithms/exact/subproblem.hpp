@@ -48,7 +48,7 @@ struct Subproblem {
   /// that stay where they are while a window of a placement is searched
   /// again (window_lns.hpp). Empty for the parts of a problem.
   std::vector<std::vector<AddrRange>> blocked;
-  Addr max_load = 0;      ///< largest total size live at one instant
+  Addr max_load = 0;  ///< largest total size live at one instant
   /// No placement of this part has a lower peak: max(highest reserved end,
   /// max load + reserved bytes).
   Addr lower_bound = 0;
@@ -93,8 +93,10 @@ inline Addr max_load(const std::vector<Item>& items) {
   std::sort(ev.begin(), ev.end());  // at a tick, negative (ends) sort first
   Addr live = 0, best = 0;
   for (const auto& [t, e] : ev) {
-    if (e > 0) live = saturating_add(live, items[static_cast<std::size_t>(e - 1)].size);
-    else live -= std::min(live, items[static_cast<std::size_t>(-e - 1)].size);
+    if (e > 0)
+      live = saturating_add(live, items[static_cast<std::size_t>(e - 1)].size);
+    else
+      live -= std::min(live, items[static_cast<std::size_t>(-e - 1)].size);
     best = std::max(best, live);
   }
   return best;
@@ -125,7 +127,8 @@ inline Addr max_load(const std::vector<Item>& items) {
   for (std::size_t k = 0; k < n;) {
     std::size_t j = k;
     Tick reach = p.buffers[order[k]].lifetime.end;
-    while (j + 1 < n && arena_of[order[j + 1]] == arena_of[order[k]] && p.buffers[order[j + 1]].lifetime.begin < reach) {
+    while (j + 1 < n && arena_of[order[j + 1]] == arena_of[order[k]] &&
+           p.buffers[order[j + 1]].lifetime.begin < reach) {
       ++j;
       uf.unite(order[k], order[j]);
       reach = std::max(reach, p.buffers[order[j]].lifetime.end);
@@ -157,7 +160,8 @@ inline Addr max_load(const std::vector<Item>& items) {
   std::vector<std::size_t> part_of(n, 0);
   std::vector<std::size_t> by_arena(n);
   std::iota(by_arena.begin(), by_arena.end(), std::size_t{0});
-  std::stable_sort(by_arena.begin(), by_arena.end(), [&](std::size_t a, std::size_t b) { return arena_of[a] < arena_of[b]; });
+  std::stable_sort(by_arena.begin(), by_arena.end(),
+                   [&](std::size_t a, std::size_t b) { return arena_of[a] < arena_of[b]; });
   for (std::size_t i : by_arena) {
     const std::size_t r = uf.find(i);
     if (part_of_root[r] == SIZE_MAX) {

@@ -75,12 +75,13 @@ class WindowLns {
   /// The top band: the `size` buffers of `off` that end highest (and every
   /// buffer ending as high as the last of them) are searched again at once,
   /// under `target`, the others fixed. True when that found a placement.
-  bool lower_band(std::vector<Addr>& off, Addr target, const Limits& limits, std::size_t size, std::uint64_t node_cap,
-                  std::string_view order) {
+  bool lower_band(std::vector<Addr>& off, Addr target, const Limits& limits, std::size_t size,
+                  std::uint64_t node_cap, std::string_view order) {
     std::vector<std::uint32_t> by_end(n_);
     for (std::uint32_t i = 0; i < n_; ++i) by_end[i] = i;
     auto end = [&](std::uint32_t i) { return off[i] + sp_->items[i].size; };
-    std::sort(by_end.begin(), by_end.end(), [&](std::uint32_t a, std::uint32_t b) { return end(a) != end(b) ? end(a) > end(b) : a < b; });
+    std::sort(by_end.begin(), by_end.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return end(a) != end(b) ? end(a) > end(b) : a < b; });
     std::size_t k = std::min<std::size_t>(size, n_);
     while (k < n_ && end(by_end[k]) == end(by_end[k - 1])) ++k;
     std::vector<std::uint32_t> items(by_end.begin(), by_end.begin() + static_cast<std::ptrdiff_t>(k));
@@ -93,8 +94,8 @@ class WindowLns {
   /// `target` below it, window by window (about `size` buffers each, each
   /// searched under `node_cap` nodes in the static order `order`). Returns
   /// true when none ends above it any more; `off` keeps every solved window.
-  bool lower_to(std::vector<Addr>& off, Addr target, const Limits& limits, std::size_t size, std::uint64_t node_cap,
-                std::string_view order) {
+  bool lower_to(std::vector<Addr>& off, Addr target, const Limits& limits, std::size_t size,
+                std::uint64_t node_cap, std::string_view order) {
     for (;;) {
       // The earliest buffer (by start, then index) still above the target.
       std::uint32_t top = UINT32_MAX;
@@ -118,8 +119,10 @@ class WindowLns {
 
   /// Buffers whose lifetimes meet [ta, tb).
   [[nodiscard]] std::size_t meeting(Tick ta, Tick tb) const noexcept {
-    const auto started = static_cast<std::size_t>(std::lower_bound(begins_.begin(), begins_.end(), tb) - begins_.begin());
-    const auto ended = static_cast<std::size_t>(std::upper_bound(ends_.begin(), ends_.end(), ta) - ends_.begin());
+    const auto started =
+        static_cast<std::size_t>(std::lower_bound(begins_.begin(), begins_.end(), tb) - begins_.begin());
+    const auto ended =
+        static_cast<std::size_t>(std::upper_bound(ends_.begin(), ends_.end(), ta) - ends_.begin());
     return started - std::min(started, ended);
   }
 
@@ -127,16 +130,20 @@ class WindowLns {
   /// turn, until it meets `size` buffers or spans the part.
   [[nodiscard]] std::pair<Tick, Tick> grow(std::uint32_t top, std::size_t size) const {
     std::size_t lo = tick_index(life(top).begin), hi = tick_index(life(top).end);
-    for (bool left = true; meeting(ticks_[lo], ticks_[hi]) < size && (lo > 0 || hi + 1 < ticks_.size()); left = !left) {
-      if (left && lo > 0) --lo;
-      else if (hi + 1 < ticks_.size()) ++hi;
-      else --lo;
+    for (bool left = true; meeting(ticks_[lo], ticks_[hi]) < size && (lo > 0 || hi + 1 < ticks_.size());
+         left = !left) {
+      if (left && lo > 0)
+        --lo;
+      else if (hi + 1 < ticks_.size())
+        ++hi;
+      else
+        --lo;
     }
     return {ticks_[lo], ticks_[hi]};
   }
 
-  bool solve_window(std::vector<Addr>& off, std::uint32_t top, Addr target, const Limits& limits, std::size_t size,
-                    std::uint64_t node_cap, std::string_view order) {
+  bool solve_window(std::vector<Addr>& off, std::uint32_t top, Addr target, const Limits& limits,
+                    std::size_t size, std::uint64_t node_cap, std::string_view order) {
     ++windows_;
     const auto [ta, tb] = grow(top, size);
     // The free buffers, in index order.
@@ -149,7 +156,7 @@ class WindowLns {
     return solve(off, items, target, limits, node_cap, order);
   }
 
-public:
+ public:
   /// One penalty window (see the header): frees the buffers around the
   /// `pick`-th paid penalty pair of `off` (counted modulo the paid pairs, in
   /// index order) -- about `size` buffers, half around each end in time --
@@ -224,14 +231,16 @@ public:
     for (std::size_t k = items.size(); k < m; ++k) {
       const std::uint32_t j = all[k];
       if (off[j] > 0) sub.blocked[k].push_back({0, off[j]});
-      if (off[j] + sp_->items[j].size < capacity) sub.blocked[k].push_back({off[j] + sp_->items[j].size, capacity});
+      if (off[j] + sp_->items[j].size < capacity)
+        sub.blocked[k].push_back({off[j] + sp_->items[j].size, capacity});
     }
     std::vector<std::uint32_t> near;  // fixed, not pinned, near in time
     for (std::uint32_t i : by_begin_) {
       if (life(i).begin >= hull_hi) break;
       if (life(i).end > hull_lo && local[i] == UINT32_MAX) near.push_back(i);
     }
-    std::sort(near.begin(), near.end(), [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; });
+    std::sort(near.begin(), near.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; });
     Weight cost = 0;  // what the window pays now: among the free, and to the pinned
     for (std::uint32_t k = 0; k < items.size(); ++k) {
       const std::uint32_t i = items[k];
@@ -240,7 +249,8 @@ public:
       for (std::uint32_t j : near)
         if (interferes(life(i), life(j))) bl.push_back({off[j], off[j] + sp_->items[j].size});
       for (std::uint32_t j : sp_->separated[i]) {
-        if (local[j] == UINT32_MAX) bl.push_back({off[j], off[j] + sp_->items[j].size});
+        if (local[j] == UINT32_MAX)
+          bl.push_back({off[j], off[j] + sp_->items[j].size});
         else if (!free_[j] || local[j] > k) {  // each pair once, both ways
           sub.separated[k].push_back(local[j]);
           sub.separated[local[j]].push_back(k);
@@ -248,7 +258,8 @@ public:
       }
       for (const auto& l : sp_->penalties[i]) {
         const std::uint32_t j = l.other;
-        if (local[j] == UINT32_MAX) bl.push_back({off[j], off[j] + sp_->items[j].size});  // unpaid, fixed
+        if (local[j] == UINT32_MAX)
+          bl.push_back({off[j], off[j] + sp_->items[j].size});  // unpaid, fixed
         else if (!free_[j] || local[j] > k) {
           sub.penalties[k].push_back({local[j], l.weight});
           sub.penalties[local[j]].push_back({k, l.weight});
@@ -258,8 +269,10 @@ public:
       std::sort(bl.begin(), bl.end());
       std::vector<AddrRange> merged;
       for (const auto& r : bl) {
-        if (!merged.empty() && r.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, r.end);
-        else merged.push_back(r);
+        if (!merged.empty() && r.begin <= merged.back().end)
+          merged.back().end = std::max(merged.back().end, r.end);
+        else
+          merged.push_back(r);
       }
       bl = std::move(merged);
     }
@@ -285,8 +298,8 @@ public:
   }
 
   /// Searches `items` (sorted) again under `target`, the others fixed.
-  bool solve(std::vector<Addr>& off, const std::vector<std::uint32_t>& items, Addr target, const Limits& limits,
-             std::uint64_t node_cap, std::string_view order) {
+  bool solve(std::vector<Addr>& off, const std::vector<std::uint32_t>& items, Addr target,
+             const Limits& limits, std::uint64_t node_cap, std::string_view order) {
     for (std::uint32_t i : items) free_[i] = 1;
     Subproblem sub;
     sub.arena = sp_->arena;
@@ -311,10 +324,13 @@ public:
     }
     // In offset order, so that each free buffer's blocked ranges come out
     // sorted and merge as they come.
-    std::sort(near.begin(), near.end(), [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; });
+    std::sort(near.begin(), near.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; });
     auto block = [](std::vector<AddrRange>& bl, AddrRange r) {
-      if (!bl.empty() && r.begin <= bl.back().end) bl.back().end = std::max(bl.back().end, r.end);
-      else bl.push_back(r);
+      if (!bl.empty() && r.begin <= bl.back().end)
+        bl.back().end = std::max(bl.back().end, r.end);
+      else
+        bl.push_back(r);
     };
     for (std::uint32_t k = 0; k < items.size(); ++k) {
       const std::uint32_t i = items[k];
@@ -327,7 +343,8 @@ public:
         extra = true;
       }
       for (std::uint32_t j : sp_->separated[i]) {
-        if (free_[j]) sub.separated[k].push_back(local[j]);
+        if (free_[j])
+          sub.separated[k].push_back(local[j]);
         else {
           bl.push_back({off[j], off[j] + sp_->items[j].size});
           extra = true;

@@ -7,11 +7,9 @@
 //     auto t = fb.let("t", tile_type({64, 64}, DataType::FP32),
 //                     op("tile.load", {x, {0, 0}, {64, 64}}, {{"target_memory", MemorySpace::Vec}}));
 //     auto loop = fb.begin_for("i", 0, 4, 1, {{"acc", t}});
-//     auto next = fb.let("next", tile_type({64, 64}, DataType::FP32), op("tile.add", {loop.iter_args[0], t}));
-//     auto r = fb.end_for({next}, {"r"});
-//     auto res = fb.let("res", out->type, op("tile.store", {r[0], {0, 0}, out}));
-//     fb.ret({res});
-//     Function f = fb.build();
+//     auto next = fb.let("next", tile_type({64, 64}, DataType::FP32), op("tile.add", {loop.iter_args[0],
+//     t})); auto r = fb.end_for({next}, {"r"}); auto res = fb.let("res", out->type, op("tile.store", {r[0],
+//     {0, 0}, out})); fb.ret({res}); Function f = fb.build();
 #pragma once
 
 #include <cstdint>
@@ -30,16 +28,16 @@ namespace pto_mem::pypto {
 /// Anything that reads as an expression operand in C++ code.
 struct Operand {
   ExprPtr expr;
-  Operand(ExprPtr e) : expr(std::move(e)) {}                           // NOLINT(google-explicit-constructor)
-  Operand(const VarPtr& v) : expr(var_ref(v)) {}                        // NOLINT
-  Operand(int v) : expr(int_imm(v)) {}                                  // NOLINT
-  Operand(long v) : expr(int_imm(v)) {}                                 // NOLINT
-  Operand(long long v) : expr(int_imm(static_cast<std::int64_t>(v))) {} // NOLINT
-  Operand(double v) : expr(float_imm(v)) {}                             // NOLINT
-  Operand(bool v) : expr(bool_imm(v)) {}                                // NOLINT
-  Operand(const char* s) : expr(string_imm(s)) {}                       // NOLINT
-  Operand(MemorySpace s) : expr(space_imm(s)) {}                        // NOLINT
-  Operand(DataType t) : expr(dtype_imm(t)) {}                           // NOLINT
+  Operand(ExprPtr e) : expr(std::move(e)) {}      // NOLINT(google-explicit-constructor)
+  Operand(const VarPtr& v) : expr(var_ref(v)) {}  // NOLINT
+  Operand(int v) : expr(int_imm(v)) {}            // NOLINT
+  Operand(long v) : expr(int_imm(v)) {}           // NOLINT
+  Operand(long long v) : expr(int_imm(static_cast<std::int64_t>(v))) {}  // NOLINT
+  Operand(double v) : expr(float_imm(v)) {}                              // NOLINT
+  Operand(bool v) : expr(bool_imm(v)) {}                                 // NOLINT
+  Operand(const char* s) : expr(string_imm(s)) {}                        // NOLINT
+  Operand(MemorySpace s) : expr(space_imm(s)) {}                         // NOLINT
+  Operand(DataType t) : expr(dtype_imm(t)) {}                            // NOLINT
   /// `{0, 0}`: an integer list (shapes, offsets).
   Operand(std::initializer_list<std::int64_t> values) : expr(int_list(values)) {}  // NOLINT
 };
@@ -88,7 +86,8 @@ class FunctionBuilder {
   /// `name: Ptr = tile.alloc(space, size[, pinned=True])`.
   VarPtr alloc(std::string name, MemorySpace space, Addr size, bool pinned = false) {
     auto v = make_var(std::move(name), ptr_type(), loc_);
-    add(pypto::alloc(v, space, size, pinned, space == MemorySpace::DDR ? AllocOp::tensor : AllocOp::tile, loc_));
+    add(pypto::alloc(v, space, size, pinned, space == MemorySpace::DDR ? AllocOp::tensor : AllocOp::tile,
+                     loc_));
     return v;
   }
   void eval(const Operand& value) { add(pypto::eval(value.expr, loc_)); }
@@ -124,7 +123,8 @@ class FunctionBuilder {
   }
   /// Closes the innermost loop: yields `values` (one per carry) and defines the
   /// return vars `names`, typed like the iter-args.
-  std::vector<VarPtr> end_for(std::initializer_list<Operand> values = {}, std::vector<std::string> names = {}) {
+  std::vector<VarPtr> end_for(std::initializer_list<Operand> values = {},
+                              std::vector<std::string> names = {}) {
     if (frames_.back().kind != FrameKind::For) throw std::logic_error("end_for without begin_for");
     Frame f = std::move(frames_.back());
     frames_.pop_back();
@@ -132,9 +132,10 @@ class FunctionBuilder {
       throw std::logic_error("end_for needs one yielded value and one return name per carry");
     if (!f.iter_args.empty()) f.stmts.push_back(pypto::yield(exprs(values), loc_));
     std::vector<VarPtr> rvs;
-    for (std::size_t i = 0; i < names.size(); ++i) rvs.push_back(make_var(names[i], f.iter_args[i].var->type, loc_));
+    for (std::size_t i = 0; i < names.size(); ++i)
+      rvs.push_back(make_var(names[i], f.iter_args[i].var->type, loc_));
     add(make_node<ForStmt>(f.loop_var, f.start, f.stop, f.step, f.iter_args, seq(std::move(f.stmts), f.loc),
-                                        rvs, f.for_kind, f.stage, std::vector<Kwarg>{}, f.loc));
+                           rvs, f.for_kind, f.stage, std::vector<Kwarg>{}, f.loc));
     return rvs;
   }
 
@@ -160,7 +161,8 @@ class FunctionBuilder {
       throw std::logic_error("end_while needs one yielded value and one return name per carry");
     if (!f.iter_args.empty()) f.stmts.push_back(pypto::yield(exprs(values), loc_));
     std::vector<VarPtr> rvs;
-    for (std::size_t i = 0; i < names.size(); ++i) rvs.push_back(make_var(names[i], f.iter_args[i].var->type, loc_));
+    for (std::size_t i = 0; i < names.size(); ++i)
+      rvs.push_back(make_var(names[i], f.iter_args[i].var->type, loc_));
     add(make_node<WhileStmt>(condition.expr, f.iter_args, seq(std::move(f.stmts), f.loc), rvs, f.loc));
     return rvs;
   }

@@ -27,7 +27,8 @@ class Cloner : public IRMutator {
     if (const auto* tile = t->as<TileType>()) {
       TileView view = tile->view;
       for (auto& f : view.fields) f.value = mutate_expr(f.value);
-      return tile_type(clone_exprs(tile->shape), tile->dtype, tile->space, clone_memref(tile->memref), std::move(view));
+      return tile_type(clone_exprs(tile->shape), tile->dtype, tile->space, clone_memref(tile->memref),
+                       std::move(view));
     }
     if (const auto* tensor = t->as<TensorType>())
       return tensor_type(clone_exprs(tensor->shape), tensor->dtype, clone_memref(tensor->memref));

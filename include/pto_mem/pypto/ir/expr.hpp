@@ -27,7 +27,21 @@
 namespace pto_mem::pypto {
 
 enum class ExprKind : std::uint8_t {
-  Var, Int, Float, Bool, None, String, Space, DType, Enum, Call, List, Tuple, Binary, Unary, Subscript
+  Var,
+  Int,
+  Float,
+  Bool,
+  None,
+  String,
+  Space,
+  DType,
+  Enum,
+  Call,
+  List,
+  Tuple,
+  Binary,
+  Unary,
+  Subscript
 };
 
 struct Expr {
@@ -153,13 +167,30 @@ struct TupleExpr final : Expr {
 };
 
 enum class BinaryOp : std::uint8_t {
-  Add, Sub, Mul, FloorDiv, Div, Mod, Shl, Shr, BitAnd, BitOr, BitXor,
-  Lt, Le, Gt, Ge, Eq, Ne, And, Or
+  Add,
+  Sub,
+  Mul,
+  FloorDiv,
+  Div,
+  Mod,
+  Shl,
+  Shr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or
 };
 
 [[nodiscard]] constexpr std::string_view to_string(BinaryOp op) noexcept {
-  constexpr std::array<std::string_view, 19> s = {"+",  "-", "*",  "//", "/",  "%",  "<<",  ">>", "&",  "|",
-                                                  "^",  "<", "<=", ">",  ">=", "==", "!=", "and", "or"};
+  constexpr std::array<std::string_view, 19> s = {"+", "-", "*",  "//", "/",  "%",  "<<", ">>",  "&", "|",
+                                                  "^", "<", "<=", ">",  ">=", "==", "!=", "and", "or"};
   return s[static_cast<std::size_t>(op)];
 }
 
@@ -168,18 +199,24 @@ enum class BinaryOp : std::uint8_t {
   switch (op) {
     case BinaryOp::Or: return 1;
     case BinaryOp::And: return 2;
-    case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
-    case BinaryOp::Eq: case BinaryOp::Ne: return 4;
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne: return 4;
     case BinaryOp::BitOr: return 5;
     case BinaryOp::BitXor: return 6;
     case BinaryOp::BitAnd: return 7;
-    case BinaryOp::Shl: case BinaryOp::Shr: return 8;
-    case BinaryOp::Add: case BinaryOp::Sub: return 9;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr: return 8;
+    case BinaryOp::Add:
+    case BinaryOp::Sub: return 9;
     default: return 10;  // * / // %
   }
 }
-inline constexpr int not_precedence = 3;    ///< `not x`
-inline constexpr int unary_precedence = 11; ///< `-x`, `~x`
+inline constexpr int not_precedence = 3;     ///< `not x`
+inline constexpr int unary_precedence = 11;  ///< `-x`, `~x`
 
 [[nodiscard]] constexpr bool is_comparison(BinaryOp op) noexcept { return precedence(op) == 4; }
 
@@ -187,7 +224,8 @@ struct BinaryExpr final : Expr {
   static constexpr ExprKind static_kind = ExprKind::Binary;
   BinaryOp op;
   ExprPtr lhs, rhs;
-  BinaryExpr(BinaryOp o, ExprPtr l, ExprPtr r) : Expr(static_kind), op(o), lhs(std::move(l)), rhs(std::move(r)) {}
+  BinaryExpr(BinaryOp o, ExprPtr l, ExprPtr r)
+      : Expr(static_kind), op(o), lhs(std::move(l)), rhs(std::move(r)) {}
 };
 
 enum class UnaryOp : std::uint8_t { Neg, Invert, Not };
@@ -293,10 +331,13 @@ struct SubscriptExpr final : Expr {
 [[nodiscard]] inline ExprPtr enum_imm(std::string enum_name, std::string value) {
   return make_node<EnumImm>(std::move(enum_name), std::move(value));
 }
-[[nodiscard]] inline ExprPtr call(std::string op, std::vector<ExprPtr> args = {}, std::vector<Kwarg> kwargs = {}) {
+[[nodiscard]] inline ExprPtr call(std::string op, std::vector<ExprPtr> args = {},
+                                  std::vector<Kwarg> kwargs = {}) {
   return make_node<Call>(std::move(op), std::move(args), std::move(kwargs));
 }
-[[nodiscard]] inline ExprPtr list(std::vector<ExprPtr> elems) { return make_node<ListExpr>(std::move(elems)); }
+[[nodiscard]] inline ExprPtr list(std::vector<ExprPtr> elems) {
+  return make_node<ListExpr>(std::move(elems));
+}
 /// `{k: v, ...}`: `pairs` are 2-element TupleExprs.
 [[nodiscard]] inline ExprPtr dict_expr(std::vector<ExprPtr> pairs) {
   return make_node<ListExpr>(std::move(pairs), true);
@@ -319,12 +360,19 @@ namespace detail {
 
 // Python integer semantics, or nullopt when the result needs more than 64 bits
 // (the expression is then kept symbolic rather than wrapped).
-[[nodiscard]] inline std::optional<std::int64_t> fold_int(BinaryOp op, std::int64_t a, std::int64_t b) noexcept {
+[[nodiscard]] inline std::optional<std::int64_t> fold_int(BinaryOp op, std::int64_t a,
+                                                          std::int64_t b) noexcept {
   std::int64_t r = 0;
   switch (op) {
-    case BinaryOp::Add: if (__builtin_add_overflow(a, b, &r)) return std::nullopt; return r;
-    case BinaryOp::Sub: if (__builtin_sub_overflow(a, b, &r)) return std::nullopt; return r;
-    case BinaryOp::Mul: if (__builtin_mul_overflow(a, b, &r)) return std::nullopt; return r;
+    case BinaryOp::Add:
+      if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+      return r;
+    case BinaryOp::Sub:
+      if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+      return r;
+    case BinaryOp::Mul:
+      if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+      return r;
     case BinaryOp::FloorDiv: {
       if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1)) return std::nullopt;
       std::int64_t q = a / b;
@@ -386,14 +434,24 @@ namespace detail {
   return make_node<UnaryExpr>(op, std::move(operand));
 }
 
-[[nodiscard]] inline ExprPtr add(ExprPtr a, ExprPtr b) { return binary(BinaryOp::Add, std::move(a), std::move(b)); }
-[[nodiscard]] inline ExprPtr sub(ExprPtr a, ExprPtr b) { return binary(BinaryOp::Sub, std::move(a), std::move(b)); }
-[[nodiscard]] inline ExprPtr mul(ExprPtr a, ExprPtr b) { return binary(BinaryOp::Mul, std::move(a), std::move(b)); }
+[[nodiscard]] inline ExprPtr add(ExprPtr a, ExprPtr b) {
+  return binary(BinaryOp::Add, std::move(a), std::move(b));
+}
+[[nodiscard]] inline ExprPtr sub(ExprPtr a, ExprPtr b) {
+  return binary(BinaryOp::Sub, std::move(a), std::move(b));
+}
+[[nodiscard]] inline ExprPtr mul(ExprPtr a, ExprPtr b) {
+  return binary(BinaryOp::Mul, std::move(a), std::move(b));
+}
 [[nodiscard]] inline ExprPtr floordiv(ExprPtr a, ExprPtr b) {
   return binary(BinaryOp::FloorDiv, std::move(a), std::move(b));
 }
-[[nodiscard]] inline ExprPtr mod(ExprPtr a, ExprPtr b) { return binary(BinaryOp::Mod, std::move(a), std::move(b)); }
-[[nodiscard]] inline ExprPtr lt(ExprPtr a, ExprPtr b) { return binary(BinaryOp::Lt, std::move(a), std::move(b)); }
+[[nodiscard]] inline ExprPtr mod(ExprPtr a, ExprPtr b) {
+  return binary(BinaryOp::Mod, std::move(a), std::move(b));
+}
+[[nodiscard]] inline ExprPtr lt(ExprPtr a, ExprPtr b) {
+  return binary(BinaryOp::Lt, std::move(a), std::move(b));
+}
 
 /// Structural equality of expressions: same shape, same constants, same
 /// variables (by identity).
@@ -432,9 +490,11 @@ inline bool same_expr(const ExprPtr& a, const ExprPtr& b) noexcept {
     }
     case ExprKind::Call: {
       const auto *x = a->as<Call>(), *y = b->as<Call>();
-      if (x->op != y->op || !detail::same_exprs(x->args, y->args) || x->kwargs.size() != y->kwargs.size()) return false;
+      if (x->op != y->op || !detail::same_exprs(x->args, y->args) || x->kwargs.size() != y->kwargs.size())
+        return false;
       for (std::size_t i = 0; i < x->kwargs.size(); ++i)
-        if (x->kwargs[i].name != y->kwargs[i].name || !same_expr(x->kwargs[i].value, y->kwargs[i].value)) return false;
+        if (x->kwargs[i].name != y->kwargs[i].name || !same_expr(x->kwargs[i].value, y->kwargs[i].value))
+          return false;
       return true;
     }
     case ExprKind::List:

@@ -16,7 +16,8 @@ namespace pto_mem::pypto {
     case ExprKind::Bool: return scalar_type(DataType::BOOL);
     case ExprKind::Binary: {
       const auto* b = e->as<BinaryExpr>();
-      if (is_comparison(b->op) || b->op == BinaryOp::And || b->op == BinaryOp::Or) return scalar_type(DataType::BOOL);
+      if (is_comparison(b->op) || b->op == BinaryOp::And || b->op == BinaryOp::Or)
+        return scalar_type(DataType::BOOL);
       auto l = expr_type(b->lhs);
       if (l && l->is<ScalarType>()) {
         if (b->lhs->is<IntImm>() && !b->lhs->as<IntImm>()->dtype)

@@ -58,7 +58,7 @@ struct Function {
   std::vector<TypePtr> return_types;  ///< empty: no `->`; 2+: printed `tuple[...]`
   StmtPtr body;                       ///< usually a SeqStmts
   Loc loc;
-  std::vector<Kwarg> attrs;           ///< other `@function(...)` keyword arguments, kept verbatim
+  std::vector<Kwarg> attrs;  ///< other `@function(...)` keyword arguments, kept verbatim
 };
 
 /// A program: functions in source order. `name` is the `@program class Name:`

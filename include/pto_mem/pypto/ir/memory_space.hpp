@@ -12,11 +12,11 @@ namespace pto_mem::pypto {
 
 enum class MemorySpace : std::uint8_t {
   DDR = 0,
-  Vec = 1,          ///< UB
-  Mat = 2,          ///< L1
-  Left = 3,         ///< L0A
-  Right = 4,        ///< L0B
-  Acc = 5,          ///< L0C
+  Vec = 1,    ///< UB
+  Mat = 2,    ///< L1
+  Left = 3,   ///< L0A
+  Right = 4,  ///< L0B
+  Acc = 5,    ///< L0C
   Bias = 6,
   ScalarLocal = 7,  ///< arrays; never gets a MemRef
   LeftScale = 8,
@@ -26,8 +26,9 @@ enum class MemorySpace : std::uint8_t {
 inline constexpr std::size_t memory_space_count = 10;
 
 inline constexpr std::array<MemorySpace, memory_space_count> all_memory_spaces = {
-    MemorySpace::DDR,  MemorySpace::Vec,  MemorySpace::Mat,         MemorySpace::Left,      MemorySpace::Right,
-    MemorySpace::Acc,  MemorySpace::Bias, MemorySpace::ScalarLocal, MemorySpace::LeftScale, MemorySpace::RightScale};
+    MemorySpace::DDR,       MemorySpace::Vec,       MemorySpace::Mat,  MemorySpace::Left,
+    MemorySpace::Right,     MemorySpace::Acc,       MemorySpace::Bias, MemorySpace::ScalarLocal,
+    MemorySpace::LeftScale, MemorySpace::RightScale};
 
 [[nodiscard]] constexpr std::size_t index_of(MemorySpace s) noexcept { return static_cast<std::size_t>(s); }
 

@@ -40,17 +40,21 @@ struct MemRef {
     static const std::string none;
     return base ? base->name : none;
   }
-  [[nodiscard]] std::optional<std::int64_t> const_offset() const noexcept { return as_const_int(byte_offset); }
+  [[nodiscard]] std::optional<std::int64_t> const_offset() const noexcept {
+    return as_const_int(byte_offset);
+  }
 };
 
-[[nodiscard]] inline MemRefPtr make_memref(VarPtr base, ExprPtr byte_offset, Addr size, std::uint64_t slot_count = 1,
-                                           ExprPtr slot_index = nullptr, bool is_pinned = false) {
+[[nodiscard]] inline MemRefPtr make_memref(VarPtr base, ExprPtr byte_offset, Addr size,
+                                           std::uint64_t slot_count = 1, ExprPtr slot_index = nullptr,
+                                           bool is_pinned = false) {
   return make_node<MemRef>(
       MemRef{std::move(base), std::move(byte_offset), size, slot_count, std::move(slot_index), is_pinned});
 }
 
 /// An author declaration `MemRef("name", slots=N)[k]` as the parser makes it.
-[[nodiscard]] inline MemRefPtr declared_memref(VarPtr base, std::uint64_t slot_count = 1, ExprPtr slot_index = nullptr) {
+[[nodiscard]] inline MemRefPtr declared_memref(VarPtr base, std::uint64_t slot_count = 1,
+                                               ExprPtr slot_index = nullptr) {
   return make_memref(std::move(base), int_imm(0), 0, slot_count, std::move(slot_index), true);
 }
 
@@ -74,7 +78,8 @@ struct MemRef {
   if (a == b) return true;
   if (!a || !b) return false;
   return a->base == b->base && same_expr(a->byte_offset, b->byte_offset) && a->size == b->size &&
-         a->slot_count == b->slot_count && same_expr(a->slot_index, b->slot_index) && a->is_pinned == b->is_pinned;
+         a->slot_count == b->slot_count && same_expr(a->slot_index, b->slot_index) &&
+         a->is_pinned == b->is_pinned;
 }
 
 }  // namespace pto_mem::pypto

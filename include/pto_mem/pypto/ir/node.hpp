@@ -45,7 +45,8 @@ namespace pto_mem::pypto {
 #ifdef PTO_MEM_IR_NODES_FROM_HEAP
   return std::pmr::new_delete_resource();
 #else
-  static auto* const pool = new std::pmr::synchronized_pool_resource(std::pmr::new_delete_resource());  // never freed: see above
+  static auto* const pool =
+      new std::pmr::synchronized_pool_resource(std::pmr::new_delete_resource());  // never freed: see above
   return pool;
 #endif
 }
@@ -54,7 +55,8 @@ namespace pto_mem::pypto {
 /// one block of ir_node_resource().
 template <class T, class... Args>
 [[nodiscard]] std::shared_ptr<T> make_node(Args&&... args) {
-  return std::allocate_shared<T>(std::pmr::polymorphic_allocator<T>(ir_node_resource()), std::forward<Args>(args)...);
+  return std::allocate_shared<T>(std::pmr::polymorphic_allocator<T>(ir_node_resource()),
+                                 std::forward<Args>(args)...);
 }
 
 }  // namespace pto_mem::pypto

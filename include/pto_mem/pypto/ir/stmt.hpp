@@ -61,7 +61,8 @@ struct AssignStmt final : Stmt {
   static constexpr StmtKind static_kind = StmtKind::Assign;
   VarPtr var;
   ExprPtr value;
-  AssignStmt(VarPtr v, ExprPtr e, Loc l = {}) : Stmt(static_kind, l), var(std::move(v)), value(std::move(e)) {}
+  AssignStmt(VarPtr v, ExprPtr e, Loc l = {})
+      : Stmt(static_kind, l), var(std::move(v)), value(std::move(e)) {}
 };
 
 /// A call evaluated for its effect (`tile.write(x, [0, 0], v)`).
@@ -126,8 +127,16 @@ struct ForStmt final : Stmt {
   ForStmt(VarPtr lv, ExprPtr b, ExprPtr e, ExprPtr st, std::vector<IterArg> ia, StmtPtr bd,
           std::vector<VarPtr> rv, ForKind k = ForKind::Range, std::optional<std::int64_t> stg = std::nullopt,
           std::vector<Kwarg> at = {}, Loc l = {})
-      : Stmt(static_kind, l), loop_var(std::move(lv)), start(std::move(b)), stop(std::move(e)), step(std::move(st)),
-        iter_args(std::move(ia)), body(std::move(bd)), return_vars(std::move(rv)), for_kind(k), stage(stg),
+      : Stmt(static_kind, l),
+        loop_var(std::move(lv)),
+        start(std::move(b)),
+        stop(std::move(e)),
+        step(std::move(st)),
+        iter_args(std::move(ia)),
+        body(std::move(bd)),
+        return_vars(std::move(rv)),
+        for_kind(k),
+        stage(stg),
         attrs(std::move(at)) {}
 };
 
@@ -139,7 +148,10 @@ struct IfStmt final : Stmt {
   StmtPtr else_body;
   std::vector<VarPtr> return_vars;
   IfStmt(ExprPtr c, StmtPtr t, StmtPtr e, std::vector<VarPtr> rv, Loc l = {})
-      : Stmt(static_kind, l), condition(std::move(c)), then_body(std::move(t)), else_body(std::move(e)),
+      : Stmt(static_kind, l),
+        condition(std::move(c)),
+        then_body(std::move(t)),
+        else_body(std::move(e)),
         return_vars(std::move(rv)) {}
 };
 
@@ -152,7 +164,10 @@ struct WhileStmt final : Stmt {
   StmtPtr body;
   std::vector<VarPtr> return_vars;
   WhileStmt(ExprPtr c, std::vector<IterArg> ia, StmtPtr b, std::vector<VarPtr> rv, Loc l = {})
-      : Stmt(static_kind, l), condition(std::move(c)), iter_args(std::move(ia)), body(std::move(b)),
+      : Stmt(static_kind, l),
+        condition(std::move(c)),
+        iter_args(std::move(ia)),
+        body(std::move(b)),
         return_vars(std::move(rv)) {}
 };
 

@@ -92,7 +92,8 @@ struct ImplicitLayout {
   const auto* e = f.value->as<EnumImm>();
   if (!e || e->enum_name != "TileLayout") return false;
   if (f.name == "blayout")
-    return imp->blayout.empty() ? (e->value == "row_major" || e->value == "col_major") : e->value == imp->blayout;
+    return imp->blayout.empty() ? (e->value == "row_major" || e->value == "col_major")
+                                : e->value == imp->blayout;
   if (f.name == "slayout") return e->value == imp->slayout;
   return false;
 }
@@ -155,7 +156,12 @@ struct TileType final : Type {
   std::optional<MemorySpace> space;  ///< nullopt until InferTileMemorySpace
   TileView view;
   TileType(std::vector<ExprPtr> s, DataType d, MemRefPtr m, std::optional<MemorySpace> sp, TileView v)
-      : Type(static_kind), shape(std::move(s)), dtype(d), memref(std::move(m)), space(sp), view(std::move(v)) {}
+      : Type(static_kind),
+        shape(std::move(s)),
+        dtype(d),
+        memref(std::move(m)),
+        space(sp),
+        view(std::move(v)) {}
 };
 
 struct ScalarType final : Type {
@@ -193,7 +199,8 @@ struct UnknownType final : Type {
   return s;
 }
 
-[[nodiscard]] inline TypePtr tensor_type(std::vector<ExprPtr> shape, DataType dtype, MemRefPtr memref = nullptr) {
+[[nodiscard]] inline TypePtr tensor_type(std::vector<ExprPtr> shape, DataType dtype,
+                                         MemRefPtr memref = nullptr) {
   return make_node<TensorType>(std::move(shape), dtype, std::move(memref));
 }
 [[nodiscard]] inline TypePtr tensor_type(const std::vector<std::int64_t>& shape, DataType dtype,
@@ -206,19 +213,19 @@ struct UnknownType final : Type {
   return tensor_type(make_shape(shape), dtype, std::move(memref));
 }
 [[nodiscard]] inline TypePtr tile_type(std::vector<ExprPtr> shape, DataType dtype,
-                                       std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
-                                       TileView view = {}) {
+                                       std::optional<MemorySpace> space = std::nullopt,
+                                       MemRefPtr memref = nullptr, TileView view = {}) {
   return make_node<TileType>(std::move(shape), dtype, std::move(memref), space, std::move(view));
 }
 [[nodiscard]] inline TypePtr tile_type(const std::vector<std::int64_t>& shape, DataType dtype,
-                                       std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
-                                       TileView view = {}) {
+                                       std::optional<MemorySpace> space = std::nullopt,
+                                       MemRefPtr memref = nullptr, TileView view = {}) {
   return tile_type(make_shape(shape), dtype, space, std::move(memref), std::move(view));
 }
 /// `tile_type({64, 64}, DataType::FP32, MemorySpace::Vec)`.
 [[nodiscard]] inline TypePtr tile_type(std::initializer_list<std::int64_t> shape, DataType dtype,
-                                       std::optional<MemorySpace> space = std::nullopt, MemRefPtr memref = nullptr,
-                                       TileView view = {}) {
+                                       std::optional<MemorySpace> space = std::nullopt,
+                                       MemRefPtr memref = nullptr, TileView view = {}) {
   return tile_type(make_shape(shape), dtype, space, std::move(memref), std::move(view));
 }
 [[nodiscard]] inline TypePtr scalar_type(DataType dtype) { return make_node<ScalarType>(dtype); }
@@ -236,7 +243,9 @@ struct UnknownType final : Type {
 
 // ---- queries ------------------------------------------------------------------------
 
-[[nodiscard]] inline const TileType* as_tile(const TypePtr& t) noexcept { return t ? t->as<TileType>() : nullptr; }
+[[nodiscard]] inline const TileType* as_tile(const TypePtr& t) noexcept {
+  return t ? t->as<TileType>() : nullptr;
+}
 [[nodiscard]] inline const TensorType* as_tensor(const TypePtr& t) noexcept {
   return t ? t->as<TensorType>() : nullptr;
 }
@@ -279,7 +288,8 @@ struct UnknownType final : Type {
 }
 
 /// Every dim as a constant, or nullopt if any is symbolic.
-[[nodiscard]] inline std::optional<std::vector<std::int64_t>> static_shape(const std::vector<ExprPtr>& shape) {
+[[nodiscard]] inline std::optional<std::vector<std::int64_t>> static_shape(
+    const std::vector<ExprPtr>& shape) {
   std::vector<std::int64_t> out;
   out.reserve(shape.size());
   for (const auto& d : shape) {
@@ -314,7 +324,8 @@ struct UnknownType final : Type {
 
 /// `t` with MemRef `m` and, for a tile, space `s` (nullopt: none): one new
 /// type, not two.
-[[nodiscard]] inline TypePtr with_memref_and_space(const TypePtr& t, MemRefPtr m, std::optional<MemorySpace> s) {
+[[nodiscard]] inline TypePtr with_memref_and_space(const TypePtr& t, MemRefPtr m,
+                                                   std::optional<MemorySpace> s) {
   const auto* tile = as_tile(t);
   if (!tile) return with_memref(t, std::move(m));
   if (tile->memref == m && tile->space == s) return t;
@@ -335,7 +346,8 @@ struct UnknownType final : Type {
   switch (a->kind) {
     case TypeKind::Tensor: {
       const auto *x = a->as<TensorType>(), *y = b->as<TensorType>();
-      return x->dtype == y->dtype && detail::same_exprs(x->shape, y->shape) && same_memref(x->memref, y->memref);
+      return x->dtype == y->dtype && detail::same_exprs(x->shape, y->shape) &&
+             same_memref(x->memref, y->memref);
     }
     case TypeKind::Tile: {
       const auto *x = a->as<TileType>(), *y = b->as<TileType>();

@@ -335,9 +335,9 @@ class IRMutator {
     changed |= replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!changed) return self;
     return make_node<ForStmt>(std::move(loop_var), std::move(start), std::move(stop), std::move(step),
-                                           iter_args ? std::move(*iter_args) : s.iter_args, std::move(body),
-                                           return_vars ? std::move(*return_vars) : s.return_vars, s.for_kind, s.stage,
-                                           attrs ? std::move(*attrs) : s.attrs, s.loc);
+                              iter_args ? std::move(*iter_args) : s.iter_args, std::move(body),
+                              return_vars ? std::move(*return_vars) : s.return_vars, s.for_kind, s.stage,
+                              attrs ? std::move(*attrs) : s.attrs, s.loc);
   }
   virtual StmtPtr mutate_if(const IfStmt& s, const StmtPtr& self) {
     auto cond = mutate_expr(s.condition);
@@ -345,9 +345,10 @@ class IRMutator {
     auto else_body = mutate_stmt(s.else_body);
     std::optional<std::vector<VarPtr>> return_vars;
     bool rv_changed = replace_each(s.return_vars, return_vars, itself, var_def_mutation());
-    if (!rv_changed && cond == s.condition && then_body == s.then_body && else_body == s.else_body) return self;
+    if (!rv_changed && cond == s.condition && then_body == s.then_body && else_body == s.else_body)
+      return self;
     return make_node<IfStmt>(std::move(cond), std::move(then_body), std::move(else_body),
-                                          return_vars ? std::move(*return_vars) : s.return_vars, s.loc);
+                             return_vars ? std::move(*return_vars) : s.return_vars, s.loc);
   }
   virtual StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) {
     std::optional<std::vector<IterArg>> iter_args;
@@ -360,8 +361,8 @@ class IRMutator {
     changed |= replace_each(s.return_vars, return_vars, itself, var_def_mutation());
     if (!changed) return self;
     return make_node<WhileStmt>(std::move(cond), iter_args ? std::move(*iter_args) : s.iter_args,
-                                             std::move(body), return_vars ? std::move(*return_vars) : s.return_vars,
-                                             s.loc);
+                                std::move(body), return_vars ? std::move(*return_vars) : s.return_vars,
+                                s.loc);
   }
   virtual StmtPtr mutate_yield(const YieldStmt& s, const StmtPtr& self) {
     std::optional<std::vector<ExprPtr>> values;

@@ -85,16 +85,16 @@ struct OpSpec {
   std::vector<std::string> kwargs;  ///< attributes relevant to planning (informational)
   ResultKind result = ResultKind::tile;
   OutputSpace output = OutputSpace::none;
-  MemorySpace output_space = MemorySpace::Vec;  ///< for fixed, and the kwarg default
-  std::vector<MemorySpace> legal_targets;       ///< accepted `target_memory` values; empty = any
-  std::optional<std::size_t> reuses_input;      ///< output *is* argument k's buffer
-  bool inplace_safe = true;                     ///< false: `not_inplace_safe` (no-alias ALL)
-  std::vector<std::size_t> forbid_output_alias; ///< argument indices the output may not share
-  bool widening_cast_forbids_input = false;     ///< tile.cast: {0} when the output dtype is wider
+  MemorySpace output_space = MemorySpace::Vec;   ///< for fixed, and the kwarg default
+  std::vector<MemorySpace> legal_targets;        ///< accepted `target_memory` values; empty = any
+  std::optional<std::size_t> reuses_input;       ///< output *is* argument k's buffer
+  bool inplace_safe = true;                      ///< false: `not_inplace_safe` (no-alias ALL)
+  std::vector<std::size_t> forbid_output_alias;  ///< argument indices the output may not share
+  bool widening_cast_forbids_input = false;      ///< tile.cast: {0} when the output dtype is wider
   std::vector<SocForbidOverride> soc_forbid_overrides;
-  bool no_memory_spec = false;                  ///< opted out of memory specs (alloc, tpop, tpush)
+  bool no_memory_spec = false;  ///< opted out of memory specs (alloc, tpop, tpush)
   AccessEvidence evidence = AccessEvidence::unknown;
-  std::optional<Pipe> pipe;                     ///< op-specific pipe hook (none at PyPTO HEAD)
+  std::optional<Pipe> pipe;  ///< op-specific pipe hook (none at PyPTO HEAD)
   TypeRule type_rule;
   std::string notes;
 
@@ -110,7 +110,8 @@ struct OpSpec {
     args.push_back(ArgSpec{std::move(n), allowed, true, false});
     return *this;
   }
-  OpSpec& scratch_arg(std::string n, std::initializer_list<MemorySpace> allowed = {}, bool is_optional = false) {
+  OpSpec& scratch_arg(std::string n, std::initializer_list<MemorySpace> allowed = {},
+                      bool is_optional = false) {
     args.push_back(ArgSpec{std::move(n), allowed, is_optional, true});
     return *this;
   }

@@ -24,7 +24,8 @@ class OpRegistry {
   // nodes; a move takes the nodes and their index along and leaves the
   // source empty.
   OpRegistry(const OpRegistry& o) : ops_(o.ops_) { reindex(); }
-  OpRegistry(OpRegistry&& o) noexcept : ops_(std::move(o.ops_)), index_(std::move(o.index_)), shift_(o.shift_) {
+  OpRegistry(OpRegistry&& o) noexcept
+      : ops_(std::move(o.ops_)), index_(std::move(o.index_)), shift_(o.shift_) {
     o.clear();
   }
   OpRegistry& operator=(const OpRegistry& o) {
@@ -121,10 +122,13 @@ class OpRegistry {
     for (auto k : spec.forbid_output_alias)
       if (!spec.args.empty() && k >= spec.args.size())
         return op + "forbid_output_alias index " + std::to_string(k) + " is past its arguments";
-    if (spec.result != ResultKind::tile && spec.output != OutputSpace::none && spec.output != OutputSpace::inherit_input)
+    if (spec.result != ResultKind::tile && spec.output != OutputSpace::none &&
+        spec.output != OutputSpace::inherit_input)
       return op + "only a tile result has an output-space rule";
     if (spec.result == ResultKind::tile && spec.output == OutputSpace::none)
-      return op + "a tile result needs an output-space rule (fixed, target_kwarg, retargetable, inherit or call_type)";
+      return op +
+             "a tile result needs an output-space rule (fixed, target_kwarg, retargetable, inherit or "
+             "call_type)";
     if (spec.output == OutputSpace::kwarg && !spec.accepts_target(spec.output_space))
       return op + "the target_memory default is not among its legal targets";
     return {};
@@ -143,7 +147,8 @@ class OpRegistry {
   };
 
   /// `find` past the home slot of `h`.
-  [[nodiscard, gnu::noinline]] const OpSpec* find_after(std::string_view name, std::uint64_t h) const noexcept {
+  [[nodiscard, gnu::noinline]] const OpSpec* find_after(std::string_view name,
+                                                        std::uint64_t h) const noexcept {
     const std::size_t mask = index_.size() - 1;
     for (std::size_t i = ((h >> shift_) + 1) & mask;; i = (i + 1) & mask) {
       const Slot& s = index_[i];
@@ -204,7 +209,8 @@ class OpRegistry {
   void reindex() {
     std::vector<Slot> index(ops_.empty() ? 0 : std::bit_ceil(2 * ops_.size()));
     const std::size_t mask = index.size() - 1;
-    const unsigned shift = 64 - static_cast<unsigned>(std::countr_zero(std::max<std::size_t>(index.size(), 2)));
+    const unsigned shift =
+        64 - static_cast<unsigned>(std::countr_zero(std::max<std::size_t>(index.size(), 2)));
     for (const auto& entry : ops_) {
       const std::uint64_t h = hash(entry.first);
       std::size_t i = h >> shift;

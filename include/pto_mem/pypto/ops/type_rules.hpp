@@ -51,7 +51,8 @@ inline TileView valid_only(const TileView& v) {
 
 /// Same shape and dtype as tile argument k; the space is the op's fixed or
 /// kwarg space, or argument k's (inherit-input).
-inline TypeRule like_arg(std::size_t k, std::optional<MemorySpace> space = std::nullopt, bool inherit = false) {
+inline TypeRule like_arg(std::size_t k, std::optional<MemorySpace> space = std::nullopt,
+                         bool inherit = false) {
   return [k, space, inherit](const Call& c) -> TypePtr {
     const auto* t = detail::tile_arg(c, k);
     if (!t) return nullptr;
@@ -113,7 +114,8 @@ inline TypeRule load() {
     TileView view;
     const ExprPtr* valid = c.args.size() > 3 ? &c.args[3] : c.kwarg("valid_shape");
     if (valid)
-      if (const auto* vs = as_sequence(*valid); vs && !vs->empty() && !pto_mem::pypto::detail::same_exprs(*vs, *shape))
+      if (const auto* vs = as_sequence(*valid);
+          vs && !vs->empty() && !pto_mem::pypto::detail::same_exprs(*vs, *shape))
         view.fields.push_back(Kwarg{"valid_shape", *valid});
     return tile_type(std::move(*shape), *dtype, detail::kwarg_space(c), nullptr, std::move(view));
   };
@@ -195,7 +197,8 @@ inline TypeRule matmul(std::size_t lhs, std::size_t rhs) {
     if (!l || !r || l->shape.size() < 2 || r->shape.size() < 2) return nullptr;
     auto shape = std::vector<ExprPtr>(l->shape.begin(), l->shape.end() - 1);
     shape.push_back(r->shape.back());
-    return tile_type(std::move(shape), is_integer(l->dtype) ? DataType::INT32 : DataType::FP32, MemorySpace::Acc);
+    return tile_type(std::move(shape), is_integer(l->dtype) ? DataType::INT32 : DataType::FP32,
+                     MemorySpace::Acc);
   };
 }
 

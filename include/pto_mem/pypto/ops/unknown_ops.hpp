@@ -118,10 +118,11 @@ class UnknownOpFinder : public IRVisitor {
              std::to_string(near->distance) + ")";
     if (policy_ == UnknownOps::warn) msg += ". Assumed: " + assumption(c.op);
     msg += ". Fix the name, or register the op (OpRegistry::add) with its memory contract";
-    msg += policy_ == UnknownOps::warn ? "; --unknown-ops=error (CompileOptions::unknown_ops) makes this an error"
-                                       : "; --unknown-ops=warn plans it with no memory contract";
-    Diagnostic d{policy_ == UnknownOps::error ? Severity::error : Severity::warning, "unknown-op", std::move(msg),
-                 std::nullopt};
+    msg += policy_ == UnknownOps::warn
+               ? "; --unknown-ops=error (CompileOptions::unknown_ops) makes this an error"
+               : "; --unknown-ops=warn plans it with no memory contract";
+    Diagnostic d{policy_ == UnknownOps::error ? Severity::error : Severity::warning, "unknown-op",
+                 std::move(msg), std::nullopt};
     if (loc_.known() || !program_.file.empty()) d.location = to_source_location(program_.file, loc_);
     out_.push_back(std::move(d));
   }
@@ -131,8 +132,10 @@ class UnknownOpFinder : public IRVisitor {
       return "it has no memory contract: it reads and writes no tile and reserves no memory";
     const char* space = op.starts_with("tile.matmul_mx") ? "Acc" : "Vec";
     return std::string("its result is a fresh ") + space +
-           " tile (a space in its annotation is replaced), its operands may be in any space, the result may take "
-           "the buffer of an operand it reads last, and what it reads and writes is unknown to the reuse-penalty "
+           " tile (a space in its annotation is replaced), its operands may be in any space, the result may "
+           "take "
+           "the buffer of an operand it reads last, and what it reads and writes is unknown to the "
+           "reuse-penalty "
            "model";
   }
   static std::string in_quotes(const std::string& s) { return "'" + s + "'"; }

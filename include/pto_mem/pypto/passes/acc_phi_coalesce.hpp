@@ -126,9 +126,9 @@ inline std::size_t coalesce_accumulator_phis(const Function& f, const Program& p
       if (!why.empty()) {
         ctx.diagnostics.push_back(pass_error(
             p, seed->loc,
-            std::string(pass_name) + " cannot coalesce L0C accumulator across a peeled if-phi in function '" + f.name +
-                "': the seed '" + seed->name + "' cannot be written into the buffer of accumulator '" + acc->name +
-                "' because " + why,
+            std::string(pass_name) + " cannot coalesce L0C accumulator across a peeled if-phi in function '" +
+                f.name + "': the seed '" + seed->name +
+                "' cannot be written into the buffer of accumulator '" + acc->name + "' because " + why,
             code::internal));
         failed = true;
         return;

@@ -43,10 +43,10 @@ namespace pto_mem::pypto::passes {
 /// One call site as the route sees it.
 struct TileOpSite {
   const Call* call = nullptr;
-  const OpSpec* spec = nullptr;             ///< null: unregistered (unknown evidence)
-  std::optional<MemorySpace> result;        ///< the unique space of the results, if any
-  std::vector<MemorySpace> argument_spaces; ///< spaces of the arguments that have one
-  bool whole_transfer = false;              ///< a whole store / whole assemble (promoted to functional)
+  const OpSpec* spec = nullptr;              ///< null: unregistered (unknown evidence)
+  std::optional<MemorySpace> result;         ///< the unique space of the results, if any
+  std::vector<MemorySpace> argument_spaces;  ///< spaces of the arguments that have one
+  bool whole_transfer = false;               ///< a whole store / whole assemble (promoted to functional)
 };
 
 /// HazardRoute over tile-IR call sites: evidence from the op registry, pipe
@@ -73,14 +73,16 @@ class AccessTrace {
   /// `allocation_bytes` gives each allocation's full planned size; `index`
   /// was built from `f` as it is now.
   AccessTrace(const FunctionIndex& index, const Function& f, const PassContext& ctx,
-              const PointerMap<const Var*, std::size_t>& allocation_of, const std::vector<Addr>& allocation_bytes)
+              const PointerMap<const Var*, std::size_t>& allocation_of,
+              const std::vector<Addr>& allocation_bytes)
       : ctx_(ctx), alloc_(allocation_of), bytes_(allocation_bytes), route_{ctx.soc} {
     assert(index.built_from(f));
     (void)f;
     run(index);
   }
   /// Same, building the index.
-  AccessTrace(const Function& f, const PassContext& ctx, const PointerMap<const Var*, std::size_t>& allocation_of,
+  AccessTrace(const Function& f, const PassContext& ctx,
+              const PointerMap<const Var*, std::size_t>& allocation_of,
               const std::vector<Addr>& allocation_bytes)
       : ctx_(ctx), alloc_(allocation_of), bytes_(allocation_bytes), route_{ctx.soc} {
     run(FunctionIndex(f));
@@ -155,7 +157,8 @@ class AccessTrace {
         if (!same_expr(x.shape[i], y.shape[i])) return false;
       return true;
     };
-    if (!same_shape(*t, *s) || !same_shape(*t, *r) || !fully_valid(*t) || !fully_valid(*s) || !fully_valid(*r))
+    if (!same_shape(*t, *s) || !same_shape(*t, *r) || !fully_valid(*t) || !fully_valid(*s) ||
+        !fully_valid(*r))
       return false;
     const auto* offsets = as_sequence(c.args[2]);
     if (!offsets) return false;
@@ -182,7 +185,8 @@ class AccessTrace {
     op.result.reset();
     op.call = &c;
     op.spec = spec_of(ctx_, c);
-    const bool assemble = whole_assemble(c, results.size() == 1 && lhs && !lhs->type->is<TupleType>() ? lhs : nullptr);
+    const bool assemble =
+        whole_assemble(c, results.size() == 1 && lhs && !lhs->type->is<TupleType>() ? lhs : nullptr);
     const bool store = c.op == "tile.store" && c.args.size() == 3 && tile_of(arg_var(c, 0)) &&
                        fully_valid(*tile_of(arg_var(c, 0)));
     op.whole_transfer = assemble || store;
@@ -206,8 +210,8 @@ class AccessTrace {
     std::vector<MemorySpace>& result_spaces = result_spaces_;
     result_spaces.clear();
     if (lhs) spaces_of(lhs->type, result_spaces);
-    if (!result_spaces.empty() &&
-        std::all_of(result_spaces.begin(), result_spaces.end(), [&](MemorySpace s) { return s == result_spaces[0]; }))
+    if (!result_spaces.empty() && std::all_of(result_spaces.begin(), result_spaces.end(),
+                                              [&](MemorySpace s) { return s == result_spaces[0]; }))
       op.result = result_spaces[0];
     record_op_accesses(route_, op, where, events_);
   }

@@ -58,13 +58,14 @@ PTO_MEM_PYPTO_INLINE bool verify_allocated_memory_addr(const Program& p, PassCon
     });
     // Only kernels reserve windows (system.reserve_buffer); for the other kinds
     // the capacity note has nothing to add.
-    const ReserveResolution reserve = is_kernel(f.kind) ? resolve_reserve_buffers(f, p, ctx) : ReserveResolution{};
+    const ReserveResolution reserve =
+        is_kernel(f.kind) ? resolve_reserve_buffers(f, p, ctx) : ReserveResolution{};
     for (MemorySpace s : all_memory_spaces) {
       const auto limit = checked_capacity(ctx, s);
       const Addr h = high[index_of(s)];
       if (!limit || h <= *limit) continue;
-      ctx.diagnostics.push_back(
-          pass_error(p, f.loc, capacity_message(f, s, std::to_string(h) + " bytes", *limit, reserve), code::capacity));
+      ctx.diagnostics.push_back(pass_error(
+          p, f.loc, capacity_message(f, s, std::to_string(h) + " bytes", *limit, reserve), code::capacity));
       ok = false;
     }
   }

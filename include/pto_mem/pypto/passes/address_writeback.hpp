@@ -30,7 +30,7 @@ struct PlannedBase {
   std::vector<MemRefPtr> memrefs;  ///< distinct objects, first appearance order
   Addr largest = 0;                ///< largest member size
   bool declared = false;
-  Addr declared_size = 0;          ///< the alloc statement's size for a declared base
+  Addr declared_size = 0;  ///< the alloc statement's size for a declared base
   /// Some window names one of several slots (a logical tile selection): the
   /// allocation is every slot, its alloc statement's size (`slotted_size`).
   bool slotted = false;
@@ -51,7 +51,7 @@ using MemRefReplacements = PointerMap<const MemRef*, MemRefPtr>;
 /// The on-chip allocations of `f` in first-appearance order (the policy's
 /// unplanned spaces, DDR and ScalarLocal, are skipped).
 [[nodiscard]] inline std::vector<PlannedBase> planned_bases(const Function& f, const PassContext& ctx,
-                                                          const AllocTable& allocs) {
+                                                            const AllocTable& allocs) {
   std::vector<PlannedBase> out;
   PointerMap<const Var*, std::size_t> at(defined_estimate(f));
   PointerSet<const MemRef*> seen;
@@ -59,7 +59,8 @@ using MemRefReplacements = PointerMap<const MemRef*, MemRefPtr>;
   for_each_var_def(f, [&](const VarPtr& v) {
     const TileType* t = tile_of(v);
     if (!t || !t->memref || !t->memref->base || !t->space) return;
-    if (ctx.soc ? !ctx.soc->planned(*t->space) : (*t->space == MemorySpace::DDR || *t->space == MemorySpace::ScalarLocal))
+    if (ctx.soc ? !ctx.soc->planned(*t->space)
+                : (*t->space == MemorySpace::DDR || *t->space == MemorySpace::ScalarLocal))
       return;
     auto [k, fresh] = at.try_emplace(t->memref->base.get(), out.size());
     if (fresh) {
@@ -107,7 +108,8 @@ using MemRefReplacements = PointerMap<const MemRef*, MemRefPtr>;
     } else {
       offset = int_imm(static_cast<std::int64_t>(at));
     }
-    replace[m.get()] = make_memref(m->base, std::move(offset), m->size, m->slot_count, m->slot_index, m->is_pinned);
+    replace[m.get()] =
+        make_memref(m->base, std::move(offset), m->size, m->slot_count, m->slot_index, m->is_pinned);
   }
   return std::nullopt;
 }

@@ -79,7 +79,7 @@ struct TileSelection {
   Loc at;                       ///< the if
   std::string phi, slot_index;  ///< the selected result and the scalar result holding its slot
   std::string then_value, else_value;
-  std::string allocation;       ///< the two-slot allocation
+  std::string allocation;  ///< the two-slot allocation
   Addr slot_bytes = 0;
 };
 
@@ -87,7 +87,12 @@ class BranchStorage : public IRMutator {
  public:
   BranchStorage(const Function& f, const PassContext& ctx, TransferBuilder& tb,
                 const std::vector<DerivedValue>& relations)
-      : f_(f), relations_(relations), ctx_(ctx), tb_(tb), defs_(ctx.indexes.of(f)), allocs_(alloc_statements(f)) {
+      : f_(f),
+        relations_(relations),
+        ctx_(ctx),
+        tb_(tb),
+        defs_(ctx.indexes.of(f)),
+        allocs_(alloc_statements(f)) {
     holders_.reserve(defined_estimate(f));
     for_each_var_def(f, [&](const VarPtr& v) {
       if (const Var* b = var_base(v)) ++holders_[b];
@@ -148,14 +153,16 @@ class BranchStorage : public IRMutator {
       for (std::size_t j = 0; j < k; ++j) {
         if (t[j] == t[k] && e[j] == e[k]) continue;
         if (dest[j] && windows_overlap(dest[j], m)) return true;
-        if (selected[j] && (windows_overlap(var_memref(t[j]), m) || windows_overlap(var_memref(e[j]), m))) return true;
+        if (selected[j] && (windows_overlap(var_memref(t[j]), m) || windows_overlap(var_memref(e[j]), m)))
+          return true;
       }
       return false;
     };
     // 1. Common windows.
     for (std::size_t k = 0; k < n; ++k) {
       if (!t[k] || selected[k]) continue;
-      if (same_window(var_memref(t[k]), var_memref(e[k])) && !claimed(var_memref(t[k]), k)) dest[k] = var_memref(t[k]);
+      if (same_window(var_memref(t[k]), var_memref(e[k])) && !claimed(var_memref(t[k]), k))
+        dest[k] = var_memref(t[k]);
     }
     auto fresh_destination = [&](std::size_t k) {
       Addr size = var_memref(i->return_vars[k])->size;
@@ -202,12 +209,14 @@ class BranchStorage : public IRMutator {
           selected[k] = true;
     for (std::size_t k = 0; k < n; ++k)
       if (t[k] && !dest[k] && !selected[k])
-        dest[k] = tb_.fresh(space[k].value_or(MemorySpace::Vec), fresh_size[k], i->return_vars[k]->name, i->loc);
+        dest[k] =
+            tb_.fresh(space[k].value_or(MemorySpace::Vec), fresh_size[k], i->return_vars[k]->name, i->loc);
     // Each arm: redirect or copy.
     std::vector<ExprPtr> then_values = ty->values, else_values = ey->values;
     std::vector<StmtPtr> then_moves, else_moves;
-    for (auto [vals, yld, arm, values, moves] : {std::tuple{&t, ty, std::size_t{0}, &then_values, &then_moves},
-                                                 std::tuple{&e, ey, std::size_t{1}, &else_values, &else_moves}}) {
+    for (auto [vals, yld, arm, values, moves] :
+         {std::tuple{&t, ty, std::size_t{0}, &then_values, &then_moves},
+          std::tuple{&e, ey, std::size_t{1}, &else_values, &else_moves}}) {
       std::vector<Transfer> ts;
       std::vector<std::size_t> slot;
       for (std::size_t k = 0; k < n; ++k) {
@@ -235,11 +244,13 @@ class BranchStorage : public IRMutator {
     }
     StmtPtr then_body = i->then_body, else_body = i->else_body;
     if (!then_moves.empty() || slot_index)
-      then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
+      then_body =
+          replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
     if (!else_moves.empty() || slot_index)
-      else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
+      else_body =
+          replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
     return make_node<IfStmt>(i->condition, std::move(then_body), std::move(else_body), std::move(results),
-                                          i->loc);
+                             i->loc);
   }
 
  private:
@@ -291,7 +302,8 @@ class BranchStorage : public IRMutator {
       const VarPtr& v = arm == 0 ? t : e;
       const YieldStmt* y = arm == 0 ? ty : ey;
       if (!dest) {
-        if (!(unaliased_producer(v, &s, arm, y) && var_space(v) == space && var_memref(v)->size == fresh_size))
+        if (!(unaliased_producer(v, &s, arm, y) && var_space(v) == space &&
+              var_memref(v)->size == fresh_size))
           return true;
       } else if (!same_window(var_memref(v), dest) && !redirectable(v, &s, arm, y, dest, space)) {
         return true;
@@ -310,10 +322,12 @@ class BranchStorage : public IRMutator {
     if (!is_planned_tile(a) || !is_planned_tile(b) || a == b || !is_planned_tile(phi)) return false;
     const TypePtr held[] = {a->type, b->type, phi->type};  // the references below outlive set_memref
     const TileType &ta = *as_tile(held[0]), &tb = *as_tile(held[1]), &tp = *as_tile(held[2]);
-    if (!ta.space || !selectable_space(*ta.space) || !same_descriptor(ta, tb) || !same_descriptor(ta, tp)) return false;
+    if (!ta.space || !selectable_space(*ta.space) || !same_descriptor(ta, tb) || !same_descriptor(ta, tp))
+      return false;
     const MemRef &ma = *ta.memref, &mb = *tb.memref;
     const auto offset = ma.const_offset();
-    if (!offset || *offset < 0 || mb.const_offset() != offset || ma.size != mb.size || ma.size != tp.memref->size)
+    if (!offset || *offset < 0 || mb.const_offset() != offset || ma.size != mb.size ||
+        ma.size != tp.memref->size)
       return false;
     const Var* from[2] = {ma.base.get(), mb.base.get()};
     if (from[0] == from[1]) return false;
@@ -367,16 +381,18 @@ class BranchStorage : public IRMutator {
     const Addr align = space_alignment(ctx_, space);
     const auto slot = align_up(extent, align);
     if (!slot || *slot > static_cast<Addr>(std::numeric_limits<std::int64_t>::max() / 2)) return false;
-    if (!slot_index) slot_index = make_var(tb_.unique_name(phi->name + "_slot"), scalar_type(DataType::INDEX), i.loc);
+    if (!slot_index)
+      slot_index = make_var(tb_.unique_name(phi->name + "_slot"), scalar_type(DataType::INDEX), i.loc);
     const MemRefPtr whole = tb_.fresh(space, 2 * *slot, phi->name + "_sel", i.loc);
     const auto bytes = static_cast<std::int64_t>(*slot);
     relocate_allocation(vars, from[0], whole->base, 0, 0, 2);
     relocate_allocation(vars, from[1], whole->base, bytes, 1, 2);
     set_memref(phi,
-               make_memref(whole->base, add(mul(var_ref(slot_index), int_imm(bytes)), int_imm(in_slot)), size, 2,
-                           var_ref(slot_index), false),
+               make_memref(whole->base, add(mul(var_ref(slot_index), int_imm(bytes)), int_imm(in_slot)), size,
+                           2, var_ref(slot_index), false),
                space);
-    selections_.push_back(TileSelection{i.loc, phi->name, slot_index->name, a->name, b->name, whole->name(), *slot});
+    selections_.push_back(
+        TileSelection{i.loc, phi->name, slot_index->name, a->name, b->name, whole->name(), *slot});
     return true;
   }
 
@@ -440,8 +456,8 @@ class BranchStorage : public IRMutator {
   }
 
   /// An unaliased producer that may write `dest` instead of its own storage.
-  bool redirectable(const VarPtr& v, const IfStmt* i, std::size_t arm, const YieldStmt* y, const MemRefPtr& dest,
-                    std::optional<MemorySpace> space) const {
+  bool redirectable(const VarPtr& v, const IfStmt* i, std::size_t arm, const YieldStmt* y,
+                    const MemRefPtr& dest, std::optional<MemorySpace> space) const {
     if (!unaliased_producer(v, i, arm, y)) return false;
     if (var_space(v) != space || var_memref(v)->size != dest->size) return false;
     const Call* c = call_of(defs_.find(v.get())->stmt->as<AssignStmt>()->value);

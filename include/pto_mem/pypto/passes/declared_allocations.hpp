@@ -21,12 +21,12 @@ namespace pto_mem::pypto {
 
 /// One declaration after collection.
 struct DeclaredAllocationInfo {
-  VarPtr base;                ///< the declaration's interned base (its name is the allocation's)
+  VarPtr base;  ///< the declaration's interned base (its name is the allocation's)
   MemorySpace space = MemorySpace::Vec;
   std::uint64_t slot_count = 1;
   Addr slot_size = 0;
-  Addr total = 0;             ///< slot_count x slot_size
-  Loc loc;                    ///< where it is first referenced
+  Addr total = 0;  ///< slot_count x slot_size
+  Loc loc;         ///< where it is first referenced
 };
 
 /// A rejected declaration: what to say and where.
@@ -39,7 +39,7 @@ struct DeclarationError {
 struct DeclaredAllocations {
   std::vector<DeclaredAllocationInfo> declarations;  ///< first-reference order
   std::unordered_map<const Var*, std::size_t> by_base;
-  std::optional<DeclarationError> error;             ///< the first violation found
+  std::optional<DeclarationError> error;  ///< the first violation found
 
   [[nodiscard]] const DeclaredAllocationInfo* find(const Var* base) const {
     auto it = by_base.find(base);
@@ -49,7 +49,8 @@ struct DeclaredAllocations {
 
 /// Collects and checks the declarations bound in `body` (parameters cannot
 /// carry declarations: the parser rejects them). Stops at the first violation.
-[[nodiscard]] inline DeclaredAllocations collect_declared_allocations(const StmtPtr& body, const SocPolicy& soc) {
+[[nodiscard]] inline DeclaredAllocations collect_declared_allocations(const StmtPtr& body,
+                                                                      const SocPolicy& soc) {
   DeclaredAllocations out;
   // Only bound tiles matter; each variable is defined once, before its uses.
   std::vector<VarPtr> bound;
@@ -76,7 +77,8 @@ struct DeclaredAllocations {
     }
     DeclaredAllocationInfo& d = out.declarations[it->second];
     if (m.slot_count < 1)
-      return fail("declared-slot-count", "The declared allocation '" + name + "' must have at least one slot", v->loc);
+      return fail("declared-slot-count", "The declared allocation '" + name + "' must have at least one slot",
+                  v->loc);
     if (m.slot_count != d.slot_count)
       return fail("declared-slot-count",
                   "References to the declared allocation '" + name + "' disagree on how many slots it has (" +
@@ -108,8 +110,8 @@ struct DeclaredAllocations {
     auto total = checked_mul(static_cast<Addr>(d.slot_count), d.slot_size);
     if (!total)
       return fail("declared-size-overflow",
-                  "The declared allocation '" + d.base->name + "' (" + std::to_string(d.slot_count) + " slots of " +
-                      std::to_string(d.slot_size) + " bytes) overflows a 64-bit size",
+                  "The declared allocation '" + d.base->name + "' (" + std::to_string(d.slot_count) +
+                      " slots of " + std::to_string(d.slot_size) + " bytes) overflows a 64-bit size",
                   d.loc);
     d.total = *total;
   }
@@ -120,8 +122,8 @@ struct DeclaredAllocations {
 /// slot k at k x slot_size (an index expression when k is a runtime value,
 /// the original offset 0 when unsubscripted), slot_size bytes.
 [[nodiscard]] inline MemRefPtr resolve_declared(const DeclaredAllocationInfo& d, const MemRef& ref) {
-  ExprPtr offset = ref.slot_index ? mul(ref.slot_index, int_imm(static_cast<std::int64_t>(d.slot_size)))
-                                  : ref.byte_offset;
+  ExprPtr offset =
+      ref.slot_index ? mul(ref.slot_index, int_imm(static_cast<std::int64_t>(d.slot_size))) : ref.byte_offset;
   if (!offset) offset = int_imm(0);
   return make_memref(d.base, std::move(offset), d.slot_size, d.slot_count, ref.slot_index, false);
 }

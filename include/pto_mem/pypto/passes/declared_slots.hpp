@@ -47,7 +47,8 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
     const auto src = as_var(c->args[0]);
     return src && memory_space_of(src->type) == memory_space_of(s.var->type);
   };
-  std::map<std::pair<std::size_t, std::int64_t>, std::vector<std::size_t>> slots;  // (base rank, offset) -> tiles
+  std::map<std::pair<std::size_t, std::int64_t>, std::vector<std::size_t>>
+      slots;  // (base rank, offset) -> tiles
   PointerMap<const Var*, std::size_t> base_rank;
   for (std::size_t i = 0; i < lt.size(); ++i) {
     const MemRefPtr m = var_memref(lt.vars[i]);
@@ -57,7 +58,8 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
     if (!offset) continue;  // slot chosen at run time
     if (const AssignStmt* s = lt.def_stmt[i]) {
       if (as_var(s->value)) continue;
-      if (inserted.contains(lt.vars[i]->name) || is_transfer(*s)) continue;  // a bare alias inherits its source's slot
+      if (inserted.contains(lt.vars[i]->name) || is_transfer(*s))
+        continue;  // a bare alias inherits its source's slot
       if (const Call* c = call_of(s->value))
         if (const OpSpec* spec = spec_of(ctx, *c); spec && spec->lands_in_source()) continue;
     }
@@ -65,7 +67,8 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
     slots[{rank, *offset}].push_back(i);
   }
   for (auto& [key, tiles] : slots) {
-    std::stable_sort(tiles.begin(), tiles.end(), [&](std::size_t a, std::size_t b) { return lt.def[a] < lt.def[b]; });
+    std::stable_sort(tiles.begin(), tiles.end(),
+                     [&](std::size_t a, std::size_t b) { return lt.def[a] < lt.def[b]; });
     std::size_t longest = tiles.front();  // the tile seen so far that lives longest
     for (std::size_t k = 1; k < tiles.size(); ++k) {
       const std::size_t cur = tiles[k];
@@ -77,10 +80,12 @@ inline bool check_declared_slots(const Function& f, const Program& p, const Life
         };
         ctx.diagnostics.push_back(pass_error(
             p, b->loc,
-            "Tiles '" + a->name + "' and '" + b->name + "' are both bound to the same slot of the declared allocation '" +
-                var_memref(b)->name() + "' in function '" + f.name + "' but are live at the same time (" + a->name +
-                ": " + range(longest) + ", " + b->name + ": " + range(cur) +
-                " in statement points). Bind them to different slots, declare separate allocations, or end '" +
+            "Tiles '" + a->name + "' and '" + b->name +
+                "' are both bound to the same slot of the declared allocation '" + var_memref(b)->name() +
+                "' in function '" + f.name + "' but are live at the same time (" + a->name + ": " +
+                range(longest) + ", " + b->name + ": " + range(cur) +
+                " in statement points). Bind them to different slots, declare separate allocations, or end "
+                "'" +
                 a->name + "''s last use before '" + b->name + "' is written",
             code::declared_slot));
         return false;

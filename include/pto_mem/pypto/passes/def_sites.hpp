@@ -71,8 +71,10 @@ class DefSites {
   /// The last definition of a variable wins (as a map assignment would).
   void set(const Var* v, DefSite d) {
     auto [i, fresh] = index_.try_emplace(v, static_cast<std::uint32_t>(sites_.size()));
-    if (fresh) sites_.push_back(d);
-    else sites_[*i] = d;
+    if (fresh)
+      sites_.push_back(d);
+    else
+      sites_[*i] = d;
   }
   static std::optional<std::size_t> slot(const std::vector<VarPtr>& vars, const Var* v) {
     for (std::size_t k = 0; k < vars.size(); ++k)

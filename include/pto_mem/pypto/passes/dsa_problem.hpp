@@ -90,8 +90,9 @@ inline constexpr std::uint64_t listed_penalty_limit = 1 << 16;
 /// Builds the problem; false (with the error reported) on a declared-slot
 /// conflict or a model the generic unification rejects. `listed_limit`: the
 /// largest penalty relation listed pair by pair (tests vary it).
-inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
-                              DsaProblem& out, std::uint64_t listed_limit = listed_penalty_limit) {
+inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& ctx,
+                              const ReserveResolution& reserve, DsaProblem& out,
+                              std::uint64_t listed_limit = listed_penalty_limit) {
   const auto walk = ctx.indexes.of(f);  // one walk for the lifetimes and the access trace
   const Lifetimes lt = compute_lifetimes(*walk, f, {true});
   const AllocTable allocs(f);
@@ -150,7 +151,8 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
   for (std::size_t k = 0; k < out.bases.size(); ++k) {
     const BufferSpec& s = prob.buffers[k];
     out.intervals.push_back({k, s.size, s.alignment, s.arena, Interval{def[k], last[k]}});
-    if (out.bases[k].declared) prob.declared.push_back(DeclaredAllocation{static_cast<BufferId>(k), 1, s.size, {}});
+    if (out.bases[k].declared)
+      prob.declared.push_back(DeclaredAllocation{static_cast<BufferId>(k), 1, s.size, {}});
   }
 
   // Typed separations, then declared allocations closed by the unification.
@@ -177,14 +179,15 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
       r = static_cast<std::uint8_t>(r | reason_pipeline_stage);
     }
   for (const auto& [pair, reasons] : separated)
-    prob.separations.push_back({static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), reasons});
+    prob.separations.push_back(
+        {static_cast<BufferId>(pair.first), static_cast<BufferId>(pair.second), reasons});
   if (!prob.declared.empty()) {
     AliasUnification u = unify_aliases(prob, UnifyOptions{true});
     if (!u.ok()) {
-      ctx.diagnostics.push_back(pass_error(p, f.loc,
-                                           "DSA-RP built an invalid model for function '" + f.name +
-                                               "': " + u.diagnostics.front().message,
-                                           code::internal));
+      ctx.diagnostics.push_back(pass_error(
+          p, f.loc,
+          "DSA-RP built an invalid model for function '" + f.name + "': " + u.diagnostics.front().message,
+          code::internal));
       return false;
     }
     prob = std::move(u.problem);  // one buffer per allocation, same order; declarations now separations
@@ -208,7 +211,8 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
 
 /// The allocations live together at the heaviest instant of every arena
 /// whose max load exceeds its capacity (buffer indices, ascending).
-[[nodiscard]] inline std::vector<std::size_t> max_load_culprits(const Problem& prob, const std::vector<ArenaLoad>& loads) {
+[[nodiscard]] inline std::vector<std::size_t> max_load_culprits(const Problem& prob,
+                                                                const std::vector<ArenaLoad>& loads) {
   std::vector<std::size_t> out;
   for (std::size_t k = 0; k < loads.size() && k < prob.arenas.size(); ++k) {
     if (loads[k].lower_bound <= prob.arenas[k].capacity) continue;
@@ -230,7 +234,8 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
       }
     }
     for (std::size_t i = 0; i < prob.buffers.size(); ++i)
-      if (prob.buffers[i].arena == prob.arenas[k].id && prob.buffers[i].lifetime.begin <= at && at < prob.buffers[i].lifetime.end)
+      if (prob.buffers[i].arena == prob.arenas[k].id && prob.buffers[i].lifetime.begin <= at &&
+          at < prob.buffers[i].lifetime.end)
         out.push_back(i);
   }
   std::sort(out.begin(), out.end());
@@ -257,14 +262,15 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
 
 /// " The allocations that do not fit together: 'a' (N bytes; tiles x (line
 /// 3), y (line 5); live from statement point P to Q), ..." or "".
-[[nodiscard]] inline std::string culprits_text(const DsaProblem& model, const std::vector<std::size_t>& which) {
+[[nodiscard]] inline std::string culprits_text(const DsaProblem& model,
+                                               const std::vector<std::size_t>& which) {
   if (which.empty()) return {};
   std::string msg = " The allocations that do not fit together:";
   for (std::size_t n = 0; n < which.size(); ++n) {
     const std::size_t k = which[n];
     if (k >= model.bases.size()) continue;
-    msg += std::string(n ? "," : "") + " '" + model.bases[k].base->name + "' (" + std::to_string(model.bases[k].bytes()) +
-           " bytes";
+    msg += std::string(n ? "," : "") + " '" + model.bases[k].base->name + "' (" +
+           std::to_string(model.bases[k].bytes()) + " bytes";
     if (k < model.tiles.size() && !model.tiles[k].empty()) {
       msg += "; tiles";
       for (std::size_t t = 0; t < model.tiles[k].size(); ++t) {
@@ -281,8 +287,9 @@ inline bool build_dsa_problem(const Function& f, const Program& p, PassContext& 
 }
 
 /// Solves `model` and fills `replace`; false with the error reported.
-inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& ctx, const ReserveResolution& reserve,
-                              const DsaProblem& model, MemRefReplacements& replace) {
+inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& ctx,
+                              const ReserveResolution& reserve, const DsaProblem& model,
+                              MemRefReplacements& replace) {
   auto first = [](const Diagnostics& ds) {
     for (const auto& d : ds)
       if (d.severity == Severity::error) return d.message;
@@ -292,8 +299,9 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
   // need not check either again (GreedyOptions::trusted; a relaxed problem
   // the solver builds itself, it still validates).
   if (Diagnostics bad = validate(model.problem); has_errors(bad)) {
-    ctx.diagnostics.push_back(pass_error(
-        p, f.loc, "DSA-RP built an invalid problem for function '" + f.name + "': " + first(bad), code::internal));
+    ctx.diagnostics.push_back(
+        pass_error(p, f.loc, "DSA-RP built an invalid problem for function '" + f.name + "': " + first(bad),
+                   code::internal));
     return false;
   }
   GreedyOptions options;
@@ -324,19 +332,23 @@ inline bool solve_dsa_problem(const Function& f, const Program& p, PassContext& 
              reserve_note(f, reserve, model.spaces[k]) + ".";
     }
     if (!named)
-      msg += " No space is over its capacity by live bytes alone: the bounded greedy search did not find a packing, "
-             "which does not prove that none exists; try the PYPTO planner or shorten lifetimes.";
-    msg += culprits_text(model, named ? max_load_culprits(model.problem, loads) : explained_culprits(model.problem));
+      msg +=
+          " No space is over its capacity by live bytes alone: the bounded greedy search did not find a "
+          "packing, "
+          "which does not prove that none exists; try the PYPTO planner or shorten lifetimes.";
+    msg += culprits_text(model,
+                         named ? max_load_culprits(model.problem, loads) : explained_culprits(model.problem));
     ctx.diagnostics.push_back(pass_error(p, f.loc, std::move(msg), code::capacity));
     return false;
   }
   const Diagnostics errors = solved.relaxed ? validate(*solved.relaxed, *r.placement)
                                             : validate_placement(model.problem, *r.placement);
   if (has_errors(errors)) {
-    ctx.diagnostics.push_back(pass_error(p, f.loc,
-                                         "independent validation rejected the DSA-RP placement for function '" +
-                                             f.name + "': " + first(errors),
-                                         code::internal));
+    ctx.diagnostics.push_back(
+        pass_error(p, f.loc,
+                   "independent validation rejected the DSA-RP placement for function '" + f.name +
+                       "': " + first(errors),
+                   code::internal));
     return false;
   }
   for (const auto& d : r.diagnostics)

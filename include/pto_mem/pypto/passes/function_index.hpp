@@ -57,8 +57,8 @@ class FunctionIndex {
   struct Point {
     const Stmt* stmt = nullptr;  ///< the statement, or the loop of a back edge
     PointKind kind = PointKind::op;
-    bool in_loop = false;        ///< inside some loop body
-    std::uint32_t region = 0;    ///< 0: top level; each if arm and loop body opens the next
+    bool in_loop = false;      ///< inside some loop body
+    std::uint32_t region = 0;  ///< 0: top level; each if arm and loop body opens the next
   };
   /// Where a read or a definition sits.
   struct Site {
@@ -80,7 +80,8 @@ class FunctionIndex {
   };
 
   explicit FunctionIndex(const Function& f) : body_(f.body) {
-    const std::size_t expected = f.params.size() + (f.body && f.body->is<SeqStmts>() ? f.body->as<SeqStmts>()->stmts.size() : 1);
+    const std::size_t expected =
+        f.params.size() + (f.body && f.body->is<SeqStmts>() ? f.body->as<SeqStmts>()->stmts.size() : 1);
     points_.reserve(expected + expected / 8);
     defs_.reserve(expected);
     def_of_.reserve(expected);
@@ -288,7 +289,7 @@ class FunctionIndex {
   PointerMap<const Var*, std::uint32_t> def_of_;
   PathPool pool_;
   std::vector<PathPool::Handle> use_paths_, def_paths_;  // while building
-  std::vector<Tick> op_before_, stmt_before_;           // prefix counts over the points
+  std::vector<Tick> op_before_, stmt_before_;            // prefix counts over the points
 };
 
 /// The index of the function a pass is working on, shared by the steps that

@@ -46,7 +46,8 @@ struct DerivedValue {
 
 /// The derived values of `f` whose MemRef is on their source's base, in
 /// program order.
-[[nodiscard]] inline std::vector<DerivedValue> capture_identity_relations(const Function& f, const PassContext& ctx) {
+[[nodiscard]] inline std::vector<DerivedValue> capture_identity_relations(const Function& f,
+                                                                          const PassContext& ctx) {
   std::vector<DerivedValue> out;
   for_each_statement(f.body, [&](const Stmt& s) {
     const auto* a = s.as<AssignStmt>();
@@ -86,7 +87,8 @@ struct DerivedValue {
       auto vo = m->const_offset(), so = sm->const_offset();
       rel = vo && so ? int_imm(*vo - *so) : int_imm(0);
     }
-    out.push_back({a->var, src, DerivedValue::Kind::view, std::move(rel), spec->evidence != AccessEvidence::no_access});
+    out.push_back(
+        {a->var, src, DerivedValue::Kind::view, std::move(rel), spec->evidence != AccessEvidence::no_access});
   });
   return out;
 }
@@ -98,8 +100,10 @@ inline void normalize_identity(const DerivedValue& d) {
   if (!src || !cur) return;
   const auto space = var_space(d.source);
   if (d.kind != DerivedValue::Kind::view) {
-    if (cur != src) set_memref(d.var, src, d.kind == DerivedValue::Kind::alias ? space : std::nullopt);
-    else if (d.kind == DerivedValue::Kind::alias && var_space(d.var) != space) set_memref(d.var, src, space);
+    if (cur != src)
+      set_memref(d.var, src, d.kind == DerivedValue::Kind::alias ? space : std::nullopt);
+    else if (d.kind == DerivedValue::Kind::alias && var_space(d.var) != space)
+      set_memref(d.var, src, space);
     return;
   }
   const ExprPtr offset = add(src->byte_offset, d.rel);
@@ -108,7 +112,8 @@ inline void normalize_identity(const DerivedValue& d) {
     set_memref(d.var, src, space);
     return;
   }
-  set_memref(d.var, make_memref(src->base, offset, cur->size, src->slot_count, src->slot_index, false), space);
+  set_memref(d.var, make_memref(src->base, offset, cur->size, src->slot_count, src->slot_index, false),
+             space);
 }
 
 /// Re-derives every captured value, in program order, so chains follow.

@@ -153,9 +153,7 @@ class SpaceResolver {
   struct Walk : IRWalker<Walk> {
     SpaceResolver& b;
     explicit Walk(SpaceResolver& x) : b(x) {}
-    void visit_stmt(const StmtPtr& s) {
-      IRWalker<Walk>::visit_stmt(s);
-    }
+    void visit_stmt(const StmtPtr& s) { IRWalker<Walk>::visit_stmt(s); }
     void visit_expr(const ExprPtr&) {}
     void visit_assign(const AssignStmt& s) { b.assign(s); }
     void visit_for(const ForStmt& f) { b.loop(f.iter_args, f.body, f.return_vars); }
@@ -207,7 +205,8 @@ class SpaceResolver {
     return std::nullopt;
   }
 
-  void loop(const std::vector<IterArg>& iter_args, const StmtPtr& body, const std::vector<VarPtr>& return_vars) {
+  void loop(const std::vector<IterArg>& iter_args, const StmtPtr& body,
+            const std::vector<VarPtr>& return_vars) {
     for (const auto& ia : iter_args) {
       if (!is_tile(ia.var->type)) continue;
       if (auto s = known_or_annotated(as_var(ia.init))) set(ia.var, *s);
@@ -255,7 +254,8 @@ class SpaceResolver {
 /// consumer statements change.
 class MoveInserter : public IRMutator {
  public:
-  MoveInserter(const OpRegistry& ops, const SpaceMap& space, std::string function, std::vector<InsertedMove>& moves)
+  MoveInserter(const OpRegistry& ops, const SpaceMap& space, std::string function,
+               std::vector<InsertedMove>& moves)
       : ops_(ops), space_(space), function_(std::move(function)), moves_(moves) {}
 
   ExprPtr mutate_expr(const ExprPtr& e) override { return e; }
@@ -267,8 +267,10 @@ class MoveInserter : public IRMutator {
     return r;
   }
   void mutate_seq_child(const StmtPtr& child, std::vector<StmtPtr>& out) override {
-    if (child && (child->is<AssignStmt>() || child->is<EvalStmt>())) rewrite(child, out);
-    else IRMutator::mutate_seq_child(child, out);
+    if (child && (child->is<AssignStmt>() || child->is<EvalStmt>()))
+      rewrite(child, out);
+    else
+      IRMutator::mutate_seq_child(child, out);
   }
   /// A consumer that is a whole body on its own (not in a sequence) is a
   /// block of one statement: its moves go into a new sequence around it.
@@ -330,7 +332,8 @@ class MoveInserter : public IRMutator {
         if (!k || as_space(*k) != *sp) {
           kwargs = c->kwargs;
           set_target_memory(*kwargs, *sp);
-          if (const auto* t = as_tile(a->var->type)) a->var->type = with_view(a->var->type, without_layout(t->view));
+          if (const auto* t = as_tile(a->var->type))
+            a->var->type = with_view(a->var->type, without_layout(t->view));
         }
       }
     }
@@ -339,8 +342,10 @@ class MoveInserter : public IRMutator {
       return;
     }
     ExprPtr value = call(c->op, args ? std::move(*args) : c->args, kwargs ? std::move(*kwargs) : c->kwargs);
-    if (const auto* a = s->as<AssignStmt>()) out.push_back(assign(a->var, std::move(value), s->loc));
-    else out.push_back(eval(std::move(value), s->loc));
+    if (const auto* a = s->as<AssignStmt>())
+      out.push_back(assign(a->var, std::move(value), s->loc));
+    else
+      out.push_back(eval(std::move(value), s->loc));
   }
 
   static void set_target_memory(std::vector<Kwarg>& kwargs, MemorySpace s) {
@@ -365,7 +370,8 @@ class MoveInserter : public IRMutator {
     }
     const ExprPtr* bk = kwargs.size() > 1 ? &kwargs[1].value : nullptr;
     const ExprPtr* sk = kwargs.size() > 2 ? &kwargs[2].value : nullptr;
-    TypePtr type = src ? tile_type(src->shape, src->dtype, target, nullptr, moved_view(src->view, src->space, target, bk, sk))
+    TypePtr type = src ? tile_type(src->shape, src->dtype, target, nullptr,
+                                   moved_view(src->view, src->space, target, bk, sk))
                        : v->type;
     VarPtr m = make_var(v->name + "_" + std::string(to_string(target)), std::move(type), loc);
     out.push_back(assign(m, call("tile.move", {var_ref(v)}, std::move(kwargs)), loc));
@@ -434,12 +440,14 @@ PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, Pa
       const OpSpec* spec = c ? ops.find(c->op) : nullptr;
       if (!spec) return;
       for (std::size_t i = 0; i < c->args.size(); ++i) {
-        const auto* ve = c->args[i] ? c->args[i]->as<VarExpr>() : nullptr;  // read, not copied: no count per argument
+        const auto* ve =
+            c->args[i] ? c->args[i]->as<VarExpr>() : nullptr;  // read, not copied: no count per argument
         const Var* v = ve ? ve->var.get() : nullptr;
         const auto* t = v ? as_tile(v->type) : nullptr;
         if (!t || !t->space || spec->accepts(i, *t->space)) continue;
         std::string allowed;
-        for (auto a : spec->allowed_spaces(i)) allowed += (allowed.empty() ? "" : "/") + std::string(to_string(a));
+        for (auto a : spec->allowed_spaces(i))
+          allowed += (allowed.empty() ? "" : "/") + std::string(to_string(a));
         report_error(ctx, program, s.loc, "memory-space-mismatch",
                      "Op " + in_quotes(c->op) + " input " + std::to_string(i) + " (" + in_quotes(v->name) +
                          ") requires " + allowed + " but is in " + std::string(to_string(*t->space)));
@@ -485,7 +493,7 @@ PTO_MEM_PYPTO_INLINE bool verify_tile_memory_inferred(const Program& program, Pa
     MoveInserter inserter(ops, resolver.space, f.name, ctx.moves);
     f.body = inserter.mutate_stmt(f.body);
     f.body = hoist_loop_invariant_mat(program, f, ctx);  // phase 4
-    f.body = strip_bridge_markers(f.body);            // the marker is consumed here
+    f.body = strip_bridge_markers(f.body);               // the marker is consumed here
   }
   return out;
 }

@@ -109,8 +109,10 @@ class Normaliser : public IRMutator {
         changed = true;
       }
       if (!r) continue;
-      if (splice) out.insert(out.end(), inner->stmts.begin(), inner->stmts.end());
-      else out.push_back(std::move(r));
+      if (splice)
+        out.insert(out.end(), inner->stmts.begin(), inner->stmts.end());
+      else
+        out.push_back(std::move(r));
     }
     if (!changed) return s.stmts.size() == 1 && s.scope.empty() ? s.stmts.front() : self;
     if (out.size() == 1 && s.scope.empty()) return out.front();
@@ -128,7 +130,7 @@ class Normaliser : public IRMutator {
 /// that does not carry one. PyPTO gives no scratch shape; we take one tile
 /// like the data the op works on (an upper bound a backend may shrink).
 struct ScratchNeed {
-  std::size_t index = 0;        ///< where the scratch operand goes (appended)
+  std::size_t index = 0;  ///< where the scratch operand goes (appended)
   std::vector<ExprPtr> shape;
   DataType dtype = DataType::FP32;
 };
@@ -209,8 +211,9 @@ class ScratchInserter : public IRMutator {
   std::pair<StmtPtr, VarPtr> make_scratch(const ScratchNeed& n, std::string name, Loc loc) {
     ++inserted;
     VarPtr v = make_var(std::move(name), tile_type(n.shape, n.dtype, MemorySpace::Vec), loc);
-    ExprPtr value = call("tile.create", {list(n.shape)},
-                         {Kwarg{"dtype", dtype_imm(n.dtype)}, Kwarg{"target_memory", space_imm(MemorySpace::Vec)}});
+    ExprPtr value =
+        call("tile.create", {list(n.shape)},
+             {Kwarg{"dtype", dtype_imm(n.dtype)}, Kwarg{"target_memory", space_imm(MemorySpace::Vec)}});
     return {assign(v, std::move(value), loc), v};
   }
   static ExprPtr with_operand(const Call& c, const ScratchNeed& n, const VarPtr& scratch) {
@@ -224,8 +227,13 @@ class ScratchInserter : public IRMutator {
 /// Steps 3-4: the MemRef of every tile and tensor variable.
 class MemRefBinder {
  public:
-  MemRefBinder(const Program& program, const Function& f, PassContext& ctx, const DeclaredAllocations& declared)
-      : program_(program), f_(f), ctx_(ctx), ops_(ctx.ops ? *ctx.ops : default_registry()), declared_(declared) {}
+  MemRefBinder(const Program& program, const Function& f, PassContext& ctx,
+               const DeclaredAllocations& declared)
+      : program_(program),
+        f_(f),
+        ctx_(ctx),
+        ops_(ctx.ops ? *ctx.ops : default_registry()),
+        declared_(declared) {}
 
   bool failed = false;
 
@@ -267,19 +275,21 @@ class MemRefBinder {
     switch (e.kind) {
       case K::dynamic_dim:
         return error(at, "dynamic-shape",
-                     "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
-                         std::to_string(e.dim) +
+                     "InitMemRef requires static shape for variable " + in_quotes(v->name) +
+                         ", but shape element " + std::to_string(e.dim) +
                          " is dynamic; give the tile a static shape and put the runtime extent in "
                          "TileView(valid_shape=...)");
       case K::non_positive_dim:
-        return error(at, "non-positive-shape",
-                     "InitMemRef requires positive shape for variable " + in_quotes(v->name) + ", but " + e.message);
+        return error(
+            at, "non-positive-shape",
+            "InitMemRef requires positive shape for variable " + in_quotes(v->name) + ", but " + e.message);
       case K::acc_rank:
-        return error(at, "acc-rank", "InitMemRef cannot size variable " + in_quotes(v->name) + ": " + e.message);
+        return error(at, "acc-rank",
+                     "InitMemRef cannot size variable " + in_quotes(v->name) + ": " + e.message);
       default:
         return error(at, "size-overflow",
-                     "InitMemRef cannot represent the physical allocation size of variable " + in_quotes(v->name) +
-                         ": " + e.message);
+                     "InitMemRef cannot represent the physical allocation size of variable " +
+                         in_quotes(v->name) + ": " + e.message);
     }
   }
 
@@ -304,9 +314,10 @@ class MemRefBinder {
     if (!cap || *cap == 0 || bytes <= *cap) return true;
     const auto* t = as_tile(v->type);
     error(at, "capacity",
-          std::string(to_string(space)) + " buffer usage (" + std::to_string(bytes) + " bytes) exceeds platform limit (" +
-              std::to_string(*cap) + " bytes): tile " + in_quotes(v->name) + (t ? " (" + describe(*t) + ")" : "") +
-              " alone is larger than the whole " + std::string(to_string(space)) + " space; split it into smaller tiles");
+          std::string(to_string(space)) + " buffer usage (" + std::to_string(bytes) +
+              " bytes) exceeds platform limit (" + std::to_string(*cap) + " bytes): tile " +
+              in_quotes(v->name) + (t ? " (" + describe(*t) + ")" : "") + " alone is larger than the whole " +
+              std::string(to_string(space)) + " space; split it into smaller tiles");
     return false;
   }
 
@@ -337,23 +348,24 @@ class MemRefBinder {
     const Addr window = size.value_or(sm->size);
     const std::string what =
         in_quotes(v->name) + " = " + (by.empty() ? src->name : by + "(" + src->name + ", ...)");
-    if (const auto off = as_const_int(extra);
-        off && (*off < 0 || static_cast<Addr>(*off) > sm->size || window > sm->size - static_cast<Addr>(*off))) {
+    if (const auto off = as_const_int(extra); off && (*off < 0 || static_cast<Addr>(*off) > sm->size ||
+                                                      window > sm->size - static_cast<Addr>(*off))) {
       error(s.loc, "view-outside-source",
             what + ": the window at byte " + std::to_string(*off) + ", " + std::to_string(window) +
-                " bytes long, leaves the " + std::to_string(sm->size) + "-byte window of " + in_quotes(src->name) +
-                "; keep the offset and shape inside the source tile");
+                " bytes long, leaves the " + std::to_string(sm->size) + "-byte window of " +
+                in_quotes(src->name) + "; keep the offset and shape inside the source tile");
       return false;
     }
     if (*data > window) {
       const auto* st = as_tile(src->type);
       error(s.loc, "view-exceeds-source",
             what + ": the result " + describe(*t) + " needs " + std::to_string(*data) + " bytes, but " +
-                (window == sm->size ? "the source " + in_quotes(src->name) + (st ? " (" + describe(*st) + ")" : "") +
-                                          " has a " + std::to_string(sm->size) + "-byte window"
-                                    : "its window in " + in_quotes(src->name) + " is " + std::to_string(window) +
-                                          " bytes") +
-                "; a view or in-place result lands in its source's bytes and cannot be larger: give it a shape of "
+                (window == sm->size
+                     ? "the source " + in_quotes(src->name) + (st ? " (" + describe(*st) + ")" : "") +
+                           " has a " + std::to_string(sm->size) + "-byte window"
+                     : "its window in " + in_quotes(src->name) + " is " + std::to_string(window) + " bytes") +
+                "; a view or in-place result lands in its source's bytes and cannot be larger: give it a "
+                "shape of "
                 "at most the source's size, or produce a new tile");
       return false;
     }
@@ -367,7 +379,8 @@ class MemRefBinder {
     const DataType dtype = tile ? tile->dtype : as_tensor(v->type)->dtype;
     const MemorySpace space = tile && tile->space ? *tile->space : MemorySpace::DDR;
     Addr size = 0;
-    auto bytes = tile_bytes(shape, dtype, tile ? tile->space : std::optional<MemorySpace>(MemorySpace::DDR), *ctx_.soc);
+    auto bytes = tile_bytes(shape, dtype, tile ? tile->space : std::optional<MemorySpace>(MemorySpace::DDR),
+                            *ctx_.soc);
     if (bytes) {
       size = *bytes;
       if (tile && !fits_capacity(v, v->loc, space, size)) return;
@@ -455,8 +468,8 @@ class MemRefBinder {
       for (std::size_t i = 0; i < tile->shape.size(); ++i)
         if (!as_const_int(tile->shape[i]))
           return error(v->loc, "dynamic-shape",
-                       "InitMemRef requires static shape for variable " + in_quotes(v->name) + ", but shape element " +
-                           std::to_string(i) +
+                       "InitMemRef requires static shape for variable " + in_quotes(v->name) +
+                           ", but shape element " + std::to_string(i) +
                            " is dynamic; give the tile a static shape and put the runtime extent in "
                            "TileView(valid_shape=...)");
     v->type = with_memref(v->type, nullptr);
@@ -474,8 +487,8 @@ class MemRefBinder {
     const auto dtype = dtype_of(src->type);
     if (!shape || !offset || !parent || !dtype)
       return error(s.loc, "slice-window",
-                   "InitMemRef cannot compute the window of " + in_quotes(c.op) + " for " + in_quotes(v->name) +
-                       ": its shape and offset arguments must be lists");
+                   "InitMemRef cannot compute the window of " + in_quotes(c.op) + " for " +
+                       in_quotes(v->name) + ": its shape and offset arguments must be lists");
     if (c.op == "tile.slice")  // an Acc NZ window; otherwise row-major, bit for bit
       if (const auto* pt = as_tile(src->type))
         if (auto nz = acc_nz_slice_window(*pt, *offset, *shape, *ctx_.soc)) {
@@ -493,7 +506,8 @@ class MemRefBinder {
     bind_view(v, src, w->byte_offset, w->span);
   }
 
-  void loop(const std::vector<IterArg>& iter_args, const StmtPtr& body, const std::vector<VarPtr>& return_vars) {
+  void loop(const std::vector<IterArg>& iter_args, const StmtPtr& body,
+            const std::vector<VarPtr>& return_vars) {
     for (const auto& ia : iter_args) {
       if (!is_tile(ia.var->type) && !is_tensor(ia.var->type)) continue;
       iter_args_.insert(ia.var.get());
@@ -535,8 +549,9 @@ class MemRefBinder {
         // A tensor phi whose two arms are one tensor (a store into it, or
         // the tensor itself) is that tensor; otherwise it names its own.
         if (is_tensor(phi->type))
-          return tv && ev && memref_of(tv->type) && same_memref(memref_of(tv->type), memref_of(ev->type)) ? tv
-                                                                                                         : nullptr;
+          return tv && ev && memref_of(tv->type) && same_memref(memref_of(tv->type), memref_of(ev->type))
+                     ? tv
+                     : nullptr;
         if (tv && !iter_args_.contains(tv.get()) && memref_of(tv->type)) return tv;
         return ev && memref_of(ev->type) ? ev : nullptr;
       };
@@ -631,7 +646,8 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
         return;
       }
       report_error(ctx, program, s.loc, "missing-memref",
-                   "Tile " + in_quotes(a->var->name) + " in function " + in_quotes(f.name) + " has no MemRef after InitMemRef");
+                   "Tile " + in_quotes(a->var->name) + " in function " + in_quotes(f.name) +
+                       " has no MemRef after InitMemRef");
       ok = false;
     });
   }
@@ -662,11 +678,12 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
       bool bad = false;
       for (const auto& d : declared.declarations)
         if (d.slot_count == 1) {
-          report_error(ctx, program, d.loc, "ptoas-single-slot",
-                       "A single-slot declared allocation (pl.MemRef(\"" + d.base->name +
-                           "\")) is not supported under memory_planner=PTOAS, which plans single buffers itself; "
-                           "declare slots (pl.MemRef(\"" + d.base->name +
-                           "\", slots=2)[k]) or use the pypto or dsa_rp planner");
+          report_error(
+              ctx, program, d.loc, "ptoas-single-slot",
+              "A single-slot declared allocation (pl.MemRef(\"" + d.base->name +
+                  "\")) is not supported under memory_planner=PTOAS, which plans single buffers itself; "
+                  "declare slots (pl.MemRef(\"" +
+                  d.base->name + "\", slots=2)[k]) or use the pypto or dsa_rp planner");
           bad = true;
         }
       if (bad) continue;
@@ -685,7 +702,8 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
     AllocCollector collector(declared);
     collector.collect(f);
     if (collector.conflict) {
-      report_error(ctx, program, collector.conflict->first, "memref-space-conflict", collector.conflict->second);
+      report_error(ctx, program, collector.conflict->first, "memref-space-conflict",
+                   collector.conflict->second);
       continue;
     }
     std::vector<StmtPtr> body;
@@ -693,10 +711,11 @@ PTO_MEM_PYPTO_INLINE bool verify_has_memrefs(const Program& program, PassContext
       body.push_back(alloc(a.base, a.space, a.size, a.pinned,
                            a.space == MemorySpace::DDR ? AllocOp::tensor : AllocOp::tile, a.loc));
     const bool any_alloc = !body.empty();
-    if (const auto* s = f.body->as<SeqStmts>()) body.insert(body.end(), s->stmts.begin(), s->stmts.end());
-    else body.push_back(f.body);
+    if (const auto* s = f.body->as<SeqStmts>())
+      body.insert(body.end(), s->stmts.begin(), s->stmts.end());
+    else
+      body.push_back(f.body);
     if (any_alloc) f.body = seq(std::move(body), f.body->loc);
-
   }
   return out;
 }

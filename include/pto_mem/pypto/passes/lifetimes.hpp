@@ -69,7 +69,7 @@ namespace pto_mem::pypto::passes {
 struct Lifetimes {
   /// Tracked tiles in definition order (parameters first when tracked).
   std::vector<VarPtr> vars;
-  std::vector<Tick> def;   ///< inclusive statement points
+  std::vector<Tick> def;  ///< inclusive statement points
   std::vector<Tick> last;
   std::vector<std::vector<std::uint32_t>> families;  ///< phi families of each tracked tile
   std::vector<const AssignStmt*> def_stmt;           ///< null for parameters
@@ -282,17 +282,19 @@ class LifetimeWalk {
 
 /// The lifetimes of `f`, read from `index` (built from `f` as it is now).
 [[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const FunctionIndex& index, const Function& f,
-                                                             const LifetimeOptions& options = {});
+                                                               const LifetimeOptions& options = {});
 /// Same, building the index.
-[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options = {});
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f,
+                                                               const LifetimeOptions& options = {});
 #if PTO_MEM_PYPTO_DEFINE
 [[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const FunctionIndex& index, const Function& f,
-                                                             const LifetimeOptions& options) {
+                                                               const LifetimeOptions& options) {
   Lifetimes out;
   LifetimeWalk(out).run(index, f, options);
   return out;
 }
-[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f, const LifetimeOptions& options) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Lifetimes compute_lifetimes(const Function& f,
+                                                               const LifetimeOptions& options) {
   const FunctionIndex index(f);
   return compute_lifetimes(index, f, options);
 }

@@ -177,7 +177,8 @@ class LoopCarryRetarget {
     auto it = planned_onto_.find(base);
     if (it == planned_onto_.end()) return out;
     for (const Var* v : it->second)
-      if (auto p = plans_.find(v); p != plans_.end() && p->second.memref->base.get() == base) out.push_back(v);
+      if (auto p = plans_.find(v); p != plans_.end() && p->second.memref->base.get() == base)
+        out.push_back(v);
     return out;
   }
 
@@ -254,7 +255,7 @@ class LoopCarryRetarget {
   bool retarget_assignment(const VarPtr& v, const DefSite& d, const Target& t) {
     const Call* c = call_of(d.stmt->as<AssignStmt>()->value);
     const OpSpec* spec = c ? spec_of(ctx_, *c) : nullptr;
-    if (!spec) return false;  // a bare alias or an unregistered op
+    if (!spec) return false;                            // a bare alias or an unregistered op
     if (allocs_.pinned(current_base(v))) return false;  // declared
     // 1. In place: the input's buffer is the output's.
     if (spec->reuses_input) {
@@ -272,7 +273,8 @@ class LoopCarryRetarget {
       return true;
     }
     // 3. and 4. The op must produce the target's space.
-    if (const ExprPtr* kw = c->kwarg("target_memory"); kw && t.space && as_space(*kw) != t.space) return false;
+    if (const ExprPtr* kw = c->kwarg("target_memory"); kw && t.space && as_space(*kw) != t.space)
+      return false;
     if (auto r = spec->resolve_output(*c); r && t.space && *r != *t.space) return false;
     // 5. It may not write a buffer it reads through a forbidden operand
     //    (one that is, or is planned to be, on the target).
@@ -280,7 +282,8 @@ class LoopCarryRetarget {
       if (auto a = arg_var(*c, k); a && current_base(a) == t.memref->base.get()) return false;
     // 6. The target buffer is dead after the definition, up to the loop —
     //    also through values already planned onto it (an inner iter-arg).
-    if (touches_.live_after(d.path, t.memref->base.get(), nullptr, planned_onto(t.memref->base.get()))) return false;
+    if (touches_.live_after(d.path, t.memref->base.get(), nullptr, planned_onto(t.memref->base.get())))
+      return false;
     if (read_again_by_a_loop(d.path, t.memref->base.get())) return false;
     plan(v, t);
     return true;

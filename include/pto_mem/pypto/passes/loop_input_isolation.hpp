@@ -131,7 +131,8 @@ struct CurrentWindowsWalk : IRWalker<Derived> {
 ///    (transitively; a loop's carries never are: the init may be older).
 class WrittenAfter {
  public:
-  WrittenAfter(const UseIndex& uses, const PassContext& ctx, const Stmt* at, const std::vector<PathEntry>& at_path)
+  WrittenAfter(const UseIndex& uses, const PassContext& ctx, const Stmt* at,
+               const std::vector<PathEntry>& at_path)
       : uses_(uses), ctx_(ctx), at_(at), at_path_(at_path) {}
 
   [[nodiscard]] bool operator()(const Var* v) const { return check(v, 0); }
@@ -173,7 +174,8 @@ class WrittenAfter {
 };
 
 /// Inserts the entry copies; false after an error (reported).
-inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& relations, TransferBuilder& tb) {
+inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& relations,
+                                TransferBuilder& tb) {
   // Built when the first loop input needs them.
   std::optional<UseIndex> uses;  // not const: it follows set_memref (MemRefObserver)
   std::optional<ValueChains> chains;
@@ -232,7 +234,8 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
       }
       if (!observed) continue;
       std::vector<StmtPtr> out;
-      VarPtr copy = tb.copy_to_fresh(init, s.loc, out, "_in", "is still read after the loop that carries its bytes starts");
+      VarPtr copy = tb.copy_to_fresh(init, s.loc, out, "_in",
+                                     "is still read after the loop that carries its bytes starts");
       if (!copy) {
         ok = false;
         return;
@@ -277,7 +280,7 @@ inline bool isolate_loop_inputs(Function& f, const std::vector<DerivedValue>& re
       };
       if (const auto* l = s->as<ForStmt>())
         return make_node<ForStmt>(l->loop_var, l->start, l->stop, l->step, replace(l->iter_args), l->body,
-                                               l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
+                                  l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
       const auto* wl = s->as<WhileStmt>();
       return make_node<WhileStmt>(wl->condition, replace(wl->iter_args), wl->body, wl->return_vars, wl->loc);
     }
@@ -326,8 +329,9 @@ inline bool in_place_input_read_again(const Function& f, const std::vector<Deriv
 /// need a copy no instruction makes, and is refused with an error naming the
 /// input (DDR is never looked at: stores into one output tensor are partial
 /// writes).
-inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const std::vector<DerivedValue>& relations,
-                                    TransferBuilder& tb, bool other_spaces = false) {
+inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx,
+                                    const std::vector<DerivedValue>& relations, TransferBuilder& tb,
+                                    bool other_spaces = false) {
   // Built when the first in-place op needs them.
   std::optional<UseIndex> uses;  // not const: it follows set_memref (MemRefObserver)
   std::optional<ValueChains> chains;
@@ -351,14 +355,14 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
   // In place at InitMemRef: the result followed its input's window.
   PointerMap<const Var*, const DerivedValue*> in_place;
   for (const auto& d : relations)
-    if (d.writes_over_source())
-      in_place.try_emplace(d.var.get(), &d);
+    if (d.writes_over_source()) in_place.try_emplace(d.var.get(), &d);
   w.assign_hook = [&](const AssignStmt& s, const std::vector<PathEntry>& path) {
     if (tb.failed()) return;
     const DerivedValue* const* found = in_place.find(s.var.get());
     if (!found) return;
     const DerivedValue* ip = *found;
-    if (const auto sp = var_space(s.var); !sp || *sp == MemorySpace::DDR || (*sp == MemorySpace::Vec) == other_spaces)
+    if (const auto sp = var_space(s.var);
+        !sp || *sp == MemorySpace::DDR || (*sp == MemorySpace::Vec) == other_spaces)
       return;
     const VarPtr src = ip->source;
     // An in-place result follows its input, which may itself be a copy now
@@ -380,7 +384,8 @@ inline bool isolate_in_place_inputs(Function& f, const PassContext& ctx, const s
     if (!uses) uses.emplace(ctx.indexes.of(f)), chains.emplace(f, relations);
     if (!uses->observed(&s, path, *var_memref(src), chains->of({s.var.get()}), false)) return;
     std::vector<StmtPtr> out;
-    VarPtr copy = tb.copy_to_fresh(src, s.loc, out, "_keep", "is still read after an in-place op overwrites it");
+    VarPtr copy =
+        tb.copy_to_fresh(src, s.loc, out, "_keep", "is still read after an in-place op overwrites it");
     if (!copy) return;
     set_memref(s.var, var_memref(copy), var_space(copy));
     plans.emplace(&s, Plan{*written, copy, out.front()});

@@ -1,7 +1,8 @@
 // InferTileMemorySpace phase 4 (as PyPTO's InferTileMemorySpace
 // documents it): loop-invariant Mat residency.
 //
-//     for k in range(8):                                       m = tile.load(w, ..., Mat, compiler_bridge=True)
+//     for k in range(8):                                       m = tile.load(w, ..., Mat,
+//     compiler_bridge=True)
 //         m = tile.load(w, ..., Mat, compiler_bridge=True)  =>  r = tile.move(m, target_memory=Right)
 //         r = tile.move(m, target_memory=Right)                for k in range(8):
 //         acc = tile.matmul_acc(acc, l, r)                         acc = tile.matmul_acc(acc, l, r)
@@ -88,7 +89,8 @@ inline constexpr std::string_view bridge_marker = "compiler_bridge";
 }
 
 [[nodiscard]] inline bool is_matmul_family(std::string_view op) {
-  return starts_with(op, "tile.matmul") || starts_with(op, "tile.gemv") || starts_with(op, "tile.batch_matmul");
+  return starts_with(op, "tile.matmul") || starts_with(op, "tile.gemv") ||
+         starts_with(op, "tile.batch_matmul");
 }
 
 /// A syntactic use of a variable: a direct argument `arg` of the call of
@@ -164,8 +166,10 @@ class Inventory {
     bool h = hazard_call(*c);
     any_reserve_buffer |= c->op == "system.reserve_buffer";
     for (std::size_t i = 0; i < c->args.size(); ++i) {
-      if (const auto* v = c->args[i]->as<VarExpr>()) uses[v->var.get()].push_back(Use{s, c, i});
-      else h |= other(c->args[i], s);
+      if (const auto* v = c->args[i]->as<VarExpr>())
+        uses[v->var.get()].push_back(Use{s, c, i});
+      else
+        h |= other(c->args[i], s);
     }
     for (const auto& kw : c->kwargs) h |= other(kw.value, s);
     return h;
@@ -256,7 +260,8 @@ class Roots {
       const Call* c = d->second->as<Call>();
       if (!c) return nullptr;
       if (c->op == "tensor.create") return v;
-      if ((c->op == "tensor.slice" || c->op == "tensor.view" || c->op == "tensor.assemble") && !c->args.empty()) {
+      if ((c->op == "tensor.slice" || c->op == "tensor.view" || c->op == "tensor.assemble") &&
+          !c->args.empty()) {
         VarPtr src = as_var(c->args[0]);
         v = src ? src.get() : nullptr;
         continue;
@@ -336,7 +341,8 @@ class Roots {
 
 /// Whether every allocation-owning Mat / Left / Right tile of `f` has a
 /// static size and their aligned sums fit the SoC's capacities.
-[[nodiscard]] inline bool residency_capacity_ok(const Function& f, const OpRegistry& ops, const SocPolicy& soc) {
+[[nodiscard]] inline bool residency_capacity_ok(const Function& f, const OpRegistry& ops,
+                                                const SocPolicy& soc) {
   if (!soc.configured) return false;
   std::array<Addr, memory_space_count> total{};
   bool ok = true;
@@ -393,16 +399,19 @@ class Hoister : public IRMutator {
     const auto* body = nl->body->as<SeqStmts>();
     std::vector<StmtPtr> kept;
     for (const auto& s : body->stmts) {
-      if (std::find(moved.begin(), moved.end(), s.get()) != moved.end()) out.push_back(s);
-      else kept.push_back(s);
+      if (std::find(moved.begin(), moved.end(), s.get()) != moved.end())
+        out.push_back(s);
+      else
+        kept.push_back(s);
     }
     hoisted += moved.size();
     std::string names;
-    for (const Stmt* m : moved) names += (names.empty() ? "" : ", ") + in_quotes(m->as<AssignStmt>()->var->name);
+    for (const Stmt* m : moved)
+      names += (names.empty() ? "" : ", ") + in_quotes(m->as<AssignStmt>()->var->name);
     moves.emplace_back(loop->loc, std::move(names));
     out.push_back(make_node<ForStmt>(nl->loop_var, nl->start, nl->stop, nl->step, nl->iter_args,
-                                                  seq(std::move(kept), body->loc), nl->return_vars, nl->for_kind,
-                                                  nl->stage, nl->attrs, nl->loc));
+                                     seq(std::move(kept), body->loc), nl->return_vars, nl->for_kind,
+                                     nl->stage, nl->attrs, nl->loc));
   }
 
  private:
@@ -430,7 +439,8 @@ class Hoister : public IRMutator {
   }
 
   /// The one use of `v` as argument 0 of a direct statement of the open prefix, or null.
-  [[nodiscard]] const AssignStmt* single_prefix_use(const Var* v, const std::unordered_set<const Stmt*>& prefix) const {
+  [[nodiscard]] const AssignStmt* single_prefix_use(const Var* v,
+                                                    const std::unordered_set<const Stmt*>& prefix) const {
     const auto& us = uses_of(v);
     if (us.size() != 1 || !us[0].call || us[0].arg != 0 || !prefix.contains(us[0].stmt)) return nullptr;
     return us[0].stmt->as<AssignStmt>();
@@ -466,7 +476,8 @@ class Hoister : public IRMutator {
       } else if (to_l0(*a)) {
         const auto l0 = *space_of_var(a->var.get());
         const auto& vs = uses_of(a->var.get());
-        if (vs.empty() || !std::all_of(vs.begin(), vs.end(), [&](const Use& x) { return matmul_slot(x, l0); }))
+        if (vs.empty() ||
+            !std::all_of(vs.begin(), vs.end(), [&](const Use& x) { return matmul_slot(x, l0); }))
           return false;
       } else {
         return false;
@@ -491,7 +502,8 @@ class Hoister : public IRMutator {
     std::unordered_set<const Stmt*> chosen;
     for (const AssignStmt* load : order) {
       const Call* c = load->value ? load->value->as<Call>() : nullptr;
-      if (!c || !is_marked_bridge(*c) || space_of_var(load->var.get()) != MemorySpace::Mat || c->args.empty()) continue;
+      if (!c || !is_marked_bridge(*c) || space_of_var(load->var.get()) != MemorySpace::Mat || c->args.empty())
+        continue;
       if (!reads_invariant(*c, l, nullptr) || !trusted_param(c->args[0])) continue;
       // The exact prefix: load -> transpose_view* -> move/extract, one use each.
       std::vector<const Stmt*> chain{load};
@@ -552,7 +564,8 @@ class Hoister : public IRMutator {
 /// Phase 4 on kernel `f` of `program` (after phases 0-3): `f`'s body with the
 /// provably loop-invariant Mat bridge chains moved to their loops' preheaders;
 /// each loop that lost statements gets a hint (`mat-residency`) naming them.
-[[nodiscard]] inline StmtPtr hoist_loop_invariant_mat(const Program& program, const Function& f, PassContext& ctx) {
+[[nodiscard]] inline StmtPtr hoist_loop_invariant_mat(const Program& program, const Function& f,
+                                                      PassContext& ctx) {
   if (!f.body || !ctx.soc) return f.body;
   // Only a marked bridge load assigned to a variable can move: a kernel
   // without one (most) needs none of the analysis.
@@ -567,8 +580,8 @@ class Hoister : public IRMutator {
   StmtPtr body = h.mutate_stmt(f.body);
   for (auto& [loc, names] : h.moves)
     report(ctx, program, loc, Severity::hint, "mat-residency",
-           "loop-invariant Mat residency: " + names + " moved before this loop in function " + in_quotes(f.name) +
-               " (loaded from GM once instead of every iteration)");
+           "loop-invariant Mat residency: " + names + " moved before this loop in function " +
+               in_quotes(f.name) + " (loaded from GM once instead of every iteration)");
   return body;
 }
 

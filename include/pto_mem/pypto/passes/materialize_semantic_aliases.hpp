@@ -69,9 +69,9 @@
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/passes/acc_phi_coalesce.hpp"
 #include "pto_mem/pypto/passes/branch_storage.hpp"
-#include "pto_mem/pypto/passes/loop_input_isolation.hpp"
 #include "pto_mem/pypto/passes/identity_normalize.hpp"
 #include "pto_mem/pypto/passes/loop_carry_retarget.hpp"
+#include "pto_mem/pypto/passes/loop_input_isolation.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pass_diagnostics.hpp"
 #include "pto_mem/pypto/passes/semantic_alias_classes.hpp"
@@ -99,13 +99,16 @@ inline bool share_storage(const Function& f, const Program& program, PassContext
 }
 
 /// The note a sync pass needs for a logical tile selection: where to put the exit barrier.
-inline void report_tile_selection(const Function& f, const Program& program, PassContext& ctx, const TileSelection& s) {
+inline void report_tile_selection(const Function& f, const Program& program, PassContext& ctx,
+                                  const TileSelection& s) {
   report(ctx, program, s.at, Severity::note, "logical-tile-selection",
-         "MaterializeSemanticAliases in function '" + f.name + "': '" + s.phi + "' selects at run time slot '" +
-             s.slot_index + "' of allocation " + s.allocation + " (slot 0: '" + s.then_value + "', slot 1: '" +
-             s.else_value + "', " + std::to_string(s.slot_bytes) +
+         "MaterializeSemanticAliases in function '" + f.name + "': '" + s.phi +
+             "' selects at run time slot '" + s.slot_index + "' of allocation " + s.allocation +
+             " (slot 0: '" + s.then_value + "', slot 1: '" + s.else_value + "', " +
+             std::to_string(s.slot_bytes) +
              " bytes each) instead of copying; a sync pass must put a barrier at this if's exit, so that the "
-             "writers of both slots finish before any reader of '" + s.phi + "'");
+             "writers of both slots finish before any reader of '" +
+             s.phi + "'");
 }
 
 /// The Buffer IR storage legalisation of one function (steps 1-5 above).
@@ -178,18 +181,21 @@ inline void report_tile_selection(const Function& f, const Program& program, Pas
 
 }  // namespace passes
 
-[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program, PassContext& ctx);
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program,
+                                                                        PassContext& ctx);
 #if PTO_MEM_PYPTO_DEFINE
-[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program, PassContext& ctx) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE Program materialize_semantic_aliases(const Program& program,
+                                                                        PassContext& ctx) {
   using namespace passes;
   Program out = program;
   if (ctx.logical_tile_selection && (!ctx.buffer_ir || ctx.planner == Planner::ptoas))
-    report_warning(ctx, program, {}, "logical-tile-selection",
-                   std::string("logical tile selection is not applied ") +
-                       (ctx.buffer_ir ? "under the ptoas planner (ptoas places allocations and reconciles branch phis "
-                                        "itself)"
-                                      : "by the legacy storage path (it needs the Buffer IR legalisation)") +
-                       "; branch exits copy as without it");
+    report_warning(
+        ctx, program, {}, "logical-tile-selection",
+        std::string("logical tile selection is not applied ") +
+            (ctx.buffer_ir ? "under the ptoas planner (ptoas places allocations and reconciles branch phis "
+                             "itself)"
+                           : "by the legacy storage path (it needs the Buffer IR legalisation)") +
+            "; branch exits copy as without it");
   for (auto& f : out.functions) {
     if (f.kind == FunctionKind::Orchestration || !f.body) continue;
     if (ctx.buffer_ir) {

@@ -62,8 +62,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/algorithms/reuse.hpp"
+#include "pto_mem/core/compiled_mode.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/passes/acc_phi_coalesce.hpp"
 #include "pto_mem/pypto/passes/declared_slots.hpp"
@@ -103,7 +103,8 @@ struct BaseGroup {
   for (std::size_t i = 0; i < lt.size(); ++i) {
     const VarPtr& v = lt.vars[i];
     const auto space = var_space(v);
-    if (!is_planned_tile(v) || !space || *space == MemorySpace::DDR || *space == MemorySpace::ScalarLocal) continue;
+    if (!is_planned_tile(v) || !space || *space == MemorySpace::DDR || *space == MemorySpace::ScalarLocal)
+      continue;
     auto [g, fresh] = at.try_emplace(var_base(v), out.size());
     if (fresh) out.push_back({var_base(v), {}});
     out[*g].tiles.push_back(i);
@@ -178,7 +179,8 @@ inline void realign_loop_carries(const Function& f) {
 /// `fixed[i]` items (a window at a run-time offset) keep a slot of their own,
 /// and a slot they head takes others only at offset 0.
 inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::span<const ReuseItem> items,
-                           const ReuseRules& rules, const std::vector<std::pair<std::size_t, std::size_t>>& forbidden,
+                           const ReuseRules& rules,
+                           const std::vector<std::pair<std::size_t, std::size_t>>& forbidden,
                            const std::vector<bool>& fixed, MemorySpace space, Addr alignment) {
   const std::size_t n = items.size();
   std::vector<std::vector<std::size_t>> apart(n);
@@ -270,7 +272,8 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
     collect(i->else_body, else_defs);
     for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
       const VarPtr t = yielded_var(i->then_body, k), e = yielded_var(i->else_body, k);
-      if (!is_planned_tile(t) || !is_planned_tile(e) || then_defs.contains(t.get()) || !else_defs.contains(e.get()))
+      if (!is_planned_tile(t) || !is_planned_tile(e) || then_defs.contains(t.get()) ||
+          !else_defs.contains(e.get()))
         continue;
       if (var_base(t) != var_base(e)) out.emplace_back(var_base(t), var_base(e));
     }
@@ -283,9 +286,10 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
   // Where each if-phi lives, before lifetimes are packed (yield_fixup.hpp).
   // With Buffer IR, MaterializeSemanticAliases has made every carry and phi
   // explicit already: only lifetimes are packed here.
-  const Function f = ctx.buffer_ir ? in
-                                   : yield_fixup(in, p, ctx, {false, ctx.planner != Planner::ptoas, false, "MemoryReuse"},
-                                                 &relations);
+  const Function f =
+      ctx.buffer_ir
+          ? in
+          : yield_fixup(in, p, ctx, {false, ctx.planner != Planner::ptoas, false, "MemoryReuse"}, &relations);
   if (ctx.failed()) return in;
   const Lifetimes lt = compute_lifetimes(*ctx.indexes.of(f), f);
   const AllocTable allocs(f);
@@ -308,8 +312,10 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
   PointerMap<const Var*, std::size_t> group_of(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const VarPtr& first = lt.vars[groups[g].tiles.front()];
-    items[g] = ReuseItem{g, var_memref(first)->size, 1, *var_space(first), {lt.def[groups[g].tiles.front()], 0}};
-    if (auto sl = slotted.find(groups[g].base); sl != slotted.end()) items[g].size = std::max(items[g].size, sl->second);
+    items[g] =
+        ReuseItem{g, var_memref(first)->size, 1, *var_space(first), {lt.def[groups[g].tiles.front()], 0}};
+    if (auto sl = slotted.find(groups[g].base); sl != slotted.end())
+      items[g].size = std::max(items[g].size, sl->second);
     rules.parts[g].reserve(groups[g].tiles.size());
     for (std::size_t i : groups[g].tiles) {
       items[g].lifetime.begin = std::min(items[g].lifetime.begin, lt.def[i]);
@@ -383,7 +389,8 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
           bytes = std::max(bytes, a->size);
         auto [it, fresh] = use.try_emplace(r.arena, reserve.floor(r.arena), reserve.floor(r.arena));
         it->second.first = saturating_add(it->second.first, align(bytes, r.arena));
-        it->second.second = std::max(it->second.second, saturating_add(reserve.floor(r.arena), align(bytes, r.arena)));
+        it->second.second =
+            std::max(it->second.second, saturating_add(reserve.floor(r.arena), align(bytes, r.arena)));
       }
       return use;
     };
@@ -434,18 +441,20 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
       const std::string reserved = std::to_string(floor) + " of them reserved";
       std::string msg;
       if (use.first > cap)
-        msg = head + " (" + std::to_string(use.first) + " bytes, " + reserved + ") exceeds the platform limit (" +
-              std::to_string(cap) + " bytes)" + (fell_back ? " at every software-pipeline depth," : "") +
+        msg = head + " (" + std::to_string(use.first) + " bytes, " + reserved +
+              ") exceeds the platform limit (" + std::to_string(cap) + " bytes)" +
+              (fell_back ? " at every software-pipeline depth," : "") +
               " although every buffer fits on its own" +
               "; fell back to the legacy packing (lifetime sharing only" +
               (fell_back ? ", pipeline stages kept apart only for loads outside L0" : "") +
               "), so AllocateMemoryAddr will report the overflow unless fewer tiles are live at once "
               "(or plan with --planner dsa_rp)";
       else
-        msg = head + " exceeded the platform limit (" + std::to_string(cap) +
-              " bytes) at every software-pipeline depth; fell back to the legacy packing (pipeline stages kept "
-              "apart only for loads outside L0), which needs " +
-              std::to_string(use.first) + " bytes (" + reserved + ")";
+        msg =
+            head + " exceeded the platform limit (" + std::to_string(cap) +
+            " bytes) at every software-pipeline depth; fell back to the legacy packing (pipeline stages kept "
+            "apart only for loads outside L0), which needs " +
+            std::to_string(use.first) + " bytes (" + reserved + ")";
       ctx.diagnostics.push_back(pass_warning(p, f.loc, std::move(msg), code::reuse_fallback));
     }
     report_pipeline_depths(f, p, ctx, stages, reserve, align);
@@ -476,7 +485,8 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
         if (by_subrange && mo && co && ro) {  // one new MemRef per old one: windows that shared one still do
           auto [it, fresh] = rebased.try_emplace(m.get(), nullptr);
           if (fresh)
-            it->second = make_memref(rep_m->base, int_imm(*ro + at + (*mo - *co)), m->size, m->slot_count, m->slot_index);
+            it->second = make_memref(rep_m->base, int_imm(*ro + at + (*mo - *co)), m->size, m->slot_count,
+                                     m->slot_index);
           set_memref(w, it->second, rep_space);
           continue;
         }
@@ -493,7 +503,8 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
           set_memref(w, rep_m, rep_space);
           continue;
         }
-        set_memref(w, make_memref(rep_m->base, int_imm(*ro + rel), m->size, m->slot_count, m->slot_index), rep_space);
+        set_memref(w, make_memref(rep_m->base, int_imm(*ro + rel), m->size, m->slot_count, m->slot_index),
+                   rep_space);
       }
     }
   }
@@ -506,7 +517,8 @@ inline void pack_subranges(ReuseResult& packed, std::vector<Addr>& offset, std::
   coalesce_accumulator_phis(f, p, ctx, "MemoryReuse");
   if (ctx.failed()) return f;
   normalize_identities(relations);
-  Function out = yield_fixup(f, p, ctx, {true, ctx.planner != Planner::ptoas, true, "MemoryReuse"}, &relations);
+  Function out =
+      yield_fixup(f, p, ctx, {true, ctx.planner != Planner::ptoas, true, "MemoryReuse"}, &relations);
   if (ctx.failed()) return out;
   normalize_identities(relations);
   return strip_pipeline_membership(drop_orphaned_allocs(out));

@@ -49,7 +49,8 @@ struct BasePair {
     if (kw.value->is<NoneImm>()) return false;
     if (auto i = as_const_int(kw.value)) return *i != 0;
     if (const auto* e = kw.value->as<EnumImm>()) return e->value != "NONE" && e->value != "none";
-    if (const auto* s = kw.value->as<StringImm>()) return s->value != "none" && s->value != "NONE" && !s->value.empty();
+    if (const auto* s = kw.value->as<StringImm>())
+      return s->value != "none" && s->value != "NONE" && !s->value.empty();
     return true;
   }
   return false;
@@ -75,7 +76,7 @@ struct BasePair {
   };
 
   std::vector<BasePair> out;
-  std::unordered_map<std::uint64_t, std::size_t> seen;  // (writer index, operand base) dedup
+  std::unordered_map<std::uint64_t, std::size_t> seen;       // (writer index, operand base) dedup
   PointerMap<const Var*, std::size_t> base_rank(lt.size());  // first tracked tile on each base, for keys
   for (std::size_t i = 0; i < lt.size(); ++i) base_rank.try_emplace(var_base(lt.vars[i]), i);
   auto add = [&](const Var* a, const Var* b, std::uint8_t why) {
@@ -86,8 +87,10 @@ struct BasePair {
     if (x > y) std::swap(x, y), std::swap(a, b);
     const std::uint64_t key = (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint64_t>(y);
     auto [it, fresh] = seen.try_emplace(key, out.size());
-    if (fresh) out.push_back({a, b, why});
-    else out[it->second].reasons = static_cast<std::uint8_t>(out[it->second].reasons | why);
+    if (fresh)
+      out.push_back({a, b, why});
+    else
+      out[it->second].reasons = static_cast<std::uint8_t>(out[it->second].reasons | why);
   };
 
   for (std::size_t i = 0; i < lt.size(); ++i) {
@@ -114,7 +117,8 @@ struct BasePair {
       if (c->op == "tile.load") load_derived.insert(lt.vars[i].get());
       const OpSpec* spec = spec_of(ctx, *c);
       if (spec && spec->is_view())
-        if (auto src = arg_var(*c, 0); src && load_derived.contains(src.get())) load_derived.insert(lt.vars[i].get());
+        if (auto src = arg_var(*c, 0); src && load_derived.contains(src.get()))
+          load_derived.insert(lt.vars[i].get());
     }
     std::unordered_map<Tick, std::vector<std::size_t>> dying_at;  // load-derived values by last use
     for (std::size_t i = 0; i < lt.size(); ++i)

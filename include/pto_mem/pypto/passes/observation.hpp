@@ -121,7 +121,8 @@ class UseIndex : public MemRefObserver {
     if (!d || d->holder == at) return false;
     const StmtPath dp = d->path;
     std::size_t k = 0;
-    while (k < at_path.size() && k < dp.size() && at_path[k].stmt == dp[k].stmt && at_path[k].child == dp[k].child)
+    while (k < at_path.size() && k < dp.size() && at_path[k].stmt == dp[k].stmt &&
+           at_path[k].child == dp[k].child)
       ++k;
     if (k == at_path.size() || k == dp.size()) return false;  // inside `at`, or in a header enclosing it
     const Stmt* s = at_path[k].stmt;
@@ -138,8 +139,8 @@ class UseIndex : public MemRefObserver {
   /// so a lazily built chain is built only when a read of the window does
   /// observe `at`.
   template <class Exclusion>
-  [[nodiscard]] bool observed(const Stmt* at, StmtPath at_path, const MemRef& window, const Exclusion& exclude,
-                              bool inside) const {
+  [[nodiscard]] bool observed(const Stmt* at, StmtPath at_path, const MemRef& window,
+                              const Exclusion& exclude, bool inside) const {
     bool found = false;
     const std::uint32_t* head = on_base_.find(window.base.get());
     for (std::uint32_t g = head ? *head : none; g != none && !found; g = groups_[g].next) {
@@ -188,8 +189,8 @@ class UseIndex : public MemRefObserver {
   /// The reads of one variable, and its place in the list of its base.
   struct Group {
     const Var* var;
-    const Var* base = nullptr;     ///< the base it is filed under (null: none)
-    std::uint32_t prev = none;     ///< the list of the variables on `base`
+    const Var* base = nullptr;  ///< the base it is filed under (null: none)
+    std::uint32_t prev = none;  ///< the list of the variables on `base`
     std::uint32_t next = none;
     std::uint32_t begin = 0, end = 0;  ///< its reads: use_order_[begin, end)
   };
@@ -202,8 +203,10 @@ class UseIndex : public MemRefObserver {
     Group& x = groups_[g];
     if (x.base == base) return;
     if (x.base) {  // unlink
-      if (x.prev != none) groups_[x.prev].next = x.next;
-      else *on_base_.find(x.base) = x.next;
+      if (x.prev != none)
+        groups_[x.prev].next = x.next;
+      else
+        *on_base_.find(x.base) = x.next;
       if (x.next != none) groups_[x.next].prev = x.prev;
     }
     x.base = base;
@@ -229,7 +232,7 @@ class UseIndex : public MemRefObserver {
       if ((s->is<ForStmt>() || s->is<WhileStmt>()) && loop_repeats(*s) && defined_outside(u.var, s))
         return true;
     }
-    if (k == at_path.size()) {  // the read is at or below `at`
+    if (k == at_path.size()) {           // the read is at or below `at`
       if (u.holder == at) return false;  // `at`'s own header
       if (k < up.size() && up[k].stmt == at) return inside;
       return false;

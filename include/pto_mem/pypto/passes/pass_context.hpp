@@ -34,11 +34,11 @@ enum class Planner { pypto, dsa_rp, ptoas };
 }
 
 struct PassContext {
-  const SocPolicy* soc = nullptr;          ///< never null while a pass runs
+  const SocPolicy* soc = nullptr;  ///< never null while a pass runs
   Planner planner = Planner::pypto;
-  const OpRegistry* ops = nullptr;         ///< never null while a pass runs
-  Diagnostics diagnostics;                 ///< errors, warnings, hints (with codes) of every pass
-  std::vector<InsertedMove> moves;         ///< every tile.move a pass inserted, in insertion order
+  const OpRegistry* ops = nullptr;  ///< never null while a pass runs
+  Diagnostics diagnostics;          ///< errors, warnings, hints (with codes) of every pass
+  std::vector<InsertedMove> moves;  ///< every tile.move a pass inserted, in insertion order
   /// The default storage legalisation ("Buffer IR"):
   /// loop-input isolation, explicit branch destinations and parallel
   /// transfers in MaterializeSemanticAliases under every planner. false: the

@@ -18,7 +18,8 @@ inline void report(PassContext& ctx, const Program& program, Loc loc, Severity s
   ctx.diagnostics.push_back(std::move(d));
 }
 
-inline void report_error(PassContext& ctx, const Program& program, Loc loc, std::string code, std::string message) {
+inline void report_error(PassContext& ctx, const Program& program, Loc loc, std::string code,
+                         std::string message) {
   report(ctx, program, loc, Severity::error, std::move(code), std::move(message));
 }
 

@@ -19,10 +19,10 @@
 #include "pto_mem/core/diagnostics.hpp"
 #include "pto_mem/pypto/ir/function.hpp"
 #include "pto_mem/pypto/ir/visitor.hpp"
-#include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/ops/registry.hpp"
 #include "pto_mem/pypto/passes/pass_context.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
+#include "pto_mem/pypto/passes/stmt_walk.hpp"
 
 namespace pto_mem::pypto::passes {
 
@@ -44,7 +44,9 @@ inline constexpr const char* unsupported_copy = "unsupported-copy";
 
 // The tile facts below are asked hundreds of thousands of times per 10k
 // statements; g++ kept them as calls in the one large adapter unit.
-[[nodiscard, gnu::always_inline]] inline const TileType* tile_of(const VarPtr& v) noexcept { return v ? as_tile(v->type) : nullptr; }
+[[nodiscard, gnu::always_inline]] inline const TileType* tile_of(const VarPtr& v) noexcept {
+  return v ? as_tile(v->type) : nullptr;
+}
 /// The variable's MemRef (null for none), by reference into its type: no
 /// reference count per call. Valid until the variable's type changes (a
 /// `set_memref` of `v`): copy it to keep it across one.
@@ -98,7 +100,8 @@ inline const MemRefPtr no_memref{};  // constant-initialised: no guard
 [[nodiscard]] inline std::optional<std::int64_t> constant_trip_count(const Stmt& s) {
   const auto* l = s.as<ForStmt>();
   if (!l) return std::nullopt;
-  auto b = as_const_int(l->start), e = as_const_int(l->stop), st = l->step ? as_const_int(l->step) : std::optional<std::int64_t>{1};
+  auto b = as_const_int(l->start), e = as_const_int(l->stop),
+       st = l->step ? as_const_int(l->step) : std::optional<std::int64_t>{1};
   if (!b || !e || !st || *st == 0) return std::nullopt;
   if (*st > 0) return *e > *b ? (*e - *b + *st - 1) / *st : 0;
   return *b > *e ? (*b - *e - *st - 1) / -*st : 0;
@@ -164,7 +167,8 @@ class MemRefChangeCount final : public MemRefObserver {
 /// its own destination, say) may just have moved the init to another window.
 /// Every storage step that reads a carry's window calls this on reaching the
 /// loop, so it never decides on a window the loop is about to leave.
-inline void align_loop_carries(const std::vector<IterArg>& iter_args, const std::vector<VarPtr>& return_vars) {
+inline void align_loop_carries(const std::vector<IterArg>& iter_args,
+                               const std::vector<VarPtr>& return_vars) {
   for (std::size_t k = 0; k < iter_args.size(); ++k) {
     const VarPtr init = as_var(iter_args[k].init);
     const VarPtr& ia = iter_args[k].var;
@@ -209,8 +213,8 @@ inline void align_loop_carries(const std::vector<IterArg>& iter_args, const std:
     if (auto in = arg_var(c, 0))
       if (auto din = dtype_of(in->type), dout = out ? dtype_of(out->type) : std::nullopt; din && dout)
         widening = bit_width(*dout) > bit_width(*din);
-  return spec.forbidden_operands(c.args.size(), ctx.soc ? std::string_view(ctx.soc->soc_name) : std::string_view{},
-                                 widening);
+  return spec.forbidden_operands(
+      c.args.size(), ctx.soc ? std::string_view(ctx.soc->soc_name) : std::string_view{}, widening);
 }
 
 // ---- diagnostics ---------------------------------------------------------------------------

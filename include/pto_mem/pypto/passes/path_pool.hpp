@@ -24,9 +24,9 @@ class PathPool {
   /// Stores `path` (or finds it as the last path stored).
   Handle intern(StmtPath path) {
     if (have_last_ && last_.size == path.size() &&
-        std::equal(path.begin(), path.end(), entries_.begin() + last_.offset, [](const PathEntry& a, const PathEntry& b) {
-          return a.stmt == b.stmt && a.child == b.child;
-        }))
+        std::equal(
+            path.begin(), path.end(), entries_.begin() + last_.offset,
+            [](const PathEntry& a, const PathEntry& b) { return a.stmt == b.stmt && a.child == b.child; }))
       return last_;
     last_ = Handle{static_cast<std::uint32_t>(entries_.size()), static_cast<std::uint32_t>(path.size())};
     have_last_ = true;

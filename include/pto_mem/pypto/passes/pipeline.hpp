@@ -107,8 +107,9 @@ struct CompileOptions {
   /// Each pass first checks the properties it requires (run_one_pass.hpp).
   std::vector<Stage> passes;
   PrintOptions print_options;  ///< spelling of the dumps
-  bool verify_storage = true;       ///< run the tile-storage verifier on the planned program (verify/tile_storage.hpp)
-  bool buffer_ir = true;            ///< Buffer IR storage legalisation (PassContext::buffer_ir); false: legacy
+  bool verify_storage =
+      true;               ///< run the tile-storage verifier on the planned program (verify/tile_storage.hpp)
+  bool buffer_ir = true;  ///< Buffer IR storage legalisation (PassContext::buffer_ir); false: legacy
   bool logical_tile_selection = false;  ///< PassContext::logical_tile_selection (opt-in)
   /// A call of an op the registry does not describe (`tile.expp`): a warning
   /// naming it, the closest registered op and what the passes assume
@@ -159,7 +160,8 @@ struct CompileResult {
 };
 
 /// Runs the passes of `options.planner` up to `options.until` on `program`.
-[[nodiscard]] PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const CompileOptions& options = {});
+[[nodiscard]] PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program,
+                                                         const CompileOptions& options = {});
 
 /// Parses `text` (named `file` in diagnostics) and compiles it; a parse
 /// error is reported like a pass error (exit code 2).

@@ -22,11 +22,11 @@
 #include "pto_mem/pypto/passes/materialize_semantic_aliases.hpp"
 #include "pto_mem/pypto/passes/memory_reuse.hpp"
 #include "pto_mem/pypto/passes/pass_requirements.hpp"
+#include "pto_mem/pypto/passes/pipeline.hpp"
 #include "pto_mem/pypto/passes/planned_input.hpp"
 #include "pto_mem/pypto/passes/pointer_map.hpp"
 #include "pto_mem/pypto/passes/stmt_walk.hpp"
 #include "pto_mem/pypto/verify/tile_storage.hpp"
-#include "pto_mem/pypto/passes/pipeline.hpp"
 
 namespace pto_mem::pypto {
 
@@ -110,10 +110,12 @@ inline void allocation_addresses(const Program& p, const RelativeOffsets& rel, C
       }
     });
     if (found.empty()) continue;
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     auto& out = r.allocation_addresses[f.name];
     for (std::size_t k = 0; k < found.size(); ++k)
-      if (k == 0 || found[k].first != found[k - 1].first) out.emplace_hint(out.end(), found[k].first, found[k].second);
+      if (k == 0 || found[k].first != found[k - 1].first)
+        out.emplace_hint(out.end(), found[k].first, found[k].second);
   }
 }
 
@@ -139,7 +141,8 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
   dump(Stage::parse);
   // Unregistered ops first: under UnknownOps::error no pass plans a call it
   // knows nothing about.
-  for (auto& d : check_unknown_ops(r.program, *ctx.ops, options.unknown_ops)) ctx.diagnostics.push_back(std::move(d));
+  for (auto& d : check_unknown_ops(r.program, *ctx.ops, options.unknown_ops))
+    ctx.diagnostics.push_back(std::move(d));
   if (ctx.failed()) {
     r.diagnostics = std::move(ctx.diagnostics);
     return r;
@@ -150,7 +153,8 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
   bool restored = false;
   const bool chosen = !options.passes.empty();
   const std::vector<Stage> order =
-      chosen ? options.passes : std::vector<Stage>{Stage::infer, Stage::init, Stage::alias, Stage::reuse, Stage::alloc};
+      chosen ? options.passes
+             : std::vector<Stage>{Stage::infer, Stage::init, Stage::alias, Stage::reuse, Stage::alloc};
   for (Stage s : order) {
     if (!chosen && s > options.until) break;
     if (!chosen && !runs(options.planner, s)) continue;
@@ -183,8 +187,10 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
             verify_tile_memory_inferred(r.program, ctx);
             for (std::size_t k = before; k < ctx.diagnostics.size(); ++k)
               ctx.diagnostics[k].message +=
-                  " after InitMemRef: a phi or loop carry takes the space of the value whose buffer it shares; "
-                  "produce that value in the space its consumer needs (the branch arms or the loop initializer)";
+                  " after InitMemRef: a phi or loop carry takes the space of the value whose buffer it "
+                  "shares; "
+                  "produce that value in the space its consumer needs (the branch arms or the loop "
+                  "initializer)";
           }
           break;
         case Stage::alias: r.program = materialize_semantic_aliases(r.program, ctx); break;
@@ -223,9 +229,10 @@ PTO_MEM_PYPTO_INLINE CompileResult compile(const Program& program, const Compile
   // Passes run one at a time are checked once a pass that shares or places
   // storage has run (their input already has MemRefs).
   const bool shares_storage =
-      chosen ? std::any_of(r.ran.begin(), r.ran.end(),
-                           [](Stage s) { return s == Stage::alias || s == Stage::reuse || s == Stage::alloc; })
-             : options.until == Stage::alloc;
+      chosen
+          ? std::any_of(r.ran.begin(), r.ran.end(),
+                        [](Stage s) { return s == Stage::alias || s == Stage::reuse || s == Stage::alloc; })
+          : options.until == Stage::alloc;
   if (options.verify_storage && shares_storage && !ctx.failed()) {
     TileStorageOptions vo;
     vo.addresses_assigned = r.addresses_assigned;
@@ -250,7 +257,8 @@ PTO_MEM_PYPTO_INLINE CompileResult compile_source(std::string_view text, std::st
     r.diagnostics = std::move(parsed.diagnostics);
     if (r.ok()) {
       const OpRegistry& ops = options.ops ? *options.ops : default_registry();
-      for (auto& d : check_unknown_ops(r.program, ops, options.unknown_ops)) r.diagnostics.push_back(std::move(d));
+      for (auto& d : check_unknown_ops(r.program, ops, options.unknown_ops))
+        r.diagnostics.push_back(std::move(d));
     }
     if (r.ok()) r.ran.push_back(Stage::parse);
     if (r.ok() && std::find(options.dump_after.begin(), options.dump_after.end(), Stage::parse) !=

@@ -151,11 +151,11 @@ class StageGate {
   struct Group {
     MemorySpace space = MemorySpace::Vec;
     std::int64_t id = 0;
-    Addr slot = 0;                               ///< its largest tile
+    Addr slot = 0;                                 ///< its largest tile
     std::map<std::int64_t, std::int64_t> ordinal;  ///< stage -> dense ordinal
-    std::int64_t requested = 0;                  ///< D_g: distinct stages
-    std::int64_t depth = 1;                      ///< F_g: residues kept apart
-    Loc loc;                                     ///< its first tagged tile
+    std::int64_t requested = 0;                    ///< D_g: distinct stages
+    std::int64_t depth = 1;                        ///< F_g: residues kept apart
+    Loc loc;                                       ///< its first tagged tile
   };
 
   /// `capacity(space)`: the known capacity, or nullopt (the space is not gated).
@@ -177,15 +177,17 @@ class StageGate {
       const std::optional<Addr> cap = capacity(g.space);
       if (!cap || *cap == 0 || g.slot == 0) continue;
       gated_.insert(g.space);
-      g.depth = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::min<Addr>(static_cast<Addr>(g.requested),
-                                                                                   *cap / g.slot)));
+      g.depth = std::max<std::int64_t>(
+          1, static_cast<std::int64_t>(std::min<Addr>(static_cast<Addr>(g.requested), *cap / g.slot)));
     }
   }
 
   [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
   [[nodiscard]] const std::vector<Group>& groups() const noexcept { return groups_; }
   /// Whether `space` keeps clones apart up to F_g (rather than by the legacy rule).
-  [[nodiscard]] bool gated(MemorySpace space) const { return gated_.contains(space) && !legacy_.contains(space); }
+  [[nodiscard]] bool gated(MemorySpace space) const {
+    return gated_.contains(space) && !legacy_.contains(space);
+  }
   [[nodiscard]] bool fell_back(MemorySpace space) const { return legacy_.contains(space); }
 
   /// The item pairs that may not share under the current depths.
@@ -257,18 +259,22 @@ void report_pipeline_depths(const Function& f, const Program& p, PassContext& ct
     const Addr need = checked_mul(slot, static_cast<Addr>(g.requested)).value_or(max_addr);
     const std::string space(to_string(g.space));
     const std::string d = std::to_string(g.requested), k = std::to_string(g.depth);
-    std::string msg = "MemoryReuse in function '" + f.name + "': pipeline group " + std::to_string(g.id) + " in " +
-                      space + " requested depth " + d + ", but only " + k + " of " + d + " buffers fit (" +
-                      std::to_string(slot) + " bytes per stage, " + std::to_string(free) + " bytes free" +
-                      (floor ? " above " + std::to_string(floor) + " reserved" : std::string()) + "): stages " + k +
-                      " apart share a buffer and run one after the other. ";
+    std::string msg = "MemoryReuse in function '" + f.name + "': pipeline group " + std::to_string(g.id) +
+                      " in " + space + " requested depth " + d + ", but only " + k + " of " + d +
+                      " buffers fit (" + std::to_string(slot) + " bytes per stage, " + std::to_string(free) +
+                      " bytes free" +
+                      (floor ? " above " + std::to_string(floor) + " reserved" : std::string()) +
+                      "): stages " + k + " apart share a buffer and run one after the other. ";
     if (need > free)
-      msg += "Depth " + d + " alone needs " + std::to_string(need) + " bytes: shrink the per-stage tile to at most " +
-             std::to_string(free / static_cast<Addr>(g.requested)) + " bytes, or lower pl.pipeline(stage=) to " + k +
-             ".";
+      msg += "Depth " + d + " alone needs " + std::to_string(need) +
+             " bytes: shrink the per-stage tile to at most " +
+             std::to_string(free / static_cast<Addr>(g.requested)) +
+             " bytes, or lower pl.pipeline(stage=) to " + k + ".";
     else
-      msg += "The stages would fit on their own, but co-resident buffers (the tiles live alongside them) "
-             "over-subscribe the space: keep fewer of them live at once, or lower pl.pipeline(stage=) to " + k + ".";
+      msg +=
+          "The stages would fit on their own, but co-resident buffers (the tiles live alongside them) "
+          "over-subscribe the space: keep fewer of them live at once, or lower pl.pipeline(stage=) to " +
+          k + ".";
     report(ctx, p, g.loc, Severity::hint, pipeline_depth_hint, std::move(msg));
   }
 }

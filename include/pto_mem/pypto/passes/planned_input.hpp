@@ -5,7 +5,8 @@
 // one:
 //
 //   ping: Ptr = tile.alloc(Vec, 32768, pinned=True)
-//   t: Tile[[32, 128], FP32, MemRef(ping, 16384 + k % 2 * 16384, 16384, slots=2)[k % 2], Vec] = tile.load(...)
+//   t: Tile[[32, 128], FP32, MemRef(ping, 16384 + k % 2 * 16384, 16384, slots=2)[k % 2], Vec] =
+//   tile.load(...)
 //
 // is the declaration `MemRef("ping", slots=2)[k % 2]` on `t`, as written
 // before the first compile. So:
@@ -75,9 +76,10 @@ inline std::size_t restore_declarations(const StmtPtr& body, const OpRegistry& o
     if (!a || !a->var) return;
     const auto* t = as_tile(a->var->type);
     if (!t || !t->memref || !t->memref->base || t->memref->is_pinned || !t->space) return;
-    if (!pinned.contains(t->memref->base.get()) || !owns_its_window(*a, ops) || copies.contains(a->var.get())) return;
-    a->var->type = with_memref(a->var->type, declared_memref(t->memref->base, t->memref->slot_count,
-                                                             t->memref->slot_index));
+    if (!pinned.contains(t->memref->base.get()) || !owns_its_window(*a, ops) || copies.contains(a->var.get()))
+      return;
+    a->var->type = with_memref(
+        a->var->type, declared_memref(t->memref->base, t->memref->slot_count, t->memref->slot_index));
     ++bound;
   });
   return bound;
@@ -127,13 +129,15 @@ inline std::map<std::string, std::map<std::string, std::string>> restore_names(P
     std::vector<Var*> bases;  // mutable: a base's name is what is restored
     PointerSet<const Var*> seen;
     for_each_def(f, [&](const VarPtr& v) {
-      if (const MemRef* m = memref_ptr(v->type); m && m->base && seen.insert(m->base.get())) bases.push_back(m->base.get());
+      if (const MemRef* m = memref_ptr(v->type); m && m->base && seen.insert(m->base.get()))
+        bases.push_back(m->base.get());
     });
     PointerMap<const Var*, std::string> chosen;
     std::unordered_set<std::string> taken;
     for (const auto& [var, want] : in->second.tiles) {
       const MemRef* m = memref_ptr(var->type);
-      if (!m || !m->base || !seen.contains(m->base.get()) || chosen.find(m->base.get()) || taken.contains(want))
+      if (!m || !m->base || !seen.contains(m->base.get()) || chosen.find(m->base.get()) ||
+          taken.contains(want))
         continue;
       chosen.try_emplace(m->base.get(), want);
       taken.insert(want);
@@ -176,13 +180,14 @@ inline std::map<std::string, std::map<std::string, std::string>> restore_names(P
     for (const auto& t : in->second.tiles) used_in_input.insert(t.second);
     for (const auto& n : in->second.allocs)
       if (!used_in_input.contains(n)) unused_in_input.insert(n);
-    const auto unused = std::remove_if(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(lead),
-                                       [&](const StmtPtr& st) {
-                                         const auto* a = st->as<AllocStmt>();
-                                         return !seen.contains(a->var.get()) && !unused_in_input.contains(a->var->name);
-                                       });
+    const auto unused = std::remove_if(
+        stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(lead), [&](const StmtPtr& st) {
+          const auto* a = st->as<AllocStmt>();
+          return !seen.contains(a->var.get()) && !unused_in_input.contains(a->var->name);
+        });
     stmts.erase(unused, stmts.begin() + static_cast<std::ptrdiff_t>(lead));
-    if (stmts.size() != seqp->stmts.size() || !std::equal(stmts.begin(), stmts.end(), seqp->stmts.begin())) f.body = seq(std::move(stmts), seqp->loc, seqp->scope);
+    if (stmts.size() != seqp->stmts.size() || !std::equal(stmts.begin(), stmts.end(), seqp->stmts.begin()))
+      f.body = seq(std::move(stmts), seqp->loc, seqp->scope);
   }
   return renamed;
 }

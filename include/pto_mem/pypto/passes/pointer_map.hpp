@@ -40,7 +40,8 @@ class PointerMap {
 
   /// The value of `k`, or null.
   [[nodiscard, gnu::always_inline]] V* find(K k) noexcept {
-    if (!k) [[unlikely]] return null_ ? &*null_ : nullptr;
+    if (!k) [[unlikely]]
+      return null_ ? &*null_ : nullptr;
     if (slots_.empty()) return nullptr;
     for (std::size_t i = index(k);; i = (i + 1) & mask()) {
       if (slots_[i].first == k) return &slots_[i].second;
@@ -52,8 +53,10 @@ class PointerMap {
 
   /// Inserts (k, v) unless k is present; the entry and whether it is new.
   [[gnu::always_inline]] std::pair<V*, bool> try_emplace(K k, V v = V{}) {
-    if (!k) [[unlikely]] return emplace_null(std::move(v));
-    if (2 * (size_ + 1) > slots_.size()) [[unlikely]] grow();
+    if (!k) [[unlikely]]
+      return emplace_null(std::move(v));
+    if (2 * (size_ + 1) > slots_.size()) [[unlikely]]
+      grow();
     for (std::size_t i = index(k);; i = (i + 1) & mask()) {
       if (slots_[i].first == k) return {&slots_[i].second, false};
       if (!slots_[i].first) {
@@ -105,7 +108,7 @@ class PointerMap {
   }
 
   std::vector<std::pair<K, V>> slots_;
-  std::size_t size_ = 0;  ///< entries in slots_
+  std::size_t size_ = 0;   ///< entries in slots_
   std::optional<V> null_;  ///< the null key's value
 };
 

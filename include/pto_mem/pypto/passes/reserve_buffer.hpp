@@ -32,7 +32,7 @@ struct ReserveWindow {
 struct ReserveResolution {
   std::vector<ReserveWindow> windows;
   std::array<Addr, memory_space_count> reserved_end{};  ///< per space
-  std::unordered_map<const Call*, Addr> resolved_base;   ///< per reserve_buffer call
+  std::unordered_map<const Call*, Addr> resolved_base;  ///< per reserve_buffer call
   Diagnostics errors;
 
   [[nodiscard]] Addr floor(MemorySpace s) const noexcept { return reserved_end[index_of(s)]; }
@@ -49,7 +49,9 @@ struct ReserveResolution {
   const MemorySpace space = cross_core_space(f.kind);
   const Addr align = space_alignment(ctx, space);
   Addr next_base = 0;
-  auto fail = [&](Loc loc, std::string m) { out.errors.push_back(pass_error(p, loc, std::move(m), code::reserve_buffer)); };
+  auto fail = [&](Loc loc, std::string m) {
+    out.errors.push_back(pass_error(p, loc, std::move(m), code::reserve_buffer));
+  };
   auto visit = [&](const ExprPtr& e, Loc loc) {
     const Call* c = call_of(e);
     // (as a string_view: the length is compared first, so other ops cost no memcmp)
@@ -89,9 +91,10 @@ struct ReserveResolution {
     }
     for (const auto& w : out.windows)
       if (start < w.end && w.base < *end) {
-        fail(loc, "overlapping reserve_buffer ranges in function '" + f.name + "': [" + std::to_string(start) + ", " +
-                      std::to_string(*end) + ") overlaps with [" + std::to_string(w.base) + ", " +
-                      std::to_string(w.end) + ") ('" + name + "' and '" + w.name +
+        fail(loc, "overlapping reserve_buffer ranges in function '" + f.name + "': [" +
+                      std::to_string(start) + ", " + std::to_string(*end) + ") overlaps with [" +
+                      std::to_string(w.base) + ", " + std::to_string(w.end) + ") ('" + name + "' and '" +
+                      w.name +
                       "'); give one of them a base outside the other's window, or leave both automatic");
         return;
       }
@@ -137,16 +140,18 @@ struct ReserveResolution {
 [[nodiscard]] inline std::string reserve_note(const Function& f, const ReserveResolution& r, MemorySpace s) {
   const Addr floor = r.floor(s);
   if (floor == 0) return {};
-  std::string note = ". The first " + std::to_string(floor) +
-                     " bytes of that space are reserved by system.reserve_buffer, so tiles are allocated above them";
+  std::string note =
+      ". The first " + std::to_string(floor) +
+      " bytes of that space are reserved by system.reserve_buffer, so tiles are allocated above them";
   std::string kernel = f.name;
   for (const char* suffix : {"_aic", "_aiv"})
     if (kernel.size() > 4 && kernel.ends_with(suffix)) kernel.resize(kernel.size() - 4);
   for (const auto& w : r.windows)
     if (w.space == s && (w.name == kernel + "_c2v_slot_buffer" || w.name == kernel + "_v2c_slot_buffer")) {
-      note += "; '" + w.name +
-              "' is the automatic cross-core pipe ring: lower pl.cross_core_slot(slot_num=N) or shrink the tile "
-              "crossing the cube/vector boundary";
+      note +=
+          "; '" + w.name +
+          "' is the automatic cross-core pipe ring: lower pl.cross_core_slot(slot_num=N) or shrink the tile "
+          "crossing the cube/vector boundary";
       break;
     }
   return note;

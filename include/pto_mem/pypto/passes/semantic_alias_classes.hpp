@@ -64,7 +64,8 @@ struct Placed {
 };
 
 /// The identity relations as share relations.
-inline void add_identity_relations(const std::vector<DerivedValue>& relations, std::vector<ShareRelation>& out) {
+inline void add_identity_relations(const std::vector<DerivedValue>& relations,
+                                   std::vector<ShareRelation>& out) {
   for (const auto& d : relations) {
     const auto kind = d.kind == DerivedValue::Kind::view       ? ShareRelation::Kind::view
                       : d.kind == DerivedValue::Kind::in_place ? ShareRelation::Kind::in_place
@@ -109,7 +110,8 @@ inline void add_carry_relations(const std::vector<const Stmt*>& loops, std::vect
       out.push_back({ia, init, ShareRelation::Kind::same, nullptr});
       if (k < loop->return_vars->size()) {
         const VarPtr& rv = (*loop->return_vars)[k];
-        if (is_planned_tile(rv) && var_base(rv) == var_base(ia)) out.push_back({rv, ia, ShareRelation::Kind::same, nullptr});
+        if (is_planned_tile(rv) && var_base(rv) == var_base(ia))
+          out.push_back({rv, ia, ShareRelation::Kind::same, nullptr});
       }
     }
   }
@@ -179,7 +181,8 @@ class AliasClassWriter {
         nodes.push_back(node_of("@" + std::to_string(bases.size()), nullptr));
         bases.push_back(m->base);
       }
-      groups.push_back({{{static_cast<BufferId>(it->second), 0}, {static_cast<BufferId>(i), static_cast<Addr>(*off)}}});
+      groups.push_back(
+          {{{static_cast<BufferId>(it->second), 0}, {static_cast<BufferId>(i), static_cast<Addr>(*off)}}});
     }
     for (std::size_t i = 0; i < n; ++i) {
       const ShareRelation* r = info_[i].follows;
@@ -193,7 +196,8 @@ class AliasClassWriter {
     if (!unified_.ok()) return fail(vars_.front(), unified_.diagnostics.front().message);
     // Values follow one source each and only anchors that follow nothing
     // are tied to a base, so a class holds at most one base.
-    for (std::size_t k = 0; k < bases.size(); ++k) base_of_class_.emplace(unified_.allocation_of[n + k], n + k);
+    for (std::size_t k = 0; k < bases.size(); ++k)
+      base_of_class_.emplace(unified_.allocation_of[n + k], n + k);
     for (std::size_t i : order)
       if (!write(i)) return false;
     return true;
@@ -223,7 +227,8 @@ class AliasClassWriter {
 
   /// Every relation and placement already holds (most write-backs follow a
   /// step that moved nothing): then there is nothing to write.
-  [[nodiscard]] static bool all_hold(const std::vector<ShareRelation>& relations, const std::vector<Placed>& placed) {
+  [[nodiscard]] static bool all_hold(const std::vector<ShareRelation>& relations,
+                                     const std::vector<Placed>& placed) {
     for (const auto& pl : placed) {
       if (!is_planned_tile(pl.var) || !pl.memref) continue;
       const MemRefPtr m = var_memref(pl.var);
@@ -232,8 +237,10 @@ class AliasClassWriter {
     for (const auto& r : relations) {
       if (!is_planned_tile(r.var) || !is_planned_tile(r.source)) continue;
       const MemRefPtr m = var_memref(r.var), src = var_memref(r.source);
-      if (m == src && (r.kind == ShareRelation::Kind::in_place || var_space(r.var) == var_space(r.source))) continue;
-      if (m->base != src->base || m->slot_count != src->slot_count || !same_expr(m->slot_index, src->slot_index))
+      if (m == src && (r.kind == ShareRelation::Kind::in_place || var_space(r.var) == var_space(r.source)))
+        continue;
+      if (m->base != src->base || m->slot_count != src->slot_count ||
+          !same_expr(m->slot_index, src->slot_index))
         return false;
       const auto rel = rel_offset(r);
       const bool whole = r.kind != ShareRelation::Kind::view || (rel == 0 && m->size == src->size);
@@ -288,7 +295,8 @@ class AliasClassWriter {
 
   bool fail(const VarPtr& v, const std::string& why) {
     ctx_.diagnostics.push_back(pass_error(p_, v ? v->loc : Loc{},
-                                          "internal error in " + std::string(pass_) + ": the semantic aliases of " +
+                                          "internal error in " + std::string(pass_) +
+                                              ": the semantic aliases of " +
                                               in_quotes(v ? v->name : std::string("?")) + " disagree: " + why,
                                           code::internal));
     return false;
@@ -325,7 +333,8 @@ class AliasClassWriter {
       MemRefPtr followed;
       if (!constant_rel(*r)) {  // a run-time view: from its source, starting a class
         if (tied) return fail(v, "it is a view at a run-time offset in a class with constant addresses");
-        followed = make_memref(src->base, add(src->byte_offset, r->rel), size, src->slot_count, src->slot_index, false);
+        followed = make_memref(src->base, add(src->byte_offset, r->rel), size, src->slot_count,
+                               src->slot_index, false);
       } else if (position(i) == position(*index_.find(r->source.get())) && size == src->size) {
         followed = src;  // the source's window: its very MemRef
       } else {
@@ -341,9 +350,11 @@ class AliasClassWriter {
       // A second anchor of a class: its window must be where the class puts it.
       const MemRefPtr expected = at_position(cls, position(i), want->size, want);
       if (!same_window(expected, want))
-        return fail(v, "its window " + describe(want) + " is not where its class puts it (" + describe(expected) + ")");
+        return fail(v, "its window " + describe(want) + " is not where its class puts it (" +
+                           describe(expected) + ")");
     } else if (tied && !want->const_offset()) {
-      return fail(v, "its window " + describe(want) + " is at a run-time offset in a class with constant addresses");
+      return fail(
+          v, "its window " + describe(want) + " is at a run-time offset in a class with constant addresses");
     }
     if (!roots_.contains(cls)) roots_.emplace(cls, std::make_pair(want, position(i)));
     if (cur == want && var_space(v) == space) return true;
@@ -357,8 +368,10 @@ class AliasClassWriter {
   [[nodiscard]] static std::string describe(const MemRefPtr& m) {
     if (!m) return "no window";
     std::string s = m->name() + " at ";
-    if (auto o = m->const_offset()) s += std::to_string(*o);
-    else s += "a run-time offset";
+    if (auto o = m->const_offset())
+      s += std::to_string(*o);
+    else
+      s += "a run-time offset";
     return s + " (" + std::to_string(m->size) + " bytes)";
   }
 
@@ -370,7 +383,8 @@ class AliasClassWriter {
   std::vector<Info> info_;
   PointerMap<const Var*, std::size_t> index_;
   std::unordered_map<std::size_t, std::size_t> base_of_class_;  // class -> its base node
-  std::unordered_map<std::size_t, std::pair<MemRefPtr, std::int64_t>> roots_;  // class -> first window, position
+  std::unordered_map<std::size_t, std::pair<MemRefPtr, std::int64_t>>
+      roots_;  // class -> first window, position
   AliasUnification unified_;
 };
 
@@ -378,8 +392,8 @@ class AliasClassWriter {
 
 /// Writes every semantic alias class of `f` back (see the file comment).
 /// Returns false after adding an internal error to ctx.
-inline bool write_back_alias_classes(const Function& f, const Program& p, PassContext& ctx, std::string_view pass,
-                                     const std::vector<ShareRelation>& relations,
+inline bool write_back_alias_classes(const Function& f, const Program& p, PassContext& ctx,
+                                     std::string_view pass, const std::vector<ShareRelation>& relations,
                                      const std::vector<Placed>& placed = {}) {
   detail::AliasClassWriter w(f, p, ctx, pass);
   return w.run(relations, placed);

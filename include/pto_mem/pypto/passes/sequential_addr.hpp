@@ -33,8 +33,9 @@ namespace pto_mem::pypto::passes {
 }
 
 /// "Function 'f': Vec buffer usage (N bytes) exceeds platform limit (M bytes)" with the reserve note.
-[[nodiscard]] inline std::string capacity_message(const Function& f, MemorySpace space, const std::string& usage,
-                                                  Addr limit, const ReserveResolution& reserve) {
+[[nodiscard]] inline std::string capacity_message(const Function& f, MemorySpace space,
+                                                  const std::string& usage, Addr limit,
+                                                  const ReserveResolution& reserve) {
   return "Function '" + f.name + "': " + std::string(to_string(space)) + " buffer usage (" + usage +
          ") exceeds platform limit (" + std::to_string(limit) + " bytes)" + reserve_note(f, reserve, space) +
          ". Shrink the tiles or keep fewer of them live at once";
@@ -50,8 +51,8 @@ inline bool place_bases_sequentially(const Function& f, const Program& p, PassCo
     const PlannedBase& b = bases[i];
     if (b.bytes() == 0) {
       ctx.diagnostics.push_back(pass_error(p, b.base->loc,
-                                           "AllocateMemoryAddr encountered zero-sized MemRef on '" + b.base->name +
-                                               "' in function '" + f.name + "'",
+                                           "AllocateMemoryAddr encountered zero-sized MemRef on '" +
+                                               b.base->name + "' in function '" + f.name + "'",
                                            code::internal));
       return false;
     }
@@ -60,7 +61,8 @@ inline bool place_bases_sequentially(const Function& f, const Program& p, PassCo
   auto capacity_of = [&ctx](MemorySpace space) { return checked_capacity(ctx, space).value_or(max_addr); };
   const auto built = make_problem(buffers, SpaceArenas{ctx.soc, &reserve, capacity_of});
   SequentialOptions options;
-  options.before = [&bases, &ctx](std::size_t a, std::size_t b) {  // the SoC's placement order (default: name)
+  options.before = [&bases, &ctx](std::size_t a,
+                                  std::size_t b) {  // the SoC's placement order (default: name)
     auto key = [&bases](std::size_t i) { return PlacementKey{bases[i].base->name, bases[i].bytes(), i}; };
     return ctx.soc ? ctx.soc->places_before(key(a), key(b)) : bases[a].base->name < bases[b].base->name;
   };
@@ -77,14 +79,14 @@ inline bool place_bases_sequentially(const Function& f, const Program& p, PassCo
     fits = false;
     const std::string usage =
         use.high_water == max_addr ? "more than 2^64 bytes" : std::to_string(use.high_water) + " bytes";
-    ctx.diagnostics.push_back(
-        pass_error(p, f.loc, capacity_message(f, space, usage, limit.value_or(max_addr), reserve), code::capacity));
+    ctx.diagnostics.push_back(pass_error(
+        p, f.loc, capacity_message(f, space, usage, limit.value_or(max_addr), reserve), code::capacity));
   }
   if (!fits || !placed.placement) return false;
   for (std::size_t i = 0; i < bases.size(); ++i)
     if (auto why = address_windows(bases[i], *placed.placement->offsets[i], replace)) {
-      ctx.diagnostics.push_back(pass_error(p, f.loc, "AllocateMemoryAddr in function '" + f.name + "': " + *why,
-                                           code::internal));
+      ctx.diagnostics.push_back(
+          pass_error(p, f.loc, "AllocateMemoryAddr in function '" + f.name + "': " + *why, code::internal));
       return false;
     }
   return true;

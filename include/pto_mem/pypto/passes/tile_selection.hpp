@@ -74,14 +74,16 @@ namespace pto_mem::pypto::passes {
     if (!as_const_int(a.shape[i]) || !same_expr(a.shape[i], b.shape[i])) return false;
   if (a.view.fields.size() != b.view.fields.size()) return false;
   for (std::size_t i = 0; i < a.view.fields.size(); ++i)
-    if (a.view.fields[i].name != b.view.fields[i].name || !same_expr(a.view.fields[i].value, b.view.fields[i].value))
+    if (a.view.fields[i].name != b.view.fields[i].name ||
+        !same_expr(a.view.fields[i].value, b.view.fields[i].value))
       return false;
   return true;
 }
 
 /// `e` with variable `v` bound to `value`, folded to a constant when it is
 /// one (sums, differences and products of constants and `v`).
-[[nodiscard]] inline std::optional<std::int64_t> fold_with(const ExprPtr& e, const Var* v, std::int64_t value) {
+[[nodiscard]] inline std::optional<std::int64_t> fold_with(const ExprPtr& e, const Var* v,
+                                                           std::int64_t value) {
   if (!e) return std::nullopt;
   if (auto c = as_const_int(e)) return c;
   if (auto x = as_var(e)) return x.get() == v ? std::optional<std::int64_t>(value) : std::nullopt;
@@ -143,7 +145,8 @@ class SelectionUses {
   // Relations are in program order, and a derived value comes after its source.
   for (const auto& d : relations) {
     if (!chain.contains(d.source.get())) continue;
-    if (d.writes_over_source() || (d.kind == DerivedValue::Kind::view && !as_const_int(d.rel))) return std::nullopt;
+    if (d.writes_over_source() || (d.kind == DerivedValue::Kind::view && !as_const_int(d.rel)))
+      return std::nullopt;
     chain.insert(d.var.get());
   }
   for (const Var* v : chain)
@@ -154,8 +157,8 @@ class SelectionUses {
 /// Moves every window on allocation `from` into allocation `to` at `shift`
 /// bytes, as slot `slot` of `slots`: each distinct MemRef object gets one
 /// new object (variables sharing a MemRef still share it).
-inline void relocate_allocation(const std::vector<VarPtr>& vars, const Var* from, const VarPtr& to, std::int64_t shift,
-                                std::int64_t slot, std::uint64_t slots) {
+inline void relocate_allocation(const std::vector<VarPtr>& vars, const Var* from, const VarPtr& to,
+                                std::int64_t shift, std::int64_t slot, std::uint64_t slots) {
   std::unordered_map<const MemRef*, MemRefPtr> moved;
   for (const VarPtr& v : vars) {
     const MemRefPtr m = var_memref(v);

@@ -52,7 +52,8 @@ struct TrailingCopy {
   VarPtr from;         ///< the value it copies
 };
 
-[[nodiscard]] inline std::optional<TrailingCopy> trailing_copy(const Function& f, const StmtPtr& body, const VarPtr& v) {
+[[nodiscard]] inline std::optional<TrailingCopy> trailing_copy(const Function& f, const StmtPtr& body,
+                                                               const VarPtr& v) {
   if (!is_planned_tile(v)) return std::nullopt;
   const SeqStmts* block = nullptr;
   for (const Stmt* s = body.get(); s && s->is<SeqStmts>();) {
@@ -144,7 +145,8 @@ class TransferBuilder {
 
   /// A new allocation of `size` bytes in `space` (`mem_<space>_<hint>`).
   MemRefPtr fresh(MemorySpace space, Addr size, const std::string& hint, Loc loc) {
-    auto base = make_var(unique_name("mem_" + std::string(lowercase_name(space)) + "_" + hint), ptr_type(), loc);
+    auto base =
+        make_var(unique_name("mem_" + std::string(lowercase_name(space)) + "_" + hint), ptr_type(), loc);
     allocs_.push_back(alloc(base, space, size, false, AllocOp::tile, loc));
     return make_memref(std::move(base), int_imm(0), size);
   }
@@ -154,17 +156,21 @@ class TransferBuilder {
   VarPtr move(const VarPtr& src, const MemRefPtr& dest, std::optional<MemorySpace> space, Loc loc,
               std::vector<StmtPtr>& out, const std::string& suffix = "_mv") {
     if (space == MemorySpace::Acc && var_space(src) == MemorySpace::Acc) {
-      error(src->loc, std::string(pass_) + " cannot reconcile divergent L0C accumulator buffers with tile.move in function '" +
-                          f_.name + "': '" + src->name + "' (" + var_memref(src)->name() +
-                          ") would have to be copied into another Acc buffer (" + dest->name() +
-                          "), and there is no Acc-to-Acc copy; accumulator control-flow values must be coalesced "
-                          "before YieldFixup (keep the accumulator chain in place: matmul_acc on the carried value, "
-                          "and no read of the accumulator's input after the branch)");
+      error(src->loc,
+            std::string(pass_) +
+                " cannot reconcile divergent L0C accumulator buffers with tile.move in function '" + f_.name +
+                "': '" + src->name + "' (" + var_memref(src)->name() +
+                ") would have to be copied into another Acc buffer (" + dest->name() +
+                "), and there is no Acc-to-Acc copy; accumulator control-flow values must be coalesced "
+                "before YieldFixup (keep the accumulator chain in place: matmul_acc on the carried value, "
+                "and no read of the accumulator's input after the branch)");
       return nullptr;
     }
     const MemorySpace to = space.value_or(MemorySpace::Vec);
-    auto var = make_var(unique_name(src->name + suffix), with_memory_space(with_memref(src->type, dest), to), loc);
-    out.push_back(assign(var, call("tile.move", {var_ref(src)}, {Kwarg{"target_memory", space_imm(to)}}), loc));
+    auto var =
+        make_var(unique_name(src->name + suffix), with_memory_space(with_memref(src->type, dest), to), loc);
+    out.push_back(
+        assign(var, call("tile.move", {var_ref(src)}, {Kwarg{"target_memory", space_imm(to)}}), loc));
     ctx_.moves.push_back(InsertedMove{f_.name, var->name, src->name, to});
     made_.push_back(var);
     return var;
@@ -176,11 +182,12 @@ class TransferBuilder {
                        std::string_view why) {
     const auto space = var_space(src);
     if (!space || *space != MemorySpace::Vec) {
-      error(src->loc, std::string(pass_) + " in function '" + f_.name + "': '" + src->name + "' (" +
-                          std::string(space ? to_string(*space) : "no space") + ") " + std::string(why) +
-                          ", but a same-space copy is only supported in Vec; restructure the kernel so that the " +
-                          "value is not read again after it is overwritten (for a loop input: do not read the " +
-                          "initial value inside or after the loop)");
+      error(src->loc,
+            std::string(pass_) + " in function '" + f_.name + "': '" + src->name + "' (" +
+                std::string(space ? to_string(*space) : "no space") + ") " + std::string(why) +
+                ", but a same-space copy is only supported in Vec; restructure the kernel so that the " +
+                "value is not read again after it is overwritten (for a loop input: do not read the " +
+                "initial value inside or after the loop)");
       return nullptr;
     }
     return move(src, fresh(*space, var_memref(src)->size, src->name + suffix, loc), space, loc, out, suffix);
@@ -191,7 +198,8 @@ class TransferBuilder {
   /// or arm whose terminating yield the copies go before), a source that
   /// is already such a copy is written into its destination instead of
   /// being copied again (absorbed(), below).
-  bool schedule(std::vector<Transfer>& ts, Loc loc, std::vector<StmtPtr>& out, const StmtPtr& body = nullptr) {
+  bool schedule(std::vector<Transfer>& ts, Loc loc, std::vector<StmtPtr>& out,
+                const StmtPtr& body = nullptr) {
     std::vector<std::size_t> pending;
     for (std::size_t i = 0; i < ts.size(); ++i) {
       if (same_window(var_memref(ts[i].src), ts[i].dest)) {
@@ -229,7 +237,8 @@ class TransferBuilder {
           break;
         }
       if (!victim) return false;  // unreachable: the first copy is blocked
-      const VarPtr saved = copy_to_fresh(victim, loc, out, "_save", "is overwritten by a parallel copy that still reads it");
+      const VarPtr saved =
+          copy_to_fresh(victim, loc, out, "_save", "is overwritten by a parallel copy that still reads it");
       if (!saved) return false;
       for (std::size_t j : pending)
         if (ts[j].src == victim) ts[j].src = saved;
@@ -252,7 +261,8 @@ class TransferBuilder {
   /// Prepends the fresh allocations after the function's leading allocs.
   [[nodiscard]] Function with_allocs(Function out) const {
     if (allocs_.empty() || !out.body) return out;
-    std::vector<StmtPtr> stmts = out.body->is<SeqStmts>() ? out.body->as<SeqStmts>()->stmts : std::vector<StmtPtr>{out.body};
+    std::vector<StmtPtr> stmts =
+        out.body->is<SeqStmts>() ? out.body->as<SeqStmts>()->stmts : std::vector<StmtPtr>{out.body};
     auto at = std::find_if(stmts.begin(), stmts.end(), [](const StmtPtr& s) { return !s->is<AllocStmt>(); });
     stmts.insert(at, allocs_.begin(), allocs_.end());
     out.body = seq(std::move(stmts), out.body->loc);
@@ -287,7 +297,8 @@ class TransferBuilder {
     const Transfer& t = ts[i];
     if (!t.dest || !t.dest->base || (t.space && var_space(t.src) != t.space)) return false;
     const auto copy = trailing_copy(f_, body, t.src);
-    if (!copy || var_memref(t.src)->size > t.dest->size || windows_overlap(var_memref(copy->from), t.dest)) return false;
+    if (!copy || var_memref(t.src)->size > t.dest->size || windows_overlap(var_memref(copy->from), t.dest))
+      return false;
     // The other pending copies are emitted after it: none may read the destination.
     for (std::size_t j : pending)
       if (j != i && !ts[j].result && windows_overlap(var_memref(ts[j].src), t.dest)) return false;
@@ -308,7 +319,8 @@ class TransferBuilder {
     // Under Buffer IR the copies are planned before any planner, and a copy
     // that cannot exist is the kernel's limit (PyPTO's design: "unsupported same-space
     // copy"); in the legacy pipeline it is a broken invariant of YieldFixup.
-    ctx_.diagnostics.push_back(pass_error(p_, loc, std::move(message), ctx_.buffer_ir ? code::unsupported_copy : code::internal));
+    ctx_.diagnostics.push_back(
+        pass_error(p_, loc, std::move(message), ctx_.buffer_ir ? code::unsupported_copy : code::internal));
     failed_ = true;
   }
 
@@ -325,7 +337,7 @@ class TransferBuilder {
 
 /// `body` with its terminating yield replaced by `before...` then `yield`.
 [[nodiscard]] inline StmtPtr replace_terminating_yield(const StmtPtr& body, std::vector<StmtPtr> before,
-                                                        StmtPtr new_yield) {
+                                                       StmtPtr new_yield) {
   if (!body) return body;
   if (body->is<YieldStmt>()) {
     before.push_back(std::move(new_yield));

@@ -20,12 +20,11 @@
 // yielded directly are copied like any value (PyPTO skips them, leaving
 // the phi's buffer unwritten on that path). A loop yielding its own
 // iter-arg needs nothing. MemoryReuse chooses the phi buffers before it
-// packs lifetimes (YieldFixupOptions::arm_copies = false) and copies after. A move from Acc to Acc is illegal (an internal
-// error): divergent L0C accumulators must be coalesced before.
-// A copy it made on an earlier run (a planned program compiled again, where
-// that copy is an ordinary `y_mv = tile.move(y)` before the yield) is written
-// into its destination instead of being copied again (transfers.hpp,
-// TransferBuilder::absorb); with arm_copies = false, before the packing.
+// packs lifetimes (YieldFixupOptions::arm_copies = false) and copies after. A move from Acc to Acc is illegal
+// (an internal error): divergent L0C accumulators must be coalesced before. A copy it made on an earlier run
+// (a planned program compiled again, where that copy is an ordinary `y_mv = tile.move(y)` before the yield)
+// is written into its destination instead of being copied again (transfers.hpp, TransferBuilder::absorb);
+// with arm_copies = false, before the packing.
 #pragma once
 
 #include <algorithm>
@@ -87,7 +86,7 @@ class YieldFixupMutator : public IRMutator {
     StmtPtr body = fix_loop(l->iter_args, l->body, l->return_vars);
     if (body == l->body) return r;
     return make_node<ForStmt>(l->loop_var, l->start, l->stop, l->step, l->iter_args, std::move(body),
-                                           l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
+                              l->return_vars, l->for_kind, l->stage, l->attrs, l->loc);
   }
   StmtPtr mutate_while(const WhileStmt& s, const StmtPtr& self) override {
     align_loop_carries(s.iter_args, s.return_vars);
@@ -173,11 +172,13 @@ class YieldFixupMutator : public IRMutator {
     if (then_moves.empty() && else_moves.empty()) return r;
     StmtPtr then_body = i->then_body, else_body = i->else_body;
     if (!then_moves.empty())
-      then_body = replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
+      then_body =
+          replace_terminating_yield(then_body, std::move(then_moves), yield(std::move(then_values), ty->loc));
     if (!else_moves.empty())
-      else_body = replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
+      else_body =
+          replace_terminating_yield(else_body, std::move(else_moves), yield(std::move(else_values), ey->loc));
     return make_node<IfStmt>(i->condition, std::move(then_body), std::move(else_body), i->return_vars,
-                                          i->loc);
+                             i->loc);
   }
 
   [[nodiscard]] bool failed() const noexcept { return failed_; }
@@ -239,7 +240,8 @@ class YieldFixupMutator : public IRMutator {
 
   /// The copies at a loop's yield into the carried windows, as one
   /// parallel copy (a swap or rotation of carries saves a source first).
-  StmtPtr fix_loop(const std::vector<IterArg>& iter_args, const StmtPtr& body, const std::vector<VarPtr>& return_vars) {
+  StmtPtr fix_loop(const std::vector<IterArg>& iter_args, const StmtPtr& body,
+                   const std::vector<VarPtr>& return_vars) {
     const YieldStmt* y = terminating_yield(body);
     if (!y) return body;
     std::vector<ExprPtr> values = y->values;

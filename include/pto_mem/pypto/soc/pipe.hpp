@@ -23,7 +23,8 @@ enum class Pipe : std::uint8_t {
 inline constexpr std::size_t pipe_count = 8;
 
 [[nodiscard]] constexpr std::string_view to_string(Pipe p) noexcept {
-  constexpr std::array<std::string_view, pipe_count> names = {"MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL"};
+  constexpr std::array<std::string_view, pipe_count> names = {"MTE1", "MTE2", "MTE3", "M",
+                                                              "V",    "S",    "FIX",  "ALL"};
   return names[static_cast<std::size_t>(p)];
 }
 

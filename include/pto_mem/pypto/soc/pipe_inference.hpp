@@ -14,7 +14,8 @@
 namespace pto_mem::pypto {
 
 /// The pipe of a direct transfer src -> dst, when the SoC has that route.
-[[nodiscard]] inline std::optional<Pipe> transfer_pipe(const SocPolicy& soc, MemorySpace src, MemorySpace dst) {
+[[nodiscard]] inline std::optional<Pipe> transfer_pipe(const SocPolicy& soc, MemorySpace src,
+                                                       MemorySpace dst) {
   using enum MemorySpace;
   if (!soc.has_route(src, dst)) return std::nullopt;
   if (src == DDR && (dst == Vec || dst == Mat)) return Pipe::MTE2;

@@ -17,8 +17,12 @@ namespace pto_mem::pypto {
   SocPolicy p;
   p.soc_name = "a2a3";
   p.description = "Ascend 910B";
-  p.capacity(Vec, 188416).capacity(Mat, 524288).capacity(Left, 65536).capacity(Right, 65536)
-      .capacity(Acc, 131072).capacity(Bias, 1024);
+  p.capacity(Vec, 188416)
+      .capacity(Mat, 524288)
+      .capacity(Left, 65536)
+      .capacity(Right, 65536)
+      .capacity(Acc, 131072)
+      .capacity(Bias, 1024);
   p.acc_rows = AccRowAlignment{32, 16};
   p.route(DDR, {Vec, Mat}).route(Vec, {DDR}).route(Mat, {Left, Right, Bias}).route(Acc, {Mat, DDR});
   return p;
@@ -30,10 +34,18 @@ namespace pto_mem::pypto {
   SocPolicy p;
   p.soc_name = "a5";
   p.description = "Ascend 950";
-  p.capacity(Vec, 245760).capacity(Mat, 524288).capacity(Left, 65536).capacity(Right, 65536)
-      .capacity(Acc, 262144).capacity(Bias, 4096).capacity(LeftScale, 4096).capacity(RightScale, 4096);
+  p.capacity(Vec, 245760)
+      .capacity(Mat, 524288)
+      .capacity(Left, 65536)
+      .capacity(Right, 65536)
+      .capacity(Acc, 262144)
+      .capacity(Bias, 4096)
+      .capacity(LeftScale, 4096)
+      .capacity(RightScale, 4096);
   p.acc_rows = AccRowAlignment{16, 16};
-  p.route(DDR, {Vec, Mat}).route(Vec, {Mat, DDR}).route(Mat, {Left, Right, Bias, LeftScale, RightScale})
+  p.route(DDR, {Vec, Mat})
+      .route(Vec, {Mat, DDR})
+      .route(Mat, {Left, Right, Bias, LeftScale, RightScale})
       .route(Acc, {Vec, Mat, DDR});
   return p;
 }

@@ -88,7 +88,8 @@ class Reader {
 
   /// `v` is an object with only `allowed` keys (an unknown key is a typo);
   /// every unknown key is reported.
-  bool object(const json& v, const Path& p, std::string_view what, std::initializer_list<std::string_view> allowed) {
+  bool object(const json& v, const Path& p, std::string_view what,
+              std::initializer_list<std::string_view> allowed) {
     if (!v.is_object()) {
       fail(p, std::string(what) + " must be an object, " + found(v));
       return false;
@@ -98,8 +99,8 @@ class Reader {
       if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
         std::string list;
         for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        fail(operator_slash(p, it.key()), "unknown key \"" + it.key() + "\" in " + std::string(what) +
-                                              " (expected one of: " + list + ")");
+        fail(operator_slash(p, it.key()),
+             "unknown key \"" + it.key() + "\" in " + std::string(what) + " (expected one of: " + list + ")");
         ok = false;
       }
     return ok;
@@ -150,8 +151,10 @@ class Reader {
       soc_.description = soc_.soc_name;
     }
     if (auto it = doc.find("description"); it != doc.end()) {
-      if (it->is_string()) soc_.description = it->get<std::string>();
-      else fail(operator_slash(root, "description"), "description must be a string, " + found(*it));
+      if (it->is_string())
+        soc_.description = it->get<std::string>();
+      else
+        fail(operator_slash(root, "description"), "description must be a string, " + found(*it));
     }
     if (auto it = doc.find("alignment"); it != doc.end())
       if (auto a = positive(*it, operator_slash(root, "alignment"), "alignment")) soc_.address_alignment = *a;
@@ -160,21 +163,25 @@ class Reader {
       object(*it, p, "acc_rows", {"int32", "other"});
       if (it->is_object()) {
         if (auto r = it->find("int32"); r != it->end())
-          if (auto v = positive(*r, operator_slash(p, "int32"), "acc_rows.int32")) soc_.acc_rows.int32_rows = *v;
+          if (auto v = positive(*r, operator_slash(p, "int32"), "acc_rows.int32"))
+            soc_.acc_rows.int32_rows = *v;
         if (auto r = it->find("other"); r != it->end())
-          if (auto v = positive(*r, operator_slash(p, "other"), "acc_rows.other")) soc_.acc_rows.other_rows = *v;
+          if (auto v = positive(*r, operator_slash(p, "other"), "acc_rows.other"))
+            soc_.acc_rows.other_rows = *v;
       }
     }
     if (auto it = doc.find("placement_order"); it != doc.end()) {
       const auto o = it->is_string() ? parse_placement_order(it->get<std::string>()) : std::nullopt;
-      if (o) soc_.placement_order = *o;
+      if (o)
+        soc_.placement_order = *o;
       else
         fail(operator_slash(root, "placement_order"),
              "placement_order must be \"name\", \"first_seen\" or \"size_descending\", " + found(*it));
     }
     if (auto it = doc.find("spaces"); it == doc.end()) {
-      fail(root, "a SoC description needs \"spaces\": an object from space name (Vec, Mat, Left, Right, Acc, "
-                 "Bias, LeftScale, RightScale) to {\"capacity\": bytes, ...}");
+      fail(root,
+           "a SoC description needs \"spaces\": an object from space name (Vec, Mat, Left, Right, Acc, "
+           "Bias, LeftScale, RightScale) to {\"capacity\": bytes, ...}");
     } else {
       spaces(*it, operator_slash(root, "spaces"));
     }
@@ -182,22 +189,27 @@ class Reader {
   }
 
   void spaces(const json& v, const Path& p) {
-    if (!v.is_object()) return fail(p, "spaces must be an object from space name to its description, " + found(v));
+    if (!v.is_object())
+      return fail(p, "spaces must be an object from space name to its description, " + found(v));
     for (auto it = v.begin(); it != v.end(); ++it) {
       const Path sp = operator_slash(p, it.key());
       auto s = space_name(it.key(), sp);
       if (!s) continue;
       if (*s == MemorySpace::DDR || *s == MemorySpace::ScalarLocal) {
         fail(sp, std::string(to_string(*s)) + " is never planned (" +
-                     (*s == MemorySpace::DDR ? "off-chip memory" : "scalar arrays") + "); remove it from spaces");
+                     (*s == MemorySpace::DDR ? "off-chip memory" : "scalar arrays") +
+                     "); remove it from spaces");
         continue;
       }
       const json& d = it.value();
-      object(d, sp, "a space description", {"planned", "capacity", "alignment", "reserved"});  // typos reported
+      object(d, sp, "a space description",
+             {"planned", "capacity", "alignment", "reserved"});  // typos reported
       if (!d.is_object()) continue;
       if (auto f = d.find("planned"); f != d.end()) {
-        if (f->is_boolean()) soc_.plan(*s, f->get<bool>());
-        else fail(operator_slash(sp, "planned"), "planned must be true or false, " + found(*f));
+        if (f->is_boolean())
+          soc_.plan(*s, f->get<bool>());
+        else
+          fail(operator_slash(sp, "planned"), "planned must be true or false, " + found(*f));
       }
       std::optional<Addr> cap;
       if (auto f = d.find("capacity"); f != d.end()) {
@@ -229,8 +241,9 @@ class Reader {
         continue;
       }
       if (cap && *e > *cap) {
-        fail(wp, "the reserved window [" + std::to_string(*b) + ", " + std::to_string(*e) + ") ends beyond the " +
-                     std::string(to_string(s)) + " capacity (" + std::to_string(*cap) + " bytes)");
+        fail(wp, "the reserved window [" + std::to_string(*b) + ", " + std::to_string(*e) +
+                     ") ends beyond the " + std::string(to_string(s)) + " capacity (" + std::to_string(*cap) +
+                     " bytes)");
         continue;
       }
       for (const auto& o : windows)
@@ -247,7 +260,8 @@ class Reader {
   }
 
   void routes(const json& v, const Path& p) {
-    if (!v.is_object()) return fail(p, "routes must be an object from a space to the spaces it moves data to, " + found(v));
+    if (!v.is_object())
+      return fail(p, "routes must be an object from a space to the spaces it moves data to, " + found(v));
     for (auto it = v.begin(); it != v.end(); ++it) {
       const Path rp = operator_slash(p, it.key());
       auto from = space_name(it.key(), rp);
@@ -276,7 +290,8 @@ class Reader {
 }  // namespace detail::soc_file
 
 /// The SoC described by JSON `text` (named `file` in diagnostics).
-[[nodiscard]] PTO_MEM_PYPTO_INLINE SocFileResult read_soc_json(std::string_view text, std::string file = "<soc>");
+[[nodiscard]] PTO_MEM_PYPTO_INLINE SocFileResult read_soc_json(std::string_view text,
+                                                               std::string file = "<soc>");
 #if PTO_MEM_PYPTO_DEFINE
 [[nodiscard]] PTO_MEM_PYPTO_INLINE SocFileResult read_soc_json(std::string_view text, std::string file) {
   return detail::soc_file::Reader(text, std::move(file)).run();

@@ -74,7 +74,8 @@ struct PlacementKey {
 [[nodiscard]] constexpr std::uint16_t on_chip_spaces() noexcept {
   std::uint16_t m = 0;
   for (MemorySpace s : all_memory_spaces)
-    if (s != MemorySpace::DDR && s != MemorySpace::ScalarLocal) m = static_cast<std::uint16_t>(m | (1u << index_of(s)));
+    if (s != MemorySpace::DDR && s != MemorySpace::ScalarLocal)
+      m = static_cast<std::uint16_t>(m | (1u << index_of(s)));
   return m;
 }
 
@@ -140,7 +141,8 @@ struct SocPolicy {
     return *this;
   }
   SocPolicy& route(MemorySpace from, std::initializer_list<MemorySpace> to) {
-    for (auto d : to) routes[index_of(from)] = static_cast<std::uint16_t>(routes[index_of(from)] | (1u << index_of(d)));
+    for (auto d : to)
+      routes[index_of(from)] = static_cast<std::uint16_t>(routes[index_of(from)] | (1u << index_of(d)));
     return *this;
   }
   /// Whether the backend allocates space `s`.
@@ -176,8 +178,10 @@ static_assert(ArenaPolicy<SocPolicy, MemorySpace>);
   std::sort(all.begin(), all.end());
   std::vector<AddrRange> out;
   for (const auto& r : all)
-    if (!out.empty() && r.begin <= out.back().end) out.back().end = std::max(out.back().end, r.end);
-    else out.push_back(r);
+    if (!out.empty() && r.begin <= out.back().end)
+      out.back().end = std::max(out.back().end, r.end);
+    else
+      out.push_back(r);
   return out;
 }
 
@@ -188,7 +192,7 @@ static_assert(ArenaPolicy<SocPolicy, MemorySpace>);
 /// `placement_order()` when it has one (the generic concept does not ask for
 /// it), else `order`. Acc rows and routes are given explicitly.
 template <class P>
-  requires ArenaPolicy<P, MemorySpace>
+requires ArenaPolicy<P, MemorySpace>
 [[nodiscard]] SocPolicy from_arena_policy(const P& policy, std::string soc_name, AccRowAlignment acc_rows,
                                           std::vector<std::pair<MemorySpace, MemorySpace>> routes = {},
                                           PlacementOrder order = PlacementOrder::name) {
@@ -199,7 +203,9 @@ template <class P>
   out.acc_rows = acc_rows;
   out.address_alignment = T::alignment(policy, MemorySpace::Vec);
   out.placement_order = order;
-  if constexpr (requires { { policy.placement_order() } -> std::convertible_to<PlacementOrder>; })
+  if constexpr (requires {
+                  { policy.placement_order() } -> std::convertible_to<PlacementOrder>;
+                })
     out.placement_order = policy.placement_order();
   bool any_capacity = false;
   out.planned_spaces = 0;

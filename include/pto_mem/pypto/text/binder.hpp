@@ -79,7 +79,8 @@ class Binder {
       case Word::Kind::none: return;
       case Word::Kind::space:
         fail(loc, "'" + std::string(name) + "' is a memory space name; choose another variable name");
-      case Word::Kind::dtype: fail(loc, "'" + std::string(name) + "' is a data type name; choose another variable name");
+      case Word::Kind::dtype:
+        fail(loc, "'" + std::string(name) + "' is a data type name; choose another variable name");
       default: fail(loc, "'" + std::string(name) + "' is a keyword; choose another variable name");
     }
   }
@@ -96,9 +97,11 @@ class Binder {
         // the text has to say so itself.
         if (block_kind_ == BlockKind::loop)
           fail(loc, "'" + v->name + "' (defined" + where +
-                        ") is re-bound inside a loop body, which makes it a loop-carried value; carry it explicitly: "
-                        "for i, (" + v->name + "_iter,) in range(..., init_values=(" + v->name + ",)) ... " +
-                        v->name + "_out = yield_(...)");
+                        ") is re-bound inside a loop body, which makes it a loop-carried value; carry it "
+                        "explicitly: "
+                        "for i, (" +
+                        v->name + "_iter,) in range(..., init_values=(" + v->name + ",)) ... " + v->name +
+                        "_out = yield_(...)");
         // Re-bound inside an if arm: the if gets an implicit phi of it (parse_if).
       }
     }
@@ -108,7 +111,8 @@ class Binder {
   /// Binds `name` to `v` in the innermost scope, whatever `v` is called (an
   /// implicit iter-arg, return variable or phi answers to the name it carries).
   void bind_as(std::string_view name, const VarPtr& v) {
-    auto it = names_.try_emplace(std::string(name)).first;  // map nodes are stable: the undo log points at them
+    auto it =
+        names_.try_emplace(std::string(name)).first;  // map nodes are stable: the undo log points at them
     Binding& slot = it->second;
     frames_.back().push_back(Undo{&slot, std::move(slot), it->first});
     slot = Binding{v, var_ref(v), frames_.size() - 1};
@@ -180,8 +184,10 @@ class Binder {
   VarPtr bare_base(const std::string& name, Loc loc) {
     if (const Binding* b = lookup(name)) {
       if (!alloc_vars_.count(b->var.get()))
-        fail(loc, "'" + name + "' is not an allocation: a bare MemRef base must be defined by tile.alloc or "
-                               "tensor.alloc (write \"" + name + "\" for an external base)");
+        fail(loc, "'" + name +
+                      "' is not an allocation: a bare MemRef base must be defined by tile.alloc or "
+                      "tensor.alloc (write \"" +
+                      name + "\" for an external base)");
       return b->var;
     }
     auto it = bases_.find(name);
@@ -254,8 +260,10 @@ class Binder {
   std::vector<TypePtr> yielded_types(const YieldInfo& y, const std::vector<TypePtr>& defaults) {
     std::vector<TypePtr> out = defaults;
     if (y.annotation) {
-      if (y.names.size() == 1) out[0] = y.annotation;
-      else if (const auto* tt = y.annotation->as<TupleType>()) out = tt->elems;
+      if (y.names.size() == 1)
+        out[0] = y.annotation;
+      else if (const auto* tt = y.annotation->as<TupleType>())
+        out = tt->elems;
     }
     if (y.pl)  // PyPTO types a return var from its value; the annotation only restates it
       for (std::size_t i = 0; i < out.size() && i < defaults.size(); ++i) {
@@ -286,7 +294,8 @@ class Binder {
   /// Adds the implicit carries `names` to `iter_args` (named as PyPTO names
   /// them), returning the names their return variables will take.
   std::vector<std::string> add_implicit_iter_args(const std::vector<std::string>& names, Loc loc,
-                                                  std::vector<IterArg>& iter_args, std::vector<TypePtr>& types) {
+                                                  std::vector<IterArg>& iter_args,
+                                                  std::vector<TypePtr>& types) {
     std::vector<std::string> rv_names;
     for (const auto& n : names) {
       const Binding* b = lookup(n);
@@ -338,7 +347,8 @@ class Binder {
       const TypePtr whole = deduce(s->value);
       const auto* tt = whole ? whole->as<TupleType>() : nullptr;
       const auto k = as_const_int(s->index);
-      if (tt && k && *k >= 0 && static_cast<std::size_t>(*k) < tt->elems.size()) return tt->elems[static_cast<std::size_t>(*k)];
+      if (tt && k && *k >= 0 && static_cast<std::size_t>(*k) < tt->elems.size())
+        return tt->elems[static_cast<std::size_t>(*k)];
       return nullptr;
     }
     return expr_type(rhs);

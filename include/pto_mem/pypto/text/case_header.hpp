@@ -46,8 +46,8 @@ struct CaseFact {
 
 struct CaseHeader {
   std::string from;
-  std::string passes;  ///< "infer", "infer+init", ..., "full-pypto", "full-dsa_rp", "full-ptoas"
-  std::string soc;     ///< "a2a3", "a5"
+  std::string passes;   ///< "infer", "infer+init", ..., "full-pypto", "full-dsa_rp", "full-ptoas"
+  std::string soc;      ///< "a2a3", "a5"
   std::string planner;  ///< with `only ...` passes: the planner they run under ("pypto", "dsa_rp", "ptoas")
   std::vector<std::string> flags;  ///< `# flags:` more `pto-mem compile` flags, one word each
   std::vector<std::string> notes;
@@ -89,7 +89,8 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
       std::size_t b = 0;
       for (;;) {
         std::size_t e = rest.find('|', b);
-        f.args.push_back(std::string(trim(std::string_view(rest).substr(b, e == std::string::npos ? e : e - b))));
+        f.args.push_back(
+            std::string(trim(std::string_view(rest).substr(b, e == std::string::npos ? e : e - b))));
         if (e == std::string::npos) break;
         b = e + 1;
       }
@@ -97,7 +98,8 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
   } else if ((k == "space" || k == "allocs" || k == "alloc-size") && w.size() == 4 && w[2] == "=") {
     f.kind = k;
     f.args = {w[1], w[3]};
-  } else if (k == "addr" && w.size() >= 4 && w[2] == "=") {  // a constant, or a run-time offset: i % 2 * 16384
+  } else if (k == "addr" && w.size() >= 4 &&
+             w[2] == "=") {  // a constant, or a run-time offset: i % 2 * 16384
     f.kind = k;
     std::string offset = w[3];
     for (std::size_t x = 4; x < w.size(); ++x) offset += " " + w[x];
@@ -149,13 +151,20 @@ inline CaseFact parse_fact(std::string_view text, std::size_t line) {
       if (c.substr(0, key.size()) == key) return std::string(detail::trim(c.substr(key.size())));
       return std::nullopt;
     };
-    if (auto v = value("from:")) h.from = *v;
-    else if (auto v = value("passes:")) h.passes = *v;
-    else if (auto v = value("soc:")) h.soc = *v;
-    else if (auto v = value("planner:")) h.planner = *v;
-    else if (auto v = value("flags:")) for (auto& w : detail::words(*v)) h.flags.push_back(std::move(w));
-    else if (auto v = value("note:")) h.notes.push_back(*v);
-    else if (value("expect:")) in_expect = true;
+    if (auto v = value("from:"))
+      h.from = *v;
+    else if (auto v = value("passes:"))
+      h.passes = *v;
+    else if (auto v = value("soc:"))
+      h.soc = *v;
+    else if (auto v = value("planner:"))
+      h.planner = *v;
+    else if (auto v = value("flags:"))
+      for (auto& w : detail::words(*v)) h.flags.push_back(std::move(w));
+    else if (auto v = value("note:"))
+      h.notes.push_back(*v);
+    else if (value("expect:"))
+      in_expect = true;
   }
   return h;
 }

@@ -15,18 +15,32 @@
 namespace pto_mem::pypto::dsl {
 
 /// PyPTO keeps these in `system.` (`pl.reserve_buffer` is `system.reserve_buffer`).
-inline constexpr std::array<std::string_view, 19> system_names = {
-    "aic_initialize_pipe", "aiv_initialize_pipe", "import_peer_buffer", "reserve_buffer", "tfree_to_aic",
-    "tfree_to_aiv",        "sync_set",            "sync_wait",          "set_ffts",       "syncall",
-    "syncall_soft",        "cacheinvalid",        "fence",              "bar_v",          "bar_m",
-    "bar_all",             "task_invalid",        "available_cluster_count", "available_aiv_count"};
+inline constexpr std::array<std::string_view, 19> system_names = {"aic_initialize_pipe",
+                                                                  "aiv_initialize_pipe",
+                                                                  "import_peer_buffer",
+                                                                  "reserve_buffer",
+                                                                  "tfree_to_aic",
+                                                                  "tfree_to_aiv",
+                                                                  "sync_set",
+                                                                  "sync_wait",
+                                                                  "set_ffts",
+                                                                  "syncall",
+                                                                  "syncall_soft",
+                                                                  "cacheinvalid",
+                                                                  "fence",
+                                                                  "bar_v",
+                                                                  "bar_m",
+                                                                  "bar_all",
+                                                                  "task_invalid",
+                                                                  "available_cluster_count",
+                                                                  "available_aiv_count"};
 
 /// `pl.<name>` exports that are tensor ops whatever their operands.
 [[nodiscard]] inline std::optional<std::string> fixed_op(std::string_view n) {
   if (n == "create_tensor") return std::string("tensor.create");
   if (n == "create_tile") return std::string("tile.create");
-  if (n == "get_block_idx" || n == "get_block_num" || n == "get_subblock_idx" || n == "create_l1" || n == "dim" ||
-      n == "full" || n == "expand_clone")
+  if (n == "get_block_idx" || n == "get_block_num" || n == "get_subblock_idx" || n == "create_l1" ||
+      n == "dim" || n == "full" || n == "expand_clone")
     return "tensor." + std::string(n);
   for (auto s : system_names)
     if (s == n) return "system." + std::string(n);

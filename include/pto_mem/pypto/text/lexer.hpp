@@ -28,7 +28,9 @@ struct Token {
     return kind == TokenKind::Op && text.size() == op.size() && text[0] == op[0] &&
            (op.size() == 1 || text[1] == op[1]);
   }
-  [[nodiscard]] bool is_name(std::string_view n) const noexcept { return kind == TokenKind::Name && text == n; }
+  [[nodiscard]] bool is_name(std::string_view n) const noexcept {
+    return kind == TokenKind::Name && text == n;
+  }
 };
 
 /// How a token is named in "expected X, found Y".
@@ -83,10 +85,14 @@ class Lexer {
   }
 
  private:
-  static bool is_name_start(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+  static bool is_name_start(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  }
   static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
   static bool is_name_char(char c) noexcept { return is_name_start(c) || is_digit(c); }
-  static bool is_hex(char c) noexcept { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+  static bool is_hex(char c) noexcept {
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  }
 
   [[nodiscard]] Loc here() const noexcept {
     return Loc{line_, static_cast<std::uint32_t>(pos_ - line_begin_ + 1)};
@@ -165,8 +171,7 @@ class Lexer {
           indents_.pop_back();
           ++n;
         }
-        if (width != indents_.back())
-          return fail("unindent does not match any outer indentation level", loc);
+        if (width != indents_.back()) return fail("unindent does not match any outer indentation level", loc);
         pending_dedents_ = n - 1;
         return make(TokenKind::Dedent, {}, loc);
       }
@@ -229,7 +234,8 @@ class Lexer {
   Token string(Loc loc) {
     const std::size_t b = pos_;
     const char quote = src_[pos_];
-    if (pos_ + 2 < src_.size() && src_[pos_ + 1] == quote && src_[pos_ + 2] == quote) return long_string(loc, quote);
+    if (pos_ + 2 < src_.size() && src_[pos_ + 1] == quote && src_[pos_ + 2] == quote)
+      return long_string(loc, quote);
     ++pos_;
     while (pos_ < src_.size()) {
       const char c = src_[pos_];
@@ -262,7 +268,8 @@ class Lexer {
         ++pos_;
       }
     }
-    return fail(std::string("unterminated triple-quoted string: close it with ") + quote + quote + quote, loc);
+    return fail(std::string("unterminated triple-quoted string: close it with ") + quote + quote + quote,
+                loc);
   }
 
   Token op(Loc loc) {

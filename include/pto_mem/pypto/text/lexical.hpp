@@ -14,7 +14,15 @@ namespace pto_mem::pypto {
 
 /// What a bare word means before any variable is looked up.
 struct Word {
-  enum class Kind : std::uint8_t { none, keyword, space, dtype, true_lit, false_lit, none_lit } kind = Kind::none;
+  enum class Kind : std::uint8_t {
+    none,
+    keyword,
+    space,
+    dtype,
+    true_lit,
+    false_lit,
+    none_lit
+  } kind = Kind::none;
   MemorySpace space = MemorySpace::DDR;
   DataType dtype = DataType::FP32;
 };
@@ -36,10 +44,11 @@ struct Word {
     auto put = [&](std::string_view w, Word word) {
       t[static_cast<std::size_t>(w[0]) * (max_len + 1) + w.size()].push_back(Entry{w, word});
     };
-    for (std::string_view k : {"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-                               "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-                               "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-                               "with", "yield"})
+    for (std::string_view k :
+         {"and",    "as",   "assert", "async",  "await",  "break",   "class",    "continue",
+          "def",    "del",  "elif",   "else",   "except", "finally", "for",      "from",
+          "global", "if",   "import", "in",     "is",     "lambda",  "nonlocal", "not",
+          "or",     "pass", "raise",  "return", "try",    "while",   "with",     "yield"})
       put(k, Word{Word::Kind::keyword});
     put("True", Word{Word::Kind::true_lit});
     put("False", Word{Word::Kind::false_lit});
@@ -63,7 +72,9 @@ struct Word {
 }
 
 /// Names a variable may not take: keywords and the space / dtype literals.
-[[nodiscard]] inline bool is_reserved_name(std::string_view n) { return classify_word(n).kind != Word::Kind::none; }
+[[nodiscard]] inline bool is_reserved_name(std::string_view n) {
+  return classify_word(n).kind != Word::Kind::none;
+}
 
 /// The value of a string token (quotes removed, escapes resolved).
 [[nodiscard]] inline std::string unescape(std::string_view quoted) {
@@ -99,9 +110,7 @@ struct Word {
           break;
         }
         [[fallthrough]];
-      default:
-        out += '\\';
-        out += e;
+      default: out += '\\'; out += e;
     }
   }
   return out;

@@ -101,17 +101,18 @@ class Parser : protected Binder {
           continue;
         }
         if (!peek().is_op("@") && !peek().is_name("def"))
-          fail(peek().loc, "a statement in the class body (" + describe(peek()) +
-                               ") computes a Python value when PyPTO defines the class; such values have no text "
-                               "form in the IR: write the value where it is used");
+          fail(peek().loc,
+               "a statement in the class body (" + describe(peek()) +
+                   ") computes a Python value when PyPTO defines the class; such values have no text "
+                   "form in the IR: write the value where it is used");
         auto d = parse_decorators();
         prog.functions.push_back(parse_function(d, prog));
         skip_newlines();
       }
       expect(TokenKind::Dedent, "the end of the class body");
       skip_newlines();
-      if (!peek().is(TokenKind::End)) fail(peek().loc, "expected end of input after the program class, found " +
-                                                           describe(peek()));
+      if (!peek().is(TokenKind::End))
+        fail(peek().loc, "expected end of input after the program class, found " + describe(peek()));
       return prog;
     }
     for (;;) {
@@ -124,9 +125,10 @@ class Parser : protected Binder {
           fail(d.loc, "@program must decorate a class: `@program` then `class Name:`");
       if (decos.empty() && peek().is(TokenKind::Name) && !peek().is_name("def") &&
           (peek(1).is_op("=") || peek(1).is_op(":") || peek(1).is_op(".") || peek(1).is_op("(")))
-        fail(peek().loc, "expected 'def', found " + describe(peek()) +
-                             "; a module-level statement computes a Python value when the file is run, which has "
-                             "no text form in the IR: write the value where it is used");
+        fail(peek().loc,
+             "expected 'def', found " + describe(peek()) +
+                 "; a module-level statement computes a Python value when the file is run, which has "
+                 "no text form in the IR: write the value where it is used");
       prog.functions.push_back(parse_function(decos, prog));
       skip_newlines();
       decos = parse_decorators();
@@ -173,11 +175,13 @@ class Parser : protected Binder {
     return take();
   }
   Token expect_keyword(std::string_view kw) {
-    if (!peek().is_name(kw)) fail(peek().loc, "expected '" + std::string(kw) + "', found " + describe(peek()));
+    if (!peek().is_name(kw))
+      fail(peek().loc, "expected '" + std::string(kw) + "', found " + describe(peek()));
     return take();
   }
   Token expect_name(std::string_view what) {
-    if (!peek().is(TokenKind::Name)) fail(peek().loc, "expected " + std::string(what) + ", found " + describe(peek()));
+    if (!peek().is(TokenKind::Name))
+      fail(peek().loc, "expected " + std::string(what) + ", found " + describe(peek()));
     return take();
   }
   Token expect(TokenKind k, std::string_view what) {
@@ -245,16 +249,20 @@ class Parser : protected Binder {
 
   static std::optional<MemorySpace> dotted_space(const Dotted& d) {
     std::string_view n;
-    if (d.size() == 1) n = d[0];
-    else if (d.size() == 2 && (d[0] == "Mem" || d[0] == "MemorySpace")) n = d[1];
+    if (d.size() == 1)
+      n = d[0];
+    else if (d.size() == 2 && (d[0] == "Mem" || d[0] == "MemorySpace"))
+      n = d[1];
     const Word w = classify_word(n);
     if (w.kind == Word::Kind::space) return w.space;
     return std::nullopt;
   }
   static std::optional<DataType> dotted_dtype(const Dotted& d) {
     std::string_view n;
-    if (d.size() == 1) n = d[0];
-    else if (d.size() == 2 && d[0] == "DataType") n = d[1];
+    if (d.size() == 1)
+      n = d[0];
+    else if (d.size() == 2 && d[0] == "DataType")
+      n = d[1];
     const Word w = classify_word(n);
     if (w.kind == Word::Kind::dtype) return w.dtype;
     return std::nullopt;
@@ -293,8 +301,7 @@ class Parser : protected Binder {
             if (key.text == "type") {
               Dotted k = parse_dotted();
               std::string_view kn = k.back();
-              if (k.size() > 2 || (k.size() == 2 && k[0] != "FunctionType") ||
-                  !parse_function_kind(kn))
+              if (k.size() > 2 || (k.size() == 2 && k[0] != "FunctionType") || !parse_function_kind(kn))
                 fail(k.loc, "unknown function type '" + k.joined() +
                                 "'; expected InCore, AIC, AIV, Orchestration or Opaque");
               d.fkind = parse_function_kind(kn);
@@ -320,8 +327,10 @@ class Parser : protected Binder {
     Function fn;
     for (const auto& d : decos) {
       if (d.kind == Decorator::Kind::program) fail(d.loc, "@program decorates the class, not a function");
-      if (d.fkind) fn.kind = *d.fkind;
-      else if (d.pl && d.kind == Decorator::Kind::function) fn.kind = FunctionKind::Opaque;  // PyPTO's default
+      if (d.fkind)
+        fn.kind = *d.fkind;
+      else if (d.pl && d.kind == Decorator::Kind::function)
+        fn.kind = FunctionKind::Opaque;  // PyPTO's default
       fn.attrs.insert(fn.attrs.end(), d.attrs.begin(), d.attrs.end());
     }
     const Token def = expect_keyword("def");
@@ -329,8 +338,8 @@ class Parser : protected Binder {
     fn.name = std::string(name.text);
     fn.loc = def.loc;
     if (const Function* prev = prog.find(fn.name))
-      fail(name.loc, "function '" + fn.name + "' is defined twice (first at line " + std::to_string(prev->loc.line) +
-                         ")");
+      fail(name.loc, "function '" + fn.name + "' is defined twice (first at line " +
+                         std::to_string(prev->loc.line) + ")");
     reset_function_state();
     push_scope();
     expect_op("(");
@@ -345,7 +354,9 @@ class Parser : protected Binder {
       Dotted d = parse_dotted();
       TypePtr t;
       if (d.is("Out") || d.is("InOut") || d.is("In")) {
-        p.direction = d.is("Out") ? ParamDirection::Out : d.is("InOut") ? ParamDirection::InOut : ParamDirection::In;
+        p.direction = d.is("Out")     ? ParamDirection::Out
+                      : d.is("InOut") ? ParamDirection::InOut
+                                      : ParamDirection::In;
         expect_op("[");
         t = parse_type(TypeContext::signature);
         expect_op("]");
@@ -378,8 +389,8 @@ class Parser : protected Binder {
     for (const auto& [base, loc] : pending_bare_) {
       auto it = bases_.find(base);
       if (it == bases_.end() || !alloc_vars_.count(it->second.get()))
-        fail(loc, "MemRef base '" + base + "' is not defined by a tile.alloc or tensor.alloc in function '" + fn.name +
-                      "' (write \"" + base + "\" for an external base)");
+        fail(loc, "MemRef base '" + base + "' is not defined by a tile.alloc or tensor.alloc in function '" +
+                      fn.name + "' (write \"" + base + "\" for an external base)");
     }
     pop_scope();
     return fn;
@@ -400,7 +411,8 @@ class Parser : protected Binder {
       MemRefPtr m;
       if (accept_op(",") && !peek().is_op("]")) {
         Dotted a = parse_dotted();
-        if (!a.is("MemRef")) fail(a.loc, "expected MemRef(...) after the dtype of a Tensor, found '" + a.joined() + "'");
+        if (!a.is("MemRef"))
+          fail(a.loc, "expected MemRef(...) after the dtype of a Tensor, found '" + a.joined() + "'");
         m = parse_memref(ctx, a.loc, /*on_tensor=*/true);
         accept_op(",");
       }
@@ -430,14 +442,15 @@ class Parser : protected Binder {
           if (space) fail(a.loc, "a Tile type takes one memory space");
           space = s;
         } else {
-          fail(a.loc, "expected MemRef(...), a memory space or TileView(...) in Tile[...], found '" + a.joined() + "'");
+          fail(a.loc, "expected MemRef(...), a memory space or TileView(...) in Tile[...], found '" +
+                          a.joined() + "'");
         }
       }
       expect_op("]");
       if (m && m->is_pinned && !space)
         fail(d.loc, "a tile bound to the declared allocation '" + m->name() +
-                        "' must state an explicit memory space, e.g. Tile[[64, 64], FP32, MemRef(\"" + m->name() +
-                        "\"), Vec]");
+                        "' must state an explicit memory space, e.g. Tile[[64, 64], FP32, MemRef(\"" +
+                        m->name() + "\"), Vec]");
       return tile_type(std::move(shape), dt, space, std::move(m), std::move(view));
     }
     if (d.is("Scalar")) {
@@ -492,14 +505,16 @@ class Parser : protected Binder {
 
   MemRefPtr parse_memref(TypeContext ctx, Loc loc, bool on_tensor) {
     expect_op("(");
-    const bool declaration = !peek().is_op(")") && (peek(1).is_op(")") || (peek(1).is_op(",") &&
-                                                                          peek(2).is_name("slots") &&
-                                                                          peek(3).is_op("=")));
+    const bool declaration =
+        !peek().is_op(")") &&
+        (peek(1).is_op(")") || (peek(1).is_op(",") && peek(2).is_name("slots") && peek(3).is_op("=")));
     if (declaration) {
       // A declaration: MemRef("name"[, slots=N])[k]?
       if (!peek().is(TokenKind::String))
-        fail(peek().loc, "a declared allocation's name must be a non-empty string literal, e.g. "
-                         "MemRef(\"scratch\"), found '" + std::string(peek().text) + "'");
+        fail(peek().loc,
+             "a declared allocation's name must be a non-empty string literal, e.g. "
+             "MemRef(\"scratch\"), found '" +
+                 std::string(peek().text) + "'");
       const std::string name = unescape(take().text);
       std::uint64_t slots = 1;
       Loc slots_loc = loc;
@@ -522,11 +537,13 @@ class Parser : protected Binder {
       if (on_tensor) fail(loc, "only tiles can be bound to a declared allocation MemRef(\"" + name + "\")");
       if (slots < 1) fail(slots_loc, "the declared allocation '" + name + "' must have at least one slot");
       if (index && slots == 1)
-        fail(index_loc, "MemRef(\"" + name + "\") has a single slot, so it cannot be subscripted; declare slots: "
-                        "MemRef(\"" + name + "\", slots=2)[k]");
+        fail(index_loc, "MemRef(\"" + name +
+                            "\") has a single slot, so it cannot be subscripted; declare slots: "
+                            "MemRef(\"" +
+                            name + "\", slots=2)[k]");
       if (auto k = as_const_int(index); k && (*k < 0 || static_cast<std::uint64_t>(*k) >= slots))
-        fail(index_loc, "slot index " + std::to_string(*k) + " is out of range for MemRef(\"" + name + "\", slots=" +
-                            std::to_string(slots) + ")");
+        fail(index_loc, "slot index " + std::to_string(*k) + " is out of range for MemRef(\"" + name +
+                            "\", slots=" + std::to_string(slots) + ")");
       return declared_memref(declared_base(name, loc), slots, std::move(index));
     }
     VarPtr base;
@@ -542,7 +559,8 @@ class Parser : protected Binder {
     }
     expect_op(",");
     ExprPtr offset = parse_expr();
-    if (const auto* i = offset->as<IntImm>(); i && i->dtype) offset = int_imm(i->value);  // const(0, INT64) is 0
+    if (const auto* i = offset->as<IntImm>(); i && i->dtype)
+      offset = int_imm(i->value);  // const(0, INT64) is 0
     expect_op(",");
     const std::uint64_t size = parse_count("the MemRef size");
     std::uint64_t slots = 1;
@@ -560,7 +578,8 @@ class Parser : protected Binder {
       index = parse_expr();
       expect_op("]");
       if (auto k = as_const_int(index); k && (*k < 0 || static_cast<std::uint64_t>(*k) >= slots))
-        fail(il, "slot index " + std::to_string(*k) + " is out of range for " + std::to_string(slots) + " slot(s)");
+        fail(il, "slot index " + std::to_string(*k) + " is out of range for " + std::to_string(slots) +
+                     " slot(s)");
     }
     return make_memref(std::move(base), std::move(offset), size, slots, std::move(index), false);
   }
@@ -608,7 +627,8 @@ class Parser : protected Binder {
   /// After the ':' of a compound statement. `carried`: names whose bindings
   /// at the end of the body are the loop's implicit carries; `arm`: record
   /// the names the block bound (an if arm's implicit phis).
-  Block parse_block(bool while_condition, const std::vector<std::string>* carried = nullptr, bool arm = false) {
+  Block parse_block(bool while_condition, const std::vector<std::string>* carried = nullptr,
+                    bool arm = false) {
     const Loc loc = peek().loc;
     expect(TokenKind::Newline, "end of line after ':'");
     expect(TokenKind::Indent, "an indented block");
@@ -617,8 +637,8 @@ class Parser : protected Binder {
     Block b;
     std::vector<StmtPtr> stmts;
     if (while_condition) {
-      if (!at_keyword_call("cond")) fail(peek().loc, "a while_ loop body must start with cond(<condition>), found " +
-                                                         describe(peek()));
+      if (!at_keyword_call("cond"))
+        fail(peek().loc, "a while_ loop body must start with cond(<condition>), found " + describe(peek()));
       skip_keyword_name();
       expect_op("(");
       b.condition = parse_expr();
@@ -667,15 +687,15 @@ class Parser : protected Binder {
     const std::size_t nl = text_.rfind('\n', at);
     const std::size_t line_start = nl == std::string_view::npos ? 0 : nl + 1;
     Lexer scan(text_.substr(line_start));
-    int depth = 0;                    // 1: the header's line, 2: the body
+    int depth = 0;  // 1: the header's line, 2: the body
     bool entered = false;
-    std::size_t k = 0;                // tokens seen on this line
+    std::size_t k = 0;  // tokens seen on this line
     int brackets = 0;
-    bool targets = false;             // the line so far is `name (, name)*`
+    bool targets = false;  // the line so far is `name (, name)*`
     bool want_name = false;
-    bool annotated = false;           // after `targets :`, waiting for '='
-    bool after_eq = false;            // in the right-hand side of the target list's '='
-    bool decided = false;             // the right-hand side is known to be a yield_ or not
+    bool annotated = false;  // after `targets :`, waiting for '='
+    bool after_eq = false;   // in the right-hand side of the target list's '='
+    bool decided = false;    // the right-hand side is known to be a yield_ or not
     bool yield_rhs = false;
     std::vector<std::string_view> line_names;
     auto finish = [&] {
@@ -717,9 +737,12 @@ class Parser : protected Binder {
         continue;
       }
       if (annotated) {
-        if (t.is_op("[") || t.is_op("(")) ++brackets;
-        else if (t.is_op("]") || t.is_op(")")) --brackets;
-        else if (brackets == 0 && t.is_op("=")) after_eq = true;
+        if (t.is_op("[") || t.is_op("("))
+          ++brackets;
+        else if (t.is_op("]") || t.is_op(")"))
+          --brackets;
+        else if (brackets == 0 && t.is_op("="))
+          after_eq = true;
         continue;
       }
       if (want_name) {
@@ -731,10 +754,14 @@ class Parser : protected Binder {
         }
         continue;
       }
-      if (t.is_op(",")) want_name = true;
-      else if (t.is_op("=")) after_eq = true;
-      else if (t.is_op(":")) annotated = true;
-      else targets = false;
+      if (t.is_op(","))
+        want_name = true;
+      else if (t.is_op("="))
+        after_eq = true;
+      else if (t.is_op(":"))
+        annotated = true;
+      else
+        targets = false;
     }
     finish();
     std::sort(out.begin(), out.end());
@@ -745,7 +772,8 @@ class Parser : protected Binder {
   /// `yield_`, `cond`, ... possibly written `pl.yield_`, followed by '('.
   bool at_keyword_call(std::string_view kw, std::size_t at = 0) {
     if (peek(at).is_name(kw)) return peek(at + 1).is_op("(");
-    return peek(at).is_name("pl") && peek(at + 1).is_op(".") && peek(at + 2).is_name(kw) && peek(at + 3).is_op("(");
+    return peek(at).is_name("pl") && peek(at + 1).is_op(".") && peek(at + 2).is_name(kw) &&
+           peek(at + 3).is_op("(");
   }
   void skip_keyword_name() {
     if (peek().is_name("pl")) {
@@ -776,7 +804,8 @@ class Parser : protected Binder {
         return out.push_back(eval(call(std::string(kw), {}, {}), loc));
       }
       if (kw == "with") return out.push_back(parse_with());
-      if (kw == "else" || kw == "elif") fail(loc, "'" + std::string(kw) + "' without a matching 'if' (check the indentation)");
+      if (kw == "else" || kw == "elif")
+        fail(loc, "'" + std::string(kw) + "' without a matching 'if' (check the indentation)");
       if (kw == "def") fail(loc, "nested function definitions are not supported");
       if (kw == "class") fail(loc, "a class is only allowed as the @program wrapper at the top of the file");
       if (at_keyword_call("yield_")) {
@@ -792,8 +821,8 @@ class Parser : protected Binder {
       if (next.is_op(",")) return parse_yield_assign(out, yield_info);
       if (next.is_op(":") || next.is_op("=")) return parse_assign(out, yield_info);
     }
-    if (t.is(TokenKind::String) && (peek(1).is(TokenKind::Newline) || peek(1).is(TokenKind::End) ||
-                                    peek(1).is(TokenKind::Dedent))) {
+    if (t.is(TokenKind::String) &&
+        (peek(1).is(TokenKind::Newline) || peek(1).is(TokenKind::End) || peek(1).is(TokenKind::Dedent))) {
       take();  // a docstring: no IR
       return expect_newline();
     }
@@ -821,9 +850,10 @@ class Parser : protected Binder {
     Dotted d = parse_dotted();
     const std::string name = d.joined();
     if (name != "manual_scope" && name != "auto_scope")
-      fail(d.loc, "'with " + std::string(d.pl ? "pl." : "") + name +
-                      "(...)' has no form in this IR; only `with pl.manual_scope():` and `with pl.auto_scope():` "
-                      "are read (an SPMD launch is written `for i in pl.spmd(n):`)");
+      fail(d.loc,
+           "'with " + std::string(d.pl ? "pl." : "") + name +
+               "(...)' has no form in this IR; only `with pl.manual_scope():` and `with pl.auto_scope():` "
+               "are read (an SPMD launch is written `for i in pl.spmd(n):`)");
     expect_op("(");
     expect_op(")");
     expect_op(":");
@@ -847,7 +877,8 @@ class Parser : protected Binder {
     expect_op("(");
     std::vector<ExprPtr> values;
     while (!peek().is_op(")")) {
-      if (peek().is(TokenKind::Name) && peek(1).is_op("=")) fail(peek().loc, "yield_ takes no keyword arguments");
+      if (peek().is(TokenKind::Name) && peek(1).is_op("="))
+        fail(peek().loc, "yield_ takes no keyword arguments");
       values.push_back(parse_expr());
       if (!accept_op(",")) break;
     }
@@ -883,19 +914,21 @@ class Parser : protected Binder {
     expect_newline();
     const auto* c = rhs->as<Call>();
     if (!c)
-      fail(rhs_loc, "several names (" + names + ") can only be assigned from a call that returns a tuple or from "
-                    "yield_(...); assign one name at a time");
+      fail(rhs_loc, "several names (" + names +
+                        ") can only be assigned from a call that returns a tuple or from "
+                        "yield_(...); assign one name at a time");
     TypePtr type = y.annotation ? y.annotation : deduce(rhs);
     const auto* tt = type ? type->as<TupleType>() : nullptr;
     if (!type)
       fail(rhs_loc, "cannot tell what '" + c->op + "(...)' returns, so it cannot be unpacked into " + names +
                         "; annotate the names: " + names + ": tuple[...] = ...");
     if (!tt)
-      fail(rhs_loc, "'" + c->op + "(...)' returns one value, not a tuple, so it cannot be unpacked into " + names +
-                        "; assign it to one name");
+      fail(rhs_loc, "'" + c->op + "(...)' returns one value, not a tuple, so it cannot be unpacked into " +
+                        names + "; assign it to one name");
     if (tt->elems.size() != y.names.size())
       fail(rhs_loc, "'" + c->op + "(...)' returns a tuple of " + std::to_string(tt->elems.size()) +
-                        " values but " + std::to_string(y.names.size()) + " names (" + names + ") receive it");
+                        " values but " + std::to_string(y.names.size()) + " names (" + names +
+                        ") receive it");
     auto tmp = make_var("_tuple_tmp", type, y.loc);  // not a name the program can use
     out.push_back(assign(tmp, std::move(rhs), y.loc));
     const ExprPtr tmp_ref = var_ref(tmp);
@@ -920,8 +953,8 @@ class Parser : protected Binder {
     if (y.annotation && y.names.size() > 1) {
       const auto* tt = y.annotation->as<TupleType>();
       if (!tt || tt->elems.size() != y.names.size())
-        fail(y.loc, "the annotation of " + std::to_string(y.names.size()) + " yielded names must be tuple[...] of " +
-                        std::to_string(y.names.size()) + " types");
+        fail(y.loc, "the annotation of " + std::to_string(y.names.size()) +
+                        " yielded names must be tuple[...] of " + std::to_string(y.names.size()) + " types");
     }
     y.stmt = ys;
     y.pl = last_yield_pl_;
@@ -964,16 +997,21 @@ class Parser : protected Binder {
     if (ann && !ann->is<PtrType>()) fail(loc, "an allocation '" + name + "' has type Ptr");
     const std::string op = c.op;
     auto space = c.args.empty() ? std::nullopt : as_space(c.args[0]);
-    if (!space) fail(rhs_loc, op + " needs a memory space as its first argument, e.g. " + op + "(Vec, 16384)");
+    if (!space)
+      fail(rhs_loc, op + " needs a memory space as its first argument, e.g. " + op + "(Vec, 16384)");
     ExprPtr size_expr;
-    if (c.args.size() == 2) size_expr = c.args[1];
-    else if (c.args.size() == 4) size_expr = c.args[2];  // legacy (space, addr, size, id)
-    else fail(rhs_loc, op + " takes (space, size[, pinned=True])");
+    if (c.args.size() == 2)
+      size_expr = c.args[1];
+    else if (c.args.size() == 4)
+      size_expr = c.args[2];  // legacy (space, addr, size, id)
+    else
+      fail(rhs_loc, op + " takes (space, size[, pinned=True])");
     auto size = as_const_int(size_expr);
     if (!size || *size < 0) fail(rhs_loc, op + " needs a non-negative integer size");
     bool pinned = false;
     for (const auto& kw : c.kwargs) {
-      if (kw.name != "pinned") fail(rhs_loc, "unknown keyword '" + kw.name + "' for " + op + "; only pinned= is accepted");
+      if (kw.name != "pinned")
+        fail(rhs_loc, "unknown keyword '" + kw.name + "' for " + op + "; only pinned= is accepted");
       const auto* b = kw.value->as<BoolImm>();
       if (!b) fail(rhs_loc, "pinned= takes True or False");
       pinned = b->value;
@@ -1051,14 +1089,19 @@ class Parser : protected Binder {
     Dotted kind = parse_dotted();
     const bool is_while = kind.is("while_");
     ForKind fk = ForKind::Range;
-    if (kind.is("range")) fk = ForKind::Range;
-    else if (kind.is("parallel")) fk = ForKind::Parallel;
-    else if (kind.is("pipeline")) fk = ForKind::Pipeline;
-    else if (kind.is("unroll")) fk = ForKind::Unroll;
-    else if (kind.is("spmd")) fk = ForKind::Spmd;
+    if (kind.is("range"))
+      fk = ForKind::Range;
+    else if (kind.is("parallel"))
+      fk = ForKind::Parallel;
+    else if (kind.is("pipeline"))
+      fk = ForKind::Pipeline;
+    else if (kind.is("unroll"))
+      fk = ForKind::Unroll;
+    else if (kind.is("spmd"))
+      fk = ForKind::Spmd;
     else if (!is_while)
-      fail(kind.loc, "expected range, parallel, pipeline, unroll, spmd or while_ after 'in', found '" + kind.joined() +
-                         "'");
+      fail(kind.loc, "expected range, parallel, pipeline, unroll, spmd or while_ after 'in', found '" +
+                         kind.joined() + "'");
     last_open_ = expect_op("(").loc;
     std::vector<ExprPtr> args;
     std::vector<Kwarg> kwargs;
@@ -1106,10 +1149,10 @@ class Parser : protected Binder {
         fail(carries.front().loc, "write the carried values in parentheses: for i, (a, b) in range(...)");
       if (args.empty() || args.size() > 3)
         fail(loc, "range takes 1 to 3 positional arguments (stop | start, stop | start, stop, step)");
-      if (has_inits && carries.empty()) fail(loc, "init_values needs carried names: for i, (acc,) in range(...)");
+      if (has_inits && carries.empty())
+        fail(loc, "init_values needs carried names: for i, (acc,) in range(...)");
     }
-    if (!carries.empty() && !has_inits)
-      fail(carries.front().loc, "carried values need init_values=(...)");
+    if (!carries.empty() && !has_inits) fail(carries.front().loc, "carried values need init_values=(...)");
     if (carries.size() != inits.size())
       fail(loc, "the loop carries " + std::to_string(carries.size()) + " value(s) but init_values has " +
                     std::to_string(inits.size()));
@@ -1151,8 +1194,8 @@ class Parser : protected Binder {
                       (carries.size() > 1 ? ", ..." : "") + " = yield_(...)` carrying " +
                       std::to_string(carries.size()) + " value(s)");
       if (b.yield->names.size() != n_explicit)
-        fail(b.yield->loc, "the loop carries " + std::to_string(n_explicit) + " value(s) but yield_ defines " +
-                               std::to_string(b.yield->names.size()));
+        fail(b.yield->loc, "the loop carries " + std::to_string(n_explicit) +
+                               " value(s) but yield_ defines " + std::to_string(b.yield->names.size()));
       for (std::size_t i = 0; i < n_explicit; ++i) {
         if (!typed_by_use[i]) continue;
         // An initializer whose type cannot be told alone (a literal, an unregistered call) takes the
@@ -1160,15 +1203,17 @@ class Parser : protected Binder {
         const TypePtr t = deduce(b.yield->stmt->values.at(i));
         if (carry_types[i]->is<UnknownType>()) {
           if (!t || t->is<UnknownType>())
-            fail(loc, "cannot tell the type of init value " + std::to_string(i + 1) +
-                          " from it or from what the loop yields for it; bind it to an annotated variable first");
+            fail(loc,
+                 "cannot tell the type of init value " + std::to_string(i + 1) +
+                     " from it or from what the loop yields for it; bind it to an annotated variable first");
         } else if (!t || !t->is<ScalarType>()) {
           continue;  // a literal whose loop yields no scalar keeps the literal's type
         }
         iter_args[i].var->type = t;
         carry_types[i] = t;
       }
-      std::vector<TypePtr> explicit_types(carry_types.begin(), carry_types.begin() + static_cast<std::ptrdiff_t>(n_explicit));
+      std::vector<TypePtr> explicit_types(carry_types.begin(),
+                                          carry_types.begin() + static_cast<std::ptrdiff_t>(n_explicit));
       rvs = bind_return_vars(*b.yield, yielded_types(*b.yield, explicit_types));
     } else if (b.yield && b.yield->named) {
       fail(b.yield->loc, "a loop without init_values cannot define names with yield_");
@@ -1181,14 +1226,12 @@ class Parser : protected Binder {
         rvs.push_back(std::move(rv));
       }
     }
-    if (is_while)
-      return make_node<WhileStmt>(b.condition, std::move(iter_args), b.body, std::move(rvs), loc);
+    if (is_while) return make_node<WhileStmt>(b.condition, std::move(iter_args), b.body, std::move(rvs), loc);
     ExprPtr start = args.size() >= 2 ? args[0] : int_imm(0);
     ExprPtr stop = args.size() >= 2 ? args[1] : args[0];
     ExprPtr step = args.size() == 3 ? args[2] : int_imm(1);
     return make_node<ForStmt>(std::move(lv), std::move(start), std::move(stop), std::move(step),
-                                           std::move(iter_args), b.body, std::move(rvs), fk, stage, std::move(attrs),
-                                           loc);
+                              std::move(iter_args), b.body, std::move(rvs), fk, stage, std::move(attrs), loc);
   }
 
   StmtPtr parse_while() {
@@ -1206,7 +1249,8 @@ class Parser : protected Binder {
     YieldNameFrame own_names(*this);
     Block b = rooted_block(BlockKind::loop, frames_.size() - 1, false, &implicit);
     pop_scope();
-    if (b.yield && b.yield->named) fail(b.yield->loc, "a while loop without carries cannot define names with yield_");
+    if (b.yield && b.yield->named)
+      fail(b.yield->loc, "a while loop without carries cannot define names with yield_");
     std::vector<VarPtr> rvs;
     if (!implicit.empty()) {
       extend_yield(b, b.carried_out, loc);
@@ -1251,9 +1295,11 @@ class Parser : protected Binder {
     std::vector<VarPtr> rvs;
     if (ty) {
       if (!else_b)
-        fail(ty->loc, "the then arm defines '" + ty->names[0] + "' with yield_, so the if needs an else arm that "
-                      "yields it too");
-      if (!ey) fail(ty->loc, "the else arm must end with `" + ty->names[0] + " = yield_(...)` like the then arm");
+        fail(ty->loc, "the then arm defines '" + ty->names[0] +
+                          "' with yield_, so the if needs an else arm that "
+                          "yields it too");
+      if (!ey)
+        fail(ty->loc, "the else arm must end with `" + ty->names[0] + " = yield_(...)` like the then arm");
       if (ty->names != ey->names) {
         std::string a, b;
         for (const auto& n : ty->names) a += (a.empty() ? "" : ", ") + n;
@@ -1261,7 +1307,8 @@ class Parser : protected Binder {
         fail(ey->loc, "the if arms yield different names: '" + a + "' and '" + b + "'");
       }
       std::vector<TypePtr> types;
-      for (std::size_t i = 0; i < ty->names.size(); ++i) types.push_back(phi_type(ty->stmt->values[i], ey->stmt->values[i]));
+      for (std::size_t i = 0; i < ty->names.size(); ++i)
+        types.push_back(phi_type(ty->stmt->values[i], ey->stmt->values[i]));
       YieldInfo merged = *ty;
       if (!merged.annotation) merged.annotation = ey->annotation;
       rvs = bind_return_vars(merged, yielded_types(merged, types));
@@ -1269,8 +1316,8 @@ class Parser : protected Binder {
       fail(ey->loc, "the else arm defines '" + ey->names[0] + "' with yield_ but the then arm does not");
     }
     if (opt_.allow_rebinding) add_implicit_phis(then_b, else_b, ty, rvs, loc);
-    return make_node<IfStmt>(std::move(cond), then_b.body, else_b ? else_b->body : nullptr,
-                                          std::move(rvs), loc);
+    return make_node<IfStmt>(std::move(cond), then_b.body, else_b ? else_b->body : nullptr, std::move(rvs),
+                             loc);
   }
 
   /// PyPTO's DSL merges what the arms of an if bind: a name visible before the
@@ -1294,8 +1341,8 @@ class Parser : protected Binder {
     static const std::vector<Rebind> none;
     const std::vector<Rebind>& er = else_b ? else_b->rebinds : none;
     auto is_explicit = [&](const std::string& n) {
-      return explicit_yield &&
-             std::find(explicit_yield->names.begin(), explicit_yield->names.end(), n) != explicit_yield->names.end();
+      return explicit_yield && std::find(explicit_yield->names.begin(), explicit_yield->names.end(), n) !=
+                                   explicit_yield->names.end();
     };
     for (const auto& t : then_b.rebinds) {
       if (is_explicit(t.name)) continue;
@@ -1304,7 +1351,8 @@ class Parser : protected Binder {
       // New in both arms: a phi only where the if has no explicit results.
       // With them the program is in the explicit form (as printed), where
       // every result is spelled out and such names stay local to their arm.
-      else if (e && !e->before.var && !explicit_yield) phis.push_back({t.name, t.after.ref, e->after.ref});
+      else if (e && !e->before.var && !explicit_yield)
+        phis.push_back({t.name, t.after.ref, e->after.ref});
     }
     for (const auto& e : er)
       if (e.before.var && !find(then_b.rebinds, e.name) && !is_explicit(e.name))
@@ -1329,7 +1377,6 @@ class Parser : protected Binder {
     }
   }
 
-
   // ---- expressions -------------------------------------------------------------------------------------
   struct PE {
     ExprPtr e;
@@ -1344,11 +1391,14 @@ class Parser : protected Binder {
   PE combine(BinaryOp op, const PE& l, const PE& r, Loc loc) {
     ExprPtr e = binary(op, l.e, r.e);
     std::uint32_t h = 1;
-    if (e->is<BinaryExpr>()) h = std::max(l.h, r.h) + 1;
-    else if (e == l.e) h = l.h;
-    else if (e == r.e) h = r.h;
-    if (h > opt_.max_depth) fail(loc, "expression is nested too deeply (more than " + std::to_string(opt_.max_depth) +
-                                          " levels)");
+    if (e->is<BinaryExpr>())
+      h = std::max(l.h, r.h) + 1;
+    else if (e == l.e)
+      h = l.h;
+    else if (e == r.e)
+      h = r.h;
+    if (h > opt_.max_depth)
+      fail(loc, "expression is nested too deeply (more than " + std::to_string(opt_.max_depth) + " levels)");
     return {std::move(e), h};
   }
 
@@ -1407,11 +1457,19 @@ class Parser : protected Binder {
       case '|': return std::pair{BinaryOp::BitOr, 5};
       case '^': return std::pair{BinaryOp::BitXor, 6};
       case '&': return std::pair{BinaryOp::BitAnd, 7};
-      case '<': if (s == "<<") return std::pair{BinaryOp::Shl, 8}; break;
-      case '>': if (s == ">>") return std::pair{BinaryOp::Shr, 8}; break;
+      case '<':
+        if (s == "<<") return std::pair{BinaryOp::Shl, 8};
+        break;
+      case '>':
+        if (s == ">>") return std::pair{BinaryOp::Shr, 8};
+        break;
       case '+': return std::pair{BinaryOp::Add, 9};
-      case '-': if (one) return std::pair{BinaryOp::Sub, 9}; break;
-      case '*': if (one) return std::pair{BinaryOp::Mul, 10}; break;
+      case '-':
+        if (one) return std::pair{BinaryOp::Sub, 9};
+        break;
+      case '*':
+        if (one) return std::pair{BinaryOp::Mul, 10};
+        break;
       case '/': return one ? std::pair{BinaryOp::Div, 10} : std::pair{BinaryOp::FloorDiv, 10};
       case '%': return std::pair{BinaryOp::Mod, 10};
       default: break;
@@ -1566,13 +1624,16 @@ class Parser : protected Binder {
         // A symbolic dim nobody defines (`Tensor[[N, 64], FP32]`): a free symbol.
         auto it = free_symbols_.find(n);
         if (it == free_symbols_.end())
-          it = free_symbols_.emplace(std::string(n), var_ref(make_var(std::string(n), scalar_type(DataType::INDEX), d.loc)))
+          it = free_symbols_
+                   .emplace(std::string(n),
+                            var_ref(make_var(std::string(n), scalar_type(DataType::INDEX), d.loc)))
                    .first;
         return it->second;
       }
-      fail(d.loc, "undefined name '" + std::string(n) +
-                      "' (a Python value from outside the function, such as a module or class constant, has no text "
-                      "form: write its value)");
+      fail(d.loc,
+           "undefined name '" + std::string(n) +
+               "' (a Python value from outside the function, such as a module or class constant, has no text "
+               "form: write its value)");
     }
     if (auto s = dotted_space(d)) return space_imm(*s);
     if (auto dt = dotted_dtype(d)) return dtype_imm(*dt);
@@ -1589,9 +1650,9 @@ class Parser : protected Binder {
   /// The closing bracket of a group opened by `open`.
   void close_group(std::string_view close, const Token& open) {
     if (accept_op(close)) return;
-    fail(peek().loc, "expected '" + std::string(close) + "' to close '" + std::string(open.text) + "' at line " +
-                         std::to_string(open.loc.line) + ", column " + std::to_string(open.loc.column) + ", found " +
-                         describe(peek()));
+    fail(peek().loc, "expected '" + std::string(close) + "' to close '" + std::string(open.text) +
+                         "' at line " + std::to_string(open.loc.line) + ", column " +
+                         std::to_string(open.loc.column) + ", found " + describe(peek()));
   }
 
   void parse_call_args(std::vector<ExprPtr>& args, std::vector<Kwarg>& kwargs) {
@@ -1601,7 +1662,8 @@ class Parser : protected Binder {
         const Token key = take();
         take();
         for (const auto& kw : kwargs)
-          if (kw.name == key.text) fail(key.loc, "keyword argument '" + std::string(key.text) + "' is given twice");
+          if (kw.name == key.text)
+            fail(key.loc, "keyword argument '" + std::string(key.text) + "' is given twice");
         kwargs.push_back(Kwarg{std::string(key.text), parse_expr()});
       } else {
         if (!kwargs.empty()) fail(peek().loc, "positional argument after keyword arguments");
@@ -1618,14 +1680,16 @@ class Parser : protected Binder {
     if (d.size() == 1) {
       const std::string_view n = d[0];
       if (n == "const") return parse_const(d.loc);
-      if (n == "yield_") fail(d.loc, "yield_ is a statement: write `r = yield_(v)` as the last line of a loop or if body");
+      if (n == "yield_")
+        fail(d.loc, "yield_ is a statement: write `r = yield_(v)` as the last line of a loop or if body");
       if (n == "cond") fail(d.loc, "cond(...) is only allowed as the first line of a while_ loop body");
       if (n == "range" || n == "parallel" || n == "pipeline" || n == "while_")
         fail(d.loc, "'" + std::string(n) + "' is only allowed in a for header");
       if (n == "submit" || n == "spmd_submit")
-        fail(d.loc, "'" + std::string(d.pl ? "pl." : "") + std::string(n) +
-                        "(...)' launches a function as a task, which has no form in this IR; call the function "
-                        "instead: `r = self.kernel(...)`");
+        fail(d.loc,
+             "'" + std::string(d.pl ? "pl." : "") + std::string(n) +
+                 "(...)' launches a function as a task, which has no form in this IR; call the function "
+                 "instead: `r = self.kernel(...)`");
       if (function_names_.count(n)) {
         op = n;
       } else if (auto fixed = dsl::fixed_op(n)) {
@@ -1641,8 +1705,9 @@ class Parser : protected Binder {
       op = d.joined();
     }
     if (op == "tile.func_attr" || op == "func_attr")
-      fail(d.loc, "pl.func_attr({...}) is not read; put function attributes on the decorator: "
-                  "@pl.function(type=..., attrs={...})");
+      fail(d.loc,
+           "pl.func_attr({...}) is not read; put function attributes on the decorator: "
+           "@pl.function(type=..., attrs={...})");
     last_open_ = take().loc;  // '('
     DepthGuard guard(*this, d.loc);
     std::vector<ExprPtr> args;
@@ -1692,15 +1757,15 @@ class Parser : protected Binder {
   NameSet function_names_;
   std::size_t depth_ = 0;
   bool shape_mode_ = false;
-  Loc last_open_;                    // the '(' whose arguments parse_call_args reads
-
+  Loc last_open_;  // the '(' whose arguments parse_call_args reads
 };
 
 }  // namespace detail
 
 /// Parses a whole program. On error the program is empty and the one
 /// diagnostic says where and what was expected.
-[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_program(std::string_view text, std::string file = "<input>",
+[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_program(std::string_view text,
+                                                             std::string file = "<input>",
                                                              const ParseOptions& options = {});
 #if PTO_MEM_PYPTO_DEFINE
 [[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_program(std::string_view text, std::string file,
@@ -1725,9 +1790,11 @@ class Parser : protected Binder {
 #endif
 
 /// Reads and parses `path`; an unreadable file is a diagnostic too.
-[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_file(const std::string& path, const ParseOptions& options = {});
+[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_file(const std::string& path,
+                                                          const ParseOptions& options = {});
 #if PTO_MEM_PYPTO_DEFINE
-[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_file(const std::string& path, const ParseOptions& options) {
+[[nodiscard]] PTO_MEM_PYPTO_INLINE ParseResult parse_file(const std::string& path,
+                                                          const ParseOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     ParseResult r;

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "pto_mem/core/compiled_mode.hpp"
-#include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/ir/expr_type.hpp"
+#include "pto_mem/pypto/ir/visitor.hpp"
 #include "pto_mem/pypto/text/lexical.hpp"
 
 namespace pto_mem::pypto {
@@ -179,14 +179,16 @@ class Namer : public IRVisitor {
   static bool is_identifier(std::string_view s) {
     if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
     for (char c : s)
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        return false;
     return true;
   }
   /// `name` as an identifier the parser accepts for a variable.
   static std::string sanitized(std::string want) {
     if (!is_identifier(want)) {
       for (char& c : want)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+          c = '_';
       if (want.empty() || (want[0] >= '0' && want[0] <= '9')) want = "v" + want;
     }
     if (is_reserved_name(want)) want += "_";
@@ -229,8 +231,9 @@ class Printer {
   void program(const Program& p) {
     const bool wrapped = !p.name.empty() || pl_;  // PyPTO always prints the class
     for (const auto& f : p.functions) functions_.insert(f.name);
-    if (wrapped) out_ += std::string(pl_ ? "@pl.program" : "@program") + "\nclass " +
-                         (p.name.empty() ? std::string("Program") : p.name) + ":\n";
+    if (wrapped)
+      out_ += std::string(pl_ ? "@pl.program" : "@program") + "\nclass " +
+              (p.name.empty() ? std::string("Program") : p.name) + ":\n";
     if (wrapped && p.functions.empty()) out_ += "    pass\n";
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
       if (i) out_ += "\n";
@@ -240,8 +243,10 @@ class Printer {
 
   void function(const Function& f, int indent = 0, bool self = false) {
     namer_ = Namer{};
-    if (pl_) namer_.run_function_wide(f);
-    else namer_.run(f);
+    if (pl_)
+      namer_.run_function_wide(f);
+    else
+      namer_.run(f);
     const std::string pad(static_cast<std::size_t>(indent) * 4, ' ');
     if (pl_) {
       // PyPTO leaves out `type=` for Opaque, its default.
@@ -393,7 +398,8 @@ class Printer {
       const auto& vars = *target.vars;
       bool annotate = false;
       for (std::size_t i = 0; i < vars.size(); ++i)
-        annotate |= vars[i]->type && !same_type(vars[i]->type, i < target.defaults.size() ? target.defaults[i] : nullptr);
+        annotate |= vars[i]->type &&
+                    !same_type(vars[i]->type, i < target.defaults.size() ? target.defaults[i] : nullptr);
       for (std::size_t i = 0; i < vars.size(); ++i) out_ += (i ? ", " : "") + namer_.of(vars[i].get());
       if (annotate) {
         out_ += ": ";
@@ -439,7 +445,8 @@ class Printer {
     line(indent) += "for " + (f.loop_var ? namer_.of(f.loop_var.get()) : std::string("_"));
     if (!f.iter_args.empty()) {
       out_ += ", (";
-      for (std::size_t i = 0; i < f.iter_args.size(); ++i) out_ += (i ? ", " : "") + namer_.of(f.iter_args[i].var.get());
+      for (std::size_t i = 0; i < f.iter_args.size(); ++i)
+        out_ += (i ? ", " : "") + namer_.of(f.iter_args[i].var.get());
       if (f.iter_args.size() == 1) out_ += ",";
       out_ += ")";
     }
@@ -480,7 +487,8 @@ class Printer {
       return;
     }
     line(indent) += "for (";
-    for (std::size_t i = 0; i < w.iter_args.size(); ++i) out_ += (i ? ", " : "") + namer_.of(w.iter_args[i].var.get());
+    for (std::size_t i = 0; i < w.iter_args.size(); ++i)
+      out_ += (i ? ", " : "") + namer_.of(w.iter_args[i].var.get());
     if (w.iter_args.size() == 1) out_ += ",";
     out_ += ") in " + pfx() + "while_(";
     init_values(w.iter_args);
@@ -529,11 +537,16 @@ class Printer {
       string_literal(m.name());
     } else {
       out_ += pfx() + "MemRef(";
-      if (m.base && !in_signature_ && namer_.is_alloc(m.base.get())) out_ += namer_.of(m.base.get());
-      else string_literal(m.base ? (namer_.is_alloc(m.base.get()) ? namer_.of(m.base.get()) : m.base->name) : "");
+      if (m.base && !in_signature_ && namer_.is_alloc(m.base.get()))
+        out_ += namer_.of(m.base.get());
+      else
+        string_literal(m.base ? (namer_.is_alloc(m.base.get()) ? namer_.of(m.base.get()) : m.base->name)
+                              : "");
       out_ += ", ";
-      if (const auto* i = m.byte_offset ? m.byte_offset->as<IntImm>() : nullptr) out_ += std::to_string(i->value);
-      else expr(m.byte_offset, 0);
+      if (const auto* i = m.byte_offset ? m.byte_offset->as<IntImm>() : nullptr)
+        out_ += std::to_string(i->value);
+      else
+        expr(m.byte_offset, 0);
       out_ += ", " + std::to_string(m.size);
     }
     if (m.slot_count != 1) out_ += ", slots=" + std::to_string(m.slot_count);
@@ -688,8 +701,10 @@ class Printer {
       }
       case ExprKind::Call: {
         const auto* c = e->as<Call>();
-        if (pl_ && functions_.count(c->op)) out_ += "self.";  // a function of the program
-        else if (pl_ && c->op.find('.') != std::string::npos) out_ += "pl.";
+        if (pl_ && functions_.count(c->op))
+          out_ += "self.";  // a function of the program
+        else if (pl_ && c->op.find('.') != std::string::npos)
+          out_ += "pl.";
         out_ += c->op + "(";
         exprs(c->args);
         for (std::size_t i = 0; i < c->kwargs.size(); ++i) {

@@ -48,9 +48,13 @@ class Names {
 
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] const ValueId* begin() const noexcept { return heap_.empty() ? inline_.data() : heap_.data(); }
+  [[nodiscard]] const ValueId* begin() const noexcept {
+    return heap_.empty() ? inline_.data() : heap_.data();
+  }
   [[nodiscard]] const ValueId* end() const noexcept { return begin() + size_; }
-  [[nodiscard]] std::size_t count(ValueId v) const noexcept { return std::binary_search(begin(), end(), v) ? 1 : 0; }
+  [[nodiscard]] std::size_t count(ValueId v) const noexcept {
+    return std::binary_search(begin(), end(), v) ? 1 : 0;
+  }
 
   void insert(ValueId v) {
     const ValueId* at = std::lower_bound(begin(), end(), v);
@@ -147,7 +151,8 @@ class ByteMap {
     std::size_t j = i;
     while (j < segs_.size() && segs_[j].end <= e) ++j;
     if (j < segs_.size() && segs_[j].begin < e) segs_[j].begin = e;
-    segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i), segs_.begin() + static_cast<std::ptrdiff_t>(j));
+    segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i),
+                segs_.begin() + static_cast<std::ptrdiff_t>(j));
   }
 
   /// Bytes [b, e) no longer hold `v`.
@@ -163,14 +168,16 @@ class ByteMap {
     if (b >= e) return;
     auto [i, j] = split(b, e);
     if (n.empty()) {
-      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i), segs_.begin() + static_cast<std::ptrdiff_t>(j));
+      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i),
+                  segs_.begin() + static_cast<std::ptrdiff_t>(j));
       return;  // gaps on both sides: nothing to join
     }
     if (i == j) {
       segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(i), Segment{b, e, n});
     } else {
       segs_[i] = Segment{b, e, n};
-      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i) + 1, segs_.begin() + static_cast<std::ptrdiff_t>(j));
+      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                  segs_.begin() + static_cast<std::ptrdiff_t>(j));
     }
     normalize(i, i + 1);
   }
@@ -198,7 +205,8 @@ class ByteMap {
     if (mid.size() == j - i) {
       std::move(mid.begin(), mid.end(), segs_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
-      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i), segs_.begin() + static_cast<std::ptrdiff_t>(j));
+      segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(i),
+                  segs_.begin() + static_cast<std::ptrdiff_t>(j));
       segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(mid.begin()),
                    std::make_move_iterator(mid.end()));
     }
@@ -214,12 +222,16 @@ class ByteMap {
       if (lo < hi) {
         Names common = Names::common(x->names, y->names);
         if (!common.empty()) {
-          if (!m.segs_.empty() && m.segs_.back().end == lo && m.segs_.back().names == common) m.segs_.back().end = hi;
-          else m.segs_.push_back(Segment{lo, hi, std::move(common)});
+          if (!m.segs_.empty() && m.segs_.back().end == lo && m.segs_.back().names == common)
+            m.segs_.back().end = hi;
+          else
+            m.segs_.push_back(Segment{lo, hi, std::move(common)});
         }
       }
-      if (x->end < y->end) ++x;
-      else ++y;
+      if (x->end < y->end)
+        ++x;
+      else
+        ++y;
     }
     return m;
   }
@@ -269,7 +281,8 @@ class ByteMap {
       if (out != k) segs_[out] = std::move(segs_[k]);
       ++out;
     }
-    segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(out), segs_.begin() + static_cast<std::ptrdiff_t>(hi));
+    segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(out),
+                segs_.begin() + static_cast<std::ptrdiff_t>(hi));
   }
 
   std::vector<Segment> segs_;
@@ -291,8 +304,8 @@ struct RegionKey {
 struct Window {
   RegionKey region;
   std::int64_t begin = 0, end = 0;
-  RegionKey physical;                        ///< for a virtual region: the region its slots live in
-  std::int64_t foot_begin = 0, foot_end = 0; ///< and the allocation's bytes there
+  RegionKey physical;                         ///< for a virtual region: the region its slots live in
+  std::int64_t foot_begin = 0, foot_end = 0;  ///< and the allocation's bytes there
 };
 
 /// The first byte of a window that does not hold a value, and what it holds.
@@ -336,8 +349,10 @@ class StorageState {
   /// Takes over the changes of `child`, a fork of this state.
   void absorb(StorageState&& child) {
     for (auto& [key, m] : child.own_) {
-      if (m) set(key, std::move(*m));
-      else drop(key);
+      if (m)
+        set(key, std::move(*m));
+      else
+        drop(key);
     }
     child.own_.clear();
     child.virtual_.clear();
@@ -407,7 +422,8 @@ class StorageState {
     if (!m) return;
     auto [lo, hi] = m->overlapping(w.begin, w.end);
     for (auto s = lo; s != hi; ++s)
-      if (s->names.count(src)) edit(w.region).add(std::max(s->begin, w.begin), std::min(s->end, w.end), Names{v});
+      if (s->names.count(src))
+        edit(w.region).add(std::max(s->begin, w.begin), std::min(s->end, w.end), Names{v});
   }
 
   /// `v` no longer names any byte of `w` (an iter-arg about to be re-bound).
@@ -433,15 +449,18 @@ class StorageState {
   /// it, directly or through forks): a byte holds a value only if it does
   /// on both. The result is a fork of `base`; only the regions either path
   /// changed are compared.
-  [[nodiscard]] static StorageState join(const StorageState& base, const StorageState& a, const StorageState& b) {
+  [[nodiscard]] static StorageState join(const StorageState& base, const StorageState& a,
+                                         const StorageState& b) {
     StorageState out = base.fork();
     for (const RegionKey& key : changed(base, a, b)) {
       const ByteMap* ma = a.find(key);
       const ByteMap* mb = b.find(key);
       ByteMap m;
       if (ma && mb) m = ByteMap::meet(*ma, *mb);
-      if (m.empty()) out.drop(key);
-      else out.set(key, std::move(m));
+      if (m.empty())
+        out.drop(key);
+      else
+        out.set(key, std::move(m));
     }
     return out;
   }
@@ -508,21 +527,25 @@ class StorageState {
     const ByteMap* m = find(key);
     if (!m || !m->intersects(begin, end)) return;
     ByteMap& e = edit(key);
-    if (!only) e.erase(begin, end);
-    else e.erase_value(begin, end, *only);
+    if (!only)
+      e.erase(begin, end);
+    else
+      e.erase_value(begin, end, *only);
     if (e.empty()) drop(key);
   }
 
   /// Forgets every virtual region whose footprint in `physical` overlaps
   /// [begin, end), except `keep`.
-  void forget_virtual(const RegionKey& physical, std::int64_t begin, std::int64_t end, const RegionKey* keep) {
+  void forget_virtual(const RegionKey& physical, std::int64_t begin, std::int64_t end,
+                      const RegionKey* keep) {
     std::vector<RegionKey> hit;
     for (const StorageState* s = this; s; s = s->parent_)
       for (const RegionKey& key : s->virtual_) {
         if (keep && key == *keep) continue;
         const auto f = feet_->find(key);
         // A virtual region whose footprint is unknown may be anywhere: forget it.
-        if (f == feet_->end() || (f->second.region == physical && f->second.begin < end && begin < f->second.end))
+        if (f == feet_->end() ||
+            (f->second.region == physical && f->second.begin < end && begin < f->second.end))
           hit.push_back(key);
       }
     for (const RegionKey& key : hit)

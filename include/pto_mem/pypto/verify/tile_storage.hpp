@@ -40,8 +40,8 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -159,7 +159,10 @@ struct ValueInfo {
 class Checker {
  public:
   Checker(const Program& program, const Function& f, const TileStorageOptions& o, Diagnostics& out)
-      : program_(program), f_(f), options_(o), out_(out),
+      : program_(program),
+        f_(f),
+        options_(o),
+        out_(out),
         ops_(o.ops ? *o.ops : default_registry()),
         absolute_(o.addresses_assigned && is_kernel(f.kind)) {}
 
@@ -294,7 +297,8 @@ class Checker {
     const std::int64_t span = a != alloc_size_.end() ? static_cast<std::int64_t>(a->second)
                                                      : std::numeric_limits<std::int64_t>::max() / 4;
     auto [foot, fresh] = feet_->try_emplace(w.region, verify::Footprint{w.physical, c, c + span});
-    if (!fresh && !feet_final_ && c < foot->second.begin) foot->second = verify::Footprint{w.physical, c, c + span};
+    if (!fresh && !feet_final_ && c < foot->second.begin)
+      foot->second = verify::Footprint{w.physical, c, c + span};
     w.foot_begin = foot->second.begin;
     w.foot_end = foot->second.end;
     return w;
@@ -312,7 +316,8 @@ class Checker {
 
   /// `e` evaluated with the scalars of `known` (sums, differences and
   /// products of constants and those variables), or nullopt.
-  static std::optional<std::int64_t> evaluate(const ExprPtr& e, const std::map<const Var*, std::int64_t>& known) {
+  static std::optional<std::int64_t> evaluate(const ExprPtr& e,
+                                              const std::map<const Var*, std::int64_t>& known) {
     if (auto k = as_const_int(e)) return k;
     if (auto v = as_var(e)) {
       auto it = known.find(v.get());
@@ -324,9 +329,12 @@ class Checker {
     if (!l || !r) return std::nullopt;
     std::int64_t out = 0;
     switch (b->op) {
-      case BinaryOp::Add: return __builtin_add_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
-      case BinaryOp::Sub: return __builtin_sub_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
-      case BinaryOp::Mul: return __builtin_mul_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
+      case BinaryOp::Add:
+        return __builtin_add_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
+      case BinaryOp::Sub:
+        return __builtin_sub_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
+      case BinaryOp::Mul:
+        return __builtin_mul_overflow(*l, *r, &out) ? std::nullopt : std::optional<std::int64_t>(out);
       default: return std::nullopt;
     }
   }
@@ -351,8 +359,9 @@ class Checker {
   [[nodiscard]] std::string because(const Missing& m, const Window& w) const {
     std::string s = "byte " + std::to_string(m.byte) + " of " + where(w);
     if (m.holds.empty())
-      return s + " is not known to hold it on every path here (a branch, an earlier loop iteration or a "
-                 "zero-trip loop leaves something else there)";
+      return s +
+             " is not known to hold it on every path here (a branch, an earlier loop iteration or a "
+             "zero-trip loop leaves something else there)";
     // The earliest-numbered value is the write itself; later ones are its views and relabels.
     return s + " holds " + describe(*m.holds.begin()) + ", which overwrote it";
   }
@@ -394,9 +403,9 @@ class Checker {
   void read(const StorageState& s, ValueId v, Loc at, const Call* by) {
     const Window& w = *window_of(v);
     if (auto m = s.missing(w, v))
-      fail(at, "'" + values_[v].var->name + "' read by " + (by ? "'" + by->op + "'" : std::string("the return")) +
-                   " does not hold its value: " +
-                   (values_[v].note.empty() ? because(*m, w) : values_[v].note));
+      fail(at,
+           "'" + values_[v].var->name + "' read by " + (by ? "'" + by->op + "'" : std::string("the return")) +
+               " does not hold its value: " + (values_[v].note.empty() ? because(*m, w) : values_[v].note));
   }
 
   /// `src` must be on every byte of `dst`'s window (a carry or phi transfer),
@@ -409,7 +418,8 @@ class Checker {
       const bool same = ws.region == w.region && ws.begin == w.begin && ws.end == w.end;
       fail(at, std::string(role) + " '" + values_[src].var->name + "' is not on the window of '" +
                    values_[dst].var->name + "'" +
-                   (same ? ": " + because(*m, w) : std::string(" (they are different windows) and no copy was made")));
+                   (same ? ": " + because(*m, w)
+                         : std::string(" (they are different windows) and no copy was made")));
     }
   }
 
@@ -471,10 +481,13 @@ class Checker {
       // offset the op gives.
       if (!c.args.empty())
         if (auto src = tracked(c.args[0])) {
-          if (auto note = misplaced_view(c, *src, *result)) values_[*result].note = *note;
+          if (auto note = misplaced_view(c, *src, *result))
+            values_[*result].note = *note;
           else if (window_of(*result)->region.is_virtual() && !window_of(*src)->region.is_virtual())
-            s.add_virtual_view(*window_of(*result), *window_of(*src), *src, *result);  // a page chosen at run time
-          else s.add_where(*window_of(*result), *src, *result);
+            s.add_virtual_view(*window_of(*result), *window_of(*src), *src,
+                               *result);  // a page chosen at run time
+          else
+            s.add_where(*window_of(*result), *src, *result);
         }
       return;
     }
@@ -490,8 +503,9 @@ class Checker {
     if (spec)
       for (std::size_t k : spec->forbidden_operands(c.args.size(), options_.soc, widening(c, a)))
         if (auto id = tracked(c.args[k]); id && may_overlap(*window_of(*id), w))
-          fail(at, "'" + a->var->name + "' = " + c.op + "(...) writes over its input '" + values_[*id].var->name +
-                       "', but " + c.op + " may not write a buffer it reads (not in-place safe)");
+          fail(at, "'" + a->var->name + "' = " + c.op + "(...) writes over its input '" +
+                       values_[*id].var->name + "', but " + c.op +
+                       " may not write a buffer it reads (not in-place safe)");
     s.write(w, *result);
   }
 
@@ -519,8 +533,8 @@ class Checker {
 
   [[nodiscard]] static bool may_overlap(const Window& a, const Window& b) {
     if (a.region == b.region) return a.begin < b.end && b.begin < a.end;
-    if (a.region.is_virtual() && b.region.is_virtual()) return a.physical == b.physical &&
-                                                               a.foot_begin < b.foot_end && b.foot_begin < a.foot_end;
+    if (a.region.is_virtual() && b.region.is_virtual())
+      return a.physical == b.physical && a.foot_begin < b.foot_end && b.foot_begin < a.foot_end;
     if (a.region.is_virtual()) return a.physical == b.region && a.foot_begin < b.end && b.begin < a.foot_end;
     if (b.region.is_virtual()) return may_overlap(b, a);
     return false;
@@ -625,7 +639,8 @@ class Checker {
     // window may depend on them (a logical tile selection's slot index).
     std::map<const Var*, std::int64_t> known;
     for (std::size_t k = 0; k < phis.size() && k < y->values.size(); ++k)
-      if (auto c = as_const_int(y->values[k]); c && phis[k] && phis[k]->type && phis[k]->type->is<ScalarType>())
+      if (auto c = as_const_int(y->values[k]);
+          c && phis[k] && phis[k]->type && phis[k]->type->is<ScalarType>())
         known.emplace(phis[k].get(), *c);
     StorageState after = s.fork();
     for (std::size_t k = 0; k < phis.size() && k < y->values.size(); ++k) {
@@ -646,7 +661,8 @@ class Checker {
 
   /// The window phi `p` has on an arm that yields the scalars `known`, when
   /// its run-time offset depends only on them; else nullopt.
-  std::optional<Window> arm_window(const Var& phi, ValueId p, const std::map<const Var*, std::int64_t>& known) const {
+  std::optional<Window> arm_window(const Var& phi, ValueId p,
+                                   const std::map<const Var*, std::int64_t>& known) const {
     const Window& w = *window_of(p);
     if (known.empty() || !w.region.is_virtual()) return std::nullopt;
     const MemRef& m = *as_tile(phi.type)->memref;
@@ -698,10 +714,10 @@ class Checker {
 /// (code `tile-storage`) per violation; empty when the program is right.
 /// Orchestration functions hold no on-chip tiles and are skipped.
 [[nodiscard]] PTO_MEM_PYPTO_INLINE Diagnostics verify_tile_storage(const Program& program,
-                                                                 const TileStorageOptions& options = {});
+                                                                   const TileStorageOptions& options = {});
 #if PTO_MEM_PYPTO_DEFINE
 [[nodiscard]] PTO_MEM_PYPTO_INLINE Diagnostics verify_tile_storage(const Program& program,
-                                                                 const TileStorageOptions& options) {
+                                                                   const TileStorageOptions& options) {
   Diagnostics out;
   for (const auto& f : program.functions) {
     if (f.kind == FunctionKind::Orchestration) continue;
