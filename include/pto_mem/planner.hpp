@@ -99,12 +99,20 @@ class StrategyChoice {
 /// allocations -- several times what the hardest MiniMalloc instances need
 /// to fit, a fraction of a second on a 200-buffer kernel the greedy does not
 /// settle -- then inversely proportional to the allocations, down to 20,000
-/// from 25,000 allocations on (a large problem's nodes cost more: a dive
-/// counts one node per 1,024 buffers it places). Deterministic.
+/// at 25,000 allocations, 20,000 up to 100,000, and inversely proportional
+/// again above (2,000 at a million). A canonical dive of a part too large to
+/// search counts one node per 1,024 heap steps, about one per 64 buffers:
+/// 20,000 nodes pay for a dozen dives at 100,000 buffers (the third one
+/// took random instances from 1.85 % to 0.21 % above the max load), and
+/// not for one at a million, where a dive costs more than the greedy and
+/// did not beat it (docs/benchmarks.md, "A million buffers").
+/// Deterministic.
 [[nodiscard]] constexpr std::uint64_t default_node_limit(std::size_t allocations) noexcept {
-  constexpr std::uint64_t most = 250'000, least = 20'000, small = 2'000;
-  if (allocations <= small) return most;
-  const std::uint64_t scaled = most * small / static_cast<std::uint64_t>(allocations);
+  constexpr std::uint64_t most = 250'000, least = 20'000, small = 2'000, large = 100'000;
+  const auto n = static_cast<std::uint64_t>(allocations);
+  if (n <= small) return most;
+  if (n > large) return least * large / n;
+  const std::uint64_t scaled = most * small / n;
   return scaled < least ? least : scaled;
 }
 

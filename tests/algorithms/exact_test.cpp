@@ -1069,3 +1069,39 @@ TEST_CASE(
   CHECK(tried >= 2);
   CHECK(cheaper == tried);
 }
+
+TEST_CASE("node budget: a dive of a part too large to search starts only when the nodes left pay for it") {
+  const Problem p = many_buffers_problem(11);  // one part, too large to search
+  const auto parts = exact::decompose(p);
+  REQUIRE(parts.size() == 1);
+  REQUIRE_FALSE(exact::PartSolver(parts[0], 0).searchable());
+  const std::uint64_t estimate =
+      parts[0].items.size() / 64;  // before the first dive: one node per 64 buffers
+  const auto greedy = exact::greedy_placement(p);
+  REQUIRE(greedy);
+  auto run = [&](std::uint64_t node_limit) {
+    PortfolioOptions o;
+    o.goal = Goal::minimise;
+    o.time_limit_s = 0;
+    o.node_limit = node_limit;
+    o.threads = 1;
+    return solve_portfolio(p, o);
+  };
+  // Too few nodes for one dive: none runs, the budget is reported as what
+  // stopped the search, and the answer is the greedy's placement.
+  const auto short_budget = run(estimate - 1);
+  REQUIRE(short_budget.placement);
+  CHECK(statistic(short_budget.statistics, "exact_nodes") == 0);
+  CHECK(short_budget.stopped_by == StopReason::node_limit);
+  CHECK(short_budget.placement->offsets == greedy->offsets);
+  // Enough for the estimate: the dive runs (to its end) and is counted.
+  const auto paid = run(estimate);
+  REQUIRE(paid.placement);
+  CHECK(statistic(paid.statistics, "exact_nodes") > 0);
+  CHECK(validate(p, *paid.placement).size() == 0);
+  CHECK(evaluate_objective(p, *paid.placement).total_peak <= evaluate_objective(p, *greedy).total_peak);
+  // Under a node budget the answer repeats.
+  const auto again = run(estimate);
+  CHECK(again.placement->offsets == paid.placement->offsets);
+  CHECK(statistic(again.statistics, "exact_nodes") == statistic(paid.statistics, "exact_nodes"));
+}

@@ -40,7 +40,11 @@ struct NodeMeter {
 
   /// True when the next node this lane could search is too late to win.
   [[nodiscard]] bool beaten() const noexcept { return too_late(own + 1); }
-  /// Counts one node (a dive counts one per 1024 buffers it pops).
+  /// A step was not started because the node budget left could not pay for
+  /// it (a canonical dive, PartSolver::dive): the budget counts as spent.
+  bool budget_short = false;
+
+  /// Counts one node (a dive counts one per 1024 heap steps it takes).
   void count() noexcept {
     ++own;
     ++critical;
@@ -69,7 +73,14 @@ struct Limits {
     return (meter && meter->halted) || stop.stop_requested() || Clock::now() >= deadline;
   }
   [[nodiscard]] std::uint64_t nodes_spent() const noexcept { return meter ? meter->own : 0; }
-  [[nodiscard]] bool out_of_nodes() const noexcept { return node_limit != 0 && nodes_spent() >= node_limit; }
+  [[nodiscard]] bool out_of_nodes() const noexcept {
+    return node_limit != 0 && (nodes_spent() >= node_limit || (meter && meter->budget_short));
+  }
+  /// The nodes the budget has left (UINT64_MAX without a node limit).
+  [[nodiscard]] std::uint64_t nodes_left() const noexcept {
+    if (node_limit == 0) return std::numeric_limits<std::uint64_t>::max();
+    return nodes_spent() >= node_limit ? 0 : node_limit - nodes_spent();
+  }
   [[nodiscard]] bool exhausted() const { return out_of_nodes() || out_of_time(); }
 };
 

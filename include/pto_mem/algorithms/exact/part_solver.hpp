@@ -209,12 +209,20 @@ class PartSolver {
   [[nodiscard]] bool searchable() const noexcept { return searchable_; }
 
   /// Runs the next canonical dive (each order once); false when none is left
-  /// or the limits ended it. Keeps what it finds.
+  /// or the limits ended it. Keeps what it finds. Under a node budget a
+  /// dive that the nodes left cannot pay for (dive_affordable) is not
+  /// started: the budget then counts as spent (NodeMeter::budget_short).
+  /// A dive that starts runs to its end (only the clock or the caller cut
+  /// it): a dive cut short places nothing, and on idealloc Y_1 the first
+  /// dive, far longer than its estimate, is the one that reaches the bound.
   bool dive(const Limits& limits) {
     if (next_dive_ >= dives_.size() || limits.out_of_time()) return false;
+    if (!dive_affordable(limits, 1)) return false;
     prepare_dives();
     const auto rank = preorder_ranks(dive_features_, dives_[next_dive_++]);
+    const std::uint64_t before = limits.nodes_spent();
     if (auto p = skyline_dive(*sp_, *dive_sections_, rank, limits)) offer(std::move(*p));
+    last_dive_nodes_ = std::max<std::uint64_t>(1, limits.nodes_spent() - before);
     return !limits.out_of_time();
   }
   [[nodiscard]] bool dives_left() const noexcept { return next_dive_ < dives_.size(); }
@@ -224,6 +232,7 @@ class PartSolver {
   /// dives' order; false when the limits ended them.
   bool random_dive(const Limits& limits) {
     if (limits.out_of_time()) return false;
+    if (!dive_affordable(limits, pool_ ? 2 : 1)) return false;
     prepare_dives();
     std::optional<PartPlacement> second;
     NodeMeter second_meter;
@@ -235,8 +244,10 @@ class PartSolver {
         second = skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, k, seed_), lane);
       });
     }
+    const std::uint64_t before = limits.nodes_spent();
     auto first =
         skyline_dive(*sp_, *dive_sections_, random_dive_rank(dive_features_, random_dives_, seed_), limits);
+    last_dive_nodes_ = std::max<std::uint64_t>(1, limits.nodes_spent() - before);
     ++random_dives_;
     if (pool_) {
       pool_->wait();
@@ -257,6 +268,20 @@ class PartSolver {
     }
     return !limits.out_of_time();
   }
+  /// Whether the node budget left pays for `count` dives of this part, each
+  /// estimated at the nodes of the part's last dive or, before the first,
+  /// at one node per 64 buffers (about 16 heap steps a buffer: 13 to 19
+  /// on the random instances of bench/random_csv.py). When it does not,
+  /// records that the budget is spent (NodeMeter::budget_short). Always
+  /// true without a node limit.
+  bool dive_affordable(const Limits& limits, std::uint64_t count) {
+    if (limits.node_limit == 0 || !limits.meter) return true;
+    const std::uint64_t each = last_dive_nodes_ != 0 ? last_dive_nodes_ : sp_->items.size() / 64;
+    if (each <= limits.nodes_left() / count) return true;
+    limits.meter->budget_short = true;
+    return false;
+  }
+
   /// Randomised dives run so far.
   [[nodiscard]] std::uint64_t random_dives() const noexcept { return random_dives_; }
 
@@ -892,6 +917,7 @@ class PartSolver {
  private:
   std::vector<std::string_view> dives_;
   std::size_t next_dive_ = 0;
+  std::uint64_t last_dive_nodes_ = 0;  // the nodes of this part's last dive (0: none yet)
   std::optional<Sections> dive_sections_;
   std::vector<ItemFeatures> dive_features_;
   std::vector<std::string_view> orders_;
